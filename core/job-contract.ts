@@ -1,0 +1,61 @@
+// The training-job contract shared by every trainer and every backend (see DESIGN.md).
+// `train --run-dir DIR` reads DIR/run.json, appends DIR/metrics.jsonl, writes DIR/checkpoints/manifest.json.
+// `predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl` answers eval prompts from a frozen checkpoint.
+import type { Params } from './spec';
+
+export interface RunJson {
+  runId: string;
+  experimentId: string;
+  /** The recipe name (the built-in trainer's `charlm`, or a user's own). */
+  recipe: string;
+  /** Searched and fixed hyper-parameters, as data: never interpolated into a command line. */
+  params: Params & Record<string, unknown>;
+  seed: number;
+  dataset: {
+    versionId: string;
+    /** Folder of the dataset version; `train.txt` holds the training text (examples joined by the separator). */
+    path: string;
+    trainFile: string;
+  };
+  /** A checkpoint to start from, or null for a fresh model. */
+  baseCheckpoint: string | null;
+  /** Write a checkpoint every N steps (and at the end). */
+  checkpointEvery: number;
+}
+
+/** One line of metrics.jsonl. `step` is required; every other numeric field is a metric. */
+export interface MetricLine {
+  step: number;
+  [metric: string]: number;
+}
+
+export interface CheckpointEntry {
+  /** Relative to the run directory. */
+  path: string;
+  sha256: string;
+  step: number;
+  /** e.g. `charlm-v1`; tells the eval activity how to read it. */
+  format: string;
+}
+
+export interface CheckpointManifest {
+  checkpoints: CheckpointEntry[];
+}
+
+/** One line of the prompts file given to `predict`. */
+export interface PredictPrompt {
+  id: string;
+  prompt: string;
+  /** Longest completion wanted, in bytes. */
+  maxBytes: number;
+}
+
+/** One line of the predictions file `predict` writes. */
+export interface Prediction {
+  id: string;
+  completion: string;
+}
+
+export const RUN_JSON = 'run.json';
+export const METRICS_FILE = 'metrics.jsonl';
+export const MANIFEST_FILE = 'checkpoints/manifest.json';

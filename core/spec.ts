@@ -1,0 +1,162 @@
+// The campaign spec: what a researcher writes (YAML or JSON), validated with zod.
+// Every field carries its meaning and default beside its schema; `parseSpec` is the one place a spec is checked.
+import { z } from 'zod';
+
+/** A float knob; `log: true` samples on a log scale. */
+const floatParam = z.strictObject({
+  type: z.literal('float'),
+  low: z.number(),
+  high: z.number(),
+  /** @default false */
+  log: z.boolean().default(false),
+});
+/** An integer knob, inclusive bounds. */
+const intParam = z.strictObject({
+  type: z.literal('int'),
+  low: z.number().int(),
+  high: z.number().int(),
+  /** @default false */
+  log: z.boolean().default(false),
+});
+/** A choice among listed values. */
+const categoricalParam = z.strictObject({
+  type: z.literal('categorical'),
+  choices: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1, 'must list at least one choice'),
+});
+
+export const paramSchema = z
+  .discriminatedUnion('type', [floatParam, intParam, categoricalParam])
+  .superRefine((p, ctx) => {
+    if (p.type !== 'categorical') {
+      if (p.high < p.low) ctx.addIssue({ code: 'custom', message: 'high must be at least low', path: ['high'] });
+      if (p.log && p.low <= 0) ctx.addIssue({ code: 'custom', message: 'must be positive on a log scale', path: ['low'] });
+    }
+  });
+
+export const searchSpaceSchema = z
+  .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'knob names are identifiers'), paramSchema)
+  .refine((s) => Object.keys(s).length > 0, 'must define at least one knob');
+
+const trainerSchema = z.strictObject({
+  /**
+   * The trainer program, as an argv array (never a shell string). `builtin` is the TypeScript
+   * char-level code model in infra/trainers/charlm.
+   * @default "builtin"
+   */
+  command: z.union([z.literal('builtin'), z.array(z.string().min(1)).min(1)]).default('builtin'),
+  /** Parameters passed to every run beside the searched ones (in run.json). @default {} */
+  fixed: z.record(z.string(), z.unknown()).default({}),
+});
+
+const backendSchema = z.strictObject({
+  /** Where training runs. @default "local" */
+  kind: z.enum(['local']).default('local'),
+  /** Jobs this campaign may hold at once on the backend. @default 2 */
+  maxConcurrent: z.number().int().min(1).default(2),
+});
+
+const pruningSchema = z.strictObject({
+  /** `median`: stop a run whose loss is worse than the median of finished runs at the same step. @default "median" */
+  rule: z.enum(['none', 'median']).default('median'),
+  /** No run is pruned before this step. @default 100 */
+  warmupSteps: z.number().int().min(0).default(100),
+  /** Finished runs needed before the rule applies. @default 3 */
+  minCompleted: z.number().int().min(1).default(3),
+  /** The streamed metric the rule compares (lower is better). @default "loss" */
+  metric: z.string().default('loss'),
+});
+
+const budgetSchema = z.strictObject({
+  /** Total experiments the inner loop may run. */
+  experiments: z.number().int().min(1, 'must be at least 1').default(12),
+  /** Experiments running at once. @default 2 */
+  parallelism: z.number().int().min(1, 'must be at least 1').default(2),
+});
+
+const innerLoopSchema = z.strictObject({
+  budget: budgetSchema.prefault({}),
+  /** Experiments proposed per batch. @default 4 */
+  batchSize: z.number().int().min(1).default(4),
+  /** Stop after this many batches without improving the best public score by `minDelta`. */
+  plateau: z
+    .strictObject({
+      /** @default 3 */
+      patience: z.number().int().min(1).default(3),
+      /** @default 0.001 */
+      minDelta: z.number().min(0).default(0.001),
+    })
+    .prefault({}),
+  pruning: pruningSchema.prefault({}),
+  /** `tpe`: the built-in model-based sampler; `random`: random search. @default "tpe" */
+  proposer: z.enum(['tpe', 'random']).default('tpe'),
+  /** Random start-up trials before the sampler's model is used. @default 4 */
+  startupTrials: z.number().int().min(0).default(4),
+  /** Wait for a researcher's `approveProposal` update before each experiment runs. @default false */
+  requireApproval: z.boolean().default(false),
+  /** Seed for the proposer and every trainer. @default 1 */
+  seed: z.number().int().default(1),
+  /** Attempts for one experiment's training (a crashed trainer is relaunched, up to this many). @default 2 */
+  maxTrainingAttempts: z.number().int().min(1).default(2),
+  /** Wall-clock limit for one training run, in seconds. @default 600 */
+  trainingTimeoutSeconds: z.number().int().min(1).default(600),
+});
+
+const selectionSchema = z.strictObject({
+  /** The public-split metric used to choose the best experiment. @default "bits_per_byte" */
+  metric: z.enum(['bits_per_byte', 'exact_match']).default('bits_per_byte'),
+  /** @default "min" */
+  mode: z.enum(['min', 'max']).default('min'),
+});
+
+const taskSchema = z.strictObject({
+  /** The built-in code-completion task is the only task kind today. @default "builtin-code" */
+  kind: z.literal('builtin-code').default('builtin-code'),
+  /** Completion items per eval split. @default 200 */
+  completionItems: z.number().int().min(1).default(200),
+  /** Loss chunks (bits-per-byte items) per eval split. @default 40 */
+  lossItems: z.number().int().min(1).default(40),
+});
+
+export const campaignSpecSchema = z.strictObject({
+  /** Campaign id: lowercase letters, digits and dashes; the key of every row and workflow id. */
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes'),
+  /** What the campaign is for, in plain English (shown to agents and in reports). @default "" */
+  goal: z.string().default(''),
+  task: taskSchema.prefault({}),
+  trainer: trainerSchema.prefault({}),
+  backend: backendSchema.prefault({}),
+  searchSpace: searchSpaceSchema,
+  innerLoop: innerLoopSchema.prefault({}),
+  selection: selectionSchema.prefault({}),
+});
+
+export type CampaignSpec = z.output<typeof campaignSpecSchema>;
+export type CampaignSpecInput = z.input<typeof campaignSpecSchema>;
+export type SearchSpace = z.output<typeof searchSpaceSchema>;
+export type ParamDef = z.output<typeof paramSchema>;
+export type ParamValue = string | number | boolean;
+export type Params = Record<string, ParamValue>;
+
+/** A spec that failed validation: one `path: message` line per problem. */
+export class InvalidSpecError extends Error {
+  override readonly name = 'InvalidSpecError';
+  constructor(readonly problems: string[], where = 'campaign spec') {
+    super(`${where} is invalid:\n${problems.join('\n')}`);
+  }
+}
+
+/** Turns zod issues into `a.b.c: message` lines, the format `flywheel validate` prints. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+}
+
+/** Validates a parsed spec object and fills in every default; throws InvalidSpecError. */
+export function parseSpec(raw: unknown, where?: string): CampaignSpec {
+  const result = campaignSpecSchema.safeParse(raw);
+  if (!result.success) throw new InvalidSpecError(formatIssues(result.error.issues), where);
+  const spec = result.data;
+  if (spec.innerLoop.budget.parallelism > spec.innerLoop.budget.experiments) {
+    throw new InvalidSpecError(['innerLoop.budget.parallelism: must not exceed innerLoop.budget.experiments'], where);
+  }
+  return spec;
+}

@@ -1,0 +1,242 @@
+// The Flywheel schema. Every row a workflow writes has a deterministic primary key derived from
+// workflow ids (campaign, loop, experiment, attempt), so a retried activity upserts instead of duplicating.
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+export const campaigns = pgTable('campaigns', {
+  id: text('id').primaryKey(),
+  spec: jsonb('spec').notNull(),
+  specHash: text('spec_hash').notNull(),
+  /** The checkpoint currently in production (promoted by the outer loop's gate). */
+  productionCheckpointId: text('production_checkpoint_id'),
+  createdAt: createdAt(),
+});
+
+export const datasets = pgTable('datasets', {
+  id: text('id').primaryKey(),
+  campaignId: text('campaign_id').notNull(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+});
+
+/** Immutable once written: a content hash over its examples, its parents, counts per source. */
+export const datasetVersions = pgTable('dataset_versions', {
+  id: text('id').primaryKey(),
+  datasetId: text('dataset_id').notNull(),
+  parentIds: jsonb('parent_ids').$type<string[]>().notNull().default([]),
+  /** Directory holding the files a trainer reads through run.json. */
+  path: text('path').notNull(),
+  contentHash: text('content_hash').notNull(),
+  countsBySource: jsonb('counts_by_source').$type<Record<string, number>>().notNull(),
+  mixWeights: jsonb('mix_weights').$type<Record<string, number>>().notNull().default({}),
+  lossWeights: jsonb('loss_weights').$type<Record<string, number>>().notNull().default({}),
+  createdAt: createdAt(),
+});
+
+export const examples = pgTable(
+  'examples',
+  {
+    /** sha256 of the content: the same text from two sources is one example. */
+    id: text('id').primaryKey(),
+    datasetVersionId: text('dataset_version_id').notNull(),
+    source: text('source').notNull(),
+    /** The feedback event, critique or corpus file this example came from. */
+    sourceRef: text('source_ref').notNull(),
+    category: text('category').notNull().default('code'),
+    content: text('content').notNull(),
+    weight: doublePrecision('weight').notNull().default(1),
+    createdAt: createdAt(),
+  },
+  (t) => [index('examples_version_idx').on(t.datasetVersionId)],
+);
+
+export const innerLoops = pgTable('inner_loops', {
+  /** The innerLoop workflow id. */
+  id: text('id').primaryKey(),
+  campaignId: text('campaign_id').notNull(),
+  datasetVersionId: text('dataset_version_id').notNull(),
+  status: text('status').notNull(),
+  bestExperimentId: text('best_experiment_id'),
+  baselineExperimentId: text('baseline_experiment_id'),
+  summary: jsonb('summary'),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const experiments = pgTable(
+  'experiments',
+  {
+    /** `${innerLoopId}/e${index}`: the experiment child workflow id. */
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    innerLoopId: text('inner_loop_id').notNull(),
+    index: integer('index').notNull(),
+    datasetVersionId: text('dataset_version_id').notNull(),
+    params: jsonb('params').$type<Record<string, unknown>>().notNull(),
+    hypothesis: text('hypothesis').notNull().default(''),
+    proposer: text('proposer').notNull(),
+    /** proposed | running | succeeded | pruned | failed | cancelled */
+    status: text('status').notNull(),
+    publicScore: doublePrecision('public_score'),
+    heldoutScore: doublePrecision('heldout_score'),
+    bestCheckpointId: text('best_checkpoint_id'),
+    error: text('error'),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('experiments_loop_idx').on(t.innerLoopId), index('experiments_campaign_idx').on(t.campaignId)],
+);
+
+export const trainingRuns = pgTable(
+  'training_runs',
+  {
+    /** `${experimentId}/r${attempt}`: one row per launch attempt the workflow history records. */
+    id: text('id').primaryKey(),
+    experimentId: text('experiment_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    backend: text('backend').notNull(),
+    /** The backend's handle (pid, Slurm job id, ...), enough to reattach. */
+    handle: jsonb('handle'),
+    runDir: text('run_dir').notNull(),
+    /** launched | running | succeeded | failed | pruned | cancelled | timed_out */
+    status: text('status').notNull(),
+    exitCode: integer('exit_code'),
+    stderrTail: text('stderr_tail'),
+    /** Seconds the trainer process itself ran (from its own start and end stamps). */
+    trainerSeconds: doublePrecision('trainer_seconds'),
+    launches: integer('launches').notNull().default(1),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [index('training_runs_experiment_idx').on(t.experimentId)],
+);
+
+export const metricPoints = pgTable(
+  'metric_points',
+  {
+    runId: text('run_id').notNull(),
+    name: text('name').notNull(),
+    step: integer('step').notNull(),
+    value: doublePrecision('value').notNull(),
+    /** Byte offset of the line in metrics.jsonl, so replays are recognisable. */
+    offset: bigint('offset', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.name, t.step] })],
+);
+
+export const checkpoints = pgTable('checkpoints', {
+  /** `${runId}/step-${step}` */
+  id: text('id').primaryKey(),
+  runId: text('run_id').notNull(),
+  experimentId: text('experiment_id').notNull(),
+  step: integer('step').notNull(),
+  path: text('path').notNull(),
+  sha256: text('sha256').notNull(),
+  format: text('format').notNull(),
+  createdAt: createdAt(),
+});
+
+export const evalSuites = pgTable('eval_suites', {
+  /** `${name}@${version}` */
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  version: integer('version').notNull(),
+  contentHash: text('content_hash').notNull(),
+  /** The judge rubric and other per-suite settings. */
+  settings: jsonb('settings').notNull().default({}),
+  createdAt: createdAt(),
+});
+
+export const evalItems = pgTable(
+  'eval_items',
+  {
+    id: text('id').primaryKey(),
+    suiteId: text('suite_id').notNull(),
+    /** public | heldout | probe */
+    split: text('split').notNull(),
+    /** exact_token | bits_per_byte */
+    grader: text('grader').notNull(),
+    category: text('category').notNull().default('code'),
+    prompt: text('prompt').notNull(),
+    reference: text('reference').notNull(),
+    contentHash: text('content_hash').notNull(),
+    sourceFile: text('source_file').notNull(),
+  },
+  (t) => [index('eval_items_suite_split_idx').on(t.suiteId, t.split)],
+);
+
+export const evalResults = pgTable('eval_results', {
+  /** `${checkpointId}|${suiteId}|${split}` */
+  id: text('id').primaryKey(),
+  checkpointId: text('checkpoint_id').notNull(),
+  experimentId: text('experiment_id').notNull(),
+  suiteId: text('suite_id').notNull(),
+  split: text('split').notNull(),
+  itemCount: integer('item_count').notNull(),
+  metrics: jsonb('metrics').$type<Record<string, number>>().notNull(),
+  /** Per-item outcomes (id → score); for the held-out split, ids and scores only. */
+  perItem: jsonb('per_item').$type<Record<string, number>>().notNull(),
+  createdAt: createdAt(),
+});
+
+export const heldoutReads = pgTable('heldout_reads', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  suiteId: text('suite_id').notNull(),
+  reader: text('reader').notNull(),
+  purpose: text('purpose').notNull(),
+  readAt: timestamp('read_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const feedbackEvents = pgTable('feedback_events', {
+  /** The client's idempotency key. */
+  id: text('id').primaryKey(),
+  campaignId: text('campaign_id').notNull(),
+  kind: text('kind').notNull(),
+  modelVersion: text('model_version').notNull(),
+  prompt: text('prompt').notNull(),
+  output: text('output').notNull(),
+  correction: text('correction'),
+  rating: integer('rating'),
+  comment: text('comment'),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const critiques = pgTable('critiques', {
+  id: text('id').primaryKey(),
+  campaignId: text('campaign_id').notNull(),
+  sourceKind: text('source_kind').notNull(),
+  sourceId: text('source_id').notNull(),
+  teacher: text('teacher').notNull(),
+  promptVersion: text('prompt_version').notNull(),
+  text: text('text').notNull(),
+  signal: jsonb('signal').notNull(),
+  createdAt: createdAt(),
+});
+
+export const decisions = pgTable('decisions', {
+  /** Deterministic: `${workflowId}/${kind}`. */
+  id: text('id').primaryKey(),
+  campaignId: text('campaign_id').notNull(),
+  /** select | promote | reject */
+  kind: text('kind').notNull(),
+  checkpointId: text('checkpoint_id'),
+  experimentId: text('experiment_id'),
+  rule: text('rule').notNull(),
+  reason: text('reason').notNull(),
+  figures: jsonb('figures').$type<Record<string, unknown>>().notNull().default({}),
+  accepted: boolean('accepted').notNull(),
+  createdAt: createdAt(),
+});

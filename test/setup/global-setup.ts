@@ -1,0 +1,44 @@
+// One Temporal dev server and one PostgreSQL server per test run. Tests read their addresses from the
+// environment (inherited by jest's workers) and each test file makes its own database on the server.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startEmbeddedPostgres } from '../../db/embedded-server';
+import { findTemporalCli } from '../../infra/temporal-cli';
+import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { freePort } from '../helpers/ports';
+
+export default async function globalSetup(): Promise<void> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-test-'));
+  const g = globalThis as Record<string, unknown>;
+  g.__flywheelScratch = scratch;
+
+  const temporal = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: findTemporalCli() },
+      ip: '127.0.0.1',
+      searchAttributes: ALL_SEARCH_ATTRIBUTES,
+    },
+  });
+  g.__flywheelTemporal = temporal;
+  process.env.FLYWHEEL_TEST_TEMPORAL_ADDRESS = temporal.address;
+
+  if (process.env.DATABASE_URL) {
+    process.env.FLYWHEEL_TEST_PG_URL = process.env.DATABASE_URL;
+  } else {
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(scratch, 'pg'), port: await freePort() });
+    g.__flywheelPg = pg;
+    process.env.FLYWHEEL_TEST_PG_URL = pg.url;
+  }
+
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error },
+  });
+  const bundlePath = path.join(scratch, 'workflow-bundle.js');
+  fs.writeFileSync(bundlePath, bundle.code);
+  process.env.FLYWHEEL_TEST_WORKFLOW_BUNDLE = bundlePath;
+  process.env.FLYWHEEL_TEST_SCRATCH = scratch;
+}
