@@ -1,9 +1,40 @@
-// The activities of each task-queue family, built from their dependencies.
+// The activities of each task-queue family, built from their dependencies (STYLE: dependency injection).
 import type { QueueFamily } from '../core/queues';
+import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../workflows/activity-types';
+import { prepareTask } from './builtin-task/prepare-task';
+import { registerCampaign } from './campaign/register-campaign';
 import type { ActivityDeps } from './deps';
+import { scoreCheckpoint } from './eval/score-checkpoint';
+import { finishExperiment, finishInnerLoop, selectBest, startInnerLoop } from './inner/loop-records';
+import { proposeExperiments } from './inner/propose-experiments';
+import { awaitTraining } from './training/await-training';
+import { launchTraining } from './training/launch-training';
 
 export type { ActivityDeps } from './deps';
 
-export function createActivities(_deps: ActivityDeps): Record<QueueFamily, Record<string, (...args: never[]) => unknown>> {
-  return { orchestration: {}, training: {}, eval: {} };
+export interface FamilyActivities {
+  orchestration: OrchestrationActivities;
+  training: TrainingActivities;
+  eval: EvalActivities;
+}
+
+export function createActivities(deps: ActivityDeps): FamilyActivities & Record<QueueFamily, object> {
+  return {
+    orchestration: {
+      registerCampaign: (i) => registerCampaign(deps.db, i),
+      prepareTask: (i) => prepareTask(deps, i),
+      startInnerLoop: (i) => startInnerLoop(deps, i),
+      proposeExperiments: (i) => proposeExperiments(deps, i),
+      finishExperiment: (i) => finishExperiment(deps, i),
+      selectBest: (i) => selectBest(deps, i),
+      finishInnerLoop: (i) => finishInnerLoop(deps, i),
+    },
+    training: {
+      launchTraining: (i) => launchTraining(deps, i),
+      awaitTraining: (i) => awaitTraining(deps, i),
+    },
+    eval: {
+      scoreCheckpoint: (i) => scoreCheckpoint(deps, i),
+    },
+  };
 }

@@ -1,7 +1,6 @@
 // The training-job contract shared by every trainer and every backend (see DESIGN.md).
 // `train --run-dir DIR` reads DIR/run.json, appends DIR/metrics.jsonl, writes DIR/checkpoints/manifest.json.
 // `predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl` answers eval prompts from a frozen checkpoint.
-import type { Params } from './spec';
 
 export interface RunJson {
   runId: string;
@@ -9,7 +8,7 @@ export interface RunJson {
   /** The recipe name (the built-in trainer's `charlm`, or a user's own). */
   recipe: string;
   /** Searched and fixed hyper-parameters, as data: never interpolated into a command line. */
-  params: Params & Record<string, unknown>;
+  params: Record<string, unknown>;
   seed: number;
   dataset: {
     versionId: string;

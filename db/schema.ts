@@ -48,9 +48,9 @@ export const datasetVersions = pgTable('dataset_versions', {
 export const examples = pgTable(
   'examples',
   {
-    /** sha256 of the content: the same text from two sources is one example. */
-    id: text('id').primaryKey(),
     datasetVersionId: text('dataset_version_id').notNull(),
+    /** sha256 of the content: the same text twice in one version is one example. */
+    contentHash: text('content_hash').notNull(),
     source: text('source').notNull(),
     /** The feedback event, critique or corpus file this example came from. */
     sourceRef: text('source_ref').notNull(),
@@ -59,7 +59,7 @@ export const examples = pgTable(
     weight: doublePrecision('weight').notNull().default(1),
     createdAt: createdAt(),
   },
-  (t) => [index('examples_version_idx').on(t.datasetVersionId)],
+  (t) => [primaryKey({ columns: [t.datasetVersionId, t.contentHash] })],
 );
 
 export const innerLoops = pgTable('inner_loops', {

@@ -1,1 +1,3 @@
-export {};
+// The workflow types the orchestration worker registers.
+export { innerLoop } from './inner-loop';
+export { experiment } from './experiment';

@@ -95,14 +95,15 @@ CREATE TABLE "eval_suites" (
 );
 --> statement-breakpoint
 CREATE TABLE "examples" (
-	"id" text PRIMARY KEY NOT NULL,
 	"dataset_version_id" text NOT NULL,
+	"content_hash" text NOT NULL,
 	"source" text NOT NULL,
 	"source_ref" text NOT NULL,
 	"category" text DEFAULT 'code' NOT NULL,
 	"content" text NOT NULL,
 	"weight" double precision DEFAULT 1 NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "examples_dataset_version_id_content_hash_pk" PRIMARY KEY("dataset_version_id","content_hash")
 );
 --> statement-breakpoint
 CREATE TABLE "experiments" (
@@ -183,7 +184,6 @@ CREATE TABLE "training_runs" (
 );
 --> statement-breakpoint
 CREATE INDEX "eval_items_suite_split_idx" ON "eval_items" USING btree ("suite_id","split");--> statement-breakpoint
-CREATE INDEX "examples_version_idx" ON "examples" USING btree ("dataset_version_id");--> statement-breakpoint
 CREATE INDEX "experiments_loop_idx" ON "experiments" USING btree ("inner_loop_id");--> statement-breakpoint
 CREATE INDEX "experiments_campaign_idx" ON "experiments" USING btree ("campaign_id");--> statement-breakpoint
 CREATE INDEX "training_runs_experiment_idx" ON "training_runs" USING btree ("experiment_id");

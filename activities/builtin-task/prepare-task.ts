@@ -1,0 +1,98 @@
+// prepareTask: makes the built-in code task ready for a campaign: the corpus (built once per FLYWHEEL_HOME),
+// the base dataset version (the corpus's train split) and the eval suite (public and held-out items, disjoint
+// by file from the training text and from each other). Every row has a deterministic key: a retry upserts.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { buildCompletionItems, buildLossItems } from '../../core/builtin-task/eval-items';
+import { NotFoundError } from '../../core/errors';
+import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
+import { loadCampaignSpec } from '../campaign/load-campaign';
+import type { ActivityDeps } from '../deps';
+import { corpusDirOf, datasetDirOf } from '../paths';
+import { ensureCorpus, readSplit } from './corpus-cache';
+
+export interface PrepareTaskInput {
+  campaignId: string;
+  /** Use this dataset version instead of the base one (it must exist). */
+  datasetVersionId?: string;
+}
+
+export interface PreparedTask {
+  datasetVersionId: string;
+  suiteId: string;
+}
+
+export async function prepareTask(deps: ActivityDeps, input: PrepareTaskInput): Promise<PreparedTask> {
+  const { db } = deps;
+  const spec = await loadCampaignSpec(db, input.campaignId);
+  const corpusDir = corpusDirOf(deps.home);
+  const manifest = await ensureCorpus(corpusDir);
+
+  const suiteId = await ensureSuite(deps, corpusDir, manifest.contentHash, spec.task.completionItems, spec.task.lossItems);
+  if (input.datasetVersionId) {
+    const [v] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, input.datasetVersionId));
+    if (!v) throw new NotFoundError(`dataset version "${input.datasetVersionId}" does not exist`);
+    return { datasetVersionId: v.id, suiteId };
+  }
+  return { datasetVersionId: await ensureBaseVersion(deps, input.campaignId, corpusDir, manifest.contentHash), suiteId };
+}
+
+async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusDir: string, corpusHash: string): Promise<string> {
+  const { db } = deps;
+  const datasetId = `${campaignId}/code`;
+  const versionId = `${datasetId}@base-${corpusHash.slice(0, 12)}`;
+  const [existing] = await db.select({ id: datasetVersions.id }).from(datasetVersions).where(eq(datasetVersions.id, versionId));
+  if (existing) return versionId;
+
+  const dir = datasetDirOf(deps.home, versionId);
+  fs.mkdirSync(dir, { recursive: true });
+  const train = readSplit(corpusDir, 'train');
+  const text = train.map((f) => f.text).join('\n');
+  fs.writeFileSync(path.join(dir, 'train.txt.tmp'), text);
+  fs.renameSync(path.join(dir, 'train.txt.tmp'), path.join(dir, 'train.txt'));
+
+  await db.transaction(async (tx) => {
+    await tx.insert(datasets).values({ id: datasetId, campaignId, name: 'code' }).onConflictDoNothing();
+    const rows = train.map((f) => ({ datasetVersionId: versionId, contentHash: sha256(f.text), source: 'corpus', sourceRef: f.file, category: 'code', content: f.text }));
+    for (let i = 0; i < rows.length; i += 200) await tx.insert(examples).values(rows.slice(i, i + 200)).onConflictDoNothing();
+    await tx
+      .insert(datasetVersions)
+      .values({ id: versionId, datasetId, parentIds: [], path: dir, contentHash: sha256(text), countsBySource: { corpus: train.length } })
+      .onConflictDoNothing();
+  });
+  return versionId;
+}
+
+async function ensureSuite(deps: ActivityDeps, corpusDir: string, corpusHash: string, completions: number, losses: number): Promise<string> {
+  const { db } = deps;
+  const drafts = (['public', 'heldout'] as const).flatMap((split) => {
+    const files = readSplit(corpusDir, split);
+    return [...buildCompletionItems(split, files, completions), ...buildLossItems(split, files, losses)].map((d) => ({ ...d, split }));
+  });
+  const contentHash = sha256(JSON.stringify(drafts.map((d) => [d.id, d.split, d.prompt, d.reference])));
+  const suiteId = `builtin-code@${contentHash.slice(0, 12)}`;
+  const [existing] = await db.select({ id: evalSuites.id }).from(evalSuites).where(eq(evalSuites.id, suiteId));
+  if (existing) return suiteId;
+  await db.transaction(async (tx) => {
+    const rows = drafts.map((d) => ({
+      id: `${suiteId}/${d.id}`,
+      suiteId,
+      split: d.split,
+      grader: d.grader,
+      category: d.category,
+      prompt: d.prompt,
+      reference: d.reference,
+      contentHash: sha256(d.prompt + '\u0000' + d.reference),
+      sourceFile: d.sourceFile,
+    }));
+    for (let i = 0; i < rows.length; i += 500) await tx.insert(evalItems).values(rows.slice(i, i + 500)).onConflictDoNothing();
+    await tx.insert(evalSuites).values({ id: suiteId, name: 'builtin-code', version: 1, contentHash, settings: { corpusHash } }).onConflictDoNothing();
+  });
+  return suiteId;
+}
+
+function sha256(s: string): string {
+  return crypto.createHash('sha256').update(s).digest('hex');
+}

@@ -1,0 +1,57 @@
+// Runs a trainer's `predict` entry on a frozen checkpoint, in a scratch folder of the eval activity, and
+// checks that the predictions answer exactly the prompts given: one each, no more, no fewer.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PredictionsMismatchError } from '../../core/errors';
+import type { Prediction, PredictPrompt } from '../../core/job-contract';
+import { trainerArgv } from '../training/trainer-command';
+
+export interface PredictOptions {
+  command: 'builtin' | string[];
+  checkpointFile: string;
+  prompts: PredictPrompt[];
+  workDir: string;
+  /** @default 300000 */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export async function runPredict(opts: PredictOptions): Promise<Map<string, string>> {
+  fs.mkdirSync(opts.workDir, { recursive: true });
+  const promptsFile = path.join(opts.workDir, 'prompts.jsonl');
+  const outFile = path.join(opts.workDir, 'predictions.jsonl');
+  fs.writeFileSync(promptsFile, opts.prompts.map((p) => JSON.stringify(p)).join('\n') + '\n');
+  fs.rmSync(outFile, { force: true });
+  const [cmd, ...args] = trainerArgv(opts.command, 'predict', ['--checkpoint', opts.checkpointFile, '--prompts', promptsFile, '--out', outFile]);
+  await new Promise<void>((resolve, reject) => {
+    execFile(cmd, args, { cwd: opts.workDir, timeout: opts.timeoutMs ?? 300_000, maxBuffer: 16 << 20, signal: opts.signal }, (err, _out, stderr) => {
+      if (err) reject(new Error(`predict failed (${err.killed ? 'killed at its time limit' : `exit ${err.code}`}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      else resolve();
+    });
+  });
+  return readPredictions(outFile, opts.prompts);
+}
+
+export function readPredictions(file: string, prompts: PredictPrompt[]): Map<string, string> {
+  if (!fs.existsSync(file)) throw new PredictionsMismatchError(`predict wrote no predictions file at ${file}`);
+  const wanted = new Set(prompts.map((p) => p.id));
+  const out = new Map<string, string>();
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  for (const [i, line] of lines.entries()) {
+    if (!line.trim()) continue;
+    let p: Prediction;
+    try {
+      p = JSON.parse(line) as Prediction;
+    } catch {
+      throw new PredictionsMismatchError(`${file}:${i + 1}: not valid JSON`);
+    }
+    if (typeof p?.id !== 'string' || typeof p.completion !== 'string') throw new PredictionsMismatchError(`${file}:${i + 1}: needs string "id" and "completion"`);
+    if (!wanted.has(p.id)) throw new PredictionsMismatchError(`${file}:${i + 1}: "${p.id}" is not one of the prompts given`);
+    if (out.has(p.id)) throw new PredictionsMismatchError(`${file}:${i + 1}: "${p.id}" answered twice`);
+    out.set(p.id, p.completion);
+  }
+  const missing = [...wanted].filter((id) => !out.has(id));
+  if (missing.length) throw new PredictionsMismatchError(`${file}: ${missing.length} prompts unanswered (first: ${missing[0]})`);
+  return out;
+}

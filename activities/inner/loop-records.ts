@@ -1,0 +1,78 @@
+// The inner loop's bookkeeping rows: the loop itself, its baseline, each experiment's end, the selection.
+import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import { BASELINE_PARAMS } from '../../core/builtin-task/baseline';
+import type { Params } from '../../core/spec';
+import { decisions, experiments, innerLoops } from '../../db/schema';
+import { loadCampaignSpec } from '../campaign/load-campaign';
+import type { ActivityDeps } from '../deps';
+import type { FinishExperimentInput, FinishInnerLoopInput, Proposal, SelectBestInput, SelectedBest, StartInnerLoopInput } from './types';
+
+export const baselineIdOf = (innerLoopId: string) => `${innerLoopId}/baseline`;
+
+/** Records the loop and its baseline experiment: the untrained model held-out scores are compared against. */
+export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopInput): Promise<Proposal> {
+  const { db } = deps;
+  const spec = await loadCampaignSpec(db, input.campaignId);
+  await db
+    .insert(innerLoops)
+    .values({ id: input.innerLoopId, campaignId: input.campaignId, datasetVersionId: input.datasetVersionId, status: 'running', baselineExperimentId: baselineIdOf(input.innerLoopId) })
+    .onConflictDoNothing();
+  const params: Params = spec.trainer.command === 'builtin' ? BASELINE_PARAMS : {};
+  const baseline = {
+    id: baselineIdOf(input.innerLoopId),
+    campaignId: input.campaignId,
+    innerLoopId: input.innerLoopId,
+    index: -1,
+    datasetVersionId: input.datasetVersionId,
+    params,
+    hypothesis: 'the untrained model: the reference every held-out score is compared with',
+    proposer: 'baseline',
+    status: 'proposed',
+  };
+  await db.insert(experiments).values(baseline).onConflictDoNothing();
+  return { experimentId: baseline.id, index: -1, params, hypothesis: baseline.hypothesis, proposer: 'baseline' };
+}
+
+export async function finishExperiment(deps: ActivityDeps, input: FinishExperimentInput): Promise<void> {
+  await deps.db
+    .update(experiments)
+    .set({ status: input.status, bestCheckpointId: input.checkpointId ?? null, error: input.error ?? null, finishedAt: sql`coalesce(${experiments.finishedAt}, now())` })
+    .where(eq(experiments.id, input.experimentId));
+}
+
+/** The best succeeded experiment by the public-split score (ties: the earlier experiment), recorded as a decision. */
+export async function selectBest(deps: ActivityDeps, input: SelectBestInput): Promise<SelectedBest | null> {
+  const { db } = deps;
+  const order = input.mode === 'min' ? asc(experiments.publicScore) : desc(experiments.publicScore);
+  const [row] = await db
+    .select()
+    .from(experiments)
+    .where(and(eq(experiments.innerLoopId, input.innerLoopId), eq(experiments.status, 'succeeded'), isNotNull(experiments.publicScore), isNotNull(experiments.bestCheckpointId)))
+    .orderBy(order, asc(experiments.index))
+    .limit(1);
+  if (!row) return null;
+  const best: SelectedBest = { experimentId: row.id, checkpointId: row.bestCheckpointId!, publicScore: row.publicScore!, params: row.params as Params };
+  await db
+    .insert(decisions)
+    .values({
+      id: `${input.innerLoopId}/select`,
+      campaignId: row.campaignId,
+      kind: 'select',
+      checkpointId: best.checkpointId,
+      experimentId: best.experimentId,
+      rule: `best public ${input.metric} (${input.mode})`,
+      reason: `${best.experimentId} has the ${input.mode === 'min' ? 'lowest' : 'highest'} public ${input.metric} (${best.publicScore.toFixed(4)})`,
+      figures: { publicScore: best.publicScore },
+      accepted: true,
+    })
+    .onConflictDoNothing();
+  return best;
+}
+
+export async function finishInnerLoop(deps: ActivityDeps, input: FinishInnerLoopInput): Promise<void> {
+  await deps.db
+    .update(innerLoops)
+    .set({ status: input.status, bestExperimentId: input.bestExperimentId ?? null, summary: input.summary, updatedAt: new Date() })
+    .where(eq(innerLoops.id, input.innerLoopId));
+}
+

@@ -1,0 +1,63 @@
+// proposeExperiments: the built-in proposer (TPE or random search) over this loop's history, written as
+// experiment rows with deterministic ids. A retried call returns the rows the first call wrote.
+import { and, asc, eq, gte, lt } from 'drizzle-orm';
+import { proposeBatch, type Trial } from '../../core/sampler';
+import type { Params } from '../../core/spec';
+import { experiments } from '../../db/schema';
+import { loadCampaignSpec } from '../campaign/load-campaign';
+import type { ActivityDeps } from '../deps';
+import type { Proposal, ProposeInput } from './types';
+
+export const experimentIdOf = (innerLoopId: string, index: number) => `${innerLoopId}/e${index}`;
+
+export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput): Promise<Proposal[]> {
+  const { db } = deps;
+  const existing = await batchRows(deps, input);
+  if (existing.length === input.count) return existing;
+
+  const spec = await loadCampaignSpec(db, input.campaignId);
+  const rows = await db
+    .select()
+    .from(experiments)
+    .where(and(eq(experiments.innerLoopId, input.innerLoopId), lt(experiments.index, input.startIndex)))
+    .orderBy(asc(experiments.index));
+  const sign = spec.selection.mode === 'min' ? 1 : -1;
+  const history: Trial[] = rows
+    .filter((r) => r.proposer !== 'baseline')
+    .map((r) => ({
+      params: r.params as Params,
+      value: r.publicScore === null ? undefined : sign * r.publicScore,
+      state: r.status === 'succeeded' && r.publicScore !== null ? 'finished' : r.status === 'pruned' ? 'pruned' : r.status === 'failed' || r.status === 'timed_out' ? 'failed' : 'pending',
+    }));
+  const kind = spec.innerLoop.proposer;
+  const finished = history.filter((t) => t.state === 'finished').length;
+  const params = proposeBatch({ kind, space: spec.searchSpace, history, count: input.count, seed: spec.innerLoop.seed, startupTrials: spec.innerLoop.startupTrials });
+  const modelBased = kind === 'tpe' && finished >= spec.innerLoop.startupTrials && finished > 0;
+  const hypothesis = modelBased
+    ? `TPE after ${finished} finished trials: drawn where the best trials' density is high relative to the rest`
+    : kind === 'tpe'
+      ? `start-up trial ${finished + 1} of ${spec.innerLoop.startupTrials}: uniform draw to seed the model`
+      : 'random search: uniform draw';
+  const values = params.map((p, i) => ({
+    id: experimentIdOf(input.innerLoopId, input.startIndex + i),
+    campaignId: input.campaignId,
+    innerLoopId: input.innerLoopId,
+    index: input.startIndex + i,
+    datasetVersionId: input.datasetVersionId,
+    params: p,
+    hypothesis,
+    proposer: modelBased ? 'tpe' : kind === 'tpe' ? 'tpe-startup' : 'random',
+    status: 'proposed',
+  }));
+  if (values.length > 0) await db.insert(experiments).values(values).onConflictDoNothing();
+  return batchRows(deps, input);
+}
+
+async function batchRows(deps: ActivityDeps, input: ProposeInput): Promise<Proposal[]> {
+  const rows = await deps.db
+    .select()
+    .from(experiments)
+    .where(and(eq(experiments.innerLoopId, input.innerLoopId), gte(experiments.index, input.startIndex), lt(experiments.index, input.startIndex + input.count)))
+    .orderBy(asc(experiments.index));
+  return rows.map((r) => ({ experimentId: r.id, index: r.index, params: r.params as Params, hypothesis: r.hypothesis, proposer: r.proposer }));
+}

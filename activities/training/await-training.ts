@@ -1,0 +1,152 @@
+// awaitTraining: follows a launched job to its end. Heartbeats carry { jobRef, metricsOffset }, so a retry on
+// another worker (after a crash) reattaches to the same process and resumes streaming where the last one stopped.
+// New metric points go to PostgreSQL in batches; the median rule may stop a weak run early.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
+import { eq } from 'drizzle-orm';
+import { backendFor, type JobHandle, type JobStatus, type TrainingBackend } from '../../backends';
+import { METRICS_FILE } from '../../core/job-contract';
+import { shouldPrune } from '../../core/pruning';
+import { checkpoints, experiments, trainingRuns } from '../../db/schema';
+import type { ActivityDeps } from '../deps';
+import { readManifest, verifyCheckpoint } from './manifest';
+import { peerValuesAtStep, storeMetricPoints } from './metrics-sink';
+import { readMetrics } from './metrics-stream';
+
+export interface AwaitTrainingInput {
+  runId: string;
+  experimentId: string;
+  innerLoopId: string;
+  handle: JobHandle;
+  pruning: { rule: 'none' | 'median'; warmupSteps: number; minCompleted: number; metric: string };
+  timeoutSeconds: number;
+}
+
+export type TrainingStatus = 'succeeded' | 'failed' | 'pruned' | 'timed_out';
+
+/** A small summary for the workflow history; the metrics themselves are in PostgreSQL. */
+export interface TrainingOutcome {
+  runId: string;
+  status: TrainingStatus;
+  checkpointId?: string;
+  exitCode?: number;
+  lastStep?: number;
+  error?: string;
+}
+
+interface Progress {
+  jobRef: string;
+  metricsOffset: number;
+}
+
+/** How often the job's state is checked: the floor of the orchestration overhead per experiment. */
+const POLL_MS = 25;
+/** How often new metric lines are read and stored while the job runs. */
+const FLUSH_MS = 1000;
+
+export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInput): Promise<TrainingOutcome> {
+  const ctx = Context.current();
+  const { db } = deps;
+  const backend = backendFor(input.handle.backend);
+  const prior = ctx.info.heartbeatDetails as Progress | undefined;
+  let offset = prior?.jobRef === input.handle.ref ? prior.metricsOffset : 0;
+  const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
+  const [run] = await db.select({ startedAt: trainingRuns.startedAt }).from(trainingRuns).where(eq(trainingRuns.id, input.runId));
+  const startedAt = run?.startedAt?.getTime() ?? Date.now();
+  let last: { step: number; value: number } | undefined;
+  let lastCheckedStep = -1;
+  let lastFlush = 0;
+
+  const flush = async () => {
+    const chunk = readMetrics(metricsFile, offset);
+    await storeMetricPoints(db, input.runId, chunk.points);
+    for (const p of chunk.points) if (p.name === input.pruning.metric && (!last || p.step >= last.step)) last = { step: p.step, value: p.value };
+    offset = chunk.nextOffset;
+    ctx.heartbeat({ jobRef: input.handle.ref, metricsOffset: offset } satisfies Progress);
+    lastFlush = Date.now();
+  };
+
+  for (;;) {
+    const status = await backend.status(input.handle);
+    if (status.state !== 'running' || Date.now() - lastFlush >= FLUSH_MS) await flush();
+    if (status.state !== 'running') return finish(deps, backend, input, status);
+
+    if (input.pruning.rule === 'median' && last && last.step > lastCheckedStep) {
+      lastCheckedStep = last.step;
+      const peers = await peerValuesAtStep(db, input.innerLoopId, input.runId, input.pruning.metric, last.step);
+      const verdict = shouldPrune(input.pruning, last, peers);
+      if (verdict.prune) {
+        await backend.cancel(input.handle);
+        await flush();
+        const why = `pruned at step ${last.step}: ${input.pruning.metric} ${last.value.toFixed(4)} > median ${verdict.median!.toFixed(4)} of ${peers.length} finished runs`;
+        return record(deps, input, { runId: input.runId, status: 'pruned', lastStep: last.step, error: why });
+      }
+    }
+    if (Date.now() - startedAt > input.timeoutSeconds * 1000) {
+      await backend.cancel(input.handle);
+      await flush();
+      return record(deps, input, { runId: input.runId, status: 'timed_out', lastStep: last?.step, error: `exceeded ${input.timeoutSeconds}s` });
+    }
+    try {
+      ctx.heartbeat({ jobRef: input.handle.ref, metricsOffset: offset } satisfies Progress);
+      await ctx.sleep(POLL_MS);
+    } catch (e) {
+      if (!(e instanceof CancelledFailure)) throw e;
+      // Only a real cancel request stops the job; a worker shutting down leaves it for the next attempt to reattach.
+      if (ctx.cancellationDetails?.cancelRequested) {
+        await backend.cancel(input.handle);
+        await db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date() }).where(eq(trainingRuns.id, input.runId));
+        await db.update(experiments).set({ status: 'cancelled', finishedAt: new Date() }).where(eq(experiments.id, input.experimentId));
+      }
+      throw e;
+    }
+  }
+}
+
+async function finish(deps: ActivityDeps, backend: TrainingBackend, input: AwaitTrainingInput, status: JobStatus): Promise<TrainingOutcome> {
+  const stderrTail = await backend.stderrTail(input.handle, 20);
+  if (status.state !== 'succeeded') {
+    const why = status.state === 'lost' ? 'the trainer process vanished without an exit code' : `the trainer exited with code ${status.exitCode}`;
+    return record(deps, input, { runId: input.runId, status: 'failed', exitCode: status.exitCode, error: why }, stderrTail, status.trainerSeconds);
+  }
+  let entries;
+  try {
+    entries = readManifest(input.handle.runDir);
+    if (entries.length === 0) throw new Error('the manifest lists no checkpoint');
+    for (const c of entries) verifyCheckpoint(path.join(input.handle.runDir, c.path), c.sha256, input.runId);
+  } catch (e) {
+    const error = `the trainer exited 0 but broke the job contract: ${(e as Error).message}`;
+    return record(deps, input, { runId: input.runId, status: 'failed', exitCode: 0, error }, stderrTail, status.trainerSeconds);
+  }
+  const rows = entries.map((c) => ({
+    id: `${input.runId}/step-${c.step}`,
+    runId: input.runId,
+    experimentId: input.experimentId,
+    step: c.step,
+    path: path.join(input.handle.runDir, c.path),
+    sha256: c.sha256,
+    format: c.format,
+  }));
+  await deps.db.insert(checkpoints).values(rows).onConflictDoNothing();
+  const final = rows[rows.length - 1];
+  return record(deps, input, { runId: input.runId, status: 'succeeded', exitCode: 0, checkpointId: final.id, lastStep: final.step }, stderrTail, status.trainerSeconds);
+}
+
+async function record(deps: ActivityDeps, input: AwaitTrainingInput, outcome: TrainingOutcome, stderrTail?: string, trainerSeconds?: number): Promise<TrainingOutcome> {
+  const launches = countLaunches(input.handle.runDir);
+  await deps.db
+    .update(trainingRuns)
+    .set({ status: outcome.status, exitCode: outcome.exitCode ?? null, stderrTail: stderrTail ?? null, trainerSeconds: trainerSeconds ?? null, launches, endedAt: new Date() })
+    .where(eq(trainingRuns.id, input.runId));
+  return outcome;
+}
+
+function countLaunches(runDir: string): number {
+  try {
+    return fs.readFileSync(path.join(runDir, 'launches.log'), 'utf8').trim().split('\n').filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+}

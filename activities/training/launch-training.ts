@@ -1,0 +1,70 @@
+// launchTraining: writes run.json and starts the trainer on the campaign's backend. Idempotent per
+// (experiment, attempt): the run id is derived from both, and the backend returns the job it already started.
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { NotFoundError } from '../../core/errors';
+import { RUN_JSON, type RunJson } from '../../core/job-contract';
+import { backendFor, type JobHandle } from '../../backends';
+import { datasetVersions, experiments, trainingRuns } from '../../db/schema';
+import { loadCampaignSpec } from '../campaign/load-campaign';
+import type { ActivityDeps } from '../deps';
+import { runDirOf } from '../paths';
+import { trainerArgv } from './trainer-command';
+
+export interface LaunchTrainingInput {
+  experimentId: string;
+  /** The experiment's training attempt (1, 2, ...), counted by the workflow, not by activity retries. */
+  attempt: number;
+}
+
+export interface LaunchTrainingResult {
+  runId: string;
+  handle: JobHandle;
+}
+
+export const runIdOf = (experimentId: string, attempt: number) => `${experimentId}/r${attempt}`;
+
+export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingInput): Promise<LaunchTrainingResult> {
+  const { db } = deps;
+  const [exp] = await db.select().from(experiments).where(eq(experiments.id, input.experimentId));
+  if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
+  const spec = await loadCampaignSpec(db, exp.campaignId);
+  const [version] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, exp.datasetVersionId));
+  if (!version) throw new NotFoundError(`dataset version "${exp.datasetVersionId}" does not exist`);
+
+  const runId = runIdOf(input.experimentId, input.attempt);
+  const runDir = runDirOf(deps.home, runId);
+  fs.mkdirSync(runDir, { recursive: true });
+  const runJson: RunJson = {
+    runId,
+    experimentId: exp.id,
+    recipe: spec.trainer.command === 'builtin' ? 'charlm' : 'custom',
+    params: { ...spec.trainer.fixed, ...(exp.params as Record<string, string | number | boolean>) },
+    seed: spec.innerLoop.seed * 1000 + exp.index,
+    dataset: { versionId: version.id, path: version.path, trainFile: path.join(version.path, 'train.txt') },
+    baseCheckpoint: null,
+    checkpointEvery: 0,
+  };
+  writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));
+
+  const backend = backendFor(spec.backend.kind);
+  const handle = await backend.launch({ runId, runDir, argv: trainerArgv(spec.trainer.command, 'train', ['--run-dir', runDir]) });
+  await db
+    .insert(trainingRuns)
+    .values({ id: runId, experimentId: exp.id, attempt: input.attempt, backend: backend.kind, handle, runDir, status: 'running' })
+    .onConflictDoUpdate({ target: trainingRuns.id, set: { handle } });
+  await db
+    .update(experiments)
+    .set({ status: 'running', startedAt: sql`coalesce(${experiments.startedAt}, now())` })
+    .where(eq(experiments.id, exp.id));
+  return { runId, handle };
+}
+
+/** run.json is immutable once written: a retried launch must not change what a running trainer reads. */
+function writeOnce(file: string, content: string): void {
+  if (fs.existsSync(file)) return;
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, content);
+  fs.renameSync(tmp, file);
+}

@@ -1,0 +1,40 @@
+// The one interface every training backend implements (local process today; Slurm, Ray, Kubernetes beside it).
+// A launch is idempotent per run id: asking twice returns the same job, never a second one.
+
+/** Enough to find the job again from another worker process: stored in PostgreSQL and in heartbeats. */
+export interface JobHandle {
+  backend: string;
+  /** The run id the job was launched for. */
+  runId: string;
+  runDir: string;
+  /** Backend-specific: a pid, a Slurm job id, a Kubernetes Job name. */
+  ref: string;
+}
+
+export type JobState = 'running' | 'succeeded' | 'failed' | 'lost';
+
+export interface JobStatus {
+  state: JobState;
+  exitCode?: number;
+  /** Seconds the trainer itself ran, when the backend knows its start and end. */
+  trainerSeconds?: number;
+}
+
+export interface LaunchRequest {
+  runId: string;
+  /** Holds run.json; the trainer writes metrics.jsonl and checkpoints/ there. */
+  runDir: string;
+  /** The trainer's argv: program and arguments as data, never a shell string. */
+  argv: string[];
+  env?: Record<string, string>;
+}
+
+export interface TrainingBackend {
+  readonly kind: string;
+  launch(req: LaunchRequest): Promise<JobHandle>;
+  status(handle: JobHandle): Promise<JobStatus>;
+  /** Stops the job (and everything it started); resolves once it is gone. */
+  cancel(handle: JobHandle): Promise<void>;
+  /** The last lines the trainer wrote to stderr. */
+  stderrTail(handle: JobHandle, lines?: number): Promise<string>;
+}

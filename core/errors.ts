@@ -1,0 +1,30 @@
+// Small named errors that say what went wrong. Their names are listed in the activities'
+// `nonRetryableErrorTypes` where retrying cannot help (see NON_RETRYABLE).
+
+/** A row a workflow expected is missing: a wrong id, or a database reset under a running workflow. */
+export class NotFoundError extends Error {
+  override readonly name = 'NotFoundError';
+}
+
+/** A checkpoint whose bytes do not match the sha256 in its manifest. */
+export class ChecksumMismatchError extends Error {
+  override readonly name = 'ChecksumMismatchError';
+}
+
+/** A predictions file that does not answer exactly the prompts it was given. */
+export class PredictionsMismatchError extends Error {
+  override readonly name = 'PredictionsMismatchError';
+}
+
+/** A trainer's output that breaks the job contract (no manifest, an unreadable checkpoint). */
+export class ContractViolationError extends Error {
+  override readonly name = 'ContractViolationError';
+}
+
+export const NON_RETRYABLE = [
+  'InvalidSpecError',
+  'NotFoundError',
+  'ChecksumMismatchError',
+  'PredictionsMismatchError',
+  'ContractViolationError',
+];

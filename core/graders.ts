@@ -1,0 +1,14 @@
+// Graders that score a prediction against a reference. Pure; they run in the eval activity, never in a trainer.
+import { firstToken } from './builtin-task/tokens';
+
+export type GraderKind = 'exact_token' | 'bits_per_byte';
+
+/** 1 when the prediction's first code token is the reference token, else 0. */
+export function gradeExactToken(prediction: string, reference: string): number {
+  return firstToken(prediction) === reference ? 1 : 0;
+}
+
+/** The longest completion asked of `predict` for an exact-token item: room for the token and a little more. */
+export function completionBudget(reference: string): number {
+  return Math.max(24, reference.length + 8);
+}

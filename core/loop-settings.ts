@@ -1,0 +1,39 @@
+// The slice of a campaign spec the workflows need: small, so it can travel in workflow history.
+import type { CampaignSpec } from './spec';
+
+export interface LoopSettings {
+  campaignId: string;
+  experiments: number;
+  parallelism: number;
+  batchSize: number;
+  patience: number;
+  minDelta: number;
+  requireApproval: boolean;
+  maxTrainingAttempts: number;
+  trainingTimeoutSeconds: number;
+  selection: { metric: string; mode: 'min' | 'max' };
+  pruning: { rule: 'none' | 'median'; warmupSteps: number; minCompleted: number; metric: string };
+}
+
+export function loopSettings(spec: CampaignSpec): LoopSettings {
+  const il = spec.innerLoop;
+  return {
+    campaignId: spec.name,
+    experiments: il.budget.experiments,
+    parallelism: il.budget.parallelism,
+    batchSize: il.batchSize,
+    patience: il.plateau.patience,
+    minDelta: il.plateau.minDelta,
+    requireApproval: il.requireApproval,
+    maxTrainingAttempts: il.maxTrainingAttempts,
+    trainingTimeoutSeconds: il.trainingTimeoutSeconds,
+    selection: { metric: spec.selection.metric, mode: spec.selection.mode },
+    pruning: { ...il.pruning },
+  };
+}
+
+/** True when `a` is better than `b` under the selection rule by more than `minDelta`. */
+export function improves(a: number, b: number | undefined, mode: 'min' | 'max', minDelta = 0): boolean {
+  if (b === undefined) return true;
+  return mode === 'min' ? a < b - minDelta : a > b + minDelta;
+}

@@ -1,0 +1,270 @@
+// TPE, the built-in proposer's model (Bergstra et al. 2011; estimator and bandwidth rules follow Optuna's
+// TPESampler): split the history into good and bad trials, fit a Parzen estimator to each group, draw candidates
+// from the good one, l(x), and keep the one that maximises l(x)/g(x).
+import type { ParamDef, ParamValue, Params, SearchSpace } from '../spec';
+import type { Rng } from './rng';
+import { checkParam, type Trial } from './space';
+
+/** Tuning of the TPE model; the defaults are Optuna's, except `multivariate`. */
+export interface TpeOptions {
+  /** Candidates drawn from l(x); the one with the largest l(x)/g(x) is kept. @default 24 */
+  candidates?: number;
+  /** Weight of the prior kernel (uniform over choices, one range-wide Gaussian for numbers) in both estimators. @default 1 */
+  priorWeight?: number;
+  /**
+   * How many of `n` trials form the good group. Optuna's `min(ceil(0.1 n), 25)`: greedy enough to home in within a
+   * 30-trial campaign, and capped so a long campaign keeps a broad good set.
+   * @default (n) => Math.min(Math.ceil(0.1 * n), 25)
+   */
+  gamma?: (n: number) => number;
+  /**
+   * One kernel per trial across all knobs (Optuna's `multivariate=True`, Falkner et al. 2018), so the model keeps
+   * the knobs' interactions (learning rate × steps); `false` is Optuna's default: one independent estimator per knob.
+   * Multivariate won more often on the synthetic and built-in benchmarks (test/unit/sampler.test.ts, bench/).
+   * @default true
+   */
+  multivariate?: boolean;
+}
+
+const withDefaults = (o: TpeOptions): Required<TpeOptions> => ({
+  candidates: o.candidates ?? 24,
+  priorWeight: o.priorWeight ?? 1,
+  gamma: o.gamma ?? ((n) => Math.min(Math.ceil(0.1 * n), 25)),
+  multivariate: o.multivariate ?? true,
+});
+
+/**
+ * One TPE proposal from `trials` (needs at least one finished trial with a finite value, else the caller samples
+ * at random). The good group is the best γ(n) finished trials, n counting every trial that informs the model.
+ * Everything else is bad: the other finished trials, pruned trials and non-finite values (stopped or diverged, so
+ * worse than any good one though their value is unknown), and pending trials, the "constant liar" that keeps a batch
+ * from piling onto one point. Failed trials say nothing about the objective and are ignored.
+ */
+export function proposeTpe(space: SearchSpace, trials: readonly Trial[], rng: Rng, options: TpeOptions = {}): Params {
+  const opts = withDefaults(options);
+  const { good, bad } = splitTrials(trials, opts.gamma);
+  const names = Object.keys(space);
+  if (opts.multivariate) {
+    // A one-knob space is the univariate case, where the neighbour-gap bandwidths are the better-tested rule.
+    const bandwidth = names.length > 1 ? 'scott' : 'neighbour';
+    const l = fitJoint(space, good, opts.priorWeight, bandwidth);
+    const g = fitJoint(space, bad, opts.priorWeight, bandwidth);
+    const x = argmaxRatio(opts.candidates, () => drawJoint(l, rng), (c) => logJoint(l, c) - logJoint(g, c));
+    return Object.fromEntries(names.map((n, d) => [n, fromInternal(space[n], x[d])]));
+  }
+  const params: Params = {};
+  for (const name of names) {
+    const def = space[name];
+    const l = fitJoint({ [name]: def }, good, opts.priorWeight, 'neighbour');
+    const g = fitJoint({ [name]: def }, bad, opts.priorWeight, 'neighbour');
+    const x = argmaxRatio(opts.candidates, () => drawJoint(l, rng), (c) => logJoint(l, c) - logJoint(g, c));
+    params[name] = fromInternal(def, x[0]);
+  }
+  return params;
+}
+
+/** Good and bad trials, each in trial order (oldest first) so the age weights apply. */
+export function splitTrials(trials: readonly Trial[], gamma: (n: number) => number): { good: Trial[]; bad: Trial[] } {
+  const scored: { i: number; value: number }[] = [];
+  let considered = 0;
+  trials.forEach((t, i) => {
+    if (t.state === 'failed') return;
+    considered++;
+    if (t.state === 'finished' && t.value !== undefined && Number.isFinite(t.value)) scored.push({ i, value: t.value });
+  });
+  const nGood = Math.max(0, Math.min(gamma(considered), scored.length));
+  // Ties keep trial order, so the split does not depend on the sort's stability.
+  scored.sort((a, b) => a.value - b.value || a.i - b.i);
+  const goodIdx = new Set(scored.slice(0, nGood).map((s) => s.i));
+  const good: Trial[] = [];
+  const bad: Trial[] = [];
+  trials.forEach((t, i) => {
+    if (goodIdx.has(i)) good.push(t);
+    else if (t.state !== 'failed') bad.push(t);
+  });
+  return { good, bad };
+}
+
+function argmaxRatio<T>(n: number, draw: () => T, score: (c: T) => number): T {
+  let best = draw();
+  let bestScore = score(best);
+  for (let i = 1; i < n; i++) {
+    const c = draw();
+    const s = score(c);
+    if (s > bestScore) [best, bestScore] = [c, s];
+  }
+  return best;
+}
+
+// ---------- the Parzen estimator: kernels over trials, one column per knob ----------
+
+type NumericDef = ParamDef & { type: 'float' | 'int' };
+/** A numeric knob on its internal scale (log when `log`; ints widened by half a step so each value owns a bin). */
+interface NumericColumn {
+  kind: 'numeric';
+  def: NumericDef;
+  low: number;
+  high: number;
+  mus: number[];
+  sigmas: number[];
+}
+/** A categorical knob: per kernel, a distribution over choice indices. */
+interface CategoricalColumn {
+  kind: 'categorical';
+  probs: number[][];
+}
+/** Kernel k is the product over columns of each column's k-th component; the last kernel is the prior. */
+interface Estimator {
+  logWeights: number[];
+  weights: number[];
+  columns: (NumericColumn | CategoricalColumn)[];
+}
+
+/** Optuna's age weights: equal up to 25 trials, then older trials fade linearly, so the model tracks recent ones. */
+function ageWeights(n: number): number[] {
+  if (n < 25) return Array<number>(n).fill(1);
+  const ramp = n - 25;
+  return Array.from({ length: n }, (_, i) => (i < ramp ? 1 / n + ((1 - 1 / n) * i) / Math.max(1, ramp - 1) : 1));
+}
+
+const internal = (def: NumericDef, v: number): number => (def.log ? Math.log(v) : v);
+
+/**
+ * A kernel per trial with a valid value for every knob of `space` (the space may have changed since others ran),
+ * plus the prior kernel.
+ */
+function fitJoint(space: SearchSpace, group: readonly Trial[], priorWeight: number, bandwidth: 'scott' | 'neighbour'): Estimator {
+  const names = Object.keys(space);
+  const obs = group.filter((t) => names.every((n) => t.params[n] !== undefined && !checkParam(space[n], t.params[n])));
+  const n = obs.length;
+  const w = [...ageWeights(n), priorWeight];
+  const total = w.reduce((a, b) => a + b, 0);
+  const columns = names.map((name) => {
+    const def = space[name];
+    if (def.type === 'categorical') {
+      // Each kernel peaks at its trial's choice, smoothed by priorWeight spread over the kernels (Optuna's rule).
+      const smooth = priorWeight / (n + 1);
+      const probs = obs.map((t) => {
+        const row = def.choices.map(() => smooth);
+        row[def.choices.indexOf(t.params[name])] += 1;
+        return row.map((p) => p / (1 + smooth * def.choices.length));
+      });
+      probs.push(def.choices.map(() => 1 / def.choices.length));
+      return { kind: 'categorical' as const, probs };
+    }
+    const half = def.type === 'int' ? 0.5 : 0;
+    const [low, high] = [internal(def, def.low - half), internal(def, def.high + half)];
+    const mus = obs.map((t) => internal(def, t.params[name] as number));
+    const sigmas = bandwidth === 'scott' ? scottSigmas(n, names.length, high - low) : neighbourSigmas(mus, low, high);
+    return { kind: 'numeric' as const, def, low, high, mus: [...mus, 0.5 * (low + high)], sigmas: [...sigmas, high - low] };
+  });
+  return { weights: w.map((x) => x / total), logWeights: w.map((x) => Math.log(x / total)), columns };
+}
+
+/**
+ * Optuna's univariate bandwidths: the larger gap to a neighbour (the prior's mean and the bounds count as
+ * neighbours, the outermost points use their inner gap only), clipped to [range / min(100, kernels + 1), range].
+ */
+function neighbourSigmas(mus: number[], low: number, high: number): number[] {
+  const withPrior = [...mus, 0.5 * (low + high)];
+  const order = withPrior.map((_, i) => i).sort((a, b) => withPrior[a] - withPrior[b] || a - b);
+  const s = [low, ...order.map((i) => withPrior[i]), high];
+  const sorted = order.map((_, j) => Math.max(s[j + 1] - s[j], s[j + 2] - s[j + 1]));
+  if (s.length >= 4) {
+    sorted[0] = s[2] - s[1];
+    sorted[sorted.length - 1] = s[s.length - 2] - s[s.length - 3];
+  }
+  const sigmas = new Array<number>(withPrior.length);
+  order.forEach((i, j) => (sigmas[i] = sorted[j]));
+  return mus.map((_, i) => clipSigma(sigmas[i], mus.length, high - low));
+}
+
+/** Optuna's multivariate bandwidth: Scott's rule, 0.2 · n^(-1/(d+4)) of the range, with the same clip. */
+function scottSigmas(n: number, d: number, range: number): number[] {
+  return Array<number>(n).fill(clipSigma(0.2 * Math.max(n, 1) ** (-1 / (d + 4)) * range, n, range));
+}
+
+function clipSigma(sigma: number, n: number, range: number): number {
+  return Math.min(range, Math.max(range / Math.min(100, n + 2), sigma));
+}
+
+/** A candidate on the internal scale: numbers already rounded and clamped to the knob's values, choices as indices. */
+function drawJoint(e: Estimator, rng: Rng): number[] {
+  const k = rng.weighted(e.weights);
+  return e.columns.map((c) => {
+    if (c.kind === 'categorical') return rng.weighted(c.probs[k]);
+    return toKnob(c.def, truncatedNormal(c.mus[k], c.sigmas[k], c.low, c.high, rng));
+  });
+}
+
+/** Snaps an internal-scale draw to a legal knob value (rounded for ints), still on the knob's own scale. */
+function toKnob(def: NumericDef, x: number): number {
+  const v = def.log ? Math.exp(x) : x;
+  return Math.min(def.high, Math.max(def.low, def.type === 'int' ? Math.round(v) : v));
+}
+
+function fromInternal(def: ParamDef, x: number): ParamValue {
+  return def.type === 'categorical' ? def.choices[x] : x;
+}
+
+function truncatedNormal(mu: number, sigma: number, low: number, high: number, rng: Rng): number {
+  // Every mean lies in the range and every bandwidth is at most the range, so at least a third of each kernel's
+  // mass is inside: rejection needs few draws, and the fallback practically never runs.
+  for (let tries = 0; tries < 100; tries++) {
+    const x = mu + sigma * rng.normal();
+    if (x >= low && x <= high) return x;
+  }
+  return Math.min(high, Math.max(low, mu));
+}
+
+const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
+
+function logJoint(e: Estimator, x: number[]): number {
+  const terms = e.logWeights.map((lw, k) => {
+    let s = lw;
+    e.columns.forEach((c, d) => (s += c.kind === 'categorical' ? Math.log(c.probs[k][x[d]]) : logKernel(c, k, x[d])));
+    return s;
+  });
+  return logSumExp(terms);
+}
+
+/** Kernel k's log density at a float, or log mass of an int's bin (so wide and narrow log-scale bins compare fairly). */
+function logKernel(c: NumericColumn, k: number, value: number): number {
+  const mu = c.mus[k];
+  const sigma = c.sigmas[k];
+  const logZ = Math.log(normalMass((c.low - mu) / sigma, (c.high - mu) / sigma));
+  if (c.def.type === 'int') {
+    const a = (internal(c.def, value - 0.5) - mu) / sigma;
+    const b = (internal(c.def, value + 0.5) - mu) / sigma;
+    return Math.log(normalMass(a, b)) - logZ;
+  }
+  const z = (internal(c.def, value) - mu) / sigma;
+  return -0.5 * z * z - Math.log(sigma) - LOG_SQRT_2PI - logZ;
+}
+
+/** P(a ≤ Z ≤ b) for a standard normal, computed from the nearer tail so narrow far-out bins keep their precision. */
+function normalMass(a: number, b: number): number {
+  if (a >= 0) return 0.5 * (erfc(a / Math.SQRT2) - erfc(b / Math.SQRT2));
+  if (b <= 0) return 0.5 * (erfc(-b / Math.SQRT2) - erfc(-a / Math.SQRT2));
+  return 1 - 0.5 * (erfc(-a / Math.SQRT2) + erfc(b / Math.SQRT2));
+}
+
+/** Complementary error function, Chebyshev fit with relative error below 1.2e-7 everywhere (Numerical Recipes). */
+function erfc(x: number): number {
+  const z = Math.abs(x);
+  const t = 1 / (1 + 0.5 * z);
+  const poly =
+    -1.26551223 +
+    t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+  const r = t * Math.exp(-z * z + poly);
+  return x >= 0 ? r : 2 - r;
+}
+
+function logSumExp(xs: number[]): number {
+  let max = -Infinity;
+  for (const x of xs) if (x > max) max = x;
+  if (max === -Infinity) return -Infinity;
+  let s = 0;
+  for (const x of xs) s += Math.exp(x - max);
+  return max + Math.log(s);
+}

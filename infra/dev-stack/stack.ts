@@ -1,0 +1,191 @@
+// The whole local stack behind `flywheel up` (and `flywheel demo`): Temporal, PostgreSQL and one supervised
+// worker process per queue family, started in that order and stopped in the reverse one.
+import type { Connection } from '@temporalio/client';
+import type { FlywheelConfig } from '../../core/config';
+import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../core/queues';
+import { redactUrl } from '../../db/client';
+import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { temporalConnectionOptions } from '../temporal-connection';
+import type { StackEvent } from './events';
+import { isAlive } from './processes';
+import { startStackDatabase, type StackDatabase } from './database';
+import { findRunningStack, reapStaleStack, removeStackState, writeStackState, type StackState } from './stack-state';
+import { awaitTemporalReady, ensureSearchAttributes } from './temporal-ready';
+import { startTemporalDevServer, type TemporalDevServer } from './temporal-dev-server';
+import { WorkerSupervisor } from './worker-supervisor';
+
+export class StackAlreadyRunningError extends Error {
+  override readonly name = 'StackAlreadyRunningError';
+}
+
+export interface StartStackOptions {
+  /** Receives readiness, restarts and warnings; see formatStackEvent. @default ignore */
+  onEvent?: (e: StackEvent) => void;
+  /** The worker families to run. @default QUEUE_FAMILIES */
+  families?: readonly QueueFamily[];
+  /** argv of a worker process. @default node bin/flywheel.js worker --queue <family> */
+  workerCommand?: (family: QueueFamily) => string[];
+}
+
+export interface RunningStack {
+  temporalAddress: string;
+  namespace: string;
+  /** The Temporal Web UI of the dev server; undefined for an external cluster. */
+  uiUrl: string | undefined;
+  databaseUrl: string;
+  taskQueues: Record<QueueFamily, string>;
+  /** Current state, as written to `<home>/stack.json` (worker pids change on restarts). */
+  state(): StackState;
+  /** Resolves with the reason if Temporal or the embedded PostgreSQL dies under the stack. */
+  failed: Promise<Error>;
+  /** Stops workers, then Temporal, then PostgreSQL (only what this call started); idempotent. */
+  stop(): Promise<void>;
+}
+
+export async function startStack(config: FlywheelConfig, opts: StartStackOptions = {}): Promise<RunningStack> {
+  const emit = opts.onEvent ?? (() => undefined);
+  const running = findRunningStack(config.home);
+  if (running) throw new StackAlreadyRunningError(`flywheel up is already running on ${config.home} (pid ${running.pid})`);
+  for (const s of await reapStaleStack(config.home)) emit({ kind: 'warning', message: `stopped ${s} left by a killed flywheel up` });
+
+  const cleanups: Array<() => Promise<void>> = [];
+  let stopping = false;
+  const stopAll = async (): Promise<void> => {
+    stopping = true;
+    for (const c of cleanups.splice(0).reverse()) await c().catch((e: Error) => emit({ kind: 'warning', message: e.message }));
+  };
+  try {
+    // Temporal and PostgreSQL do not depend on each other: start them together.
+    const [temporal, db] = await Promise.all([
+      startTemporal(config, emit).then((t) => (cleanups.push(t.stop), t)),
+      startStackDatabase({ home: config.home, databaseUrl: config.databaseUrl, pgPort: config.pgPort }).then((d) => (cleanups.push(d.stop), d)),
+    ]);
+    emit({ kind: 'postgres-ready', redactedUrl: redactUrl(db.url), external: !db.embedded, migrationsApplied: db.migrations.applied, pid: db.pid });
+    const names = await ensureSearchAttributes(temporal.connection, config.namespace, ALL_SEARCH_ATTRIBUTES).catch((e: Error) => {
+      emit({ kind: 'warning', message: `could not check search attributes: ${e.message}` });
+      return [];
+    });
+    if (names.length) emit({ kind: 'search-attributes-added', names });
+
+    const families = opts.families ?? QUEUE_FAMILIES;
+    const taskQueues = Object.fromEntries(QUEUE_FAMILIES.map((f) => [f, taskQueue(f, config.taskQueuePrefix)])) as Record<QueueFamily, string>;
+    const state: StackState = {
+      version: 1,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      home: config.home,
+      temporal: { address: temporal.address, namespace: config.namespace, uiUrl: temporal.uiUrl, external: !temporal.pid, pid: temporal.pid },
+      postgres: { url: db.url, external: !db.embedded, pid: db.pid },
+      taskQueuePrefix: config.taskQueuePrefix,
+      workers: {},
+    };
+    const env = workerEnv(config, temporal.address, db.url);
+    const supervisors = families.map(
+      (family) =>
+        new WorkerSupervisor({
+          family,
+          taskQueue: taskQueues[family],
+          home: config.home,
+          env,
+          command: opts.workerCommand?.(family),
+          onEvent: (e) => {
+            // Keep stack.json's worker pids current across restarts.
+            if (e.kind === 'worker-ready') {
+              state.workers[e.family] = { pid: e.pid, taskQueue: e.taskQueue };
+              if (!stopping) writeStackState(state);
+            }
+            emit(e);
+          },
+        }),
+    );
+    cleanups.push(async () => void (await Promise.all(supervisors.map((s) => s.stop()))));
+    cleanups.push(async () => removeStackState(config.home));
+    writeStackState(state);
+    await Promise.all(supervisors.map((s) => s.start()));
+    emit({ kind: 'stack-up', uiUrl: temporal.uiUrl, namespace: config.namespace, taskQueues: families.map((f) => taskQueues[f]) });
+
+    let stopped: Promise<void> | undefined;
+    return {
+      temporalAddress: temporal.address,
+      namespace: config.namespace,
+      uiUrl: temporal.uiUrl,
+      databaseUrl: db.url,
+      taskQueues,
+      state: () => structuredClone(state),
+      failed: watchForFailure(temporal, db, () => stopping),
+      stop: () => {
+        if (!stopped) emit({ kind: 'stopping' });
+        stopped ??= stopAll().then(() => emit({ kind: 'stopped' }));
+        return stopped;
+      },
+    };
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+}
+
+interface StackTemporal {
+  address: string;
+  uiUrl: string | undefined;
+  pid: number | undefined;
+  connection: Connection;
+  exited: Promise<void> | undefined;
+  logFile?: string;
+  stop(): Promise<void>;
+}
+
+async function startTemporal(config: FlywheelConfig, emit: (e: StackEvent) => void): Promise<StackTemporal> {
+  let t: StackTemporal;
+  if (config.temporalAddress) {
+    const connection = await awaitTemporalReady(temporalConnectionOptions(config), config.namespace);
+    t = { address: config.temporalAddress, uiUrl: undefined, pid: undefined, connection, exited: undefined, stop: () => connection.close() };
+  } else {
+    const s: TemporalDevServer = await startTemporalDevServer({
+      home: config.home,
+      port: config.temporalPort,
+      uiPort: config.temporalUiPort,
+      namespace: config.namespace,
+    });
+    t = { ...s, stop: s.stop };
+  }
+  emit({ kind: 'temporal-ready', address: t.address, uiUrl: t.uiUrl, namespace: config.namespace, external: !t.pid, pid: t.pid });
+  return t;
+}
+
+/** The worker's environment: the parent's, with the resolved addresses in the variables resolveConfig reads. */
+function workerEnv(config: FlywheelConfig, temporalAddress: string, databaseUrl: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // The dev server speaks plain gRPC: TLS settings meant for an external cluster must not reach these workers.
+  if (!config.temporalAddress) {
+    for (const k of ['TEMPORAL_TLS', 'TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_CA', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_API_KEY']) delete env[k];
+  }
+  return {
+    ...env,
+    FLYWHEEL_HOME: config.home,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_NAMESPACE: config.namespace,
+    DATABASE_URL: databaseUrl,
+    FLYWHEEL_TASK_QUEUE_PREFIX: config.taskQueuePrefix,
+  };
+}
+
+/** Temporal's and the embedded PostgreSQL's processes are not restarted: their death (not during stop) ends the stack. */
+function watchForFailure(temporal: StackTemporal, db: StackDatabase, stopping: () => boolean): Promise<Error> {
+  return new Promise((resolve) => {
+    void temporal.exited?.then(() => {
+      if (!stopping()) resolve(new Error(`the Temporal dev server exited; see ${temporal.logFile}`));
+    });
+    if (db.pid) {
+      const pid = db.pid;
+      const timer = setInterval(() => {
+        if (stopping()) clearInterval(timer);
+        else if (!isAlive(pid)) {
+          clearInterval(timer);
+          resolve(new Error('the embedded PostgreSQL exited; see logs/postgres.log'));
+        }
+      }, 1_000);
+      timer.unref();
+    }
+  });
+}

@@ -1,0 +1,43 @@
+// In-process workers for workflow tests: all three queue families on one test server, under a queue prefix
+// unique to the test file, with the workflow bundle built once in the global set-up.
+import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { Db } from '../../db/client';
+import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../core/queues';
+import { temporalAddress, workflowBundlePath } from './env';
+
+let runtimeInstalled = false;
+
+export interface TestWorkers {
+  prefix: string;
+  stop(): Promise<void>;
+}
+
+export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[] }): Promise<TestWorkers> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    runtimeInstalled = true;
+  }
+  const connection = await NativeConnection.connect({ address: temporalAddress() });
+  const activities = createActivities({ db: opts.db, home: opts.home });
+  const workers = await Promise.all(
+    (opts.families ?? [...QUEUE_FAMILIES]).map((family) =>
+      Worker.create({
+        connection,
+        taskQueue: taskQueue(family, opts.prefix),
+        activities: activities[family],
+        ...(family === 'orchestration' ? { workflowBundle: { codePath: workflowBundlePath() } } : {}),
+        shutdownGraceTime: '1s',
+      }),
+    ),
+  );
+  const running = workers.map((w) => w.run());
+  return {
+    prefix: opts.prefix,
+    async stop() {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await Promise.allSettled(running);
+      await connection.close();
+    },
+  };
+}

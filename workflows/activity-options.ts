@@ -1,0 +1,29 @@
+// Timeouts and retry rules per activity family. Heartbeat timeouts bound how long a crashed worker's
+// activity waits before a retry reattaches elsewhere.
+import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import { NON_RETRYABLE } from '../core/errors';
+
+const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: NON_RETRYABLE };
+
+export function orchestrationOptions(taskQueue: string): ActivityOptions {
+  return { taskQueue, startToCloseTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 10 } };
+}
+
+export function launchOptions(taskQueue: string): ActivityOptions {
+  return { taskQueue, startToCloseTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 10 } };
+}
+
+export function awaitOptions(taskQueue: string, trainingTimeoutSeconds: number): ActivityOptions {
+  return {
+    taskQueue,
+    // The trainer's own limit is enforced inside the activity; this one only bounds a stuck activity.
+    startToCloseTimeout: `${trainingTimeoutSeconds + 600} seconds`,
+    heartbeatTimeout: '10 seconds',
+    cancellationType: 'WAIT_CANCELLATION_COMPLETED',
+    retry: { ...retry, maximumAttempts: 20 },
+  };
+}
+
+export function evalOptions(taskQueue: string): ActivityOptions {
+  return { taskQueue, startToCloseTimeout: '10 minutes', heartbeatTimeout: '60 seconds', retry: { ...retry, maximumAttempts: 5 } };
+}

@@ -1,0 +1,28 @@
+// The activity signatures the workflows call, by queue family. Type-only imports: workflow code never
+// loads activity modules, it only proxies them.
+import type { LoopSettings } from '../core/loop-settings';
+import type { LaunchTrainingInput, LaunchTrainingResult } from '../activities/training/launch-training';
+import type { AwaitTrainingInput, TrainingOutcome } from '../activities/training/await-training';
+import type { ScoreCheckpointInput, ScoreResult } from '../activities/eval/score-checkpoint';
+import type { RegisterCampaignInput } from '../activities/campaign/register-campaign';
+import type { PrepareTaskInput, PreparedTask } from '../activities/builtin-task/prepare-task';
+import type { Proposal, ProposeInput, StartInnerLoopInput, FinishExperimentInput, FinishInnerLoopInput, SelectBestInput, SelectedBest } from '../activities/inner/types';
+
+export interface OrchestrationActivities {
+  registerCampaign(input: RegisterCampaignInput): Promise<LoopSettings>;
+  prepareTask(input: PrepareTaskInput): Promise<PreparedTask>;
+  startInnerLoop(input: StartInnerLoopInput): Promise<Proposal>;
+  proposeExperiments(input: ProposeInput): Promise<Proposal[]>;
+  finishExperiment(input: FinishExperimentInput): Promise<void>;
+  selectBest(input: SelectBestInput): Promise<SelectedBest | null>;
+  finishInnerLoop(input: FinishInnerLoopInput): Promise<void>;
+}
+
+export interface TrainingActivities {
+  launchTraining(input: LaunchTrainingInput): Promise<LaunchTrainingResult>;
+  awaitTraining(input: AwaitTrainingInput): Promise<TrainingOutcome>;
+}
+
+export interface EvalActivities {
+  scoreCheckpoint(input: ScoreCheckpointInput): Promise<ScoreResult>;
+}

@@ -1,0 +1,9 @@
+// Task queues as seen from workflow code: the child's queue names follow the parent's own queue prefix.
+import { workflowInfo } from '@temporalio/workflow';
+
+/** `flywheel-orchestration` → `flywheel`: lets tests run isolated stacks of queues on one server. */
+export function queuePrefix(): string {
+  return workflowInfo().taskQueue.replace(/-orchestration$/, '');
+}
+
+export const queueOf = (family: 'orchestration' | 'training' | 'eval') => `${queuePrefix()}-${family}`;
