@@ -24,7 +24,20 @@ export async function ensureCorpus(dir: string): Promise<CorpusManifest> {
   return JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as CorpusManifest;
 }
 
-export function readSplit(dir: string, split: 'train' | 'public' | 'heldout'): CorpusFile[] {
+/** The training files, cut out of train.txt by the byte lengths the manifest lists in order. */
+export function readTrainFiles(dir: string, manifest: CorpusManifest): { text: string; files: CorpusFile[] } {
+  const buf = fs.readFileSync(path.join(dir, 'train.txt'));
+  const sep = Buffer.byteLength(manifest.separator);
+  const files: CorpusFile[] = [];
+  let at = 0;
+  for (const f of manifest.files.filter((x) => x.split === 'train')) {
+    files.push({ file: f.file, text: buf.subarray(at, at + f.bytes).toString('utf8') });
+    at += f.bytes + sep;
+  }
+  return { text: buf.toString('utf8'), files };
+}
+
+export function readSplit(dir: string, split: 'public' | 'heldout'): CorpusFile[] {
   return fs
     .readFileSync(path.join(dir, `${split}.jsonl`), 'utf8')
     .split('\n')

@@ -11,7 +11,8 @@ import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../.
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { corpusDirOf, datasetDirOf } from '../paths';
-import { ensureCorpus, readSplit } from './corpus-cache';
+import { ensureCorpus, readSplit, readTrainFiles } from './corpus-cache';
+import type { CorpusManifest } from './corpus';
 
 export interface PrepareTaskInput {
   campaignId: string;
@@ -30,16 +31,17 @@ export async function prepareTask(deps: ActivityDeps, input: PrepareTaskInput): 
   const corpusDir = corpusDirOf(deps.home);
   const manifest = await ensureCorpus(corpusDir);
 
-  const suiteId = await ensureSuite(deps, corpusDir, manifest.contentHash, spec.task.completionItems, spec.task.lossItems);
+  const suiteId = await ensureSuite(deps, corpusDir, manifest.contentSha256, spec.task.completionItems, spec.task.lossItems, spec.innerLoop.seed);
   if (input.datasetVersionId) {
     const [v] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, input.datasetVersionId));
     if (!v) throw new NotFoundError(`dataset version "${input.datasetVersionId}" does not exist`);
     return { datasetVersionId: v.id, suiteId };
   }
-  return { datasetVersionId: await ensureBaseVersion(deps, input.campaignId, corpusDir, manifest.contentHash), suiteId };
+  return { datasetVersionId: await ensureBaseVersion(deps, input.campaignId, corpusDir, manifest), suiteId };
 }
 
-async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusDir: string, corpusHash: string): Promise<string> {
+async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusDir: string, manifest: CorpusManifest): Promise<string> {
+  const corpusHash = manifest.contentSha256;
   const { db } = deps;
   const datasetId = `${campaignId}/code`;
   const versionId = `${datasetId}@base-${corpusHash.slice(0, 12)}`;
@@ -48,8 +50,7 @@ async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusD
 
   const dir = datasetDirOf(deps.home, versionId);
   fs.mkdirSync(dir, { recursive: true });
-  const train = readSplit(corpusDir, 'train');
-  const text = train.map((f) => f.text).join('\n');
+  const { text, files: train } = readTrainFiles(corpusDir, manifest);
   fs.writeFileSync(path.join(dir, 'train.txt.tmp'), text);
   fs.renameSync(path.join(dir, 'train.txt.tmp'), path.join(dir, 'train.txt'));
 
@@ -65,11 +66,11 @@ async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusD
   return versionId;
 }
 
-async function ensureSuite(deps: ActivityDeps, corpusDir: string, corpusHash: string, completions: number, losses: number): Promise<string> {
+async function ensureSuite(deps: ActivityDeps, corpusDir: string, corpusHash: string, completions: number, losses: number, seed: number): Promise<string> {
   const { db } = deps;
   const drafts = (['public', 'heldout'] as const).flatMap((split) => {
     const files = readSplit(corpusDir, split);
-    return [...buildCompletionItems(split, files, completions), ...buildLossItems(split, files, losses)].map((d) => ({ ...d, split }));
+    return [...buildCompletionItems(split, files, { count: completions, seed }), ...buildLossItems(split, files, { count: losses, seed })].map((d) => ({ ...d, split }));
   });
   const contentHash = sha256(JSON.stringify(drafts.map((d) => [d.id, d.split, d.prompt, d.reference])));
   const suiteId = `builtin-code@${contentHash.slice(0, 12)}`;

@@ -3,4 +3,4 @@
 export { CharLm, layoutOf, type CharLmHyper, type CharLmLayout } from './char-lm';
 export { CHARLM_FORMAT, CheckpointFormatError, decodeCheckpoint, encodeCheckpoint, type CharLmCheckpoint } from './checkpoint';
 export { bitsPerByte, greedyComplete } from './score';
-export { VOCAB_SIZE, encodeText, decodeIds } from './vocab';
+export { VOCAB_SIZE, encodeBytes, encodeText, decodeIds } from './vocab';

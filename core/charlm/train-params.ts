@@ -3,11 +3,17 @@
 import type { CharLmHyper } from './char-lm';
 
 export interface TrainParams extends CharLmHyper {
-  /** Peak Adam learning rate. @default 0.003 */
+  /** Previous bytes the model sees. @default 4 */
+  context: number;
+  /** Embedding width per byte. @default 16 */
+  embed: number;
+  /** Hidden tanh units. @default 64 */
+  hidden: number;
+  /** Peak Adam learning rate. @default 0.01 */
   lr: number;
-  /** Training steps (one minibatch each). @default 600 */
+  /** Training steps (one minibatch each); 0 writes the untrained model as the only checkpoint. @default 1000 */
   steps: number;
-  /** Windows (predicted bytes) per step. @default 32 */
+  /** Windows (predicted bytes) per step. @default 64 */
   batchSize: number;
   /** Decoupled (AdamW) weight decay on the weights, per unit of learning rate. @default 0.0001 */
   weightDecay: number;
@@ -20,12 +26,12 @@ export interface TrainParams extends CharLmHyper {
 }
 
 export const DEFAULT_TRAIN_PARAMS: TrainParams = {
-  context: 8,
+  context: 4,
   embed: 16,
-  hidden: 128,
-  lr: 0.003,
-  steps: 600,
-  batchSize: 32,
+  hidden: 64,
+  lr: 0.01,
+  steps: 1000,
+  batchSize: 64,
   weightDecay: 0.0001,
   lrWarmup: 0,
   lrSchedule: 'cosine',
@@ -50,7 +56,7 @@ const CHECKS: Record<keyof TrainParams, Check> = {
   embed: int(1, 256),
   hidden: int(1, 4096),
   lr: positive,
-  steps: int(1, 10_000_000),
+  steps: int(0, 10_000_000),
   batchSize: int(1, 4096),
   weightDecay: nonNegative,
   lrWarmup: int(0, 10_000_000),

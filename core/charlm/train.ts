@@ -108,6 +108,8 @@ export function trainCharLm(opts: TrainOptions): TrainResult {
     }
     if ((every > 0 && step % every === 0) || step === p.steps) opts.onCheckpoint?.(snapshot(step));
   }
+  // A fresh run of zero steps still leaves its (untrained) model behind: the baseline of a campaign.
+  if (!start && p.steps === 0) opts.onCheckpoint?.(snapshot(0));
   return { model, checkpoint: snapshot(step), finalLoss };
 }
 

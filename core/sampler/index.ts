@@ -24,7 +24,7 @@ export interface ProposeBatchOptions {
   seed: number;
   /** TPE proposes at random until this many finished trials (with a finite value) exist. */
   startupTrials: number;
-  /** Model tuning for `tpe`. @default Optuna's (24 candidates, prior weight 1, γ(n) = min(⌈0.1 n⌉, 25)) */
+  /** Model tuning for `tpe`. @default 24 candidates, prior weight 1, γ(n) = min(⌈0.1 n⌉, 25), multivariate */
   tpe?: TpeOptions;
 }
 
@@ -36,9 +36,11 @@ const MAX_ENUMERATION = 100_000;
 
 /**
  * The next `count` configurations, a pure function of the options. A proposal never repeats a configuration
- * already in the history (any state) or earlier in the batch, unless a finite space has been exhausted, in which
- * case repeats are unavoidable and the least-recently-used ones are not tracked: the caller's budget should stop it.
+ * already in the history (any state, failed included) or earlier in the batch, unless a finite space is exhausted:
+ * then a repeat is returned rather than nothing, and the caller's budget or plateau rule ends the campaign.
  * Within a TPE batch each proposal joins the history as pending before the next is drawn (the constant liar).
+ * Pruned trials, and finished ones with a non-finite value, count as bad: their value is unknown or useless, but
+ * they were stopped for being worse than the rest. `startupTrials` counts finished trials only.
  */
 export function proposeBatch(opts: ProposeBatchOptions): Params[] {
   const { kind, space, history, count, seed, startupTrials } = opts;
@@ -48,26 +50,28 @@ export function proposeBatch(opts: ProposeBatchOptions): Params[] {
   const useModel = kind === 'tpe' && finished.length > 0 && finished.length >= startupTrials;
 
   const trials: Trial[] = [...history];
-  const seen = new Set(history.map((t) => paramsKey(t.params)));
+  // Keyed on the searched knobs only, so a history row that also carries fixed params still counts as seen.
+  const keyOf = (p: Params) => paramsKey(Object.fromEntries(Object.keys(space).filter((k) => Object.hasOwn(p, k)).map((k) => [k, p[k]])));
+  const seen = new Set(history.map((t) => keyOf(t.params)));
   const out: Params[] = [];
   const draw = (): Params => (useModel ? proposeTpe(space, trials, rng, opts.tpe) : proposeRandom(space, rng));
   for (let i = 0; i < count; i++) {
-    const params = drawUnseen(space, seen, rng, draw);
-    seen.add(paramsKey(params));
+    const params = drawUnseen(space, seen, keyOf, rng, draw);
+    seen.add(keyOf(params));
     trials.push({ params, state: 'pending' });
     out.push(params);
   }
   return out;
 }
 
-function drawUnseen(space: SearchSpace, seen: Set<string>, rng: Rng, draw: () => Params): Params {
+function drawUnseen(space: SearchSpace, seen: Set<string>, keyOf: (p: Params) => string, rng: Rng, draw: () => Params): Params {
+  const isSeen = (p: Params) => seen.has(keyOf(p));
   let params = draw();
-  for (let i = 1; i < MODEL_RETRIES && seen.has(paramsKey(params)); i++) params = draw();
+  for (let i = 1; i < MODEL_RETRIES && isSeen(params); i++) params = draw();
   // The model can concentrate on a few discrete configurations; uniform draws escape that.
-  for (let i = 0; i < RANDOM_RETRIES && seen.has(paramsKey(params)); i++) params = sampleParams(space, rng);
-  if (!seen.has(paramsKey(params))) return params;
-  const size = spaceSize(space);
-  if (size > MAX_ENUMERATION) return params;
-  const unseen = [...enumerateSpace(space)].filter((p) => !seen.has(paramsKey(p)));
+  for (let i = 0; i < RANDOM_RETRIES && isSeen(params); i++) params = sampleParams(space, rng);
+  if (!isSeen(params)) return params;
+  if (spaceSize(space) > MAX_ENUMERATION) return params;
+  const unseen = [...enumerateSpace(space)].filter((p) => !isSeen(p));
   return unseen.length > 0 ? unseen[rng.int(0, unseen.length - 1)] : params;
 }

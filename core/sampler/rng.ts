@@ -2,6 +2,9 @@
 // so nothing in core/sampler touches Math.random. mulberry32 is fast, has a 2^32 period and passes gjrand/PractRand
 // far enough for drawing a few thousand candidates per batch.
 
+// Bound once: a global lookup per call is slow inside jest's vm sandbox, and next() runs in every sampling loop.
+const { imul, log, sqrt, cos, sin, floor, PI } = Math;
+
 /** A deterministic random stream; every method advances it. */
 export interface Rng {
   /** Uniform in [0, 1). */
@@ -23,9 +26,9 @@ export interface Rng {
 export function mixSeed(...parts: number[]): number {
   let h = 0x9e3779b9;
   for (const p of parts) {
-    h = Math.imul(h ^ (p | 0), 0x85ebca6b);
+    h = imul(h ^ (p | 0), 0x85ebca6b);
     h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
+    h = imul(h, 0xc2b2ae35);
     h ^= h >>> 16;
   }
   return h >>> 0;
@@ -40,15 +43,15 @@ export function createRng(seed: number): Rng {
   const next = (): number => {
     state = (state + 0x6d2b79f5) | 0;
     let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    t = imul(t ^ (t >>> 15), t | 1);
+    t ^= t + imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 
   return {
     next,
     uniform: (low, high) => low + (high - low) * next(),
-    int: (low, high) => low + Math.floor(next() * (high - low + 1)),
+    int: (low, high) => low + floor(next() * (high - low + 1)),
     normal: () => {
       if (spareNormal !== undefined) {
         const z = spareNormal;
@@ -56,10 +59,10 @@ export function createRng(seed: number): Rng {
         return z;
       }
       // 1 - next() lies in (0, 1], so the log is finite.
-      const r = Math.sqrt(-2 * Math.log(1 - next()));
-      const theta = 2 * Math.PI * next();
-      spareNormal = r * Math.sin(theta);
-      return r * Math.cos(theta);
+      const r = sqrt(-2 * log(1 - next()));
+      const theta = 2 * PI * next();
+      spareNormal = r * sin(theta);
+      return r * cos(theta);
     },
     weighted: (weights) => {
       let total = 0;

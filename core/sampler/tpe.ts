@@ -5,6 +5,11 @@ import type { ParamDef, ParamValue, Params, SearchSpace } from '../spec';
 import type { Rng } from './rng';
 import { checkParam, type Trial } from './space';
 
+// Bound once: a global lookup per call is slow inside jest's vm sandbox, and these run in the scoring loop.
+const { exp, log } = Math;
+const LOG_SQRT_2PI = 0.5 * log(2 * Math.PI);
+const SQRT1_2 = Math.SQRT1_2;
+
 /** Tuning of the TPE model; the defaults are Optuna's, except `multivariate`. */
 export interface TpeOptions {
   /** Candidates drawn from l(x); the one with the largest l(x)/g(x) is kept. @default 24 */
@@ -50,7 +55,7 @@ export function proposeTpe(space: SearchSpace, trials: readonly Trial[], rng: Rn
     const l = fitJoint(space, good, opts.priorWeight, bandwidth);
     const g = fitJoint(space, bad, opts.priorWeight, bandwidth);
     const x = argmaxRatio(opts.candidates, () => drawJoint(l, rng), (c) => logJoint(l, c) - logJoint(g, c));
-    return Object.fromEntries(names.map((n, d) => [n, fromInternal(space[n], x[d])]));
+    return Object.fromEntries(names.map((n, d) => [n, toParamValue(space[n], x[d])]));
   }
   const params: Params = {};
   for (const name of names) {
@@ -58,7 +63,7 @@ export function proposeTpe(space: SearchSpace, trials: readonly Trial[], rng: Rn
     const l = fitJoint({ [name]: def }, good, opts.priorWeight, 'neighbour');
     const g = fitJoint({ [name]: def }, bad, opts.priorWeight, 'neighbour');
     const x = argmaxRatio(opts.candidates, () => drawJoint(l, rng), (c) => logJoint(l, c) - logJoint(g, c));
-    params[name] = fromInternal(def, x[0]);
+    params[name] = toParamValue(def, x[0]);
   }
   return params;
 }
@@ -107,6 +112,8 @@ interface NumericColumn {
   high: number;
   mus: number[];
   sigmas: number[];
+  /** Per kernel, log σ + log √2π + log(mass inside the bounds): every candidate's score needs it. */
+  logNorms: number[];
 }
 /** A categorical knob: per kernel, a distribution over choice indices. */
 interface CategoricalColumn {
@@ -127,7 +134,7 @@ function ageWeights(n: number): number[] {
   return Array.from({ length: n }, (_, i) => (i < ramp ? 1 / n + ((1 - 1 / n) * i) / Math.max(1, ramp - 1) : 1));
 }
 
-const internal = (def: NumericDef, v: number): number => (def.log ? Math.log(v) : v);
+const internal = (def: NumericDef, v: number): number => (def.log ? log(v) : v);
 
 /**
  * A kernel per trial with a valid value for every knob of `space` (the space may have changed since others ran),
@@ -155,8 +162,11 @@ function fitJoint(space: SearchSpace, group: readonly Trial[], priorWeight: numb
     const half = def.type === 'int' ? 0.5 : 0;
     const [low, high] = [internal(def, def.low - half), internal(def, def.high + half)];
     const mus = obs.map((t) => internal(def, t.params[name] as number));
-    const sigmas = bandwidth === 'scott' ? scottSigmas(n, names.length, high - low) : neighbourSigmas(mus, low, high);
-    return { kind: 'numeric' as const, def, low, high, mus: [...mus, 0.5 * (low + high)], sigmas: [...sigmas, high - low] };
+    const obsSigmas = bandwidth === 'scott' ? scottSigmas(n, names.length, high - low) : neighbourSigmas(mus, low, high);
+    const allMus = [...mus, 0.5 * (low + high)];
+    const sigmas = [...obsSigmas, high - low];
+    const logNorms = allMus.map((mu, k) => log(sigmas[k]) + LOG_SQRT_2PI + log(normalMass((low - mu) / sigmas[k], (high - mu) / sigmas[k])));
+    return { kind: 'numeric' as const, def, low, high, mus: allMus, sigmas, logNorms };
   });
   return { weights: w.map((x) => x / total), logWeights: w.map((x) => Math.log(x / total)), columns };
 }
@@ -188,7 +198,7 @@ function clipSigma(sigma: number, n: number, range: number): number {
   return Math.min(range, Math.max(range / Math.min(100, n + 2), sigma));
 }
 
-/** A candidate on the internal scale: numbers already rounded and clamped to the knob's values, choices as indices. */
+/** A candidate: numeric knobs as legal values on their own scale (rounded, clamped), categoricals as choice indices. */
 function drawJoint(e: Estimator, rng: Rng): number[] {
   const k = rng.weighted(e.weights);
   return e.columns.map((c) => {
@@ -203,7 +213,7 @@ function toKnob(def: NumericDef, x: number): number {
   return Math.min(def.high, Math.max(def.low, def.type === 'int' ? Math.round(v) : v));
 }
 
-function fromInternal(def: ParamDef, x: number): ParamValue {
+function toParamValue(def: ParamDef, x: number): ParamValue {
   return def.type === 'categorical' ? def.choices[x] : x;
 }
 
@@ -217,12 +227,10 @@ function truncatedNormal(mu: number, sigma: number, low: number, high: number, r
   return Math.min(high, Math.max(low, mu));
 }
 
-const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
-
 function logJoint(e: Estimator, x: number[]): number {
   const terms = e.logWeights.map((lw, k) => {
     let s = lw;
-    e.columns.forEach((c, d) => (s += c.kind === 'categorical' ? Math.log(c.probs[k][x[d]]) : logKernel(c, k, x[d])));
+    e.columns.forEach((c, d) => (s += c.kind === 'categorical' ? log(c.probs[k][x[d]]) : logKernel(c, k, x[d])));
     return s;
   });
   return logSumExp(terms);
@@ -232,39 +240,39 @@ function logJoint(e: Estimator, x: number[]): number {
 function logKernel(c: NumericColumn, k: number, value: number): number {
   const mu = c.mus[k];
   const sigma = c.sigmas[k];
-  const logZ = Math.log(normalMass((c.low - mu) / sigma, (c.high - mu) / sigma));
   if (c.def.type === 'int') {
     const a = (internal(c.def, value - 0.5) - mu) / sigma;
     const b = (internal(c.def, value + 0.5) - mu) / sigma;
-    return Math.log(normalMass(a, b)) - logZ;
+    // The bin's mass is a density times σ√2π, so add those back from the shared normaliser.
+    return log(normalMass(a, b)) - c.logNorms[k] + log(sigma) + LOG_SQRT_2PI;
   }
   const z = (internal(c.def, value) - mu) / sigma;
-  return -0.5 * z * z - Math.log(sigma) - LOG_SQRT_2PI - logZ;
+  return -0.5 * z * z - c.logNorms[k];
 }
 
 /** P(a ≤ Z ≤ b) for a standard normal, computed from the nearer tail so narrow far-out bins keep their precision. */
 function normalMass(a: number, b: number): number {
-  if (a >= 0) return 0.5 * (erfc(a / Math.SQRT2) - erfc(b / Math.SQRT2));
-  if (b <= 0) return 0.5 * (erfc(-b / Math.SQRT2) - erfc(-a / Math.SQRT2));
-  return 1 - 0.5 * (erfc(-a / Math.SQRT2) + erfc(b / Math.SQRT2));
+  if (a >= 0) return 0.5 * (erfc(a * SQRT1_2) - erfc(b * SQRT1_2));
+  if (b <= 0) return 0.5 * (erfc(-b * SQRT1_2) - erfc(-a * SQRT1_2));
+  return 1 - 0.5 * (erfc(-a * SQRT1_2) + erfc(b * SQRT1_2));
 }
 
 /** Complementary error function, Chebyshev fit with relative error below 1.2e-7 everywhere (Numerical Recipes). */
 function erfc(x: number): number {
-  const z = Math.abs(x);
+  const z = x < 0 ? -x : x;
   const t = 1 / (1 + 0.5 * z);
   const poly =
     -1.26551223 +
     t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
-  const r = t * Math.exp(-z * z + poly);
+  const r = t * exp(-z * z + poly);
   return x >= 0 ? r : 2 - r;
 }
 
 function logSumExp(xs: number[]): number {
-  let max = -Infinity;
-  for (const x of xs) if (x > max) max = x;
-  if (max === -Infinity) return -Infinity;
+  let top = -Infinity;
+  for (const x of xs) if (x > top) top = x;
+  if (top === -Infinity) return -Infinity;
   let s = 0;
-  for (const x of xs) s += Math.exp(x - max);
-  return max + Math.log(s);
+  for (const x of xs) s += exp(x - top);
+  return top + log(s);
 }

@@ -1,9 +1,10 @@
-// Keeps a library from taking over the stop signals of `flywheel up`. embedded-postgres registers
+// Keeps a library from taking over the process lifecycle of `flywheel up`. embedded-postgres registers
 // async-exit-hook on first import, which on SIGINT/SIGTERM stops PostgreSQL and calls process.exit() at once —
-// before the workers have drained. Its `exit` hook stays: it still stops PostgreSQL if the process dies early.
-const STOP_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit'] as const;
+// before the workers have drained — and whose `exit` hook throws "done is not a function" at every exit.
+// The stack installs its own exit safety net instead (stack.ts).
+const STOP_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
 
-/** Runs `fn`, then removes the listeners it added for the stop signals (and `beforeExit`). */
+/** Runs `fn`, then removes the listeners it added for process lifecycle events. */
 export async function withoutForeignSignalHandlers<T>(fn: () => Promise<T>): Promise<T> {
   const before = new Map(STOP_EVENTS.map((ev) => [ev, new Set(process.listeners(ev as NodeJS.Signals))]));
   try {

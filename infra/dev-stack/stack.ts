@@ -48,18 +48,29 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
   if (running) throw new StackAlreadyRunningError(`flywheel up is already running on ${config.home} (pid ${running.pid})`);
   for (const s of await reapStaleStack(config.home)) emit({ kind: 'warning', message: `stopped ${s} left by a killed flywheel up` });
 
-  const cleanups: Array<() => Promise<void>> = [];
+  // Stopped in reverse: the workers first (they drain against live servers), then Temporal and PostgreSQL together.
+  const servers: Array<() => Promise<void>> = [];
+  let stopWorkers: (() => Promise<void>) | undefined;
   let stopping = false;
+  const warn = (e: Error): void => emit({ kind: 'warning', message: e.message });
+  let safetyNet = (): void => undefined;
   const stopAll = async (): Promise<void> => {
     stopping = true;
-    for (const c of cleanups.splice(0).reverse()) await c().catch((e: Error) => emit({ kind: 'warning', message: e.message }));
+    process.off('exit', safetyNet);
+    await stopWorkers?.().catch(warn);
+    removeStackState(config.home);
+    await Promise.all(servers.splice(0).map((stop) => stop().catch(warn)));
   };
   try {
-    // Temporal and PostgreSQL do not depend on each other: start them together.
-    const [temporal, db] = await Promise.all([
-      startTemporal(config, emit).then((t) => (cleanups.push(t.stop), t)),
-      startStackDatabase({ home: config.home, databaseUrl: config.databaseUrl, pgPort: config.pgPort }).then((d) => (cleanups.push(d.stop), d)),
+    // Temporal and PostgreSQL do not depend on each other: start them together; if one fails, stop the other.
+    const [t, d] = await Promise.allSettled([
+      startTemporal(config, emit),
+      startStackDatabase({ home: config.home, databaseUrl: config.databaseUrl, pgPort: config.pgPort }),
     ]);
+    for (const r of [t, d]) if (r.status === 'fulfilled') servers.push(r.value.stop);
+    if (t.status === 'rejected') throw t.reason;
+    if (d.status === 'rejected') throw d.reason;
+    const [temporal, db] = [t.value, d.value];
     emit({ kind: 'postgres-ready', redactedUrl: redactUrl(db.url), external: !db.embedded, migrationsApplied: db.migrations.applied, pid: db.pid });
     const names = await ensureSearchAttributes(temporal.connection, config.namespace, ALL_SEARCH_ATTRIBUTES).catch((e: Error) => {
       emit({ kind: 'warning', message: `could not check search attributes: ${e.message}` });
@@ -79,6 +90,8 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
       taskQueuePrefix: config.taskQueuePrefix,
       workers: {},
     };
+    safetyNet = () => signalAllNow(state);
+    process.on('exit', safetyNet);
     const env = workerEnv(config, temporal.address, db.url);
     const supervisors = families.map(
       (family) =>
@@ -98,8 +111,7 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
           },
         }),
     );
-    cleanups.push(async () => void (await Promise.all(supervisors.map((s) => s.stop()))));
-    cleanups.push(async () => removeStackState(config.home));
+    stopWorkers = async () => void (await Promise.all(supervisors.map((s) => s.stop())));
     writeStackState(state);
     await Promise.all(supervisors.map((s) => s.start()));
     emit({ kind: 'stack-up', uiUrl: temporal.uiUrl, namespace: config.namespace, taskQueues: families.map((f) => taskQueues[f]) });
@@ -188,4 +200,21 @@ function watchForFailure(temporal: StackTemporal, db: StackDatabase, stopping: (
       timer.unref();
     }
   });
+}
+
+/**
+ * The `exit` safety net: if `flywheel up` dies without stop() (an uncaught error, process.exit elsewhere), it still
+ * signals every child synchronously so none outlives it. SIGINT is PostgreSQL's fast shutdown.
+ */
+function signalAllNow(state: StackState): void {
+  const send = (pid: number | undefined, sig: NodeJS.Signals): void => {
+    try {
+      if (pid) process.kill(pid, sig);
+    } catch {
+      /* already gone */
+    }
+  };
+  for (const w of Object.values(state.workers)) send(w?.pid, 'SIGTERM');
+  send(state.temporal.pid && -state.temporal.pid, 'SIGTERM');
+  send(state.postgres.pid, 'SIGINT');
 }

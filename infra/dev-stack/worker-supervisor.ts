@@ -7,19 +7,26 @@ import type { QueueFamily } from '../../core/queues';
 import type { StackEvent } from './events';
 import { openLogFile, stopProcess, tailFile } from './processes';
 
-/** The IPC message a worker sends once it polls its task queue (see workers/main.ts). */
+/** The IPC message a worker sends once it polls its task queue (see cli/commands/worker.ts). */
 export interface WorkerReadyMessage {
   type: 'flywheel-worker-ready';
   taskQueue: string;
 }
+
+/** Sent to a preloaded worker once the servers are up: the environment it resolves its config from. */
+export interface WorkerStartMessage {
+  type: 'flywheel-worker-start';
+  env: NodeJS.ProcessEnv;
+}
+
+/** Set in a preloaded worker's environment: load code, then wait for a WorkerStartMessage. */
+export const AWAIT_START_ENV = 'FLYWHEEL_WORKER_AWAIT_START';
 
 export interface WorkerSupervisorOptions {
   family: QueueFamily;
   taskQueue: string;
   /** FLYWHEEL_HOME: the worker's log goes to `<home>/logs/worker-<family>.log`. */
   home: string;
-  /** The child's whole environment (DATABASE_URL, TEMPORAL_ADDRESS, ...). */
-  env: NodeJS.ProcessEnv;
   /** argv of the worker process. @default [node, bin/flywheel.js, "worker", "--queue", family] */
   command?: string[];
   /** A start that has not reported ready by then is killed (and, once up, retried). @default 90000 */
@@ -30,27 +37,32 @@ export interface WorkerSupervisorOptions {
   maxBackoffMs?: number;
   /** A worker that stayed up this long restarts with the first delay again. @default 30000 */
   stableAfterMs?: number;
+  /** @default ignore */
   onEvent?: (e: StackEvent) => void;
 }
 
 const FLYWHEEL_BIN = path.resolve(__dirname, '../../bin/flywheel.js');
 
 export class WorkerSupervisor {
+  private readonly opts: Required<WorkerSupervisorOptions>;
   private child: ChildProcess | undefined;
+  private preloaded: Promise<number> | undefined;
+  private env: NodeJS.ProcessEnv = process.env;
   private restarts = 0;
   private delay: number;
   private stopping = false;
   private timer: NodeJS.Timeout | undefined;
-  private readonly opts: Required<Omit<WorkerSupervisorOptions, 'onEvent'>> & Pick<WorkerSupervisorOptions, 'onEvent'>;
 
   constructor(opts: WorkerSupervisorOptions) {
+    // `??` rather than a spread: an option passed as undefined still gets its default.
     this.opts = {
-      command: [process.execPath, FLYWHEEL_BIN, 'worker', '--queue', opts.family],
-      readyTimeoutMs: 90_000,
-      backoffMs: 500,
-      maxBackoffMs: 10_000,
-      stableAfterMs: 30_000,
       ...opts,
+      command: opts.command ?? [process.execPath, FLYWHEEL_BIN, 'worker', '--queue', opts.family],
+      readyTimeoutMs: opts.readyTimeoutMs ?? 90_000,
+      backoffMs: opts.backoffMs ?? 500,
+      maxBackoffMs: opts.maxBackoffMs ?? 10_000,
+      stableAfterMs: opts.stableAfterMs ?? 30_000,
+      onEvent: opts.onEvent ?? (() => undefined),
     };
     this.delay = this.opts.backoffMs;
   }
@@ -60,12 +72,29 @@ export class WorkerSupervisor {
     return this.child?.pid;
   }
 
-  /** Starts the worker; resolves when it polls its queue, rejects if it dies or times out first. */
-  start(): Promise<number> {
-    return this.spawnOnce().then((pid) => {
-      this.opts.onEvent?.({ kind: 'worker-ready', family: this.opts.family, taskQueue: this.opts.taskQueue, pid, restart: 0 });
-      return pid;
-    });
+  /**
+   * Spawns the worker before its servers exist, so it loads its code and builds its workflow bundle (seconds
+   * each) while Temporal and PostgreSQL start; start() then hands it their addresses.
+   */
+  preload(env: NodeJS.ProcessEnv): void {
+    this.preloaded = this.spawnOnce({ ...env, [AWAIT_START_ENV]: '1' });
+    this.preloaded.catch(() => undefined); // surfaced by start()
+  }
+
+  /** Starts (or releases the preloaded) worker with `env`; resolves with its pid once it polls its queue. */
+  async start(env: NodeJS.ProcessEnv): Promise<number> {
+    this.env = env;
+    let ready: Promise<number>;
+    if (this.preloaded) {
+      ready = this.preloaded;
+      const start: WorkerStartMessage = { type: 'flywheel-worker-start', env };
+      if (this.child?.connected) this.child.send(start);
+    } else {
+      ready = this.spawnOnce(env);
+    }
+    const pid = await ready;
+    this.opts.onEvent({ kind: 'worker-ready', family: this.opts.family, taskQueue: this.opts.taskQueue, pid, restart: 0 });
+    return pid;
   }
 
   /** Stops the worker (SIGTERM: it drains, then exits) and cancels any pending restart. */
@@ -76,12 +105,12 @@ export class WorkerSupervisor {
     if (pid && this.child?.exitCode === null && this.child.signalCode === null) await stopProcess(pid, { graceMs: 20_000 });
   }
 
-  private spawnOnce(): Promise<number> {
+  private spawnOnce(env: NodeJS.ProcessEnv): Promise<number> {
     const log = openLogFile(this.opts.home, `worker-${this.opts.family}`);
     fs.writeSync(log.fd, `--- ${new Date().toISOString()} starting worker ${this.opts.family}\n`);
     const [cmd, ...args] = this.opts.command;
     // detached: its own process group, so a terminal's Ctrl-C reaches `flywheel up` alone, which stops workers first.
-    const child = spawn(cmd, args, { stdio: ['ignore', log.fd, log.fd, 'ipc'], env: this.opts.env, detached: true });
+    const child = spawn(cmd, args, { stdio: ['ignore', log.fd, log.fd, 'ipc'], env, detached: true });
     fs.closeSync(log.fd);
     this.child = child;
     const startedAt = Date.now();
@@ -98,9 +127,8 @@ export class WorkerSupervisor {
       child.once('exit', (code, signal) => {
         clearTimeout(readyTimer);
         const how = signal ?? `code ${code}`;
-        if (!ready) {
-          reject(new Error(`worker ${this.opts.family} exited before it was ready (${how}); log ${log.path}:\n${tailFile(log.path)}`));
-        }
+        if (!ready) reject(new Error(`worker ${this.opts.family} exited before it was ready (${how}); log ${log.path}:\n${tailFile(log.path)}`));
+        // A worker that never got ready at start-up fails the stack instead; after that, every death restarts.
         if (!this.stopping && (ready || this.restarts > 0)) this.scheduleRestart(child.pid!, how, Date.now() - startedAt);
       });
     });
@@ -110,15 +138,14 @@ export class WorkerSupervisor {
     if (livedMs > this.opts.stableAfterMs) this.delay = this.opts.backoffMs;
     const wait = this.delay;
     this.delay = Math.min(this.delay * 2, this.opts.maxBackoffMs);
-    this.opts.onEvent?.({ kind: 'worker-exited', family: this.opts.family, pid, how, restartInMs: wait });
+    this.opts.onEvent({ kind: 'worker-exited', family: this.opts.family, pid, how, restartInMs: wait });
     this.timer = setTimeout(() => {
       if (this.stopping) return;
-      this.restarts += 1;
-      const restart = this.restarts;
-      this.spawnOnce().then(
-        (newPid) => this.opts.onEvent?.({ kind: 'worker-ready', family: this.opts.family, taskQueue: this.opts.taskQueue, pid: newPid, restart }),
+      const restart = ++this.restarts;
+      this.spawnOnce(this.env).then(
+        (newPid) => this.opts.onEvent({ kind: 'worker-ready', family: this.opts.family, taskQueue: this.opts.taskQueue, pid: newPid, restart }),
         // A failed restart schedules the next one from its own exit handler.
-        (e: Error) => this.opts.onEvent?.({ kind: 'warning', message: e.message.split('\n')[0] }),
+        (e: Error) => this.opts.onEvent({ kind: 'warning', message: e.message.split('\n')[0] }),
       );
     }, wait);
   }

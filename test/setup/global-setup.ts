@@ -12,6 +12,7 @@ import { freePort } from '../helpers/ports';
 
 export default async function globalSetup(): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-test-'));
+  fs.chmodSync(scratch, 0o755); // the embedded PostgreSQL runs as the `postgres` user when we are root
   const g = globalThis as Record<string, unknown>;
   g.__flywheelScratch = scratch;
 

@@ -1,0 +1,59 @@
+// Steering a running inner loop: pause, resume, stop (signals), budget and approve (updates, validated by
+// the workflow, so a wrong value is refused with its reason and changes nothing).
+import type { Command } from 'commander';
+import { approveProposalUpdate, pauseSignal, resumeSignal, setBudgetUpdate, stopSignal } from '../../workflows/inner-loop-api';
+import { latestInnerLoop } from '../campaign-loops';
+import { UsageError } from '../errors';
+import { withSession, type Session } from '../session';
+
+async function loopOf(s: Session, campaignId: string) {
+  const h = await latestInnerLoop(s.client, campaignId);
+  if (!h) throw new UsageError(`no inner loop found for campaign "${campaignId}"`);
+  return h;
+}
+
+export function registerControl(program: Command): void {
+  const signals = { pause: pauseSignal, resume: resumeSignal, stop: stopSignal } as const;
+  const help = { pause: 'start no new experiment until resumed', resume: 'continue a paused loop', stop: 'finish running experiments, then select the winner' };
+  for (const name of ['pause', 'resume', 'stop'] as const) {
+    program
+      .command(name)
+      .description(`${help[name]} (signals the latest inner loop)`)
+      .argument('<campaign>')
+      .addHelpText('after', `\nExample:\n  $ flywheel ${name} builtin-demo\n`)
+      .action(async (campaignId: string) =>
+        withSession(async (s) => {
+          const h = await loopOf(s, campaignId);
+          await h.signal(signals[name]);
+          console.log(`${name} sent to ${h.workflowId}`);
+        }),
+      );
+  }
+  program
+    .command('budget')
+    .description("change a running loop's budget")
+    .argument('<campaign>')
+    .option('--experiments <n>', 'total experiments', (v) => Number(v))
+    .option('--parallelism <n>', 'experiments at once', (v) => Number(v))
+    .addHelpText('after', '\nExample:\n  $ flywheel budget builtin-demo --experiments 20 --parallelism 3\n')
+    .action(async (campaignId: string, opts: { experiments?: number; parallelism?: number }) =>
+      withSession(async (s) => {
+        const h = await loopOf(s, campaignId);
+        const r = await h.executeUpdate(setBudgetUpdate, { args: [opts] });
+        console.log(`budget of ${h.workflowId}: ${r.experiments} experiments, ${r.parallelism} at once`);
+      }),
+    );
+  program
+    .command('approve')
+    .description('approve (or --reject) a proposal awaiting approval')
+    .argument('<campaign>')
+    .argument('<experimentId>')
+    .option('--reject', 'reject instead')
+    .addHelpText('after', '\nExample:\n  $ flywheel approve builtin-demo builtin-demo/inner/20261202-150000/e3\n')
+    .action(async (campaignId: string, experimentId: string, opts: { reject?: boolean }) =>
+      withSession(async (s) => {
+        const h = await loopOf(s, campaignId);
+        console.log(await h.executeUpdate(approveProposalUpdate, { args: [{ experimentId, approve: !opts.reject }] }));
+      }),
+    );
+}

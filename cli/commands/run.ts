@@ -1,0 +1,28 @@
+// `flywheel run spec.yaml`: validates the spec (nothing is written when it is invalid), starts the campaign's
+// inner loop and shows live progress. Ctrl-C detaches; the workflow keeps running.
+import type { Command } from 'commander';
+import { startInnerLoop } from '../campaign-loops';
+import { followLoop } from '../follow-loop';
+import { uiLink, withSession } from '../session';
+import { loadSpecFile } from '../spec-file';
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description("start a campaign's inner loop and follow it (Ctrl-C detaches; the loop keeps running)")
+    .argument('<spec>', 'the campaign spec (YAML or JSON)')
+    .option('--id <workflowId>', 'workflow id (default: <campaign>/inner/<timestamp>)')
+    .option('--detach', 'start it and return at once')
+    .option('--json', 'print the result as JSON (progress goes to stderr)')
+    .addHelpText('after', '\nExample:\n  $ flywheel run infra/campaigns/builtin-demo.yaml\n')
+    .action(async (file: string, opts: { id?: string; detach?: boolean; json?: boolean }) => {
+      const spec = loadSpecFile(file);
+      await withSession(async (s) => {
+        const handle = await startInnerLoop(s.client, s.endpoints, spec, spec, opts.id);
+        const link = uiLink(s.endpoints, handle.workflowId);
+        console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
+        if (opts.detach) return;
+        await followLoop(s, handle, spec.name, spec.selection.metric, !!opts.json);
+      });
+    });
+}

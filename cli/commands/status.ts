@@ -1,0 +1,42 @@
+// `flywheel status CAMPAIGN`: reattaches to the campaign's latest inner loop (or prints how it ended).
+import type { Command } from 'commander';
+import { latestInnerLoop } from '../campaign-loops';
+import { UsageError } from '../errors';
+import { followLoop } from '../follow-loop';
+import { snapshot } from '../loop-progress';
+import { formatResult } from '../print-result';
+import { renderSnapshot } from '../progress-view';
+import { uiLink, withSession } from '../session';
+import { loadCampaignSpec } from '../../activities/campaign/load-campaign';
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description("show a campaign's latest inner loop: follow it while it runs, or print its result")
+    .argument('<campaign>', 'campaign id (the spec name)')
+    .option('--once', 'print one snapshot instead of following')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', '\nExample:\n  $ flywheel status builtin-demo --once\n')
+    .action(async (campaignId: string, opts: { once?: boolean; json?: boolean }) => {
+      await withSession(async (s) => {
+        const handle = await latestInnerLoop(s.client, campaignId);
+        if (!handle) throw new UsageError(`no inner loop found for campaign "${campaignId}"`);
+        const spec = await loadCampaignSpec(s.db, campaignId);
+        const desc = await handle.describe();
+        const link = uiLink(s.endpoints, handle.workflowId);
+        if (desc.status.name !== 'RUNNING') {
+          const result = desc.status.name === 'COMPLETED' ? await handle.result() : undefined;
+          if (opts.json) console.log(JSON.stringify({ workflowId: handle.workflowId, status: desc.status.name, result }, null, 2));
+          else console.log(`${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${result ? '\n' + formatResult(result) : ''}`);
+          return;
+        }
+        if (opts.once) {
+          const snap = await snapshot(handle, s.db);
+          console.log(opts.json ? JSON.stringify({ workflowId: handle.workflowId, ...snap }, null, 2) : renderSnapshot(snap, spec.selection.metric));
+          return;
+        }
+        console.error(`following ${handle.workflowId}${link ? `  (${link})` : ''}`);
+        await followLoop(s, handle, campaignId, spec.selection.metric, !!opts.json);
+      });
+    });
+}

@@ -1,0 +1,39 @@
+// `flywheel up`: the whole local stack in the foreground — Temporal, PostgreSQL, one worker per queue family —
+// until Ctrl-C, which stops everything it started.
+import type { Command } from 'commander';
+import { resolveConfig } from '../../core/config';
+import { EXIT_FAILURE } from '../errors';
+
+export function registerUp(program: Command): void {
+  program
+    .command('up')
+    .description('start Temporal, PostgreSQL and the workers, and keep them running until Ctrl-C')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ flywheel up                                   # dev server + embedded PostgreSQL under ./.flywheel
+  $ TEMPORAL_ADDRESS=temporal:7233 DATABASE_URL=postgres://u:p@db/flywheel flywheel up
+
+Environment: FLYWHEEL_HOME, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS*, TEMPORAL_API_KEY,
+DATABASE_URL, FLYWHEEL_TEMPORAL_PORT, FLYWHEEL_TEMPORAL_UI_PORT, FLYWHEEL_PG_PORT.
+Logs of each component are in $FLYWHEEL_HOME/logs/.
+`,
+    )
+    .action(async () => {
+      // Loaded here, not at the top: the Temporal SDK takes a second to load and other commands do not need it.
+      const { startStack } = require('../../infra/dev-stack/stack') as typeof import('../../infra/dev-stack/stack');
+      const { formatStackEvent } = require('../../infra/dev-stack/events') as typeof import('../../infra/dev-stack/events');
+      const config = resolveConfig(process.env, process.cwd());
+      console.log(`flywheel up  home ${config.home}`);
+      // Listen before starting: a Ctrl-C during start-up stops the stack as soon as it is up.
+      const signalled = new Promise<NodeJS.Signals>((resolve) => {
+        for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, () => resolve(s));
+      });
+      const stack = await startStack(config, { onEvent: (e) => console.log(formatStackEvent(e)) });
+      const outcome = await Promise.race([signalled.then((s) => ({ signal: s })), stack.failed.then((error) => ({ error }))]);
+      if ('error' in outcome) console.error(`flywheel: ${outcome.error.message}`);
+      await stack.stop();
+      if ('error' in outcome) process.exitCode = EXIT_FAILURE;
+    });
+}

@@ -1,0 +1,36 @@
+// How the `flywheel` command fails: exit codes that mean something, and one clear line instead of a stack
+// trace (the full stack only with FLYWHEEL_DEBUG=1).
+import { CommanderError } from 'commander';
+import { InvalidSpecError } from '../core/spec';
+
+export const EXIT_OK = 0;
+/** Something went wrong at run time: a server did not start, a connection failed. */
+export const EXIT_FAILURE = 1;
+/** The input was wrong: unknown option, bad spec, unreadable spec file. */
+export const EXIT_USAGE = 2;
+
+/** Bad input the user can fix (exit code 2). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Error classes (by name, so classes from lazily loaded modules count too) that mean bad input. */
+const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError']);
+
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+  if (err instanceof InvalidSpecError || (err instanceof Error && USAGE_ERRORS.has(err.name))) return EXIT_USAGE;
+  return EXIT_FAILURE;
+}
+
+/** Prints the error for a person: its message (multi-line messages keep their lines), or the stack when debugging. */
+export function reportError(err: unknown): void {
+  // Commander has already printed its own message.
+  if (err instanceof CommanderError) return;
+  if (process.env.FLYWHEEL_DEBUG === '1') {
+    console.error(err);
+    return;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`flywheel: ${message}`);
+}

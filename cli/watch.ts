@@ -1,0 +1,51 @@
+// Follows an inner loop until it ends, redrawing its progress; Ctrl-C detaches (the workflow keeps running).
+import type { WorkflowHandle } from '@temporalio/client';
+import type { Db } from '../db/client';
+import type { InnerLoopResult } from '../workflows/inner-loop-api';
+import { snapshot } from './loop-progress';
+import { renderSnapshot } from './progress-view';
+
+export type WatchOutcome = { kind: 'done'; result: InnerLoopResult } | { kind: 'detached' };
+
+export interface WatchOptions {
+  metric: string;
+  /** Redraw interval. @default 1000 */
+  intervalMs?: number;
+  out?: NodeJS.WriteStream;
+}
+
+export async function watchLoop(handle: WorkflowHandle, db: Db, opts: WatchOptions): Promise<WatchOutcome> {
+  const out = opts.out ?? process.stdout;
+  const tty = out.isTTY === true;
+  let drawn = 0;
+  let lastText = '';
+  let detach!: () => void;
+  const detached = new Promise<WatchOutcome>((resolve) => (detach = () => resolve({ kind: 'detached' })));
+  const onSigint = () => detach();
+  process.once('SIGINT', onSigint);
+  const result = handle.result().then((r: InnerLoopResult): WatchOutcome => ({ kind: 'done', result: r }));
+  let timer: NodeJS.Timeout | undefined;
+  const draw = async () => {
+    try {
+      const text = renderSnapshot(await snapshot(handle, db), opts.metric);
+      if (tty) {
+        if (drawn) out.write(`\x1b[${drawn}A\x1b[J`);
+        out.write(text + '\n');
+        drawn = text.split('\n').length;
+      } else if (text.split('\n')[0] !== lastText.split('\n')[0]) {
+        out.write(text + '\n');
+      }
+      lastText = text;
+    } catch {
+      /* a query can fail while the workflow continues as new or closes; the next tick retries */
+    }
+    timer = setTimeout(() => void draw(), opts.intervalMs ?? 1000);
+  };
+  await draw();
+  try {
+    return await Promise.race([result, detached]);
+  } finally {
+    clearTimeout(timer);
+    process.removeListener('SIGINT', onSigint);
+  }
+}

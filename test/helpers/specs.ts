@@ -1,0 +1,47 @@
+// Campaign specs for tests: the built-in task with a small, fast search space, and ids unique per test.
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { CampaignSpecInput } from '../../core/spec';
+
+export function uniqueName(label: string): string {
+  return `${label}-${crypto.randomBytes(3).toString('hex')}`;
+}
+
+/** The built-in task with short runs: each trains in a second or two on this machine. */
+export function fastBuiltinSpec(name: string, over: Partial<CampaignSpecInput> & { innerLoop?: Record<string, unknown> } = {}): CampaignSpecInput {
+  const { innerLoop, ...rest } = over;
+  return {
+    name,
+    task: { kind: 'builtin-code', completionItems: 60, lossItems: 20 },
+    trainer: { command: 'builtin', fixed: { logEvery: 20 } },
+    searchSpace: {
+      lr: { type: 'float', low: 0.0003, high: 0.03, log: true },
+      hidden: { type: 'int', low: 16, high: 64, log: true },
+      context: { type: 'int', low: 3, high: 8 },
+      steps: { type: 'int', low: 150, high: 300 },
+    },
+    innerLoop: {
+      budget: { experiments: 4, parallelism: 2 },
+      batchSize: 2,
+      startupTrials: 2,
+      pruning: { rule: 'none' },
+      ...innerLoop,
+    },
+    ...rest,
+  } as CampaignSpecInput;
+}
+
+const FIXTURE_TRAINER = path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js');
+
+/** A campaign on the fixture trainer: `params` fixes every knob (a one-point search space per knob). */
+export function fixtureSpec(name: string, params: Record<string, number | boolean>, innerLoop: Record<string, unknown> = {}): CampaignSpecInput {
+  const searchSpace = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, { type: 'categorical', choices: [v] }]));
+  return {
+    name,
+    task: { kind: 'builtin-code', completionItems: 10, lossItems: 5 },
+    trainer: { command: [process.execPath, FIXTURE_TRAINER] },
+    searchSpace,
+    selection: { metric: 'exact_match', mode: 'max' },
+    innerLoop: { budget: { experiments: 1, parallelism: 1 }, batchSize: 1, startupTrials: 0, pruning: { rule: 'none' }, ...innerLoop },
+  } as CampaignSpecInput;
+}

@@ -1,0 +1,139 @@
+// Training under faults: a trainer that crashes, a campaign cancelled mid-run, and the training worker
+// killed with SIGKILL mid-experiment (it must reattach: one trainer process, no duplicated metric points).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client, Connection } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
+import { eq, like, sql } from 'drizzle-orm';
+import type { DbHandle } from '../../db/client';
+import { experiments, metricPoints, trainingRuns } from '../../db/schema';
+import { groupMembers } from '../../backends/local/process-liveness';
+import { freshDatabase, scratchDir, temporalAddress, temporalClient } from '../helpers/env';
+import { fixtureSpec, uniqueName } from '../helpers/specs';
+import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+
+const REPO = path.join(__dirname, '..', '..');
+let dbUrl: string;
+let db: DbHandle;
+let client: Client;
+let connection: Connection;
+const home = scratchDir('faults');
+
+beforeAll(async () => {
+  ({ url: dbUrl, handle: db } = await freshDatabase('faults'));
+  ({ client, connection } = await temporalClient());
+});
+afterAll(async () => {
+  await connection?.close();
+  await db?.close();
+});
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const runsOf = (experimentId: string) => db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, experimentId));
+
+test('a trainer that crashes is a failed run with its stderr, relaunched per the spec', async () => {
+  const prefix = uniqueName('t-crash');
+  const workers = await startTestWorkers({ prefix, db: db.db, home });
+  try {
+    const id = uniqueName('crash');
+    const wf = `${id}/inner/1`;
+    const h = await client.workflow.start('innerLoop', {
+      taskQueue: `${prefix}-orchestration`,
+      workflowId: wf,
+      args: [{ campaignId: id, spec: fixtureSpec(id, { crash: true }, { maxTrainingAttempts: 2 }) }],
+    });
+    const result = await h.result();
+    expect(result.best).toBeUndefined();
+    const [exp] = await db.db.select().from(experiments).where(eq(experiments.id, `${wf}/e0`));
+    expect(exp.status).toBe('failed');
+    expect(exp.error).toMatch(/exited with code 3/);
+    const runs = await runsOf(`${wf}/e0`);
+    expect(runs.map((r) => r.attempt).sort()).toEqual([1, 2]);
+    for (const r of runs) {
+      expect(r.status).toBe('failed');
+      expect(r.exitCode).toBe(3);
+      expect(r.stderrTail).toContain('exploding on purpose');
+    }
+  } finally {
+    await workers.stop();
+  }
+});
+
+test('a cancelled campaign leaves no trainer process running', async () => {
+  const prefix = uniqueName('t-cancel');
+  const workers = await startTestWorkers({ prefix, db: db.db, home });
+  try {
+    const id = uniqueName('cancel');
+    const wf = `${id}/inner/1`;
+    const h = await client.workflow.start('innerLoop', {
+      taskQueue: `${prefix}-orchestration`,
+      workflowId: wf,
+      args: [{ campaignId: id, spec: fixtureSpec(id, { steps: 600, sleepMs: 60_000 }) }],
+    });
+    const run = await until('the trainer to start', async () => (await runsOf(`${wf}/e0`))[0]);
+    const pid = Number((run.handle as { ref: string }).ref);
+    await until('metric points', async () => ((await db.db.select().from(metricPoints).where(eq(metricPoints.runId, run.id))).length > 0 ? true : undefined));
+    expect(groupMembers(pid).length).toBeGreaterThan(0);
+    await h.cancel();
+    await expect(h.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    expect(groupMembers(pid)).toEqual([]);
+    const [after] = await runsOf(`${wf}/e0`);
+    expect(after.status).toBe('cancelled');
+  } finally {
+    await workers.stop();
+  }
+});
+
+test('SIGKILL of the training worker mid-experiment: it reattaches, one trainer launched, no duplicate points', async () => {
+  const prefix = uniqueName('t-kill');
+  // Orchestration and eval run here; training runs in a worker process we can kill.
+  const workers = await startTestWorkers({ prefix, db: db.db, home, families: ['orchestration', 'eval'] });
+  const env = { ...process.env, DATABASE_URL: dbUrl, TEMPORAL_ADDRESS: temporalAddress(), FLYWHEEL_HOME: home, FLYWHEEL_TASK_QUEUE_PREFIX: prefix };
+  const startWorker = (): ChildProcess =>
+    spawn(process.execPath, [path.join(REPO, 'bin', 'flywheel.js'), 'worker', '--queue', 'training'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  let worker = startWorker();
+  try {
+    const id = uniqueName('kill');
+    const wf = `${id}/inner/1`;
+    const h = await client.workflow.start('innerLoop', {
+      taskQueue: `${prefix}-orchestration`,
+      workflowId: wf,
+      args: [{ campaignId: id, spec: fixtureSpec(id, { steps: 80, sleepMs: 8_000 }) }],
+    });
+    const run = await until('the trainer to start', async () => (await runsOf(`${wf}/e0`))[0]);
+    await until('streamed metric points', async () => ((await db.db.select().from(metricPoints).where(eq(metricPoints.runId, run.id))).length > 0 ? true : undefined));
+    worker.kill('SIGKILL');
+    await new Promise((r) => worker.once('exit', r));
+    worker = startWorker();
+    const result = await h.result();
+    expect(result.best?.experimentId).toBe(`${wf}/e0`);
+
+    const runs = await runsOf(`${wf}/e0`);
+    expect(runs).toHaveLength(1);
+    const launches = fs.readFileSync(path.join(runs[0].runDir, 'launches.log'), 'utf8').trim().split('\n');
+    expect(launches).toHaveLength(1);
+    const lines = fs.readFileSync(path.join(runs[0].runDir, 'metrics.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(80);
+    const [{ n, distinct }] = await db.db
+      .select({ n: sql<number>`count(*)::int`, distinct: sql<number>`count(distinct step)::int` })
+      .from(metricPoints)
+      .where(eq(metricPoints.runId, runs[0].id));
+    expect(n).toBe(80);
+    expect(distinct).toBe(80);
+    const all = await db.db.select().from(trainingRuns).where(like(trainingRuns.experimentId, `${wf}/%`));
+    expect(all.every((r) => r.launches === 1)).toBe(true);
+  } finally {
+    worker.kill('SIGKILL');
+    await workers.stop();
+  }
+});

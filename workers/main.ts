@@ -1,0 +1,61 @@
+// One worker process: connect to Temporal and PostgreSQL, serve one queue family until SIGINT/SIGTERM (or until
+// the supervising `flywheel up` goes away), then drain and close everything.
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import type { FlywheelConfig } from '../core/config';
+import { taskQueue, type QueueFamily } from '../core/queues';
+import { openDb } from '../db/client';
+import { temporalConnectionOptions } from '../infra/temporal-connection';
+import { createWorker, workerIdentity } from './create-worker';
+
+export class DatabaseUrlMissingError extends Error {
+  override readonly name = 'DatabaseUrlMissingError';
+}
+
+export interface RunWorkerOptions {
+  family: QueueFamily;
+  /** Must carry temporalAddress and databaseUrl (the CLI fills them from a running stack when unset). */
+  config: FlywheelConfig;
+  /** A prebuilt workflow bundle for the orchestration family. @default the cached bundle */
+  workflowBundlePath?: string;
+  /** Called once the worker polls its queue. @default nothing */
+  onReady?: (info: { taskQueue: string; identity: string }) => void;
+  /** @default ["SIGINT", "SIGTERM"] */
+  stopSignals?: NodeJS.Signals[];
+}
+
+export async function runWorker(opts: RunWorkerOptions): Promise<void> {
+  const { family, config } = opts;
+  if (!config.databaseUrl) throw new DatabaseUrlMissingError('DATABASE_URL is not set and no `flywheel up` stack is running under ' + config.home);
+  installRuntime();
+  const db = openDb(config.databaseUrl);
+  let connection: NativeConnection | undefined;
+  const signals = opts.stopSignals ?? ['SIGINT', 'SIGTERM'];
+  let stop = (): void => undefined;
+  try {
+    connection = await NativeConnection.connect(temporalConnectionOptions(config));
+    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home }, workflowBundlePath: opts.workflowBundlePath });
+    stop = () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    };
+    for (const s of signals) process.on(s, stop);
+    // Under `flywheel up` the IPC channel closes when the supervisor dies: drain rather than linger as an orphan.
+    if (process.connected) process.on('disconnect', stop);
+    const running = worker.run();
+    opts.onReady?.({ taskQueue: taskQueue(family, config.taskQueuePrefix), identity: workerIdentity(family) });
+    await running;
+  } finally {
+    for (const s of signals) process.off(s, stop);
+    process.off('disconnect', stop);
+    await connection?.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+  }
+}
+
+/** The SDK's runtime would call shutdown() itself on SIGINT/SIGTERM; we own the signals so shutdown happens once, here. */
+function installRuntime(): void {
+  try {
+    Runtime.install({ shutdownSignals: [] });
+  } catch {
+    /* already installed by the embedding process: keep its runtime */
+  }
+}
