@@ -41,7 +41,7 @@ function settingsFromArgs(argv: string[]): BenchSettings {
     trials,
     budgets: [8, 16, 32].filter((b) => b <= trials),
     steps: num('--steps', quick ? 150 : Number(BUILTIN_DEFAULT_PARAMS.steps)),
-    lossItems: num('--loss-items', quick ? 20 : 40),
+    lossItems: num('--loss-items', 40),
     batchSize: 4,
     startupTrials: 4,
   };

@@ -12,6 +12,13 @@ import { spawnUp, stackEnv } from '../test/stack/up-process';
 
 const REPS = Number(process.argv[process.argv.indexOf('--reps') + 1]) || 3;
 
+/** mkdtemp makes 0700 folders, which the embedded PostgreSQL (run as user postgres under root) cannot enter. */
+function tempHome(label: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `fw-bench-${label}-`));
+  fs.chmodSync(dir, 0o755);
+  return dir;
+}
+
 interface Run {
   mode: string;
   temporal: number;
@@ -71,7 +78,7 @@ async function timeUp(mode: string, home: string): Promise<Run> {
 
 /** Workflow starts per second against a fresh dev server with the given pragmas (history writes hit SQLite). */
 async function startRate(pragmas: string[], n = 300): Promise<number> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-sqlite-'));
+  const home = tempHome('sqlite');
   const server = await startTemporalDevServer({ home, port: await freePort(), uiPort: await freePort(), sqlitePragmas: pragmas });
   try {
     const client = new Client({ connection: server.connection });
@@ -88,10 +95,10 @@ async function startRate(pragmas: string[], n = 300): Promise<number> {
 
 async function main(): Promise<void> {
   const runs: Run[] = [];
-  const warmHome = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-warm-'));
+  const warmHome = tempHome('warm');
   // The first cold run fills the home the warm runs reuse.
   for (let i = 0; i < REPS; i++) {
-    const cold = i === 0 ? warmHome : fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-cold-'));
+    const cold = i === 0 ? warmHome : tempHome('cold');
     runs.push(await timeUp('cold', cold));
     if (cold !== warmHome) fs.rmSync(cold, { recursive: true, force: true });
   }
@@ -106,7 +113,7 @@ async function main(): Promise<void> {
   };
   console.log(`median to "flywheel is up": cold ${median('cold').toFixed(1)} s, warm ${median('warm').toFixed(1)} s (warm/cold ${(median('warm') / median('cold')).toFixed(2)})`);
 
-  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-bench-bundle-'));
+  const cacheDir = tempHome('bundle');
   const built = await cachedWorkflowBundle({ cacheDir });
   const reused = await cachedWorkflowBundle({ cacheDir });
   fs.rmSync(cacheDir, { recursive: true, force: true });

@@ -1,16 +1,26 @@
 // Shared by `run`, `status` and `demo`: follow a loop to its end (or a detach) and print the outcome.
 import type { WorkflowHandle } from '@temporalio/client';
+import { DEFAULT_TRAIN_PARAMS } from '../core/charlm/train-params';
+import type { CampaignSpec } from '../core/spec';
 import type { InnerLoopResult } from '../workflows/inner-loop-api';
 import { formatResult } from './print-result';
 import type { Session } from './session';
 import { watchLoop } from './watch';
 
-export async function followLoop(s: Session, handle: WorkflowHandle, campaignId: string, metric: string, json: boolean): Promise<InnerLoopResult | undefined> {
-  const outcome = await watchLoop(handle, s.db, { metric, out: json ? (process.stderr as NodeJS.WriteStream) : process.stdout });
+export async function followLoop(s: Session, handle: WorkflowHandle, spec: CampaignSpec, json: boolean): Promise<InnerLoopResult | undefined> {
+  const campaignId = spec.name;
+  const outcome = await watchLoop(handle, s.db, { metric: spec.selection.metric, defaultSteps: runSteps(spec), out: json ? (process.stderr as NodeJS.WriteStream) : process.stdout });
   if (outcome.kind === 'detached') {
     console.error(`\ndetached: ${handle.workflowId} keeps running; reattach with \`flywheel status ${campaignId}\``);
     return undefined;
   }
   console.log(json ? JSON.stringify(outcome.result, null, 2) : formatResult(outcome.result));
   return outcome.result;
+}
+
+/** How long a run is when its params do not say: the spec's fixed `steps`, else the built-in trainer's default. */
+export function runSteps(spec: CampaignSpec): number {
+  const fixed = Number(spec.trainer.fixed.steps);
+  if (Number.isFinite(fixed) && fixed > 0) return fixed;
+  return spec.trainer.command === 'builtin' ? DEFAULT_TRAIN_PARAMS.steps : 0;
 }

@@ -19,7 +19,8 @@ export interface LoopSnapshot {
   running: RunningExperiment[];
 }
 
-export async function snapshot(handle: WorkflowHandle, db: Db): Promise<LoopSnapshot> {
+/** @param defaultSteps the run length when an experiment's params do not set `steps` (the trainer's default). */
+export async function snapshot(handle: WorkflowHandle, db: Db, defaultSteps = 0): Promise<LoopSnapshot> {
   const [status, leaderboard] = await Promise.all([handle.query(statusQuery), handle.query(leaderboardQuery)]);
   const running: RunningExperiment[] = [];
   if (status.running.length > 0) {
@@ -32,7 +33,7 @@ export async function snapshot(handle: WorkflowHandle, db: Db): Promise<LoopSnap
     const byId = new Map(latest.rows.map((r) => [String(r.id), r as { step: number; value: number }]));
     for (const r of rows) {
       const p = byId.get(r.id);
-      running.push({ experimentId: r.id, step: p ? Number(p.step) : 0, totalSteps: Number((r.params as Record<string, unknown>).steps ?? 0), loss: p ? Number(p.value) : undefined });
+      running.push({ experimentId: r.id, step: p ? Number(p.step) : 0, totalSteps: Number((r.params as Record<string, unknown>).steps ?? defaultSteps), loss: p ? Number(p.value) : undefined });
     }
   }
   return { status, leaderboard, running };

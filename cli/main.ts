@@ -1,33 +1,35 @@
 // The `flywheel` command (loaded by bin/flywheel.js): a commander program with one file per subcommand.
-// To add a command, write cli/commands/<name>.ts exporting register<Name>(program) and list it below.
+// To add a command, write cli/commands/<name>.ts exporting register<Name>(program) and add one line below.
+import type { Command as CommandType } from 'commander';
 import { Command } from 'commander';
 import { EXIT_USAGE, exitCodeFor, reportError } from './errors';
-import { registerUp } from './commands/up';
-import { registerValidate } from './commands/validate';
-import { registerWorker } from './commands/worker';
-import { registerRun } from './commands/run';
-import { registerStatus } from './commands/status';
-import { registerControl } from './commands/control';
-import { registerDemo } from './commands/demo';
 
-const COMMANDS: Array<(program: Command) => void> = [
-  registerUp,
-  registerWorker,
-  registerValidate,
-  registerRun,
-  registerStatus,
-  registerControl,
-  registerDemo,
+type Register = (program: CommandType) => void;
+
+/**
+ * One line per command file: the command names it registers, and how to load it. A file is loaded only when one of
+ * its commands runs (or for help), so `flywheel worker` does not pay for the imports of `flywheel run`, and so on.
+ */
+const COMMANDS: Array<[names: string[], load: () => Register]> = [
+  [['up'], () => (require('./commands/up') as typeof import('./commands/up')).registerUp],
+  [['worker'], () => (require('./commands/worker') as typeof import('./commands/worker')).registerWorker],
+  [['validate'], () => (require('./commands/validate') as typeof import('./commands/validate')).registerValidate],
+  [['run'], () => (require('./commands/run') as typeof import('./commands/run')).registerRun],
+  [['status'], () => (require('./commands/status') as typeof import('./commands/status')).registerStatus],
+  [['pause', 'resume', 'stop', 'budget', 'approve'], () => (require('./commands/control') as typeof import('./commands/control')).registerControl],
+  [['demo'], () => (require('./commands/demo') as typeof import('./commands/demo')).registerDemo],
 ];
 
-export function buildProgram(): Command {
+/** The program with every command, or only the file that registers `only` when that names a known command. */
+export function buildProgram(only?: string): Command {
   const program = new Command('flywheel')
     .description('Durable model-improvement loops on Temporal')
     .version((require('../package.json') as { version: string }).version)
     // Subcommands created with .command() inherit these: usage errors throw (exit 2) instead of exiting 1.
     .exitOverride()
     .showHelpAfterError('(add --help for usage)');
-  for (const register of COMMANDS) register(program);
+  const wanted = COMMANDS.filter(([names]) => only !== undefined && names.includes(only));
+  for (const [, load] of wanted.length ? wanted : COMMANDS) load()(program);
   return program;
 }
 
@@ -37,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
       buildProgram().outputHelp();
       return EXIT_USAGE;
     }
-    await buildProgram().parseAsync(argv);
+    await buildProgram(argv[2]).parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     reportError(err);
@@ -45,7 +47,13 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then((code) => {
+// `flywheel … | head` closes stdout early: that is not an error worth a stack trace.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
+void main(process.argv).then((code) => {
   process.exitCode = code;
   // Give stdout and open handles a moment to close, but never hang on one that does not.
   setTimeout(() => process.exit(code), 2_000).unref();

@@ -9,6 +9,8 @@ export type WatchOutcome = { kind: 'done'; result: InnerLoopResult } | { kind: '
 
 export interface WatchOptions {
   metric: string;
+  /** Steps of a run whose params do not say. @default 0 */
+  defaultSteps?: number;
   /** Redraw interval. @default 1000 */
   intervalMs?: number;
   out?: NodeJS.WriteStream;
@@ -25,9 +27,12 @@ export async function watchLoop(handle: WorkflowHandle, db: Db, opts: WatchOptio
   process.once('SIGINT', onSigint);
   const result = handle.result().then((r: InnerLoopResult): WatchOutcome => ({ kind: 'done', result: r }));
   let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let inFlight: Promise<void> = Promise.resolve();
   const draw = async () => {
+    if (stopped) return;
     try {
-      const text = renderSnapshot(await snapshot(handle, db), opts.metric);
+      const text = renderSnapshot(await snapshot(handle, db, opts.defaultSteps), opts.metric);
       if (tty) {
         if (drawn) out.write(`\x1b[${drawn}A\x1b[J`);
         out.write(text + '\n');
@@ -39,13 +44,16 @@ export async function watchLoop(handle: WorkflowHandle, db: Db, opts: WatchOptio
     } catch {
       /* a query can fail while the workflow continues as new or closes; the next tick retries */
     }
-    timer = setTimeout(() => void draw(), opts.intervalMs ?? 1000);
+    if (!stopped) timer = setTimeout(() => void (inFlight = draw()), opts.intervalMs ?? 1000);
   };
-  await draw();
+  await (inFlight = draw());
   try {
     return await Promise.race([result, detached]);
   } finally {
+    // The caller closes the connection next: no query may still be in flight (grpc would throw from a timer).
+    stopped = true;
     clearTimeout(timer);
+    await inFlight;
     process.removeListener('SIGINT', onSigint);
   }
 }

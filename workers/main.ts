@@ -1,11 +1,13 @@
 // One worker process: connect to Temporal and PostgreSQL, serve one queue family until SIGINT/SIGTERM (or until
 // the supervising `flywheel up` goes away), then drain and close everything.
+import path from 'node:path';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { FlywheelConfig } from '../core/config';
 import { taskQueue, type QueueFamily } from '../core/queues';
 import { openDb } from '../db/client';
 import { temporalConnectionOptions } from '../infra/temporal-connection';
 import { createWorker, workerIdentity } from './create-worker';
+import { cachedWorkflowBundle } from './workflow-bundle';
 
 export class DatabaseUrlMissingError extends Error {
   override readonly name = 'DatabaseUrlMissingError';
@@ -13,9 +15,14 @@ export class DatabaseUrlMissingError extends Error {
 
 export interface RunWorkerOptions {
   family: QueueFamily;
-  /** Must carry temporalAddress and databaseUrl (the CLI fills them from a running stack when unset). */
-  config: FlywheelConfig;
-  /** A prebuilt workflow bundle for the orchestration family. @default the cached bundle */
+  /**
+   * Must carry temporalAddress and databaseUrl. May be a promise: under `flywheel up` the worker loads its code and
+   * its workflow bundle while the servers start, and learns their addresses when they are ready.
+   */
+  config: FlywheelConfig | Promise<FlywheelConfig>;
+  /** FLYWHEEL_HOME, for the bundle cache before the config arrives. @default the config's home */
+  home?: string;
+  /** A prebuilt workflow bundle for the orchestration family. @default a bundle cached under `<home>/cache` */
   workflowBundlePath?: string;
   /** Called once the worker polls its queue. @default nothing */
   onReady?: (info: { taskQueue: string; identity: string }) => void;
@@ -24,7 +31,11 @@ export interface RunWorkerOptions {
 }
 
 export async function runWorker(opts: RunWorkerOptions): Promise<void> {
-  const { family, config } = opts;
+  const { family } = opts;
+  const home = opts.home ?? (await opts.config).home;
+  const workflowBundlePath =
+    opts.workflowBundlePath ?? (family === 'orchestration' ? (await cachedWorkflowBundle({ cacheDir: path.join(home, 'cache') })).codePath : undefined);
+  const config = await opts.config;
   if (!config.databaseUrl) throw new DatabaseUrlMissingError('DATABASE_URL is not set and no `flywheel up` stack is running under ' + config.home);
   installRuntime();
   const db = openDb(config.databaseUrl);
@@ -33,7 +44,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   let stop = (): void => undefined;
   try {
     connection = await NativeConnection.connect(temporalConnectionOptions(config));
-    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home }, workflowBundlePath: opts.workflowBundlePath });
+    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home }, workflowBundlePath });
     stop = () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
     };

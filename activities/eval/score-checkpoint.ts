@@ -4,7 +4,7 @@
 import { Context } from '@temporalio/activity';
 import { and, eq } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
-import { completionBudget, gradeExactToken } from '../../core/graders';
+import { COMPLETION_BUDGET, gradeExactToken } from '../../core/graders';
 import { checkpoints, evalItems, evalResults, experiments, heldoutReads } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
@@ -57,7 +57,7 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
     const predictions = await runPredict({
       command: spec.trainer.command,
       checkpointFile: ckpt.path,
-      prompts: completion.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: completionBudget(i.reference) })),
+      prompts: completion.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: COMPLETION_BUDGET })),
       workDir: evalDirOf(deps.home, input.checkpointId, input.split),
       signal: Context.current().cancellationSignal,
     });

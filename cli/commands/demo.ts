@@ -37,7 +37,7 @@ export function registerDemo(program: Command): void {
           const handle = await startInnerLoop(s.client, s.endpoints, spec, spec);
           const link = uiLink(s.endpoints, handle.workflowId);
           console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
-          return followLoop(s, handle, spec.name, spec.selection.metric, !!opts.json);
+          return followLoop(s, handle, spec, !!opts.json);
         }, endpoints);
         const b = result?.heldout.baseline?.bits_per_byte;
         const w = result?.heldout.best?.bits_per_byte;

@@ -22,7 +22,7 @@ export function registerRun(program: Command): void {
         const link = uiLink(s.endpoints, handle.workflowId);
         console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
         if (opts.detach) return;
-        await followLoop(s, handle, spec.name, spec.selection.metric, !!opts.json);
+        await followLoop(s, handle, spec, !!opts.json);
       });
     });
 }

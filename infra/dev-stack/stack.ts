@@ -48,21 +48,52 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
   if (running) throw new StackAlreadyRunningError(`flywheel up is already running on ${config.home} (pid ${running.pid})`);
   for (const s of await reapStaleStack(config.home)) emit({ kind: 'warning', message: `stopped ${s} left by a killed flywheel up` });
 
+  const families = opts.families ?? QUEUE_FAMILIES;
+  const taskQueues = Object.fromEntries(QUEUE_FAMILIES.map((f) => [f, taskQueue(f, config.taskQueuePrefix)])) as Record<QueueFamily, string>;
+  const state: StackState = {
+    version: 1,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    home: config.home,
+    temporal: { address: '', namespace: config.namespace, external: !!config.temporalAddress },
+    postgres: { url: '', external: !!config.databaseUrl },
+    taskQueuePrefix: config.taskQueuePrefix,
+    workers: {},
+  };
+  let stopping = false;
+  const supervisors = families.map(
+    (family) =>
+      new WorkerSupervisor({
+        family,
+        taskQueue: taskQueues[family],
+        home: config.home,
+        command: opts.workerCommand?.(family),
+        onEvent: (e) => {
+          // Keep stack.json's worker pids current across restarts.
+          if (e.kind === 'worker-ready') {
+            state.workers[e.family] = { pid: e.pid, taskQueue: e.taskQueue };
+            if (!stopping) writeStackState(state);
+          }
+          emit(e);
+        },
+      }),
+  );
+
   // Stopped in reverse: the workers first (they drain against live servers), then Temporal and PostgreSQL together.
   const servers: Array<() => Promise<void>> = [];
-  let stopWorkers: (() => Promise<void>) | undefined;
-  let stopping = false;
   const warn = (e: Error): void => emit({ kind: 'warning', message: e.message });
-  let safetyNet = (): void => undefined;
+  const safetyNet = (): void => signalAllNow(state, supervisors);
   const stopAll = async (): Promise<void> => {
     stopping = true;
-    process.off('exit', safetyNet);
-    await stopWorkers?.().catch(warn);
+    await Promise.all(supervisors.map((s) => s.stop().catch(warn)));
     removeStackState(config.home);
     await Promise.all(servers.splice(0).map((stop) => stop().catch(warn)));
+    process.off('exit', safetyNet);
   };
+  process.on('exit', safetyNet);
   try {
-    // Temporal and PostgreSQL do not depend on each other: start them together; if one fails, stop the other.
+    // The workers load their code while Temporal and PostgreSQL start (together: they do not depend on each other).
+    for (const s of supervisors) s.preload(workerEnv(config));
     const [t, d] = await Promise.allSettled([
       startTemporal(config, emit),
       startStackDatabase({ home: config.home, databaseUrl: config.databaseUrl, pgPort: config.pgPort }),
@@ -71,6 +102,8 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
     if (t.status === 'rejected') throw t.reason;
     if (d.status === 'rejected') throw d.reason;
     const [temporal, db] = [t.value, d.value];
+    state.temporal = { ...state.temporal, address: temporal.address, uiUrl: temporal.uiUrl, pid: temporal.pid };
+    state.postgres = { ...state.postgres, url: db.url, pid: db.pid };
     emit({ kind: 'postgres-ready', redactedUrl: redactUrl(db.url), external: !db.embedded, migrationsApplied: db.migrations.applied, pid: db.pid });
     const names = await ensureSearchAttributes(temporal.connection, config.namespace, ALL_SEARCH_ATTRIBUTES).catch((e: Error) => {
       emit({ kind: 'warning', message: `could not check search attributes: ${e.message}` });
@@ -78,42 +111,8 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
     });
     if (names.length) emit({ kind: 'search-attributes-added', names });
 
-    const families = opts.families ?? QUEUE_FAMILIES;
-    const taskQueues = Object.fromEntries(QUEUE_FAMILIES.map((f) => [f, taskQueue(f, config.taskQueuePrefix)])) as Record<QueueFamily, string>;
-    const state: StackState = {
-      version: 1,
-      pid: process.pid,
-      startedAt: new Date().toISOString(),
-      home: config.home,
-      temporal: { address: temporal.address, namespace: config.namespace, uiUrl: temporal.uiUrl, external: !temporal.pid, pid: temporal.pid },
-      postgres: { url: db.url, external: !db.embedded, pid: db.pid },
-      taskQueuePrefix: config.taskQueuePrefix,
-      workers: {},
-    };
-    safetyNet = () => signalAllNow(state);
-    process.on('exit', safetyNet);
-    const env = workerEnv(config, temporal.address, db.url);
-    const supervisors = families.map(
-      (family) =>
-        new WorkerSupervisor({
-          family,
-          taskQueue: taskQueues[family],
-          home: config.home,
-          env,
-          command: opts.workerCommand?.(family),
-          onEvent: (e) => {
-            // Keep stack.json's worker pids current across restarts.
-            if (e.kind === 'worker-ready') {
-              state.workers[e.family] = { pid: e.pid, taskQueue: e.taskQueue };
-              if (!stopping) writeStackState(state);
-            }
-            emit(e);
-          },
-        }),
-    );
-    stopWorkers = async () => void (await Promise.all(supervisors.map((s) => s.stop())));
     writeStackState(state);
-    await Promise.all(supervisors.map((s) => s.start()));
+    await Promise.all(supervisors.map((s) => s.start(workerEnv(config, temporal.address, db.url))));
     emit({ kind: 'stack-up', uiUrl: temporal.uiUrl, namespace: config.namespace, taskQueues: families.map((f) => taskQueues[f]) });
 
     let stopped: Promise<void> | undefined;
@@ -165,21 +164,17 @@ async function startTemporal(config: FlywheelConfig, emit: (e: StackEvent) => vo
   return t;
 }
 
-/** The worker's environment: the parent's, with the resolved addresses in the variables resolveConfig reads. */
-function workerEnv(config: FlywheelConfig, temporalAddress: string, databaseUrl: string): NodeJS.ProcessEnv {
+/** A worker's environment: the parent's, with the resolved addresses (once known) in the variables resolveConfig reads. */
+function workerEnv(config: FlywheelConfig, temporalAddress?: string, databaseUrl?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   // The dev server speaks plain gRPC: TLS settings meant for an external cluster must not reach these workers.
   if (!config.temporalAddress) {
     for (const k of ['TEMPORAL_TLS', 'TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_CA', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_API_KEY']) delete env[k];
   }
-  return {
-    ...env,
-    FLYWHEEL_HOME: config.home,
-    TEMPORAL_ADDRESS: temporalAddress,
-    TEMPORAL_NAMESPACE: config.namespace,
-    DATABASE_URL: databaseUrl,
-    FLYWHEEL_TASK_QUEUE_PREFIX: config.taskQueuePrefix,
-  };
+  Object.assign(env, { FLYWHEEL_HOME: config.home, TEMPORAL_NAMESPACE: config.namespace, FLYWHEEL_TASK_QUEUE_PREFIX: config.taskQueuePrefix });
+  if (temporalAddress) env.TEMPORAL_ADDRESS = temporalAddress;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  return env;
 }
 
 /** Temporal's and the embedded PostgreSQL's processes are not restarted: their death (not during stop) ends the stack. */
@@ -206,7 +201,7 @@ function watchForFailure(temporal: StackTemporal, db: StackDatabase, stopping: (
  * The `exit` safety net: if `flywheel up` dies without stop() (an uncaught error, process.exit elsewhere), it still
  * signals every child synchronously so none outlives it. SIGINT is PostgreSQL's fast shutdown.
  */
-function signalAllNow(state: StackState): void {
+function signalAllNow(state: StackState, supervisors: WorkerSupervisor[]): void {
   const send = (pid: number | undefined, sig: NodeJS.Signals): void => {
     try {
       if (pid) process.kill(pid, sig);
@@ -214,7 +209,7 @@ function signalAllNow(state: StackState): void {
       /* already gone */
     }
   };
-  for (const w of Object.values(state.workers)) send(w?.pid, 'SIGTERM');
+  for (const s of supervisors) send(s.pid, 'SIGTERM');
   send(state.temporal.pid && -state.temporal.pid, 'SIGTERM');
   send(state.postgres.pid, 'SIGINT');
 }

@@ -1,9 +1,10 @@
 // Drives a real `flywheel up` child process for the stack tests and the start-up bench: free ports, its output
 // as lines to wait on, the pids it reports (stack.json), and a kill-everything for afterAll.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { readStackState, type StackState } from '../../infra/dev-stack/stack-state';
-import { isAlive } from '../../infra/dev-stack/processes';
+import { commandLine, isAlive } from '../../infra/dev-stack/processes';
 import { freePort } from '../helpers/ports';
 
 const BIN = path.resolve(__dirname, '../../bin/flywheel.js');
@@ -109,4 +110,13 @@ export function spawnUp(home: string, env: NodeJS.ProcessEnv): UpProcess {
 /** The pids among `pids` that are still running. */
 export function livePids(pids: Iterable<number>): number[] {
   return [...pids].filter((p) => isAlive(p));
+}
+
+/** Live processes whose command line names `text` (the dev server's --db-filename and PostgreSQL's -D hold the home). */
+export function processesMentioning(text: string): string[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid && isAlive(Number(d)))
+    .map((d) => `${d}: ${commandLine(Number(d)) ?? ''}`)
+    .filter((line) => line.includes(text));
 }

@@ -93,7 +93,7 @@ describe('proposeBatch', () => {
       logInt: { type: 'int', low: 1, high: 3, log: true },
       flag: { type: 'categorical', choices: [true, false, 0, '0'] },
     };
-    for (let seed = 0; seed < 60; seed++) {
+    for (let seed = 0; seed < 40; seed++) {
       const history = someHistory(space, seed, seed % 2 ? 30 : 8);
       for (const kind of ['tpe', 'random'] as const) {
         for (const params of proposeBatch({ kind, space, history, count: 4, seed, startupTrials: 3 })) {

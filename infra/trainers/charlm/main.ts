@@ -4,7 +4,8 @@
 // No SIGTERM handler on purpose: the default action ends the process at once, even inside the synchronous
 // training loop, and every file it writes is a whole-line append or a rename, so nothing needs cleaning up.
 import { parseArgs } from 'node:util';
-import { TrainingDivergedError } from '../../../core/charlm/train';
+import { CheckpointFormatError } from '../../../core/charlm/model';
+import { InvalidTrainParamsError, TrainingDivergedError, TrainingInputError } from '../../../core/charlm/train';
 import { predictCommand } from './predict-command';
 import { TrainerError } from './run-files';
 import { trainCommand } from './train-command';
@@ -28,7 +29,9 @@ function run(argv: string[]): void {
 try {
   run(process.argv.slice(2));
 } catch (err) {
-  const known = err instanceof TrainerError || err instanceof TrainingDivergedError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-  console.error(`charlm: ${known ? (err as Error).message.replace(/^charlm: /, '') : (err as Error).stack ?? String(err)}`);
+  // Expected failures are one line; anything else is a bug in the trainer, so it keeps its stack.
+  const known = [TrainerError, InvalidTrainParamsError, TrainingInputError, TrainingDivergedError, CheckpointFormatError].some((c) => err instanceof c);
+  const usage = (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  console.error(`charlm: ${known || usage ? (err as Error).message : ((err as Error).stack ?? String(err))}`);
   process.exit(1);
 }

@@ -3,7 +3,7 @@
 // It reads run.json and the training text only: never an eval file.
 import fs from 'node:fs';
 import path from 'node:path';
-import { decodeCheckpoint, encodeBytes, encodeCheckpoint, CheckpointFormatError, type CharLmCheckpoint } from '../../../core/charlm/model';
+import { decodeCheckpoint, encodeCheckpoint, CheckpointFormatError, type CharLmCheckpoint } from '../../../core/charlm/model';
 import { InvalidTrainParamsError, resolveTrainParams, trainCharLm } from '../../../core/charlm/train';
 import { MetricsWriter, TrainerError, loadNewestCheckpoint, readRunJson, saveCheckpoint } from './run-files';
 
@@ -25,7 +25,7 @@ export function trainCommand(runDir: string): void {
   const metrics = new MetricsWriter(runDir);
   try {
     trainCharLm({
-      text: encodeBytes(text),
+      text,
       params: run.params,
       seed: run.seed,
       resume,

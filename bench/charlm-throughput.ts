@@ -1,0 +1,76 @@
+// Training throughput of the built-in model (bytes and steps per second, wall and CPU) for the default
+// configuration and the costliest corner of the search space, with the public split's bits per byte and
+// exact-token accuracy before and after. Run: node bin/run-ts.js bench/charlm-throughput.ts [--quick]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildBuiltinCorpus } from '../activities/builtin-task/corpus';
+import { buildCompletionItems, buildLossItems, type SourceFile } from '../core/builtin-task/eval-items';
+import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../core/builtin-task/search-space';
+import { firstToken } from '../core/builtin-task/tokens';
+import { CharLm, bitsPerByte, greedyComplete } from '../core/charlm/model';
+import { resolveTrainParams, trainCharLm } from '../core/charlm/train';
+import type { Params } from '../core/spec';
+
+/** The search space's most expensive corner (widest, longest context), at a learning rate that trains. */
+const high = (k: string): number => {
+  const d = BUILTIN_SEARCH_SPACE[k];
+  return d.type === 'categorical' ? NaN : d.high;
+};
+const LARGE: Params = { ...BUILTIN_DEFAULT_PARAMS, lr: 0.02, hidden: high('hidden'), context: high('context'), embed: high('embed') };
+
+function score(model: CharLm, loss: ReturnType<typeof buildLossItems>, completions: ReturnType<typeof buildCompletionItems>) {
+  let bits = 0;
+  let bytes = 0;
+  for (const item of loss) {
+    const r = bitsPerByte(model, item.prompt, item.reference);
+    bits += r.bits;
+    bytes += r.bytes;
+  }
+  let hits = 0;
+  for (const item of completions) {
+    if (firstToken(greedyComplete(model, item.prompt, Math.max(24, item.reference.length + 8))) === item.reference) hits += 1;
+  }
+  return { bitsPerByte: bits / bytes, exactToken: hits / completions.length };
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'charlm-bench-'));
+  try {
+    const manifest = await buildBuiltinCorpus(dir);
+    const train = fs.readFileSync(path.join(dir, 'train.txt'));
+    const pub = fs.readFileSync(path.join(dir, 'public.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SourceFile);
+    const loss = buildLossItems('public', pub, { count: 40, seed: 1 });
+    const completions = buildCompletionItems('public', pub, { count: 200, seed: 1 });
+    console.log(`corpus: train ${manifest.splits.train.bytes} B, public ${manifest.splits.public.bytes} B; ${loss.length} loss chunks, ${completions.length} completion items`);
+
+    for (const [name, params] of [['default', BUILTIN_DEFAULT_PARAMS], ['large', quick ? { ...LARGE, steps: 200 } : LARGE]] as const) {
+      const p = resolveTrainParams(params);
+      const cpu0 = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      const { model } = trainCharLm({ text: new Uint8Array(train), params, seed: 1 });
+      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+      const cpuUsed = process.cpuUsage(cpu0);
+      const cpu = (cpuUsed.user + cpuUsed.system) / 1e6;
+      const bytes = p.steps * p.batchSize;
+      const before = score(CharLm.create(model.hyper, 1), loss, completions);
+      const after = score(model, loss, completions);
+      console.log(
+        `${name.padEnd(8)} context=${p.context} embed=${p.embed} hidden=${p.hidden} batch=${p.batchSize} steps=${p.steps} lr=${p.lr}` +
+          ` (${model.layout.total} parameters)\n` +
+          `  train: ${wall.toFixed(2)} s wall, ${cpu.toFixed(2)} s CPU; ${(bytes / wall).toFixed(0)} bytes/s, ${(p.steps / wall).toFixed(0)} steps/s` +
+          ` (per CPU second: ${(bytes / cpu).toFixed(0)} bytes/s)\n` +
+          `  public bits/byte ${before.bitsPerByte.toFixed(3)} -> ${after.bitsPerByte.toFixed(3)}` +
+          `; exact-token accuracy ${(100 * before.exactToken).toFixed(1)}% -> ${(100 * after.exactToken).toFixed(1)}%`,
+      );
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,87 @@
+// `flywheel run` / `status` as a user runs them: a real CLI process against the test servers.
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client, Connection } from '@temporalio/client';
+import { sql } from 'drizzle-orm';
+import YAML from 'yaml';
+import type { DbHandle } from '../../db/client';
+import { campaigns } from '../../db/schema';
+import { latestInnerLoop } from '../../cli/campaign-loops';
+import { freshDatabase, scratchDir, temporalAddress, temporalClient } from '../helpers/env';
+import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
+import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+
+const BIN = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
+let db: DbHandle;
+let url: string;
+let workers: TestWorkers;
+let client: Client;
+let connection: Connection;
+const prefix = uniqueName('t-cli');
+const home = scratchDir('cli');
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  ({ url, handle: db } = await freshDatabase('cli'));
+  workers = await startTestWorkers({ prefix, db: db.db, home });
+  ({ client, connection } = await temporalClient());
+  env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), DATABASE_URL: url, FLYWHEEL_HOME: home, FLYWHEEL_TASK_QUEUE_PREFIX: prefix };
+});
+afterAll(async () => {
+  await workers?.stop();
+  await connection?.close();
+  await db?.close();
+});
+
+/** Runs the CLI without blocking this process's event loop: the workers it talks to live here. */
+function cli(args: string[], timeout = 240_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout, maxBuffer: 16 << 20 }, (err, stdout, stderr) =>
+      resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function writeSpec(spec: unknown): string {
+  const file = path.join(home, `${uniqueName('spec')}.yaml`);
+  fs.writeFileSync(file, YAML.stringify(spec));
+  return file;
+}
+
+test('an invalid spec is refused with the paths of its errors, and nothing is written', async () => {
+  const name = uniqueName('bad');
+  const bad = { ...fastBuiltinSpec(name), innerLoop: { budget: { experiments: 0 } }, searchSpace: { lr: { type: 'float', low: 1, high: 0.1 } } };
+  const r = await cli(['run', writeSpec(bad)]);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain('innerLoop.budget.experiments: must be at least 1');
+  expect(r.stderr).toContain('searchSpace.lr.high: high must be at least low');
+  const [{ n }] = await db.db.select({ n: sql<number>`count(*)::int` }).from(campaigns);
+  expect(n).toBe(0);
+  expect(await latestInnerLoop(client, name)).toBeUndefined();
+});
+
+test('Ctrl-C detaches without stopping the loop; `flywheel status` reattaches and prints the result', async () => {
+  const name = uniqueName('cli');
+  const file = writeSpec(fastBuiltinSpec(name, { innerLoop: { budget: { experiments: 2, parallelism: 2 } } }));
+  const run = spawn(process.execPath, [BIN, 'run', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  run.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no "started" line: ${err}`)), 30_000);
+    run.stderr.on('data', () => err.includes('started ') && (clearTimeout(t), resolve()));
+  });
+  run.kill('SIGINT');
+  const code = await new Promise<number | null>((r) => run.once('exit', r));
+  expect(code).toBe(0);
+  expect(err).toContain('detached');
+  const handle = (await latestInnerLoop(client, name))!;
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+
+  const status = await cli(['status', name, '--json']);
+  expect(status.status).toBe(0);
+  const result = JSON.parse(status.stdout);
+  expect(result.experiments).toBe(2);
+  expect(result.heldout.best.bits_per_byte).toBeLessThan(result.heldout.baseline.bits_per_byte);
+  expect((await handle.describe()).status.name).toBe('COMPLETED');
+});
