@@ -1,0 +1,71 @@
+// A throwaway stack for benchmarks: a Temporal dev server (the installed CLI), an embedded PostgreSQL and
+// in-process workers for every queue family, all under one temp folder.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { QUEUE_FAMILIES, taskQueue } from '../../core/queues';
+import { openDb, type DbHandle } from '../../db/client';
+import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded-server';
+import { applyMigrations } from '../../db/migrate';
+import { findTemporalCli } from '../../infra/temporal-cli';
+import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+
+export interface BenchStack {
+  client: Client;
+  db: DbHandle;
+  home: string;
+  prefix: string;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(port = 55490): Promise<BenchStack> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-'));
+  fs.chmodSync(home, 0o755);
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: findTemporalCli() }, ip: '127.0.0.1', searchAttributes: ALL_SEARCH_ATTRIBUTES },
+  });
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port });
+  const url = await ensureDatabase(pg.url, 'bench');
+  await applyMigrations(url);
+  const db = openDb(url, { max: 20 });
+  const connection = await NativeConnection.connect({ address: env.address });
+  const prefix = 'bench';
+  const activities = createActivities({ db: db.db, home });
+  const workers = await Promise.all(
+    QUEUE_FAMILIES.map((family) =>
+      Worker.create({
+        connection,
+        taskQueue: taskQueue(family, prefix),
+        activities: activities[family],
+        ...(family === 'orchestration' ? { workflowsPath: require.resolve('../../workflows') } : {}),
+        maxConcurrentActivityTaskExecutions: 32,
+      }),
+    ),
+  );
+  const runs = workers.map((w) => w.run());
+  return {
+    client: env.client,
+    db,
+    home,
+    prefix,
+    async stop() {
+      workers.forEach((w) => w.shutdown());
+      await Promise.allSettled(runs);
+      await connection.close();
+      await db.close();
+      await env.teardown();
+      await pg.stop();
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}
