@@ -1,7 +1,8 @@
 // Sample efficiency of the built-in proposer on the real built-in task: for TPE and random search, with the same
 // seeds, the held-out bits per byte of the configuration that is best on public after 8, 16 and 32 trials.
 // Run: node bin/run-ts.js bench/sample-efficiency.ts [--quick] [--reps N] [--steps N] [--trials N] [--loss-items N]
-// (BENCH_QUICK=1 is the same as --quick). Trains in-process with trainCharLm, no Temporal or database needed.
+//   [--batch N] [--startup N] [--samplers tpe,random,tpe-independent]   (BENCH_QUICK=1 is the same as --quick)
+// Trains in-process with trainCharLm; no Temporal or database needed.
 import { ensureCorpus, readSplit, readTrainFiles } from '../activities/builtin-task/corpus-cache';
 import { corpusDirOf } from '../activities/paths';
 import { resolveConfig } from '../core/config';
@@ -9,10 +10,18 @@ import { buildLossItems, type LossItem } from '../core/builtin-task/eval-items';
 import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../core/builtin-task/search-space';
 import { CharLm, bitsPerByte } from '../core/charlm/model';
 import { TrainingDivergedError, trainCharLm } from '../core/charlm/train';
-import { paramsKey, proposeBatch, type SamplerKind, type Trial } from '../core/sampler';
+import { paramsKey, proposeBatch, type SamplerKind, type TpeOptions, type Trial } from '../core/sampler';
 import type { Params } from '../core/spec';
 
+/** The proposers the bench can compare; `random` is the baseline every ratio is taken against. */
+const SAMPLERS: Record<string, { kind: SamplerKind; tpe?: TpeOptions }> = {
+  tpe: { kind: 'tpe' },
+  random: { kind: 'random' },
+  'tpe-independent': { kind: 'tpe', tpe: { multivariate: false } },
+};
+
 interface BenchSettings {
+  samplers: string[];
   /** Campaigns per sampler; repetition r uses seed r + 1 for the proposer and every trainer. */
   reps: number;
   /** Trials per campaign; the report reads the best-by-public after each budget up to this. */
@@ -22,28 +31,34 @@ interface BenchSettings {
   steps: number;
   /** Loss chunks per eval split (the spec's `task.lossItems`). */
   lossItems: number;
-  /** Proposals per batch and start-up trials, the spec's defaults. */
+  /** Proposals per batch and TPE's random start-up trials; the spec's defaults (4 and 4) unless given. */
   batchSize: number;
   startupTrials: number;
 }
 
 function settingsFromArgs(argv: string[]): BenchSettings {
   const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
-  const num = (flag: string, dflt: number): number => {
+  const num = (flag: string, dflt: number, min = 1): number => {
     const i = argv.indexOf(flag);
     const v = i >= 0 ? Number(argv[i + 1]) : dflt;
-    if (!Number.isInteger(v) || v < 1) throw new Error(`${flag} needs a positive integer`);
+    if (!Number.isInteger(v) || v < min) throw new Error(`${flag} needs an integer of at least ${min}`);
     return v;
   };
   const trials = num('--trials', 32);
+  const at = argv.indexOf('--samplers');
+  const samplers = at >= 0 ? (argv[at + 1] ?? '').split(',') : ['tpe', 'random'];
+  const unknown = samplers.filter((n) => !SAMPLERS[n]);
+  if (unknown.length) throw new Error(`--samplers: unknown ${unknown.join(', ')} (known: ${Object.keys(SAMPLERS).join(', ')})`);
+  if (!samplers.includes('random')) samplers.push('random');
   return {
+    samplers,
     reps: num('--reps', quick ? 3 : 5),
     trials,
     budgets: [8, 16, 32].filter((b) => b <= trials),
     steps: num('--steps', quick ? 150 : Number(BUILTIN_DEFAULT_PARAMS.steps)),
     lossItems: num('--loss-items', 40),
-    batchSize: 4,
-    startupTrials: 4,
+    batchSize: num('--batch', 4),
+    startupTrials: num('--startup', 4, 0),
   };
 }
 
@@ -64,12 +79,13 @@ function score(model: CharLm, items: LossItem[]): number {
 }
 
 /** One campaign's trials in order, each with its public and held-out score (undefined when training diverged). */
-function runCampaign(kind: SamplerKind, seed: number, s: BenchSettings, evaluate: (p: Params, seed: number) => Scored | undefined): (Scored | undefined)[] {
+function runCampaign(sampler: string, seed: number, s: BenchSettings, evaluate: (p: Params, seed: number) => Scored | undefined): (Scored | undefined)[] {
+  const { kind, tpe } = SAMPLERS[sampler];
   const history: Trial[] = [];
   const scores: (Scored | undefined)[] = [];
   while (history.length < s.trials) {
     const count = Math.min(s.batchSize, s.trials - history.length);
-    const batch = proposeBatch({ kind, space: BUILTIN_SEARCH_SPACE, history, count, seed, startupTrials: s.startupTrials });
+    const batch = proposeBatch({ kind, space: BUILTIN_SEARCH_SPACE, history, count, seed, startupTrials: s.startupTrials, tpe });
     for (const params of batch) {
       const r = evaluate(params, seed);
       // A diverged run is 'failed' here as in the inner loop, which records a crashed trainer that way.
@@ -119,24 +135,30 @@ async function run(): Promise<void> {
     return r;
   };
 
-  const results: Record<SamplerKind, number[][]> = { tpe: [], random: [] };
+  const results: Record<string, number[][]> = Object.fromEntries(s.samplers.map((n) => [n, []]));
+  const width = Math.max(...s.samplers.map((n) => n.length));
   for (let rep = 0; rep < s.reps; rep++) {
-    for (const kind of ['tpe', 'random'] as const) {
-      const scores = runCampaign(kind, rep + 1, s, evaluate);
-      results[kind].push(s.budgets.map((b) => heldoutOfBest(scores, b)));
+    for (const name of s.samplers) {
+      const scores = runCampaign(name, rep + 1, s, evaluate);
+      results[name].push(s.budgets.map((b) => heldoutOfBest(scores, b)));
       const failed = scores.filter((x) => !x).length;
-      console.log(`  seed ${rep + 1} ${kind.padEnd(6)} held-out of best-by-public: ${results[kind][rep].map((v) => v.toFixed(4)).join(' / ')}${failed ? ` (${failed} diverged)` : ''}  [${trained} runs, ${((Date.now() - started) / 1000).toFixed(0)} s]`);
+      const figures = results[name][rep].map((v) => v.toFixed(4)).join(' / ');
+      console.log(`  seed ${rep + 1} ${name.padEnd(width)} held-out of best-by-public: ${figures}${failed ? ` (${failed} diverged)` : ''}  [${trained} runs, ${((Date.now() - started) / 1000).toFixed(0)} s]`);
     }
   }
 
-  console.log('\nheld-out bits per byte of the best-by-public configuration (mean ± sd over seeds; lower is better)');
-  console.log('trials | TPE             | random          | TPE/random | TPE better');
+  console.log('\nheld-out bits per byte of the best-by-public configuration (mean ± sd over seeds; lower is better);');
+  console.log('ratio: mean over the mean of random search; better: seeds on which it beat random search');
+  console.log(['trials', ...s.samplers.map((n) => n.padEnd(17)), ...s.samplers.filter((n) => n !== 'random').flatMap((n) => [`${n}/random`, 'better'])].join(' | '));
   s.budgets.forEach((b, j) => {
-    const t = results.tpe.map((r) => r[j]);
-    const r = results.random.map((x) => x[j]);
-    const wins = t.filter((v, i) => v < r[i]).length;
-    const cell = (xs: number[]) => `${mean(xs).toFixed(4)} ± ${sd(xs).toFixed(4)}`.padEnd(15);
-    console.log(`${String(b).padStart(6)} | ${cell(t)} | ${cell(r)} | ${(mean(t) / mean(r)).toFixed(4).padStart(10)} | ${wins}/${s.reps}`);
+    const col = (n: string) => results[n].map((r) => r[j]);
+    const random = col('random');
+    const cells = [String(b).padStart(6), ...s.samplers.map((n) => `${mean(col(n)).toFixed(4)} ± ${sd(col(n)).toFixed(4)}`.padEnd(17))];
+    for (const n of s.samplers.filter((x) => x !== 'random')) {
+      const wins = col(n).filter((v, i) => v < random[i]).length;
+      cells.push((mean(col(n)) / mean(random)).toFixed(4).padStart(n.length + 7), `${wins}/${s.reps}`.padStart(6));
+    }
+    console.log(cells.join(' | '));
   });
   console.log(`\n${trained} training runs in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
