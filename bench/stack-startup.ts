@@ -19,6 +19,9 @@ function tempHome(label: string): string {
   return dir;
 }
 
+/** Steady-state RSS (MB) per component, from the last run: where the memory goes. */
+let breakdown: Record<string, number> = {};
+
 interface Run {
   mode: string;
   temporal: number;
@@ -29,8 +32,8 @@ interface Run {
   peakRssMb: number;
 }
 
-/** RSS of `root` and all its descendants, from /proc (the workers and the dev server are direct children). */
-function treeRssKb(root: number): number {
+/** RSS of `root` and (by default) all its descendants, from /proc (the workers and the dev server are direct children). */
+function treeRssKb(root: number, descendants = true): number {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
   for (const d of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
@@ -48,7 +51,7 @@ function treeRssKb(root: number): number {
   for (const stack = [root]; stack.length; ) {
     const p = stack.pop()!;
     total += rss.get(p) ?? 0;
-    stack.push(...(children.get(p) ?? []));
+    if (descendants) stack.push(...(children.get(p) ?? []));
   }
   return total;
 }
@@ -64,6 +67,14 @@ async function timeUp(mode: string, home: string): Promise<Run> {
     const workers = Math.max(...(await Promise.all(['orchestration', 'training', 'eval'].map((f) => at(new RegExp(`^✓ worker ${f}`))))));
     const upAt = await at(/^flywheel is up/);
     await new Promise((r) => setTimeout(r, 2_000)); // let the workers settle before reading the peak
+    const st = up.state()!;
+    const parts: Array<[string, number | undefined]> = [
+      ['flywheel up', st.pid],
+      ['temporal', st.temporal.pid],
+      ['postgres (all backends)', st.postgres.pid],
+      ...Object.entries(st.workers).map(([f, w]): [string, number] => [`worker ${f}`, w!.pid]),
+    ];
+    breakdown = Object.fromEntries(parts.map(([name, pid]) => [name, Math.round((pid ? treeRssKb(pid, name !== 'flywheel up') : 0) / 1024)]));
     const s0 = Date.now();
     up.child.kill('SIGINT');
     await up.exited;
@@ -103,6 +114,12 @@ async function main(): Promise<void> {
     if (cold !== warmHome) fs.rmSync(cold, { recursive: true, force: true });
   }
   for (let i = 0; i < REPS; i++) runs.push(await timeUp('warm', warmHome));
+  const steady = breakdown;
+  // Warm, but the workflow bundle must be rebuilt (as after editing a workflow): the cache's share of start-up.
+  for (let i = 0; i < REPS; i++) {
+    fs.rmSync(path.join(warmHome, 'cache'), { recursive: true, force: true });
+    runs.push(await timeUp('warm, no bundle cache', warmHome));
+  }
   fs.rmSync(warmHome, { recursive: true, force: true });
 
   console.log(`\nflywheel up start-up (seconds from spawn; ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)})`);
@@ -112,6 +129,9 @@ async function main(): Promise<void> {
     return ups[Math.floor(ups.length / 2)];
   };
   console.log(`median to "flywheel is up": cold ${median('cold').toFixed(1)} s, warm ${median('warm').toFixed(1)} s (warm/cold ${(median('warm') / median('cold')).toFixed(2)})`);
+  console.log(`warm without the bundle cache: ${median('warm, no bundle cache').toFixed(1)} s (${(median('warm, no bundle cache') / median('warm')).toFixed(2)}x warm)`);
+  console.log('\nsteady-state RSS by component (MB, last warm run)');
+  console.table(steady);
 
   const cacheDir = tempHome('bundle');
   const built = await cachedWorkflowBundle({ cacheDir });

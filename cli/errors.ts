@@ -14,8 +14,8 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** Error classes (by name, so classes from lazily loaded modules count too) that mean bad input. */
-const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError']);
+/** Error classes (by name, so classes from lazily loaded modules count too) that mean bad input or settings. */
+const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError']);
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;

@@ -32,18 +32,19 @@ export interface RunWorkerOptions {
 
 export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   const { family } = opts;
+  // A config known now is checked before the (slow) bundle step; a promised one once it arrives.
+  if (!(opts.config instanceof Promise)) requireAddresses(opts.config);
   const home = opts.home ?? (await opts.config).home;
   const workflowBundlePath =
     opts.workflowBundlePath ?? (family === 'orchestration' ? (await cachedWorkflowBundle({ cacheDir: path.join(home, 'cache') })).codePath : undefined);
-  const config = await opts.config;
-  if (!config.databaseUrl) throw new DatabaseUrlMissingError('DATABASE_URL is not set and no `flywheel up` stack is running under ' + config.home);
+  const config = requireAddresses(await opts.config);
   installRuntime();
-  const db = openDb(config.databaseUrl);
+  const db = openDb(config.databaseUrl!);
   let connection: NativeConnection | undefined;
   const signals = opts.stopSignals ?? ['SIGINT', 'SIGTERM'];
   let stop = (): void => undefined;
   try {
-    connection = await NativeConnection.connect(temporalConnectionOptions(config));
+    connection = await connectTemporal(config);
     const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home }, workflowBundlePath });
     stop = () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -60,6 +61,24 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
     await connection?.close().catch(() => undefined);
     await db.close().catch(() => undefined);
   }
+}
+
+/** The core SDK's connect error is a Rust debug string; say what failed in one line instead. */
+async function connectTemporal(config: FlywheelConfig): Promise<NativeConnection> {
+  const options = temporalConnectionOptions(config);
+  try {
+    return await NativeConnection.connect(options);
+  } catch (e) {
+    const msg = (e as Error).message;
+    const why = /message: "([^"]+)"/.exec(msg)?.[1] ?? msg.split('\n')[0];
+    throw new Error(`cannot reach Temporal at ${options.address}: ${why}`, { cause: e });
+  }
+}
+
+function requireAddresses(config: FlywheelConfig): FlywheelConfig {
+  if (!config.databaseUrl) throw new DatabaseUrlMissingError('DATABASE_URL is not set and no `flywheel up` stack is running under ' + config.home);
+  temporalConnectionOptions(config); // throws TemporalAddressMissingError, or on an unreadable certificate
+  return config;
 }
 
 /** The SDK's runtime would call shutdown() itself on SIGINT/SIGTERM; we own the signals so shutdown happens once, here. */

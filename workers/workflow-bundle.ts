@@ -12,8 +12,6 @@ export interface WorkflowBundleOptions {
   cacheDir: string;
   /** @default require.resolve('../workflows') */
   workflowsPath?: string;
-  /** Folders whose files make up the cache key; workflows may import pure code from core/. @default [workflows, core] */
-  sourceDirs?: string[];
 }
 
 export interface WorkflowBundleFile {
@@ -26,10 +24,10 @@ export interface WorkflowBundleFile {
 /** Returns the path of a bundle for the current sources, building it only when none matches. */
 export async function cachedWorkflowBundle(opts: WorkflowBundleOptions): Promise<WorkflowBundleFile> {
   const t0 = Date.now();
-  const key = sourceHash(opts.sourceDirs ?? [path.join(ROOT, 'workflows'), path.join(ROOT, 'core')]);
-  const codePath = path.join(opts.cacheDir, `workflow-bundle-${key}.js`);
+  const workflowsPath = opts.workflowsPath ?? require.resolve('../workflows');
+  const codePath = path.join(opts.cacheDir, `workflow-bundle-${bundleKey(workflowsPath)}.js`);
   if (fs.existsSync(codePath)) return { codePath, cached: true, ms: Date.now() - t0 };
-  const { code } = await bundleWorkflowCode({ workflowsPath: opts.workflowsPath ?? require.resolve('../workflows'), logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
   fs.mkdirSync(opts.cacheDir, { recursive: true });
   for (const old of fs.readdirSync(opts.cacheDir).filter((f) => /^workflow-bundle-.*\.js$/.test(f))) fs.rmSync(path.join(opts.cacheDir, old), { force: true });
   // Written under a temporary name, then renamed: a concurrent worker never loads half a bundle.
@@ -39,24 +37,40 @@ export async function cachedWorkflowBundle(opts: WorkflowBundleOptions): Promise
   return { codePath, cached: false, ms: Date.now() - t0 };
 }
 
-/** sha256 over every source file's relative path and content, plus the SDK versions that shape the bundle. */
-export function sourceHash(dirs: string[]): string {
+/**
+ * sha256 over every local file the workflows reach by value imports (`import type` is erased, so not followed),
+ * and over package-lock.json for the packages they bundle. Editing an unrelated module does not force a rebuild;
+ * editing anything the bundle contains does.
+ */
+export function bundleKey(entry: string): string {
   const h = crypto.createHash('sha256');
-  for (const pkg of ['@temporalio/workflow', '@temporalio/worker']) h.update(`${pkg}@${(require(`${pkg}/package.json`) as { version: string }).version}\n`);
-  for (const file of dirs.flatMap((d) => listFiles(d)).sort()) {
+  const lock = path.join(ROOT, 'package-lock.json');
+  if (fs.existsSync(lock)) h.update(fs.readFileSync(lock));
+  for (const file of [...importClosure(entry)].sort()) {
     h.update(path.relative(ROOT, file) + '\0');
     h.update(fs.readFileSync(file));
   }
   return h.digest('hex').slice(0, 16);
 }
 
-function listFiles(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'node_modules' ? [] : listFiles(p);
-    return /\.(ts|js|cjs|mjs|json)$/.test(e.name) ? [p] : [];
-  });
+const IMPORT = /\b(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]*)['"]|\b(?:import|require)\(\s*['"](\.{1,2}\/[^'"]*)['"]/g;
+
+/** The local source files reachable from `entry` through relative imports. */
+export function importClosure(entry: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const text = fs.readFileSync(entry, 'utf8');
+  for (const m of text.matchAll(IMPORT)) {
+    if (m[1]) continue; // type-only
+    const target = resolveLocal(path.resolve(path.dirname(entry), m[2] ?? m[3]));
+    if (target) importClosure(target, seen);
+  }
+  return seen;
+}
+
+function resolveLocal(p: string): string | undefined {
+  const candidates = [p, `${p}.ts`, `${p}.tsx`, `${p}.js`, `${p}.json`, path.join(p, 'index.ts'), path.join(p, 'index.js')];
+  return candidates.find((c) => fs.existsSync(c) && fs.statSync(c).isFile());
 }
 
 const quiet = (): void => undefined;

@@ -27,7 +27,7 @@ export function registerWorker(program: Command): void {
         home: initial.home,
         workflowBundlePath: opts.workflowBundle,
         onReady: ({ taskQueue }) => {
-          console.log(`worker ${opts.queue} polling ${taskQueue}`);
+          console.log(`${new Date().toISOString()} worker ${opts.queue} polling ${taskQueue}`);
           const ready: WorkerReadyMessage = { type: 'flywheel-worker-ready', taskQueue };
           process.send?.(ready);
         },
@@ -52,8 +52,10 @@ function joinRunningStack(config: FlywheelConfig): FlywheelConfig {
 /** A preloaded worker waits for its supervisor's start message, which carries the servers' addresses. */
 function awaitStart(): Promise<NodeJS.ProcessEnv> {
   return new Promise((resolve, reject) => {
+    console.log(`${new Date().toISOString()} code loaded; waiting for the servers`);
     const onMessage = (m: WorkerStartMessage): void => {
       if (m?.type !== 'flywheel-worker-start') return;
+      console.log(`${new Date().toISOString()} servers ready; connecting`);
       process.off('message', onMessage);
       process.off('disconnect', onDisconnect);
       resolve(m.env);

@@ -70,20 +70,32 @@ export async function stopProcess(pid: number, opts: StopOptions = {}): Promise<
   await waitForExit(pid, 5_000);
 }
 
-/** Opens `<home>/logs/<name>.log` for appending; the fd is handed to a child's stdout and stderr. */
+const START_MARK = '--- ';
+
+/** Opens `<home>/logs/<name>.log` for appending, after a start marker; the fd goes to a child's stdout and stderr. */
 export function openLogFile(home: string, name: string): { fd: number; path: string } {
   const dir = path.join(home, 'logs');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.log`);
-  return { fd: fs.openSync(file, 'a'), path: file };
+  const fd = fs.openSync(file, 'a');
+  fs.writeSync(fd, `${START_MARK}${new Date().toISOString()} starting ${name}\n`);
+  return { fd, path: file };
 }
 
-/** The last `lines` lines of a log file, for error messages when a component fails to start. */
-export function tailFile(file: string, lines = 15): string {
+/**
+ * The last `lines` lines of a log file, for the message when a component fails to start. With `errorsOnly`, only
+ * the lines that look like errors (a server's shutdown chatter would otherwise bury the one line that matters).
+ */
+export function tailFile(file: string, lines = 15, errorsOnly = false): string {
+  let all: string[];
   try {
-    const text = fs.readFileSync(file, 'utf8');
-    return text.trimEnd().split('\n').slice(-lines).join('\n');
+    all = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
   } catch {
     return '';
   }
+  // Only this start's lines: the file keeps earlier runs.
+  const mark = all.map((l) => l.startsWith(START_MARK)).lastIndexOf(true);
+  all = all.slice(mark + 1);
+  const errors = errorsOnly ? all.filter((l) => /error|fatal|panic|could not/i.test(l) && !/level=(WARN|INFO|DEBUG)/.test(l)) : [];
+  return (errors.length ? errors : all).slice(-lines).join('\n');
 }

@@ -1,17 +1,15 @@
 // The whole local stack behind `flywheel up` (and `flywheel demo`): Temporal, PostgreSQL and one supervised
 // worker process per queue family, started in that order and stopped in the reverse one.
-import type { Connection } from '@temporalio/client';
 import type { FlywheelConfig } from '../../core/config';
 import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../core/queues';
 import { redactUrl } from '../../db/client';
 import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
-import { temporalConnectionOptions } from '../temporal-connection';
 import type { StackEvent } from './events';
 import { isAlive } from './processes';
-import { startStackDatabase, type StackDatabase } from './database';
+import { startStackDatabase, type StackDatabase } from './stack-database';
 import { findRunningStack, reapStaleStack, removeStackState, writeStackState, type StackState } from './stack-state';
-import { awaitTemporalReady, ensureSearchAttributes } from './temporal-ready';
-import { startTemporalDevServer, type TemporalDevServer } from './temporal-dev-server';
+import { startStackTemporal, type StackTemporal } from './stack-temporal';
+import { ensureSearchAttributes } from './temporal-ready';
 import { WorkerSupervisor } from './worker-supervisor';
 
 export class StackAlreadyRunningError extends Error {
@@ -95,7 +93,10 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
     // The workers load their code while Temporal and PostgreSQL start (together: they do not depend on each other).
     for (const s of supervisors) s.preload(workerEnv(config));
     const [t, d] = await Promise.allSettled([
-      startTemporal(config, emit),
+      startStackTemporal(config).then((t) => {
+        emit({ kind: 'temporal-ready', address: t.address, uiUrl: t.uiUrl, namespace: config.namespace, external: !t.pid, pid: t.pid });
+        return t;
+      }),
       startStackDatabase({ home: config.home, databaseUrl: config.databaseUrl, pgPort: config.pgPort }),
     ]);
     for (const r of [t, d]) if (r.status === 'fulfilled') servers.push(r.value.stop);
@@ -136,34 +137,6 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
   }
 }
 
-interface StackTemporal {
-  address: string;
-  uiUrl: string | undefined;
-  pid: number | undefined;
-  connection: Connection;
-  exited: Promise<void> | undefined;
-  logFile?: string;
-  stop(): Promise<void>;
-}
-
-async function startTemporal(config: FlywheelConfig, emit: (e: StackEvent) => void): Promise<StackTemporal> {
-  let t: StackTemporal;
-  if (config.temporalAddress) {
-    const connection = await awaitTemporalReady(temporalConnectionOptions(config), config.namespace);
-    t = { address: config.temporalAddress, uiUrl: undefined, pid: undefined, connection, exited: undefined, stop: () => connection.close() };
-  } else {
-    const s: TemporalDevServer = await startTemporalDevServer({
-      home: config.home,
-      port: config.temporalPort,
-      uiPort: config.temporalUiPort,
-      namespace: config.namespace,
-    });
-    t = { ...s, stop: s.stop };
-  }
-  emit({ kind: 'temporal-ready', address: t.address, uiUrl: t.uiUrl, namespace: config.namespace, external: !t.pid, pid: t.pid });
-  return t;
-}
-
 /** A worker's environment: the parent's, with the resolved addresses (once known) in the variables resolveConfig reads. */
 function workerEnv(config: FlywheelConfig, temporalAddress?: string, databaseUrl?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -181,7 +154,7 @@ function workerEnv(config: FlywheelConfig, temporalAddress?: string, databaseUrl
 function watchForFailure(temporal: StackTemporal, db: StackDatabase, stopping: () => boolean): Promise<Error> {
   return new Promise((resolve) => {
     void temporal.exited?.then(() => {
-      if (!stopping()) resolve(new Error(`the Temporal dev server exited; see ${temporal.logFile}`));
+      if (!stopping()) resolve(new Error(`the Temporal dev server exited; see ${temporal.logFile ?? 'its log'}`));
     });
     if (db.pid) {
       const pid = db.pid;

@@ -107,7 +107,6 @@ export class WorkerSupervisor {
 
   private spawnOnce(env: NodeJS.ProcessEnv): Promise<number> {
     const log = openLogFile(this.opts.home, `worker-${this.opts.family}`);
-    fs.writeSync(log.fd, `--- ${new Date().toISOString()} starting worker ${this.opts.family}\n`);
     const [cmd, ...args] = this.opts.command;
     // detached: its own process group, so a terminal's Ctrl-C reaches `flywheel up` alone, which stops workers first.
     const child = spawn(cmd, args, { stdio: ['ignore', log.fd, log.fd, 'ipc'], env, detached: true });

