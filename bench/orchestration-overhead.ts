@@ -6,6 +6,7 @@ import { like } from 'drizzle-orm';
 import { experiments, trainingRuns } from '../db/schema';
 import { fixtureSpec } from '../test/helpers/specs';
 import { quantile, startBenchStack } from './lib/bench-stack';
+import { timelineOf } from './lib/history-timeline';
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 50);
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   try {
     console.log(`orchestration overhead: ${n} experiments per case, 8 at a time (2-core machine)`);
     console.log('case            median_ms   p95_ms   trainer_s   overhead/10s-run');
+    const breakdowns: Array<[string, Record<string, number[]>]> = [];
     for (const [label, sleepMs] of [['no-op trainer', 0], ['1 s trainer', 1000]] as const) {
       const name = `bench-${sleepMs}`;
       const wf = `${name}/inner/1`;
@@ -23,6 +25,7 @@ async function main(): Promise<void> {
       });
       await h.result();
       const overheads: number[] = [];
+      const parts: Record<string, number[]> = {};
       const trainer: number[] = [];
       const rows = await stack.db.db.select().from(experiments).where(like(experiments.id, `${wf}/e%`));
       const runs = new Map((await stack.db.db.select().from(trainingRuns).where(like(trainingRuns.experimentId, `${wf}/e%`))).map((r) => [r.experimentId, r]));
@@ -30,11 +33,20 @@ async function main(): Promise<void> {
         const d = await stack.client.workflow.getHandle(r.id).describe();
         const wall = (d.closeTime!.getTime() - d.startTime.getTime()) / 1000;
         const t = runs.get(r.id)?.trainerSeconds ?? 0;
+        const history = await stack.client.workflow.getHandle(r.id).fetchHistory();
+        const tl = timelineOf(history.events ?? []);
+        tl.parts['awaitTraining.running'] = (tl.parts['awaitTraining.running'] ?? 0) - t * 1000;
+        for (const [k, v] of Object.entries(tl.parts)) (parts[k] ??= []).push(v);
         trainer.push(t);
         overheads.push((wall - t) * 1000);
       }
       const med = quantile(overheads, 0.5);
       console.log(`${label.padEnd(15)} ${med.toFixed(0).padStart(9)} ${quantile(overheads, 0.95).toFixed(0).padStart(8)} ${quantile(trainer, 0.5).toFixed(3).padStart(11)}   ${((med / 10_000) * 100).toFixed(2)}%`);
+      breakdowns.push([label, parts]);
+    }
+    for (const [label, parts] of breakdowns) {
+      console.log(`\nwhere the overhead goes, ${label} (median ms per experiment; awaitTraining.running excludes the trainer):`);
+      for (const [k, v] of Object.entries(parts)) console.log(`  ${k.padEnd(30)} ${quantile(v, 0.5).toFixed(0).padStart(6)}`);
     }
   } finally {
     await stack.stop();

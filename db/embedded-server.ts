@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { withoutForeignSignalHandlers } from './foreign-signal-handlers';
 
 export interface EmbeddedPgOptions {
   /** Folder for the cluster's files; created and initialised on first start. */
@@ -36,7 +37,12 @@ const nativeImport = new Function('m', 'return import(m)') as (m: string) => Pro
 const USER = 'postgres';
 const PASSWORD = 'flywheel';
 
-export async function startEmbeddedPostgres(opts: EmbeddedPgOptions): Promise<EmbeddedPg> {
+/** Starts (and on first use initialises) the cluster. The package's own SIGINT/exit hooks are removed. */
+export function startEmbeddedPostgres(opts: EmbeddedPgOptions): Promise<EmbeddedPg> {
+  return withoutForeignSignalHandlers(() => start(opts));
+}
+
+async function start(opts: EmbeddedPgOptions): Promise<EmbeddedPg> {
   const port = opts.port ?? 54329;
   const log = opts.onLog ?? (() => undefined);
   const dataDir = path.resolve(opts.dataDir);

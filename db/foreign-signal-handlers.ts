@@ -1,7 +1,7 @@
 // Keeps a library from taking over the process lifecycle of `flywheel up`. embedded-postgres registers
 // async-exit-hook on first import, which on SIGINT/SIGTERM stops PostgreSQL and calls process.exit() at once —
 // before the workers have drained — and whose `exit` hook throws "done is not a function" at every exit.
-// The stack installs its own exit safety net instead (stack.ts).
+// Whoever starts the server stops it (flywheel up's stack.ts, the test teardown).
 const STOP_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
 
 /** Runs `fn`, then removes the listeners it added for process lifecycle events. */
