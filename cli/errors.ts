@@ -31,6 +31,9 @@ export function reportError(err: unknown): void {
     console.error(err);
     return;
   }
-  const message = err instanceof Error ? err.message : String(err);
+  let message = err instanceof Error ? err.message : String(err);
+  // Temporal wraps the reason (a refused update, a failed workflow) in `cause`: that is the line people need.
+  const cause = err instanceof Error ? (err.cause as Error | undefined) : undefined;
+  if (cause?.message && cause.message !== message) message = `${message}: ${cause.message}`;
   console.error(`flywheel: ${message}`);
 }

@@ -15,6 +15,8 @@ export interface InnerLoopInput {
   budget?: { experiments?: number; parallelism?: number };
   /** Outer-loop iteration, for the Iteration search attribute. @default 0 */
   iteration?: number;
+  /** Continue as new past this many history events (the server may suggest it sooner). @default 8000 */
+  historyEventsLimit?: number;
   /** Carried across continue-as-new; never set by a caller. */
   carry?: InnerLoopState;
 }

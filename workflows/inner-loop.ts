@@ -211,7 +211,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
       stoppedBy = 'stop';
       break;
     }
-    if (s.launched < s.settings.experiments && (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > HISTORY_EVENTS_LIMIT)) {
+    if (s.launched < s.settings.experiments && (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > (input.historyEventsLimit ?? HISTORY_EVENTS_LIMIT))) {
       await baselineRun();
       await continueAsNew<typeof innerLoop>({ ...input, spec: undefined, carry: s });
     }
