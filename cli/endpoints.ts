@@ -49,3 +49,10 @@ export async function connectClient(config: FlywheelConfig, e: Endpoints): Promi
   const connection = await Connection.connect({ address: e.temporalAddress, tls, apiKey: config.temporalApiKey });
   return { client: new Client({ connection, namespace: e.namespace }), connection };
 }
+
+/** The database alone, for commands that need no Temporal (serve, feedback import). */
+export function requireDatabaseUrl(config: FlywheelConfig): string {
+  const url = config.databaseUrl ?? findRunningStack(config.home)?.postgres.url;
+  if (!url) throw new NoStackError(`no database: set DATABASE_URL or start a stack with \`flywheel up\` (looked in ${config.home})`);
+  return url;
+}

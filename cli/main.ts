@@ -18,6 +18,8 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['status'], () => (require('./commands/status') as typeof import('./commands/status')).registerStatus],
   [['pause', 'resume', 'stop', 'budget', 'approve'], () => (require('./commands/control') as typeof import('./commands/control')).registerControl],
   [['demo'], () => (require('./commands/demo') as typeof import('./commands/demo')).registerDemo],
+  [['serve'], () => (require('./commands/serve') as typeof import('./commands/serve')).registerServe],
+  [['feedback'], () => (require('./commands/feedback') as typeof import('./commands/feedback')).registerFeedback],
 ];
 
 /** The program with every command, or only the file that registers `only` when that names a known command. */

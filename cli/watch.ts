@@ -14,6 +14,8 @@ export interface WatchOptions {
   /** Redraw interval. @default 1000 */
   intervalMs?: number;
   out?: NodeJS.WriteStream;
+  /** Resolves when the user asks to detach (Ctrl-C). */
+  detach: Promise<void>;
 }
 
 export async function watchLoop(handle: WorkflowHandle, db: Db, opts: WatchOptions): Promise<WatchOutcome> {
@@ -21,10 +23,7 @@ export async function watchLoop(handle: WorkflowHandle, db: Db, opts: WatchOptio
   const tty = out.isTTY === true;
   let drawn = 0;
   let lastText = '';
-  let detach!: () => void;
-  const detached = new Promise<WatchOutcome>((resolve) => (detach = () => resolve({ kind: 'detached' })));
-  const onSigint = () => detach();
-  process.once('SIGINT', onSigint);
+  const detached = opts.detach.then((): WatchOutcome => ({ kind: 'detached' }));
   const result = handle.result().then((r: InnerLoopResult): WatchOutcome => ({ kind: 'done', result: r }));
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -54,6 +53,5 @@ export async function watchLoop(handle: WorkflowHandle, db: Db, opts: WatchOptio
     stopped = true;
     clearTimeout(timer);
     await inFlight;
-    process.removeListener('SIGINT', onSigint);
   }
 }

@@ -8,6 +8,7 @@ import { startStack, type RunningStack } from '../../infra/dev-stack/stack';
 import { startInnerLoop } from '../campaign-loops';
 import { resolveEndpoints, type Endpoints } from '../endpoints';
 import { EXIT_FAILURE } from '../errors';
+import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
 import { uiLink, withSession } from '../session';
 import { loadSpecFile } from '../spec-file';
@@ -26,6 +27,7 @@ export function registerDemo(program: Command): void {
       if (opts.experiments) spec.innerLoop.budget.experiments = opts.experiments;
       const config = resolveConfig(process.env, process.cwd());
       let stack: RunningStack | undefined;
+      const ctrlC = detachOnSigint();
       let endpoints: Endpoints | undefined = resolveEndpoints(config);
       try {
         if (!endpoints) {
@@ -37,12 +39,13 @@ export function registerDemo(program: Command): void {
           const handle = await startInnerLoop(s.client, s.endpoints, spec, spec);
           const link = uiLink(s.endpoints, handle.workflowId);
           console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
-          return followLoop(s, handle, spec, !!opts.json);
+          return followLoop(s, handle, spec, !!opts.json, ctrlC.requested);
         }, endpoints);
         const b = result?.heldout.baseline?.bits_per_byte;
         const w = result?.heldout.best?.bits_per_byte;
         if (result && (b === undefined || w === undefined || !(w < b))) process.exitCode = EXIT_FAILURE;
       } finally {
+        ctrlC.dispose();
         await stack?.stop();
       }
     });

@@ -2,6 +2,7 @@
 // inner loop and shows live progress. Ctrl-C detaches; the workflow keeps running.
 import type { Command } from 'commander';
 import { startInnerLoop } from '../campaign-loops';
+import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
 import { uiLink, withSession } from '../session';
 import { loadSpecFile } from '../spec-file';
@@ -17,12 +18,13 @@ export function registerRun(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ flywheel run infra/campaigns/builtin-demo.yaml\n')
     .action(async (file: string, opts: { id?: string; detach?: boolean; json?: boolean }) => {
       const spec = loadSpecFile(file);
+      const ctrlC = detachOnSigint();
       await withSession(async (s) => {
         const handle = await startInnerLoop(s.client, s.endpoints, spec, spec, opts.id);
         const link = uiLink(s.endpoints, handle.workflowId);
         console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
         if (opts.detach) return;
-        await followLoop(s, handle, spec, !!opts.json);
-      });
+        await followLoop(s, handle, spec, !!opts.json, ctrlC.requested);
+      }).finally(() => ctrlC.dispose());
     });
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { latestInnerLoop } from '../campaign-loops';
 import { UsageError } from '../errors';
+import { detachOnSigint } from '../detach';
 import { followLoop, runSteps } from '../follow-loop';
 import { snapshot } from '../loop-progress';
 import { formatResult } from '../print-result';
@@ -18,6 +19,7 @@ export function registerStatus(program: Command): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', '\nExample:\n  $ flywheel status builtin-demo --once\n')
     .action(async (campaignId: string, opts: { once?: boolean; json?: boolean }) => {
+      const ctrlC = detachOnSigint();
       await withSession(async (s) => {
         const handle = await latestInnerLoop(s.client, campaignId);
         if (!handle) throw new UsageError(`no inner loop found for campaign "${campaignId}"`);
@@ -36,7 +38,7 @@ export function registerStatus(program: Command): void {
           return;
         }
         console.error(`following ${handle.workflowId}${link ? `  (${link})` : ''}`);
-        await followLoop(s, handle, spec, !!opts.json);
-      });
+        await followLoop(s, handle, spec, !!opts.json, ctrlC.requested);
+      }).finally(() => ctrlC.dispose());
     });
 }

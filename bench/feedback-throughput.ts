@@ -1,0 +1,108 @@
+// Feedback ingestion throughput: events per second through the HTTP API into PostgreSQL, one event per POST
+// (16 clients) against batches of 100 (the same clients), and the ratio. Client and server share this process.
+// Run: node bin/run-ts.js bench/feedback-throughput.ts [SINGLE_EVENTS] [BATCHED_EVENTS]   (DATABASE_URL: use that server)
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startFeedbackServer } from '../cli/feedback-server';
+import { openDb } from '../db/client';
+import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
+import { applyMigrations } from '../db/migrate';
+
+const CLIENTS = 16;
+const BATCH = 100;
+const TOKEN = crypto.randomBytes(16).toString('hex');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A realistic event: a code prompt and completion of a few hundred bytes. */
+function event(run: string, i: number): Record<string, unknown> {
+  const kinds = ['accept', 'reject', 'edit', 'rating'] as const;
+  const kind = kinds[i % 4];
+  return {
+    id: `${run}-${i}`,
+    campaignId: 'bench',
+    kind,
+    modelVersion: 'ckpt-42',
+    prompt: `def f${i}(xs):\n    """Return the sum of the squares of xs."""\n`.repeat(3),
+    output: '    return sum(x * x for x in xs)\n',
+    ...(kind === 'edit' ? { correction: '    return sum(x ** 2 for x in xs)\n' } : {}),
+    ...(kind === 'rating' ? { rating: 1 + (i % 5) } : {}),
+  };
+}
+
+/** Sends `bodies` over CLIENTS concurrent loops; returns the seconds taken. */
+async function drive(url: string, bodies: string[]): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body });
+        if (res.status !== 201) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+  return (performance.now() - t0) / 1000;
+}
+
+async function main(): Promise<void> {
+  const nSingle = Number(process.argv[2] ?? 5000);
+  const nBatched = Number(process.argv[3] ?? 50_000);
+  let pg: EmbeddedPg | undefined;
+  let home: string | undefined;
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-feedback-'));
+    fs.chmodSync(home, 0o755); // the embedded PostgreSQL runs as the `postgres` user when we are root
+    pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port: await freePort() });
+    serverUrl = pg.url;
+  }
+  const url = await ensureDatabase(serverUrl, 'flywheel_bench_feedback');
+  await applyMigrations(url);
+  const db = openDb(url, { max: CLIENTS });
+  const server = await startFeedbackServer({ db: db.db, port: 0, token: TOKEN });
+  try {
+    const run = `${Date.now().toString(36)}`;
+    const warm = Array.from({ length: 200 }, (_, i) => JSON.stringify(event(`${run}w`, i)));
+    await drive(`${server.url}/v1/feedback`, warm);
+
+    const singles = Array.from({ length: nSingle }, (_, i) => JSON.stringify(event(`${run}s`, i)));
+    const tSingle = await drive(`${server.url}/v1/feedback`, singles);
+    const batches: string[] = [];
+    for (let i = 0; i < nBatched; i += BATCH) {
+      batches.push(JSON.stringify({ events: Array.from({ length: Math.min(BATCH, nBatched - i) }, (_, j) => event(`${run}b`, i + j)) }));
+    }
+    const tBatched = await drive(`${server.url}/v1/feedback:batch`, batches);
+
+    const single = nSingle / tSingle;
+    const batched = nBatched / tBatched;
+    console.log(`feedback ingestion over HTTP into PostgreSQL (${CLIENTS} concurrent clients, ${os.cpus().length} CPUs, fsync on, one commit per request)`);
+    console.log('mode                 events    seconds    events/s');
+    console.log(`single-event POST ${String(nSingle).padStart(9)} ${tSingle.toFixed(2).padStart(10)} ${single.toFixed(0).padStart(11)}`);
+    console.log(`batches of ${BATCH}    ${String(nBatched).padStart(9)} ${tBatched.toFixed(2).padStart(10)} ${batched.toFixed(0).padStart(11)}`);
+    console.log(`ratio batched/single: ${(batched / single).toFixed(1)}x`);
+  } finally {
+    await server.close();
+    await db.close();
+    await pg?.stop();
+    if (home) fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+// `flywheel serve`: the feedback API in the foreground until Ctrl-C, on the stack's PostgreSQL or DATABASE_URL.
+import type { Command } from 'commander';
+import { resolveConfig } from '../../core/config';
+import { openDb } from '../../db/client';
+import { UsageError } from '../errors';
+import { startFeedbackServer } from '../feedback-server';
+import { requireDatabaseUrl } from '../endpoints';
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the feedback API: POST /v1/feedback, POST /v1/feedback:batch, GET /healthz')
+    .option('--port <port>', 'TCP port (0: any free port)', '8787')
+    .option('--host <host>', 'address to bind; anything but loopback exposes the API to the network', '127.0.0.1')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Writes need "Authorization: Bearer $FLYWHEEL_API_TOKEN" when FLYWHEEL_API_TOKEN is set.',
+        '',
+        'Example:',
+        '  $ FLYWHEEL_API_TOKEN=s3cret flywheel serve --port 8787',
+        '  $ curl -s -H "Authorization: Bearer s3cret" -d \'{"id":"evt-1","campaignId":"builtin-demo","kind":"accept",\\',
+        '      "modelVersion":"ckpt-7","prompt":"def add(","output":"a, b):"}\' http://127.0.0.1:8787/v1/feedback',
+        '  {"inserted":1,"duplicates":0}',
+        '',
+      ].join('\n'),
+    )
+    .action(async (opts: { port: string; host: string }) => {
+      const port = Number(opts.port);
+      if (!/^\d+$/.test(opts.port) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${opts.port}"`);
+      const token = process.env.FLYWHEEL_API_TOKEN || undefined;
+      const loopback = ['127.0.0.1', 'localhost', '::1'].includes(opts.host);
+      if (!loopback && !token) throw new UsageError(`refusing to serve on ${opts.host} without FLYWHEEL_API_TOKEN: anyone on the network could write feedback`);
+      const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 10 });
+      try {
+        const server = await startFeedbackServer({ db: dbh.db, port, host: opts.host, token });
+        if (!token) console.error(`warning: FLYWHEEL_API_TOKEN is not set: anyone who can reach ${server.url} can write feedback`);
+        console.log(`feedback API on ${server.url} (Ctrl-C to stop)`);
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await server.close();
+      } finally {
+        await dbh.close();
+      }
+    });
+}

@@ -1,0 +1,189 @@
+// The feedback API (`flywheel serve`): how user signals reach the outer loop. Plain node:http, JSON in and out;
+// writes are idempotent by the client's event id, so a client may retry any request that did not answer.
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import { checkFeedback, type FeedbackEvent } from '../core/feedback';
+import type { Db } from '../db/client';
+import { DatabaseUnavailableError, FeedbackConflictError, isUnavailable, storeFeedback } from '../activities/feedback/store-feedback';
+
+export interface FeedbackServerOptions {
+  db: Db;
+  /** 0 picks a free port (see `url`). */
+  port: number;
+  /** Loopback unless asked: the API is open to anyone who can reach it when no token is set. @default "127.0.0.1" */
+  host?: string;
+  /** Writes need `Authorization: Bearer <token>` when set (FLYWHEEL_API_TOKEN). @default none: writes are open */
+  token?: string;
+  /** Largest request body accepted. @default 8 MiB */
+  maxBodyBytes?: number;
+  /** Largest batch accepted. @default 1000 */
+  maxBatch?: number;
+}
+
+export interface FeedbackServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** An answer: status and JSON body. */
+type Reply = [status: number, body: Record<string, unknown>, headers?: Record<string, string>];
+
+/** Most bytes read from a request that is refused before its body matters (404, 405, 401). */
+const DRAIN_MAX = 1 << 20;
+
+const bad = (error: string, problems: string[]): Reply => [400, { error, problems }];
+
+export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<FeedbackServer> {
+  const o = { host: '127.0.0.1', maxBodyBytes: 8 << 20, maxBatch: 1000, ...opts };
+  // Digests have equal length whatever was sent, so timingSafeEqual leaks neither the token nor its length.
+  const tokenDigest = o.token ? sha256(o.token) : undefined;
+  const authorized = (req: http.IncomingMessage): boolean => {
+    if (!tokenDigest) return true;
+    const m = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+    return !!m && crypto.timingSafeEqual(sha256(m[1]), tokenDigest);
+  };
+
+  const routes: Record<string, { method: string; write: boolean; handle: (body: unknown) => Promise<Reply> }> = {
+    '/healthz': { method: 'GET', write: false, handle: () => health(o.db) },
+    '/v1/feedback': { method: 'POST', write: true, handle: (body) => store(o.db, one(body)) },
+    '/v1/feedback:batch': { method: 'POST', write: true, handle: (body) => store(o.db, batch(body, o.maxBatch)) },
+  };
+
+  const server = http.createServer((req, res) => {
+    void answer(req).then(([status, body, headers]) => {
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers });
+      res.end(JSON.stringify(body) + '\n');
+    });
+  });
+
+  async function answer(req: http.IncomingMessage): Promise<Reply> {
+    try {
+      const route = routes[(req.url ?? '/').split('?')[0]];
+      if (!route) return drained(req, [404, { error: `no such endpoint: ${req.method} ${(req.url ?? '').split('?')[0]}` }]);
+      if (req.method !== route.method) return drained(req, [405, { error: `${req.method} is not allowed here; use ${route.method}` }, { allow: route.method }]);
+      if (route.write && !authorized(req)) return drained(req, [401, { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' }, { 'www-authenticate': 'Bearer' }]);
+      if (!route.write) return await route.handle(undefined);
+      const raw = await readBody(req, o.maxBodyBytes);
+      if (raw === undefined) return [413, { error: `request body larger than ${o.maxBodyBytes} bytes` }, { connection: 'close' }];
+      let body: unknown;
+      try {
+        body = JSON.parse(raw);
+      } catch (e) {
+        return bad('malformed JSON', [`(root): ${(e as Error).message}`]);
+      }
+      return await route.handle(body);
+    } catch (e) {
+      if (e instanceof Reject) return e.reply;
+      if (e instanceof FeedbackConflictError) return [409, { error: e.message, ids: e.ids }];
+      if (e instanceof DatabaseUnavailableError || isUnavailable(e)) {
+        const why = e instanceof DatabaseUnavailableError ? e.message : 'database unavailable';
+        return [503, { error: `${why}; retry later` }, { 'retry-after': '5' }];
+      }
+      // The detail goes to the operator's log, not to the client.
+      console.error(`flywheel serve: ${req.method} ${req.url}:`, e);
+      return [500, { error: 'internal error (see the server log)' }];
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${host}:${addr.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive clients would otherwise hold close() open until they time out.
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Thrown by request parsing to answer with `reply`. */
+class Reject extends Error {
+  constructor(readonly reply: Reply) {
+    super(String(reply[1].error));
+  }
+}
+
+function one(body: unknown): FeedbackEvent[] {
+  const r = checkFeedback(body);
+  if (r.problems) throw new Reject(bad('invalid feedback event', r.problems));
+  return [r.event];
+}
+
+/** Every event is checked before any is stored, and every problem is reported, so a client can fix a batch in one go. */
+function batch(body: unknown, max: number): FeedbackEvent[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Reject(bad('invalid batch', ['(root): expected an object { "events": [...] }']));
+  const extra = Object.keys(body).filter((k) => k !== 'events');
+  if (extra.length) throw new Reject(bad('invalid batch', extra.map((k) => `${k}: unknown field`)));
+  const events = (body as { events?: unknown }).events;
+  if (!Array.isArray(events)) throw new Reject(bad('invalid batch', ['events: expected an array of feedback events']));
+  if (events.length === 0 || events.length > max) throw new Reject(bad('invalid batch', [`events: must hold 1 to ${max} events (got ${events.length})`]));
+  const problems: string[] = [];
+  const ok = events.map((e, i) => {
+    const r = checkFeedback(e, ['events', i]);
+    if (r.problems) problems.push(...r.problems);
+    return r.event!;
+  });
+  if (problems.length) throw new Reject(bad(`invalid batch: ${problems.length} problem${problems.length > 1 ? 's' : ''}, nothing stored`, problems));
+  return ok;
+}
+
+async function store(db: Db, events: FeedbackEvent[]): Promise<Reply> {
+  const r = await storeFeedback(db, events);
+  return [r.inserted > 0 ? 201 : 200, { inserted: r.inserted, duplicates: r.duplicates }];
+}
+
+async function health(db: Db): Promise<Reply> {
+  try {
+    await db.execute(sql`SELECT 1`);
+    return [200, { status: 'ok' }];
+  } catch (e) {
+    if (!isUnavailable(e)) throw e;
+    return [503, { status: 'unavailable', error: 'database unavailable' }];
+  }
+}
+
+/**
+ * The body as text, or undefined past `max` bytes. An oversized body is still read (and dropped) up to 4x the cap,
+ * because a client still sending when the socket closes sees a reset instead of the 413.
+ */
+function readBody(req: http.IncomingMessage, max: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= max) chunks.push(c);
+      else if (size > 4 * max) req.destroy();
+    });
+    req.on('end', () => resolve(size > max ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('close', () => (size > max ? resolve(undefined) : reject(new Reject([400, { error: 'request aborted by the client' }]))));
+    req.on('error', () => reject(new Reject([400, { error: 'request aborted by the client' }])));
+  });
+}
+
+/** Answers only after the request body (if any) is consumed, so keep-alive connections stay usable; drops a huge one. */
+function drained(req: http.IncomingMessage, reply: Reply, max = DRAIN_MAX): Promise<Reply> {
+  return new Promise((resolve) => {
+    if (req.complete) return resolve(reply);
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) req.destroy();
+    });
+    req.on('end', () => resolve(reply));
+    req.on('close', () => resolve(reply));
+    req.on('error', () => resolve(reply));
+  });
+}
+
+function sha256(s: string): Buffer {
+  return crypto.createHash('sha256').update(s).digest();
+}

@@ -1,0 +1,80 @@
+// `flywheel feedback import` as a user runs it: a real CLI process against a fresh database.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { DbHandle } from '../../db/client';
+import { feedbackEvents } from '../../db/schema';
+import { freshDatabase, scratchDir } from '../helpers/env';
+
+const BIN = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
+const dir = scratchDir('feedback-import');
+let db: DbHandle;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  let url: string;
+  ({ url, handle: db } = await freshDatabase('feedback_import'));
+  env = { ...process.env, DATABASE_URL: url, FLYWHEEL_HOME: dir };
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+/** Async, so nothing in this process blocks while the CLI runs. */
+function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function writeJsonl(name: string, lines: unknown[]): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+  return file;
+}
+
+const event = (i: number, over: Record<string, unknown> = {}) => ({ id: `imp-${i}`, campaignId: 'c1', kind: 'accept', modelVersion: 'ckpt-1', prompt: `p${i}`, output: `o${i}`, ...over });
+
+async function rowCount(): Promise<number> {
+  const [{ n }] = await db.db.select({ n: sql<number>`count(*)::int` }).from(feedbackEvents);
+  return n;
+}
+
+test('a file with bad lines exits 2, names each line and path, and writes nothing', async () => {
+  const file = writeJsonl('bad.jsonl', [event(1), event(2, { kind: 'rating', rating: 9 }), '', event(4), '{not json', event(6, { kind: 'edit' })]);
+  const r = await cli(['feedback', 'import', file]);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain(`${file}:2: rating: must be an integer from 1 to 5`);
+  expect(r.stderr).toContain(`${file}:5: (root): malformed JSON`);
+  expect(r.stderr).toContain(`${file}:6: correction: required when kind is "edit"`);
+  expect(r.stderr).not.toContain(`${file}:1:`);
+  expect(await rowCount()).toBe(0);
+});
+
+test('a good file is imported; the same file again is all duplicates', async () => {
+  const file = writeJsonl('good.jsonl', [event(1), event(2, { kind: 'rating', rating: 5, comment: 'great' }), '', event(3, { kind: 'edit', correction: 'fixed' })]);
+  const first = await cli(['feedback', 'import', file]);
+  expect(first).toMatchObject({ status: 0, stdout: 'imported 3, duplicates 0\n' });
+  expect(await rowCount()).toBe(3);
+  const again = await cli(['feedback', 'import', file]);
+  expect(again).toMatchObject({ status: 0, stdout: 'imported 0, duplicates 3\n' });
+  expect(await rowCount()).toBe(3);
+});
+
+test('a line whose id is stored with other content is a conflict: exit 2, its line named, nothing written', async () => {
+  const before = await rowCount();
+  const file = writeJsonl('conflict.jsonl', [event(100), event(1, { output: 'changed' })]);
+  const r = await cli(['feedback', 'import', file]);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain(`${file}:2: id: "imp-1" already stored with different content`);
+  expect(await rowCount()).toBe(before);
+});
+
+test('a missing file is a usage error', async () => {
+  const r = await cli(['feedback', 'import', path.join(dir, 'nope.jsonl')]);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain('cannot read');
+});
