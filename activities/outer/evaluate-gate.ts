@@ -1,0 +1,134 @@
+// evaluateGate: the outer loop's promotion gate as an activity. Reads both checkpoints' held-out scores and the
+// suite's held-out item categories (never their text), runs the gate's checks, and records one decision with
+// every check's rule, figures and reason. Idempotent by `decisionId`: a retry returns the recorded decision.
+import { ApplicationFailure } from '@temporalio/activity';
+import { and, eq, inArray } from 'drizzle-orm';
+import { NotFoundError } from '../../core/errors';
+import { runGate, type GateEvidence, type GateOutcome, type PairedItem } from '../../core/gate/checks';
+import { gateSettingsWithDefaults, type GateMetric, type GateSettingsInput } from '../../core/gate/settings';
+import type { Db } from '../../db/client';
+import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
+
+export interface EvaluateGateInput {
+  /** Deterministic, e.g. `${outerLoopWorkflowId}/gate`: the decision row's id. */
+  decisionId: string;
+  campaignId: string;
+  candidateCheckpointId: string;
+  /** The production checkpoint, or the untrained baseline's checkpoint before the first promotion. */
+  incumbentCheckpointId: string;
+  suiteId: string;
+  /** The spec's `promotion:` block; missing fields take their defaults. */
+  settings?: GateSettingsInput;
+}
+
+/** Small enough for workflow history: no items, no per-item scores. */
+export interface GateSummary {
+  promote: boolean;
+  rule: string;
+  reason: string;
+  /** The primary metric's mean improvement (positive = better); 0 when it has no scores. */
+  meanDelta: number;
+  /** The paired test's one-sided p-value; 1 when the primary metric has no scores. */
+  pValue: number;
+}
+
+/** Which metric each grader's per-item scores belong to. */
+const METRIC_OF_GRADER: Record<string, GateMetric> = { bits_per_byte: 'bits_per_byte', exact_token: 'exact_match' };
+
+export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<GateSummary> {
+  const [recorded] = await db.select().from(decisions).where(eq(decisions.id, input.decisionId));
+  if (recorded) return summaryOf(recorded, input);
+
+  const settings = gateSettingsWithDefaults(input.settings);
+  const evidence = await loadEvidence(db, input, settings);
+  const outcome = runGate(evidence);
+  const figures = figuresOf(evidence, outcome);
+  await db
+    .insert(decisions)
+    .values({
+      id: input.decisionId,
+      campaignId: input.campaignId,
+      kind: outcome.promote ? 'promote' : 'reject',
+      checkpointId: input.candidateCheckpointId,
+      experimentId: evidence.candidateExperimentId,
+      rule: outcome.rule,
+      reason: outcome.reason,
+      figures,
+      accepted: outcome.promote,
+    })
+    .onConflictDoNothing();
+  // Another attempt may have won the insert race: report what is recorded, not what this attempt computed.
+  const [row] = await db.select().from(decisions).where(eq(decisions.id, input.decisionId));
+  return summaryOf(row, input);
+}
+
+async function loadEvidence(db: Db, input: EvaluateGateInput, settings: GateEvidence['settings']): Promise<GateEvidence & { candidateExperimentId: string }> {
+  const scoresOf = async (checkpointId: string, role: string) => {
+    const id = `${checkpointId}|${input.suiteId}|heldout`;
+    const [row] = await db.select({ perItem: evalResults.perItem, experimentId: evalResults.experimentId }).from(evalResults).where(eq(evalResults.id, id));
+    if (!row) throw new NotFoundError(`the ${role} checkpoint "${checkpointId}" has no held-out result on suite "${input.suiteId}": run scoreCheckpoint on its heldout split (purpose "gate") first`);
+    return row;
+  };
+  const candidate = await scoresOf(input.candidateCheckpointId, 'candidate');
+  const incumbent = await scoresOf(input.incumbentCheckpointId, 'incumbent');
+
+  // Only ids, graders and categories: held-out prompts and references never leave the eval activity.
+  const items = await db
+    .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
+    .from(evalItems)
+    .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'heldout'), inArray(evalItems.grader, Object.keys(METRIC_OF_GRADER))));
+  if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no held-out items: prepare the suite first`);
+  await db.insert(heldoutReads).values({ suiteId: input.suiteId, reader: `evaluateGate:${input.decisionId}`, purpose: 'gate' });
+
+  const byMetric: Partial<Record<GateMetric, PairedItem[]>> = {};
+  const unscored = new Map<string, number>();
+  for (const item of items) {
+    const c = candidate.perItem[item.id];
+    const i = incumbent.perItem[item.id];
+    // A grader a checkpoint format cannot be scored on (loss of an unreadable format) is absent for both.
+    if (c === undefined && i === undefined) continue;
+    if (c === undefined || i === undefined) {
+      const missing = c === undefined ? input.candidateCheckpointId : input.incumbentCheckpointId;
+      unscored.set(missing, (unscored.get(missing) ?? 0) + 1);
+      continue;
+    }
+    const metric = METRIC_OF_GRADER[item.grader];
+    (byMetric[metric] ??= []).push({ category: item.category, candidate: c, incumbent: i });
+  }
+  if (unscored.size > 0) {
+    const which = [...unscored].map(([ckpt, n]) => `"${ckpt}" lacks ${n}`).join(', ');
+    throw new NotFoundError(`held-out scores on suite "${input.suiteId}" do not pair up (${which} items the other has): rescore on the current suite's heldout split first`);
+  }
+  return { candidateCheckpointId: input.candidateCheckpointId, incumbentCheckpointId: input.incumbentCheckpointId, items: byMetric, settings, candidateExperimentId: candidate.experimentId };
+}
+
+/** Every check's figures under its rule, the summary figures at the top, and the settings that applied. */
+function figuresOf(evidence: GateEvidence, outcome: GateOutcome): Record<string, unknown> {
+  const primary = outcome.results.find((r) => r.rule === 'heldoutImprovement')?.figures;
+  return {
+    meanDelta: typeof primary?.meanDelta === 'number' ? primary.meanDelta : 0,
+    pValue: typeof primary?.pValue === 'number' ? primary.pValue : 1,
+    candidateCheckpointId: evidence.candidateCheckpointId,
+    incumbentCheckpointId: evidence.incumbentCheckpointId,
+    settings: evidence.settings,
+    checks: Object.fromEntries(outcome.results.map((r) => [r.rule, { passed: r.passed, reason: r.reason, ...r.figures }])),
+  };
+}
+
+function summaryOf(row: typeof decisions.$inferSelect, input: EvaluateGateInput): GateSummary {
+  if (row.checkpointId !== input.candidateCheckpointId || row.campaignId !== input.campaignId) {
+    // A reused decision id is a caller bug that no retry can fix.
+    throw ApplicationFailure.nonRetryable(
+      `decision "${input.decisionId}" is already recorded for checkpoint "${row.checkpointId}" of campaign "${row.campaignId}", not "${input.candidateCheckpointId}"`,
+      'DecisionConflictError',
+    );
+  }
+  const figures = row.figures as { meanDelta?: unknown; pValue?: unknown };
+  return {
+    promote: row.kind === 'promote',
+    rule: row.rule,
+    reason: row.reason,
+    meanDelta: typeof figures.meanDelta === 'number' ? figures.meanDelta : 0,
+    pValue: typeof figures.pValue === 'number' ? figures.pValue : 1,
+  };
+}

@@ -1,0 +1,128 @@
+// The promotion gate of the outer loop: a list of checks over held-out evidence. A candidate is promoted only
+// when every check passes; each check states its rule, its figures and its reason, and all of them are
+// recorded. Adding a check (the eval-integrity probes, the public/held-out gap) is adding one function.
+import { mean, orientedDeltas, pairedTest } from './paired-test';
+import type { GateMetric, GateSettings } from './settings';
+
+/** Whether a larger per-item score is better, per metric. */
+export const HIGHER_IS_BETTER: Record<GateMetric, boolean> = { bits_per_byte: false, exact_match: true };
+
+/** One held-out item scored for both checkpoints. Item text never enters the gate. */
+export interface PairedItem {
+  category: string;
+  candidate: number;
+  incumbent: number;
+}
+
+export interface GateEvidence {
+  candidateCheckpointId: string;
+  /** The production checkpoint, or the untrained baseline before the first promotion. */
+  incumbentCheckpointId: string;
+  /** Held-out items scored for both checkpoints, per metric (a metric nobody could score is absent). */
+  items: Partial<Record<GateMetric, PairedItem[]>>;
+  settings: GateSettings;
+}
+
+export interface CheckResult {
+  /** The check's stable name (the decision's `rule` when it is the one that fails). */
+  rule: string;
+  passed: boolean;
+  /** One sentence with the figures that decided it. */
+  reason: string;
+  /** Flat figures, recorded with the decision. */
+  figures: Record<string, number | string>;
+}
+
+export type GateCheck = (e: GateEvidence) => CheckResult;
+
+export interface GateOutcome {
+  promote: boolean;
+  /** The first failing check's rule, or `ALL_CHECKS_PASSED`. */
+  rule: string;
+  reason: string;
+  results: CheckResult[];
+}
+
+export const ALL_CHECKS_PASSED = 'allChecksPassed';
+
+const f4 = (x: number) => x.toFixed(4);
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/** The primary metric improves by at least `margin` and the paired test is significant at `alpha`. */
+export const heldoutImprovement: GateCheck = (e) => {
+  const { metric, margin, alpha } = e.settings;
+  const rule = 'heldoutImprovement';
+  const items = e.items[metric] ?? [];
+  if (items.length === 0) {
+    return { rule, passed: false, reason: `no held-out ${metric} scores for both checkpoints: nothing shows an improvement`, figures: { metric, n: 0 } };
+  }
+  const deltas = orientedDeltas(items.map((i) => i.candidate), items.map((i) => i.incumbent), HIGHER_IS_BETTER[metric]);
+  const t = pairedTest(deltas, e.settings);
+  const bigEnough = t.meanDelta >= margin;
+  const significant = t.pValue < alpha;
+  const figures = {
+    metric,
+    n: t.n,
+    candidateMean: round(mean(items.map((i) => i.candidate))),
+    incumbentMean: round(mean(items.map((i) => i.incumbent))),
+    meanDelta: round(t.meanDelta),
+    margin,
+    test: t.test,
+    pValue: round(t.pValue),
+    alpha,
+    lowerBound: round(t.lowerBound),
+    resamples: t.resamples,
+    exact: t.exact ? 'yes' : 'no',
+  };
+  const stated = `held-out ${metric} improves by ${f4(t.meanDelta)} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (alpha ${alpha}) over ${t.n} items`;
+  const why = !bigEnough && !significant ? 'below the margin and not significant' : !bigEnough ? 'below the margin' : !significant ? 'not significant: within noise' : 'passes';
+  return { rule, passed: bigEnough && significant, reason: `${stated}: ${why}`, figures };
+};
+
+/** No category's mean, on any metric with held-out scores, gets worse by more than `maxCategoryRegression`. */
+export const noCategoryRegression: GateCheck = (e) => {
+  const rule = 'noCategoryRegression';
+  const figures: Record<string, number | string> = {};
+  const failures: string[] = [];
+  let worst: { metric: GateMetric; category: string; regression: number } | undefined;
+  for (const metric of Object.keys(HIGHER_IS_BETTER) as GateMetric[]) {
+    const items = e.items[metric];
+    if (!items?.length) continue;
+    const bound = e.settings.maxCategoryRegression[metric];
+    const byCategory = new Map<string, number[]>();
+    for (const i of items) {
+      const d = HIGHER_IS_BETTER[metric] ? i.candidate - i.incumbent : i.incumbent - i.candidate;
+      const list = byCategory.get(i.category);
+      if (list) list.push(d);
+      else byCategory.set(i.category, [d]);
+    }
+    for (const [category, deltas] of [...byCategory].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const delta = mean(deltas);
+      const gated = deltas.length >= e.settings.minCategoryItems;
+      figures[`${metric}.${category}.delta`] = round(delta);
+      figures[`${metric}.${category}.n`] = deltas.length;
+      if (!gated) continue;
+      if (!worst || -delta > worst.regression) worst = { metric, category, regression: -delta };
+      if (-delta > bound) failures.push(`category "${category}" is worse on held-out ${metric} by ${f4(-delta)} (bound ${bound}, ${deltas.length} items)`);
+    }
+  }
+  if (worst) Object.assign(figures, { worstMetric: worst.metric, worstCategory: worst.category, worstRegression: round(worst.regression) });
+  figures.minCategoryItems = e.settings.minCategoryItems;
+  if (failures.length > 0) return { rule, passed: false, reason: failures.join('; '), figures };
+  const reason = worst
+    ? `no category regresses past its bound (worst: "${worst.category}" on ${worst.metric}, ${f4(worst.regression)})`
+    : `no category has ${e.settings.minCategoryItems} or more held-out items: nothing to gate`;
+  return { rule, passed: true, reason, figures };
+};
+
+export const DEFAULT_CHECKS: readonly GateCheck[] = [heldoutImprovement, noCategoryRegression];
+
+/** Runs every check (so every figure is recorded) and promotes only when all pass; the reason names the first failure. */
+export function runGate(evidence: GateEvidence, checks: readonly GateCheck[] = DEFAULT_CHECKS): GateOutcome {
+  if (checks.length === 0) throw new RangeError('the promotion gate needs at least one check');
+  const results = checks.map((check) => check(evidence));
+  const failed = results.find((r) => !r.passed);
+  if (failed) return { promote: false, rule: failed.rule, reason: `rejected by ${failed.rule}: ${failed.reason}`, results };
+  const who = `${evidence.candidateCheckpointId} over ${evidence.incumbentCheckpointId}`;
+  return { promote: true, rule: ALL_CHECKS_PASSED, reason: `promoted ${who}: ${results.map((r) => `${r.rule}: ${r.reason}`).join('; ')}`, results };
+}

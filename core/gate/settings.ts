@@ -1,0 +1,85 @@
+// The promotion gate's settings: how much better a candidate must be on the held-out split, how sure the
+// paired test must be, and how far any one category may slip. The campaign spec embeds `gateSettingsSchema`
+// as `promotion:`; a workflow carries the parsed (complete) settings, which are small.
+import { z } from 'zod';
+import { InvalidSpecError, formatIssues } from '../spec';
+
+/** A held-out metric the gate reads from `evalResults.perItem`: one per grader. */
+export type GateMetric = 'bits_per_byte' | 'exact_match';
+
+/** The paired test the gate's p-value comes from (see core/gate/paired-test.ts for why sign-flip is the default). */
+export type GateTest = 'sign-flip' | 'bootstrap';
+
+export interface GateSettings {
+  /**
+   * The held-out metric the candidate must improve: `bits_per_byte` (loss items, lower is better) or
+   * `exact_match` (completion items, higher is better). Means are unweighted over items.
+   * @default "bits_per_byte"
+   */
+  metric: GateMetric;
+  /**
+   * The least improvement of the mean per-item score the candidate must show over the incumbent, in the
+   * metric's units (bits per byte, or a share of items for exact_match).
+   * @default 0.02
+   */
+  margin: number;
+  /** One-sided significance level of the paired test (H0: the candidate is no better). @default 0.05 */
+  alpha: number;
+  /**
+   * The most any one category's mean may get worse, per metric, in that metric's units. Every metric with
+   * held-out scores is checked, not just `metric`.
+   * @default { bits_per_byte: 0.05, exact_match: 0.05 }
+   */
+  maxCategoryRegression: Record<GateMetric, number>;
+  /**
+   * Categories with fewer held-out items than this are reported but not gated: the mean of a handful of
+   * items moves by more than any useful bound on noise alone.
+   * @default 10
+   */
+  minCategoryItems: number;
+  /** The paired test behind the p-value. @default "sign-flip" */
+  test: GateTest;
+  /** Random resamples of the paired test and of the bootstrap confidence bound. @default 2000 */
+  resamples: number;
+  /** Seed of the resampling, so a decision can be recomputed exactly. @default 1 */
+  seed: number;
+}
+
+export const gateSettingsSchema = z.strictObject({
+  /** The held-out metric the candidate must improve. @default "bits_per_byte" */
+  metric: z.enum(['bits_per_byte', 'exact_match']).default('bits_per_byte'),
+  /** Least improvement of the mean per-item score, in the metric's units. @default 0.02 */
+  margin: z.number().min(0).default(0.02),
+  /** One-sided significance level of the paired test. @default 0.05 */
+  alpha: z.number().gt(0).lt(1).default(0.05),
+  /** Most any one category's mean may get worse, per metric. @default { bits_per_byte: 0.05, exact_match: 0.05 } */
+  maxCategoryRegression: z
+    .strictObject({
+      /** @default 0.05 */
+      bits_per_byte: z.number().min(0).default(0.05),
+      /** @default 0.05 */
+      exact_match: z.number().min(0).default(0.05),
+    })
+    .prefault({}),
+  /** Categories with fewer items are reported but not gated. @default 10 */
+  minCategoryItems: z.number().int().min(1).default(10),
+  /** The paired test behind the p-value. @default "sign-flip" */
+  test: z.enum(['sign-flip', 'bootstrap']).default('sign-flip'),
+  /** Random resamples of the paired test and the bootstrap bound. @default 2000 */
+  resamples: z.number().int().min(100).max(100_000).default(2000),
+  /** Seed of the resampling. @default 1 */
+  seed: z.number().int().default(1),
+});
+
+export type GateSettingsInput = z.input<typeof gateSettingsSchema>;
+
+// The interface above is the documented shape; this line fails to compile if the schema drifts from it.
+const _sameShape: [GateSettings, z.output<typeof gateSettingsSchema>] extends [z.output<typeof gateSettingsSchema>, GateSettings] ? true : never = true;
+void _sameShape;
+
+/** Complete settings from partial ones (the `withDefaults()` step); throws InvalidSpecError on a bad value. */
+export function gateSettingsWithDefaults(partial: GateSettingsInput = {}): GateSettings {
+  const result = gateSettingsSchema.safeParse(partial);
+  if (!result.success) throw new InvalidSpecError(formatIssues(result.error.issues), 'promotion settings');
+  return result.data;
+}

@@ -1,0 +1,118 @@
+// evaluateGate against a real database: it reads held-out results and item categories, writes one decision per
+// decision id however often it runs, never records item text, and names what to score when results are missing.
+import { eq } from 'drizzle-orm';
+import { evaluateGate } from '../../activities/outer/evaluate-gate';
+import { NotFoundError } from '../../core/errors';
+import type { DbHandle } from '../../db/client';
+import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
+import { freshDatabase } from '../helpers/env';
+
+let db: DbHandle;
+const suiteId = 'gate-suite@1';
+const campaignId = 'gate-campaign';
+const SECRET = 'HELDOUT-TEXT-';
+
+/** 40 held-out loss items (two languages) and 20 exact-token items, plus public items the gate must ignore. */
+const heldout = [
+  ...Array.from({ length: 40 }, (_, i) => ({ id: `l-${i}`, grader: 'bits_per_byte', category: i % 2 ? 'javascript' : 'typescript' })),
+  ...Array.from({ length: 20 }, (_, i) => ({ id: `c-${i}`, grader: 'exact_token', category: 'identifier' })),
+];
+
+async function insertResult(checkpointId: string, perItem: Record<string, number>) {
+  await db.db.insert(evalResults).values({
+    id: `${checkpointId}|${suiteId}|heldout`,
+    checkpointId,
+    experimentId: `exp-of-${checkpointId}`,
+    suiteId,
+    split: 'heldout',
+    itemCount: Object.keys(perItem).length,
+    metrics: {},
+    perItem,
+  });
+}
+
+/** Incumbent: 2.5 bits/byte with a deterministic wobble, half the completions right. */
+const incumbentScores = (): Record<string, number> =>
+  Object.fromEntries(heldout.map((it, i) => [it.id, it.grader === 'bits_per_byte' ? 2.5 + 0.3 * Math.sin(i * 1.7) : i % 2]));
+
+beforeAll(async () => {
+  db = (await freshDatabase('gate')).handle;
+  const rows = [
+    ...heldout.map((it) => ({ ...it, split: 'heldout' })),
+    ...Array.from({ length: 10 }, (_, i) => ({ id: `p-${i}`, grader: 'bits_per_byte', category: 'typescript', split: 'public' })),
+  ].map((r) => ({ ...r, suiteId, prompt: `${SECRET}prompt-${r.id}`, reference: `${SECRET}ref-${r.id}`, contentHash: `h-${r.id}`, sourceFile: `${SECRET}file.ts` }));
+  await db.db.insert(evalItems).values(rows);
+
+  const inc = incumbentScores();
+  await insertResult('inc', inc);
+  // Better by 0.1 bits/byte everywhere (small wobble), completions unchanged.
+  await insertResult('good', Object.fromEntries(Object.entries(inc).map(([id, s], i) => [id, id.startsWith('l-') ? s - 0.1 + 0.01 * Math.cos(i) : s])));
+  // The same as the incumbent plus zero-mean noise.
+  await insertResult('noisy', Object.fromEntries(Object.entries(inc).map(([id, s], i) => [id, id.startsWith('l-') ? s + 0.3 * (i % 2 ? 1 : -1) : s])));
+  // Missing five loss items the incumbent has.
+  await insertResult('partial', Object.fromEntries(Object.entries(inc).filter(([id]) => !['l-0', 'l-1', 'l-2', 'l-3', 'l-4'].includes(id))));
+});
+
+afterAll(async () => {
+  await db?.close();
+});
+
+const input = (decisionId: string, candidateCheckpointId: string, incumbentCheckpointId = 'inc') => ({
+  decisionId,
+  campaignId,
+  candidateCheckpointId,
+  incumbentCheckpointId,
+  suiteId,
+  settings: { margin: 0.02 },
+});
+
+test('a clearly better candidate is promoted; a retried activity writes one decision and returns the same summary', async () => {
+  const first = await evaluateGate(db.db, input('outer/1/gate', 'good'));
+  const second = await evaluateGate(db.db, input('outer/1/gate', 'good'));
+  expect(first).toMatchObject({ promote: true, rule: 'allChecksPassed' });
+  expect(first.meanDelta).toBeGreaterThan(0.09);
+  expect(first.pValue).toBeLessThan(0.001);
+  expect(second).toEqual(first);
+
+  const rows = await db.db.select().from(decisions).where(eq(decisions.id, 'outer/1/gate'));
+  expect(rows).toHaveLength(1);
+  const [row] = rows;
+  expect(row).toMatchObject({ campaignId, kind: 'promote', checkpointId: 'good', experimentId: 'exp-of-good', rule: 'allChecksPassed', accepted: true });
+  const figures = row.figures as { checks: Record<string, Record<string, unknown>>; settings: Record<string, unknown> };
+  expect(Object.keys(figures.checks)).toEqual(['heldoutImprovement', 'noCategoryRegression']);
+  expect(figures.checks.heldoutImprovement).toMatchObject({ passed: true, metric: 'bits_per_byte', n: 40, test: 'sign-flip' });
+  expect(figures.checks.noCategoryRegression).toMatchObject({ passed: true, 'bits_per_byte.typescript.n': 20, 'exact_match.identifier.n': 20 });
+  expect(figures.settings).toMatchObject({ margin: 0.02, alpha: 0.05 });
+  expect(JSON.stringify(row)).not.toContain(SECRET);
+  expect(JSON.stringify(first)).not.toContain(SECRET);
+
+  // The held-out read is logged once: the retry answered from the recorded decision.
+  const reads = await db.db.select().from(heldoutReads).where(eq(heldoutReads.reader, 'evaluateGate:outer/1/gate'));
+  expect(reads).toHaveLength(1);
+  expect(reads[0]).toMatchObject({ suiteId, purpose: 'gate' });
+});
+
+test('a candidate better only by noise is rejected and the rejection is recorded with its rule', async () => {
+  const summary = await evaluateGate(db.db, input('outer/2/gate', 'noisy'));
+  expect(summary).toMatchObject({ promote: false, rule: 'heldoutImprovement' });
+  expect(summary.reason).toMatch(/^rejected by heldoutImprovement/);
+  const [row] = await db.db.select().from(decisions).where(eq(decisions.id, 'outer/2/gate'));
+  expect(row).toMatchObject({ kind: 'reject', rule: 'heldoutImprovement', accepted: false, reason: summary.reason });
+});
+
+test('missing held-out results are a NotFoundError naming what to score, and nothing is recorded', async () => {
+  const missing = evaluateGate(db.db, input('outer/3/gate', 'never-scored'));
+  await expect(missing).rejects.toThrow(NotFoundError);
+  await expect(missing).rejects.toThrow(/candidate checkpoint "never-scored" has no held-out result on suite "gate-suite@1": run scoreCheckpoint/);
+  await expect(evaluateGate(db.db, input('outer/3/gate', 'good', 'no-incumbent'))).rejects.toThrow(/incumbent checkpoint "no-incumbent"/);
+  await expect(evaluateGate(db.db, { ...input('outer/3/gate', 'good'), suiteId: 'no-such-suite@1' })).rejects.toThrow(NotFoundError);
+  expect(await db.db.select().from(decisions).where(eq(decisions.id, 'outer/3/gate'))).toHaveLength(0);
+});
+
+test('held-out scores that do not pair up are refused rather than silently dropped', async () => {
+  await expect(evaluateGate(db.db, input('outer/4/gate', 'partial'))).rejects.toThrow(/"partial" lacks 5 items/);
+});
+
+test('a decision id reused for another candidate is a non-retryable conflict', async () => {
+  await expect(evaluateGate(db.db, input('outer/1/gate', 'noisy'))).rejects.toMatchObject({ type: 'DecisionConflictError', nonRetryable: true });
+});
