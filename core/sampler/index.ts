@@ -15,16 +15,17 @@ export type SamplerKind = 'tpe' | 'random';
 export interface ProposeBatchOptions {
   /** `tpe`: the model-based sampler; `random`: uniform random search. */
   kind: SamplerKind;
+  /** The campaign's `searchSpace`; every proposal passes `validateParams` against it. */
   space: SearchSpace;
   /** Every trial so far, oldest first, finished or not; pending ones steer a TPE batch away from themselves. */
-  history: Trial[];
+  history: readonly Trial[];
   /** Configurations to propose. */
   count: number;
   /** The campaign's seed; mixed with the history's length, so successive batches differ but replay identically. */
   seed: number;
   /** TPE proposes at random until this many finished trials (with a finite value) exist. */
   startupTrials: number;
-  /** Model tuning for `tpe`. @default 24 candidates, prior weight 1, γ(n) = min(⌈0.1 n⌉, 25), multivariate */
+  /** Model tuning for `tpe`. @default Optuna's: 24 candidates, prior weight 1, γ(n) = min(⌈0.1 n⌉, 25), independent knobs */
   tpe?: TpeOptions;
 }
 

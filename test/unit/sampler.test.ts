@@ -93,10 +93,10 @@ describe('proposeBatch', () => {
       logInt: { type: 'int', low: 1, high: 3, log: true },
       flag: { type: 'categorical', choices: [true, false, 0, '0'] },
     };
-    for (let seed = 0; seed < 40; seed++) {
+    for (let seed = 0; seed < 30; seed++) {
       const history = someHistory(space, seed, seed % 2 ? 30 : 8);
-      for (const kind of ['tpe', 'random'] as const) {
-        for (const params of proposeBatch({ kind, space, history, count: 4, seed, startupTrials: 3 })) {
+      for (const [kind, tpe] of [['tpe', {}], ['tpe', { multivariate: true }], ['random', {}]] as const) {
+        for (const params of proposeBatch({ kind, space, history, count: 4, seed, startupTrials: 3, tpe })) {
           expect(validateParams(space, params)).toEqual([]);
         }
       }
@@ -148,6 +148,23 @@ describe('proposeBatch', () => {
       const batch = proposeBatch({ kind: 'tpe', space: mixed, history, count: 8, seed, startupTrials: 4 });
       expect(new Set(batch.map(paramsKey)).size).toBe(8);
       expect(batch.every((p, i) => batch.every((q, j) => i === j || !isNearDuplicate(p, q, mixed, 1e-3)))).toBe(true);
+    }
+  });
+
+  it('still models the other knobs when one is fixed by low = high', () => {
+    const space: SearchSpace = { x: { type: 'float', low: 0, high: 1, log: false }, y: { type: 'float', low: 2, high: 2, log: false } };
+    const best = (kind: SamplerKind, seed: number, multivariate: boolean) => {
+      const history: Trial[] = [];
+      while (history.length < 20) {
+        const [params] = proposeBatch({ kind, space, history, count: 1, seed, startupTrials: 5, tpe: { multivariate } });
+        history.push({ params, value: ((params.x as number) - 0.3) ** 2, state: 'finished' });
+      }
+      return Math.min(...history.map((t) => t.value as number));
+    };
+    const seeds = Array.from({ length: 20 }, (_, i) => i + 1);
+    const random = median(seeds.map((s) => best('random', s, false)));
+    for (const multivariate of [false, true]) {
+      expect(median(seeds.map((s) => best('tpe', s, multivariate)))).toBeLessThan(0.2 * random);
     }
   });
 
@@ -205,18 +222,20 @@ describe('paramsKey and isNearDuplicate', () => {
 });
 
 describe('TPE against random search', () => {
-  // 40 seeds × 30 trials. A random-search impostor would share the start-up stream and tie every seed (0 wins);
-  // an unrelated random stream would win about half. Measured win rates sit near 80%, so 70% leaves slack.
-  const seeds = Array.from({ length: 40 }, (_, i) => i + 1);
+  // 60 seeds × 30 trials, start-up 5. A random-search impostor sharing the start-up stream ties every seed (0 wins);
+  // one with its own stream won 47% and 57% here, with medians 1.10 and 0.86 of random's. TPE, on seeds 61-260,
+  // wins 80% (noise-free) and 69% (noisy) with medians 0.53 and 0.61 of random's: the bounds leave slack for a
+  // refactor that reshuffles the random streams, and an impostor fails at least one of them.
+  const seeds = Array.from({ length: 60 }, (_, i) => i + 1);
 
   it.each([
-    ['a shifted log-scale quadratic, one trial at a time', { trials: 30, batch: 1, noise: 0 }],
-    ['the same with noise σ = 0.2, in batches of 4', { trials: 30, batch: 4, noise: 0.2 }],
-  ])('finds better configurations on %s', (_name, opts) => {
+    ['a shifted log-scale quadratic, one trial at a time', { trials: 30, batch: 1, noise: 0 }, 2 / 3, 0.75],
+    ['the same with noise σ = 0.2, in batches of 4', { trials: 30, batch: 4, noise: 0.2 }, 0.55, 0.75],
+  ])('finds better configurations on %s', (_name, opts, minWinRate, maxMedianRatio) => {
     const tpe = seeds.map((s) => campaign('tpe', s, opts));
     const random = seeds.map((s) => campaign('random', s, opts));
     const wins = seeds.filter((_, i) => tpe[i] < random[i]).length;
-    expect(wins / seeds.length).toBeGreaterThanOrEqual(0.7);
-    expect(median(tpe)).toBeLessThan(0.75 * median(random));
+    expect(wins / seeds.length).toBeGreaterThanOrEqual(minWinRate);
+    expect(median(tpe)).toBeLessThan(maxMedianRatio * median(random));
   });
 });
