@@ -27,4 +27,8 @@ export const NON_RETRYABLE = [
   'ChecksumMismatchError',
   'PredictionsMismatchError',
   'ContractViolationError',
+  'InvalidWeightsError',
+  'InvalidFeedbackError',
+  'FeedbackConflictError',
+  'DecisionConflictError',
 ];

@@ -1,0 +1,204 @@
+// buildDatasetVersion: one outer iteration's immutable dataset: the parent version's examples plus the examples made
+// from the teacher's critiques, minus everything that overlaps an eval item (checked here, every time), with mixing
+// weights per source and loss weights per category. The trainer reads `train.txt` through run.json as before.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { and, eq, inArray } from 'drizzle-orm';
+import { findOverlaps } from '../../core/dataset/overlap';
+import { NotFoundError } from '../../core/errors';
+import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
+import { critiques, datasetVersions, evalItems, examples } from '../../db/schema';
+import type { ActivityDeps } from '../deps';
+import { datasetDirOf } from '../paths';
+
+export interface BuildDatasetVersionInput {
+  campaignId: string;
+  parentVersionId: string;
+  /** Critiques (of this campaign) whose `sft` signals become examples; an unknown id is a NotFoundError. */
+  critiqueIds: string[];
+  /**
+   * Mixing weight per source (`corpus`, `critique`, ...). Each example appears `round(mix[source] * weight)` times
+   * in train.txt, so the existing trainer honours the mix without changes (0 keeps an example in the version but
+   * out of the training text). Merged over the parent's.
+   * @default the parent's, and 1 for a source neither names
+   */
+  mix?: Record<string, number>;
+  /**
+   * Loss weight per example category, recorded in the version and in `version.json` for trainers that read it
+   * (the built-in trainer does not). Merged over the parent's.
+   * @default the parent's
+   */
+  lossWeights?: Record<string, number>;
+}
+
+export interface BuildDatasetVersionResult {
+  versionId: string;
+  /** False when a version built from the same inputs already existed: nothing was written. */
+  created: boolean;
+  counts: {
+    /** Examples in the version. */
+    examples: number;
+    bySource: Record<string, number>;
+    /** Examples from critiques that are in the version (not already present, not removed). */
+    added: number;
+    /** Critique examples whose content the version already held. */
+    duplicates: number;
+    /** Examples dropped for overlapping an eval item (parent's and new alike). */
+    removed: number;
+    /** Signals that are not SFT examples: `pair` (no preference trainer yet) and `none`. */
+    skippedSignals: { pair: number; none: number };
+    /** Bytes of train.txt, repetitions included. */
+    trainBytes: number;
+  };
+  /** The first {@link MAX_REMOVED_LISTED} removed examples, with the eval items each overlaps. */
+  removed: { sourceRef: string; evalItemIds: string[] }[];
+}
+
+export const MAX_REMOVED_LISTED = 100;
+
+/** A mix or loss weight that is negative or not a number: retrying cannot help. */
+export class InvalidWeightsError extends Error {
+  override readonly name = 'InvalidWeightsError';
+}
+
+/** The trainer's text and this version's description, beside each other in the version's folder. */
+export const TRAIN_FILE = 'train.txt';
+export const VERSION_FILE = 'version.json';
+/** Examples are joined as the base version's corpus files are. */
+const SEPARATOR = '\n';
+
+type ExampleRow = typeof examples.$inferInsert & { weight: number; category: string };
+
+/**
+ * Builds (or finds) the version. Its id is content-addressed — `${datasetId}@` + the first 12 hex digits of a
+ * sha256 over the parent id, the sorted example hashes with their source and weight, and the mix and loss weights —
+ * so building twice from the same inputs yields one version. The files are written under temporary names and
+ * renamed before the one transaction that inserts the examples and the version (ON CONFLICT DO NOTHING), so a
+ * version row always has its files.
+ *
+ * Eval items of every suite and split (public, held-out, probes) are checked with `findOverlaps` at its defaults
+ * (13-character n-grams, 0.5 share), each as its prompt followed by its reference.
+ */
+export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatasetVersionInput): Promise<BuildDatasetVersionResult> {
+  const { db } = deps;
+  const [parent] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, input.parentVersionId));
+  if (!parent) throw new NotFoundError(`dataset version "${input.parentVersionId}" does not exist`);
+  const mix = canonical({ ...parent.mixWeights, ...input.mix }, 'mix');
+  const lossWeights = canonical({ ...parent.lossWeights, ...input.lossWeights }, 'lossWeights');
+
+  const pool = new Map<string, ExampleRow>();
+  for (const e of await db.select().from(examples).where(eq(examples.datasetVersionId, parent.id))) pool.set(e.contentHash, e);
+
+  const skippedSignals = { pair: 0, none: 0 };
+  const fromCritiques = new Set<string>();
+  let duplicates = 0;
+  for (const c of await loadCritiques(deps, input.campaignId, input.critiqueIds)) {
+    // A single signal object (another teacher's shape) is read as a list of one.
+    for (const s of (Array.isArray(c.signal) ? c.signal : [c.signal]) as TrainingSignal[]) {
+      if (s.kind !== 'sft') {
+        skippedSignals[s.kind]++;
+        continue;
+      }
+      const content = s.prompt + s.target;
+      const contentHash = sha256(content);
+      if (pool.has(contentHash)) {
+        if (!fromCritiques.has(contentHash)) duplicates++;
+        continue;
+      }
+      fromCritiques.add(contentHash);
+      pool.set(contentHash, { datasetVersionId: '', contentHash, source: 'critique', sourceRef: c.id, category: s.category ?? 'code', content, weight: s.weight });
+    }
+  }
+
+  const evals = await db.select({ id: evalItems.id, prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems);
+  const overlaps = findOverlaps(
+    [...pool.values()].map((e) => ({ key: e.contentHash, text: e.content })),
+    evals.map((e) => ({ id: e.id, text: e.prompt + e.reference })),
+  );
+  const removed = overlaps.map((o) => ({ sourceRef: pool.get(o.key)!.sourceRef, evalItemIds: o.evalIds }));
+  for (const o of overlaps) pool.delete(o.key);
+
+  const kept = [...pool.values()].sort((a, b) => (a.contentHash < b.contentHash ? -1 : 1));
+  const bySource: Record<string, number> = {};
+  for (const e of kept) bySource[e.source] = (bySource[e.source] ?? 0) + 1;
+  for (const source of Object.keys(bySource)) mix[source] ??= 1;
+  const mixWeights = canonical(mix, 'mix');
+
+  const pieces: string[] = [];
+  for (const e of kept) for (let k = Math.round(mixWeights[e.source] * e.weight); k > 0; k--) pieces.push(e.content);
+  const text = pieces.join(SEPARATOR);
+  const contentHash = sha256(text);
+  const key = JSON.stringify({ parent: parent.id, examples: kept.map((e) => `${e.contentHash}:${e.source}:${e.weight}`), mixWeights, lossWeights });
+  const versionId = `${parent.datasetId}@${sha256(key).slice(0, 12)}`;
+  const result = (created: boolean): BuildDatasetVersionResult => ({
+    versionId,
+    created,
+    counts: {
+      examples: kept.length,
+      bySource,
+      added: kept.filter((e) => fromCritiques.has(e.contentHash)).length,
+      duplicates,
+      removed: removed.length,
+      skippedSignals,
+      trainBytes: Buffer.byteLength(text),
+    },
+    removed: removed.slice(0, MAX_REMOVED_LISTED),
+  });
+
+  const [existing] = await db.select({ id: datasetVersions.id }).from(datasetVersions).where(eq(datasetVersions.id, versionId));
+  if (existing) return result(false);
+
+  const dir = datasetDirOf(deps.home, versionId);
+  const parentIds = [parent.id];
+  fs.mkdirSync(dir, { recursive: true });
+  writeAtomically(path.join(dir, TRAIN_FILE), text);
+  writeAtomically(path.join(dir, VERSION_FILE), JSON.stringify({ versionId, parentIds, contentHash, countsBySource: bySource, mixWeights, lossWeights }, null, 2) + '\n');
+
+  const created = await db.transaction(async (tx) => {
+    const rows = kept.map((e) => ({ ...e, datasetVersionId: versionId, createdAt: undefined }));
+    for (let i = 0; i < rows.length; i += 200) await tx.insert(examples).values(rows.slice(i, i + 200)).onConflictDoNothing();
+    const written = await tx
+      .insert(datasetVersions)
+      .values({ id: versionId, datasetId: parent.datasetId, parentIds, path: dir, contentHash, countsBySource: bySource, mixWeights, lossWeights })
+      .onConflictDoNothing()
+      .returning({ id: datasetVersions.id });
+    return written.length > 0;
+  });
+  return result(created);
+}
+
+async function loadCritiques(deps: ActivityDeps, campaignId: string, ids: string[]): Promise<(typeof critiques.$inferSelect)[]> {
+  const wanted = [...new Set(ids)].sort();
+  const rows: (typeof critiques.$inferSelect)[] = [];
+  for (let i = 0; i < wanted.length; i += 1000) {
+    rows.push(...(await deps.db.select().from(critiques).where(and(eq(critiques.campaignId, campaignId), inArray(critiques.id, wanted.slice(i, i + 1000))))));
+  }
+  if (rows.length < wanted.length) {
+    const found = new Set(rows.map((r) => r.id));
+    const missing = wanted.filter((id) => !found.has(id));
+    throw new NotFoundError(`critiques not found in campaign "${campaignId}": ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`);
+  }
+  return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** Sorted keys (so the version id does not depend on key order); every weight finite and not negative. */
+function canonical(w: Record<string, number>, what: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(w).sort()) {
+    if (!Number.isFinite(w[k]) || w[k] < 0) throw new InvalidWeightsError(`${what}.${k} must be a finite number >= 0, got ${w[k]}`);
+    out[k] = w[k];
+  }
+  return out;
+}
+
+/** A unique temporary name, so two workers building the same version never write into one file. */
+function writeAtomically(file: string, data: string): void {
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  fs.writeFileSync(tmp, data);
+  fs.renameSync(tmp, file);
+}
+
+function sha256(s: string): string {
+  return crypto.createHash('sha256').update(s).digest('hex');
+}

@@ -1,0 +1,97 @@
+// critiqueFeedback: the outer loop's teacher step. Each sampled failure (an edit, a reject, a low rating) gets a
+// plain-English critique and the training signals made from it, stored with a link to its feedback event.
+import { and, eq, inArray } from 'drizzle-orm';
+import { BUILTIN_TEACHER, BUILTIN_PREAMBLE, BUILTIN_TEACHER_PROMPT_VERSION, critique, type TrainingSignal } from '../../core/teacher/builtin-teacher';
+import type { Db } from '../../db/client';
+import { critiques, feedbackEvents } from '../../db/schema';
+
+export interface CritiqueFeedbackInput {
+  campaignId: string;
+  /** Feedback event ids (the sample the outer loop drew); ids of other campaigns or unknown ids are counted as missing. */
+  eventIds: string[];
+}
+
+export interface CritiqueFeedbackResult {
+  /** One per critiqued event, `${campaignId}/critique/${eventId}`, in the order of `eventIds`. */
+  critiqueIds: string[];
+  counts: {
+    /** Critique rows this call wrote (a retry writes none). */
+    created: number;
+    /** Critiques whose signals include a training example (`sft`). */
+    withExample: number;
+    /** Critiques of failures with nothing to learn from (`{ kind: 'none' }`). */
+    noSignal: number;
+    /** Events that are not failures: accepts and ratings of 3 stars or more. */
+    skipped: number;
+    missing: number;
+  };
+}
+
+/** Ratings at or below this are failures (without a reference). */
+export const FAILING_RATING = 2;
+
+export const critiqueIdOf = (campaignId: string, eventId: string): string => `${campaignId}/critique/${eventId}`;
+
+/** What `critiques.signal` holds: the teacher's signals, in order (an `sft` first when there is one). */
+export type StoredSignal = TrainingSignal[];
+
+/**
+ * Which events are failures, and what the teacher can make of them:
+ * - `edit`: the correction is the reference; the built-in teacher critiques the output against it and yields an
+ *   `sft` signal (and a `pair` when the output was non-empty).
+ * - `reject`, or a `rating` of {@link FAILING_RATING} or less: a failure with no reference. Nothing verifiable can
+ *   be derived, so the critique says so (quoting the user's comment, if any) and its signal is
+ *   `[{ kind: 'none', why }]`: recorded, so the sample is accounted for, but never an example.
+ * - `accept` and higher ratings are not failures and get no critique.
+ * Batches of 1000 ids per query, so a large sample never builds one huge statement.
+ */
+export async function critiqueFeedback(db: Db, input: CritiqueFeedbackInput): Promise<CritiqueFeedbackResult> {
+  const ids = [...new Set(input.eventIds)];
+  const events = new Map<string, typeof feedbackEvents.$inferSelect>();
+  for (let i = 0; i < ids.length; i += 1000) {
+    const rows = await db
+      .select()
+      .from(feedbackEvents)
+      .where(and(eq(feedbackEvents.campaignId, input.campaignId), inArray(feedbackEvents.id, ids.slice(i, i + 1000))));
+    for (const r of rows) events.set(r.id, r);
+  }
+
+  const counts = { created: 0, withExample: 0, noSignal: 0, skipped: 0, missing: ids.length - events.size };
+  const rows: (typeof critiques.$inferInsert)[] = [];
+  for (const id of ids) {
+    const e = events.get(id);
+    if (!e) continue;
+    const failing = e.kind === 'edit' || e.kind === 'reject' || (e.kind === 'rating' && (e.rating ?? 5) <= FAILING_RATING);
+    if (!failing) {
+      counts.skipped++;
+      continue;
+    }
+    const made =
+      e.kind === 'edit' && e.correction !== null
+        ? critique({ prompt: e.prompt, output: e.output, reference: e.correction })
+        : unreferenced(e.kind === 'reject' ? 'rejected' : `rated ${e.rating} of 5`);
+    const comment = e.comment ? ` The user commented: ${JSON.stringify(e.comment)}.` : '';
+    if (made.signals.some((s) => s.kind === 'sft')) counts.withExample++;
+    else counts.noSignal++;
+    rows.push({
+      id: critiqueIdOf(input.campaignId, e.id),
+      campaignId: input.campaignId,
+      sourceKind: 'feedback',
+      sourceId: e.id,
+      teacher: BUILTIN_TEACHER,
+      promptVersion: BUILTIN_TEACHER_PROMPT_VERSION,
+      text: made.text + comment,
+      signal: made.signals satisfies StoredSignal,
+    });
+  }
+  for (let i = 0; i < rows.length; i += 500) {
+    const written = await db.insert(critiques).values(rows.slice(i, i + 500)).onConflictDoNothing().returning({ id: critiques.id });
+    counts.created += written.length;
+  }
+  return { critiqueIds: rows.map((r) => r.id), counts };
+}
+
+function unreferenced(what: string): { text: string; signals: TrainingSignal[] } {
+  const why = `the output was ${what} without a correction: there is no reference to derive a target or a preferred output from`;
+  return { text: `${BUILTIN_PREAMBLE} The output was ${what} without a correction, so there is no reference to compare it with and no training example can be derived.`, signals: [{ kind: 'none', why }] };
+}
