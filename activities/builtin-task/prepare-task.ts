@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { buildCompletionItems, buildLossItems } from '../../core/builtin-task/eval-items';
+import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError } from '../../core/errors';
 import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
@@ -31,7 +32,7 @@ export async function prepareTask(deps: ActivityDeps, input: PrepareTaskInput): 
   const corpusDir = corpusDirOf(deps.home);
   const manifest = await ensureCorpus(corpusDir);
 
-  const suiteId = await ensureSuite(deps, corpusDir, manifest.contentSha256, spec.task.completionItems, spec.task.lossItems, spec.innerLoop.seed);
+  const suiteId = await ensureSuite(deps, corpusDir, manifest, spec.task.completionItems, spec.task.lossItems, spec.innerLoop.seed);
   if (input.datasetVersionId) {
     const [v] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, input.datasetVersionId));
     if (!v) throw new NotFoundError(`dataset version "${input.datasetVersionId}" does not exist`);
@@ -66,12 +67,24 @@ async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusD
   return versionId;
 }
 
-async function ensureSuite(deps: ActivityDeps, corpusDir: string, corpusHash: string, completions: number, losses: number, seed: number): Promise<string> {
+async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: CorpusManifest, completions: number, losses: number, seed: number): Promise<string> {
   const { db } = deps;
-  const drafts = (['public', 'heldout'] as const).flatMap((split) => {
+  const corpusHash = manifest.contentSha256;
+  const built = (['public', 'heldout'] as const).flatMap((split) => {
     const files = readSplit(corpusDir, split);
     return [...buildCompletionItems(split, files, { count: completions, seed }), ...buildLossItems(split, files, { count: losses, seed })].map((d) => ({ ...d, split }));
   });
+  // Files are split disjointly, but code repeats across packages (licence headers, shared helpers): an eval
+  // item whose text a training file nearly copies would measure memory, not skill, so it is dropped here.
+  // The whole training text is one candidate, so n-grams spread over several files count together.
+  const { text: train } = readTrainFiles(corpusDir, manifest);
+  const leaked = new Set(
+    findOverlaps(
+      [{ key: 'train', text: train }],
+      built.map((d) => ({ id: d.id, text: d.prompt + d.reference })),
+    ).flatMap((o) => o.evalIds),
+  );
+  const drafts = built.filter((d) => !leaked.has(d.id));
   const contentHash = sha256(JSON.stringify(drafts.map((d) => [d.id, d.split, d.prompt, d.reference])));
   const suiteId = `builtin-code@${contentHash.slice(0, 12)}`;
   const [existing] = await db.select({ id: evalSuites.id }).from(evalSuites).where(eq(evalSuites.id, suiteId));
@@ -89,7 +102,7 @@ async function ensureSuite(deps: ActivityDeps, corpusDir: string, corpusHash: st
       sourceFile: d.sourceFile,
     }));
     for (let i = 0; i < rows.length; i += 500) await tx.insert(evalItems).values(rows.slice(i, i + 500)).onConflictDoNothing();
-    await tx.insert(evalSuites).values({ id: suiteId, name: 'builtin-code', version: 1, contentHash, settings: { corpusHash } }).onConflictDoNothing();
+    await tx.insert(evalSuites).values({ id: suiteId, name: 'builtin-code', version: 1, contentHash, settings: { corpusHash, droppedForOverlapWithTrain: leaked.size } }).onConflictDoNothing();
   });
   return suiteId;
 }

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
-import { evalResults, experiments, metricPoints, trainingRuns } from '../../db/schema';
+import { datasetVersions, evalItems, evalResults, experiments, metricPoints, trainingRuns } from '../../db/schema';
+import { findOverlaps } from '../../core/dataset/overlap';
 import { execFileSync } from 'node:child_process';
 import { findTemporalCli } from '../../infra/temporal-cli';
 import { leaderboardQuery, type InnerLoopResult } from '../../workflows/inner-loop-api';
@@ -75,6 +76,15 @@ test('every metric line is stored exactly once', async () => {
     expect(n).toBe(expected);
     expect(run.launches).toBe(1);
   }
+});
+
+test('no eval item is (nearly) copied in the training text the trainers read', async () => {
+  const [version] = await db.db.select().from(datasetVersions);
+  const train = fs.readFileSync(path.join(version.path, 'train.txt'), 'utf8');
+  const items = await db.db.select().from(evalItems);
+  expect(items.filter((i) => i.split === 'heldout').length).toBeGreaterThan(20);
+  const overlaps = findOverlaps([{ key: 'train', text: train }], items.map((i) => ({ id: i.id, text: i.prompt + i.reference })));
+  expect(overlaps).toEqual([]);
 });
 
 test('search attributes are set for filtering in the Temporal UI', async () => {
