@@ -1,7 +1,7 @@
 // Orchestration overhead per experiment: the wall time of an `experiment` child workflow (launch, await,
 // public scoring, bookkeeping) minus the trainer's own run time, for a trainer that does nothing and one that
 // runs 1 s; median and p95 over N experiments, 8 at a time. Target: median < 150 ms, < 2% of a 10 s run.
-// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N]
+// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL]   (defaults 50 and 8)
 import { like } from 'drizzle-orm';
 import { experiments, trainingRuns } from '../db/schema';
 import { fixtureSpec } from '../test/helpers/specs';
@@ -10,9 +10,10 @@ import { timelineOf } from './lib/history-timeline';
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 50);
+  const parallel = Number(process.argv[3] ?? 8);
   const stack = await startBenchStack();
   try {
-    console.log(`orchestration overhead: ${n} experiments per case, 8 at a time (2-core machine)`);
+    console.log(`orchestration overhead: ${n} experiments per case, ${parallel} at a time (2-core machine)`);
     console.log('case            median_ms   p95_ms   trainer_s   overhead/10s-run');
     const breakdowns: Array<[string, Record<string, number[]>]> = [];
     for (const [label, sleepMs] of [['no-op trainer', 0], ['1 s trainer', 1000]] as const) {
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
       const h = await stack.client.workflow.start('innerLoop', {
         taskQueue: `${stack.prefix}-orchestration`,
         workflowId: wf,
-        args: [{ campaignId: name, spec: fixtureSpec(name, { steps: 1, sleepMs }, { budget: { experiments: n, parallelism: 8 }, batchSize: 8, plateau: { patience: 1000 } }) }],
+        args: [{ campaignId: name, spec: fixtureSpec(name, { steps: 1, sleepMs }, { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } }) }],
       });
       await h.result();
       const overheads: number[] = [];
