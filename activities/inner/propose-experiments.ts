@@ -27,7 +27,7 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
     .map((r) => ({
       params: r.params as Params,
       value: r.publicScore === null ? undefined : sign * r.publicScore,
-      state: r.status === 'succeeded' && r.publicScore !== null ? 'finished' : r.status === 'pruned' ? 'pruned' : r.status === 'failed' || r.status === 'timed_out' ? 'failed' : 'pending',
+      state: trialState(r.status, r.publicScore),
     }));
   const kind = spec.innerLoop.proposer;
   const finished = history.filter((t) => t.state === 'finished').length;
@@ -60,4 +60,14 @@ async function batchRows(deps: ActivityDeps, input: ProposeInput): Promise<Propo
     .where(and(eq(experiments.innerLoopId, input.innerLoopId), gte(experiments.index, input.startIndex), lt(experiments.index, input.startIndex + input.count)))
     .orderBy(asc(experiments.index));
   return rows.map((r) => ({ experimentId: r.id, index: r.index, params: r.params as Params, hypothesis: r.hypothesis, proposer: r.proposer }));
+}
+
+/**
+ * A failed or timed-out run counts with the pruned ones as a bad trial (TPE's `pruned`): on the built-in task a
+ * failure is almost always a diverged learning rate, which the sampler should learn to avoid, not ignore.
+ */
+function trialState(status: string, publicScore: number | null): Trial['state'] {
+  if (status === 'succeeded' && publicScore !== null) return 'finished';
+  if (status === 'pruned' || status === 'failed' || status === 'timed_out') return 'pruned';
+  return 'pending';
 }
