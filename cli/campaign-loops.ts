@@ -12,11 +12,12 @@ export function newInnerLoopId(campaignId: string, now = new Date()): string {
   return `${campaignId}/inner/${stamp}`;
 }
 
-export async function startInnerLoop(client: Client, e: Endpoints, raw: unknown, spec: CampaignSpec, workflowId?: string): Promise<WorkflowHandle<typeof innerLoop>> {
+/** The validated spec travels in the input, so the loop runs the spec the CLI checked. */
+export async function startInnerLoopWorkflow(client: Client, e: Endpoints, spec: CampaignSpec, workflowId?: string): Promise<WorkflowHandle<typeof innerLoop>> {
   return client.workflow.start(innerLoop, {
     taskQueue: taskQueue('orchestration', e.taskQueuePrefix),
     workflowId: workflowId ?? newInnerLoopId(spec.name),
-    args: [{ campaignId: spec.name, spec: raw }],
+    args: [{ campaignId: spec.name, spec }],
     typedSearchAttributes: [
       { key: CampaignId, value: spec.name },
       { key: LoopKind, value: 'inner' },

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
 import { groupMembers, isAlive } from './process-liveness';
 
@@ -153,8 +154,4 @@ export function tailFile(file: string, lines: number): string {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { formatStackEvent } from '../../infra/dev-stack/events';
 import { startStack, type RunningStack } from '../../infra/dev-stack/stack';
-import { startInnerLoop } from '../campaign-loops';
+import { startInnerLoopWorkflow } from '../campaign-loops';
 import { resolveEndpoints, type Endpoints } from '../endpoints';
 import { EXIT_FAILURE } from '../errors';
 import { detachOnSigint } from '../detach';
@@ -36,7 +36,7 @@ export function registerDemo(program: Command): void {
           endpoints = { temporalAddress: stack.temporalAddress, namespace: stack.namespace, databaseUrl: stack.databaseUrl, taskQueuePrefix: config.taskQueuePrefix, uiUrl: stack.uiUrl };
         }
         const result = await withSession(async (s) => {
-          const handle = await startInnerLoop(s.client, s.endpoints, spec, spec);
+          const handle = await startInnerLoopWorkflow(s.client, s.endpoints, spec);
           const link = uiLink(s.endpoints, handle.workflowId);
           console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
           return followLoop(s, handle, spec, !!opts.json, ctrlC.requested);

@@ -1,7 +1,7 @@
 // `flywheel run spec.yaml`: validates the spec (nothing is written when it is invalid), starts the campaign's
 // inner loop and shows live progress. Ctrl-C detaches; the workflow keeps running.
 import type { Command } from 'commander';
-import { startInnerLoop } from '../campaign-loops';
+import { startInnerLoopWorkflow } from '../campaign-loops';
 import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
 import { uiLink, withSession } from '../session';
@@ -20,7 +20,7 @@ export function registerRun(program: Command): void {
       const spec = loadSpecFile(file);
       const ctrlC = detachOnSigint();
       await withSession(async (s) => {
-        const handle = await startInnerLoop(s.client, s.endpoints, spec, spec, opts.id);
+        const handle = await startInnerLoopWorkflow(s.client, s.endpoints, spec, opts.id);
         const link = uiLink(s.endpoints, handle.workflowId);
         console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
         if (opts.detach) return;

@@ -2,28 +2,11 @@
 // and per-component log files (children write there so `flywheel up` prints only its own readiness lines).
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive } from '../../backends/local/process-liveness';
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Whether a process with this pid exists (EPERM means it exists but is not ours). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !isZombie(pid);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** A zombie has exited but is not yet reaped by its parent: for our purposes it is gone. */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
-}
+// One liveness check for the whole code base (zombies count as gone); re-exported for the stack's modules.
+export { isAlive };
 
 /** The command line of a live process, or undefined (used to check a recorded pid was not reused). */
 export function commandLine(pid: number): string | undefined {

@@ -3,7 +3,7 @@
 import { Connection } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType, type SearchAttributeKey, type SearchAttributeType } from '@temporalio/common/lib/search-attributes';
 import type { TemporalConnectionOptions } from '../temporal-connection';
-import { sleep } from './processes';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export class TemporalNotReadyError extends Error {
   override readonly name = 'TemporalNotReadyError';

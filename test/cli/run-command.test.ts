@@ -2,37 +2,30 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { sql } from 'drizzle-orm';
 import YAML from 'yaml';
 import type { DbHandle } from '../../db/client';
 import { campaigns } from '../../db/schema';
 import { latestInnerLoop } from '../../cli/campaign-loops';
-import { freshDatabase, scratchDir, temporalAddress, temporalClient } from '../helpers/env';
+import { temporalAddress } from '../helpers/env';
+import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
+let harness: LoopHarness;
 let db: DbHandle;
-let url: string;
-let workers: TestWorkers;
 let client: Client;
-let connection: Connection;
-const prefix = uniqueName('t-cli');
-const home = scratchDir('cli');
+let home: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  ({ url, handle: db } = await freshDatabase('cli'));
-  workers = await startTestWorkers({ prefix, db: db.db, home });
-  ({ client, connection } = await temporalClient());
-  env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), DATABASE_URL: url, FLYWHEEL_HOME: home, FLYWHEEL_TASK_QUEUE_PREFIX: prefix };
+  harness = await loopHarness('cli');
+  ({ db, client, home } = harness);
+  const workers = await harness.workers('t-cli');
+  env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), DATABASE_URL: harness.dbUrl, FLYWHEEL_HOME: home, FLYWHEEL_TASK_QUEUE_PREFIX: workers.prefix };
 });
-afterAll(async () => {
-  await workers?.stop();
-  await connection?.close();
-  await db?.close();
-});
+afterAll(() => harness?.close());
 
 /** Runs the CLI without blocking this process's event loop: the workers it talks to live here. */
 function cli(args: string[], timeout = 240_000): Promise<{ status: number | null; stdout: string; stderr: string }> {

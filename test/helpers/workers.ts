@@ -32,9 +32,12 @@ export async function startTestWorkers(opts: { prefix: string; db: Db; home: str
     ),
   );
   const running = workers.map((w) => w.run());
+  let stopped = false;
   return {
     prefix: opts.prefix,
     async stop() {
+      if (stopped) return;
+      stopped = true;
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(running);
       await connection.close();

@@ -1,43 +1,32 @@
 // Steering a running inner loop: approval of proposals, budget changes, pause and resume, and a loop that
 // continues as new mid-search without losing its leaderboard or its count.
-import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { experiments } from '../../db/schema';
 import { approveProposalUpdate, leaderboardQuery, pauseSignal, resumeSignal, setBudgetUpdate, statusQuery, type InnerLoopStatus } from '../../workflows/inner-loop-api';
-import { freshDatabase, scratchDir, temporalClient } from '../helpers/env';
+import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 
+let harness: LoopHarness;
 let db: DbHandle;
-let workers: TestWorkers;
 let client: Client;
-let connection: Connection;
-const prefix = uniqueName('t-ctl');
+let workers: LoopWorkers;
 
 beforeAll(async () => {
-  db = (await freshDatabase('controls')).handle;
-  workers = await startTestWorkers({ prefix, db: db.db, home: scratchDir('controls') });
-  ({ client, connection } = await temporalClient());
+  harness = await loopHarness('controls');
+  ({ db, client } = harness);
+  workers = await harness.workers('t-ctl');
 });
-afterAll(async () => {
-  await workers?.stop();
-  await connection?.close();
-  await db?.close();
-});
+afterAll(() => harness?.close());
 
-async function statusUntil(h: WorkflowHandle, what: string, ok: (s: InnerLoopStatus) => boolean): Promise<InnerLoopStatus> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+const statusUntil = (h: WorkflowHandle, what: string, ok: (s: InnerLoopStatus) => boolean): Promise<InnerLoopStatus> =>
+  eventually(what, async () => {
     const s = await h.query(statusQuery).catch(() => undefined);
-    if (s && ok(s)) return s;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(s)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+    return s && ok(s) ? s : undefined;
+  });
 
-const start = (id: string, spec: unknown, extra: Record<string, unknown> = {}) =>
-  client.workflow.start('innerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${id}/inner/1`, args: [{ campaignId: id, spec, ...extra }] });
+const start = (id: string, spec: unknown, extra?: Record<string, unknown>) => workers.startLoop(id, spec, extra);
 
 test('proposals wait for approval; an approved one runs, a rejected one is recorded, a wrong id is refused', async () => {
   const id = uniqueName('approve');

@@ -1,45 +1,34 @@
 // A campaign's inner loop end to end on the real dev server, PostgreSQL and the built-in trainer.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
+import { execFileSync } from 'node:child_process';
 import type { DbHandle } from '../../db/client';
 import { datasetVersions, evalItems, evalResults, experiments, metricPoints, trainingRuns } from '../../db/schema';
 import { findOverlaps } from '../../core/dataset/overlap';
-import { execFileSync } from 'node:child_process';
 import { findTemporalCli } from '../../infra/temporal-cli';
 import { leaderboardQuery, type InnerLoopResult } from '../../workflows/inner-loop-api';
-import { freshDatabase, scratchDir, temporalAddress, temporalClient } from '../helpers/env';
+import { temporalAddress } from '../helpers/env';
+import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 
+let harness: LoopHarness;
 let db: DbHandle;
-let workers: TestWorkers;
 let client: Client;
-let connection: Connection;
-const prefix = uniqueName('t-inner');
 const campaignId = uniqueName('inner');
+const workflowId = `${campaignId}/inner/1`;
 let result: InnerLoopResult;
-let workflowId: string;
 
 beforeAll(async () => {
-  db = (await freshDatabase('inner')).handle;
-  workers = await startTestWorkers({ prefix, db: db.db, home: scratchDir('inner') });
-  ({ client, connection } = await temporalClient());
-  workflowId = `${campaignId}/inner/1`;
-  const handle = await client.workflow.start('innerLoop', {
-    taskQueue: `${prefix}-orchestration`,
-    workflowId,
-    args: [{ campaignId, spec: fastBuiltinSpec(campaignId, { innerLoop: { budget: { experiments: 4, parallelism: 2 } } }) }],
-  });
+  harness = await loopHarness('inner');
+  ({ db, client } = harness);
+  const workers = await harness.workers('t-inner');
+  const handle = await workers.startLoop(campaignId, fastBuiltinSpec(campaignId, { innerLoop: { budget: { experiments: 4, parallelism: 2 } } }));
   result = await handle.result();
 }, 300_000);
 
-afterAll(async () => {
-  await workers?.stop();
-  await connection?.close();
-  await db?.close();
-});
+afterAll(() => harness?.close());
 
 test('the winner beats the untrained model on held-out', () => {
   expect(result.experiments).toBe(4);

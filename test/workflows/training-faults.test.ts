@@ -3,55 +3,40 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
 import { eq, like, sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { experiments, metricPoints, trainingRuns } from '../../db/schema';
 import { groupMembers } from '../../backends/local/process-liveness';
-import { freshDatabase, scratchDir, temporalAddress, temporalClient } from '../helpers/env';
+import { temporalAddress } from '../helpers/env';
+import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 
 const REPO = path.join(__dirname, '..', '..');
-let dbUrl: string;
+let harness: LoopHarness;
 let db: DbHandle;
-let client: Client;
-let connection: Connection;
-const home = scratchDir('faults');
 
 beforeAll(async () => {
-  ({ url: dbUrl, handle: db } = await freshDatabase('faults'));
-  ({ client, connection } = await temporalClient());
+  harness = await loopHarness('faults');
+  ({ db } = harness);
 });
-afterAll(async () => {
-  await connection?.close();
-  await db?.close();
-});
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+afterAll(() => harness?.close());
 
 const runsOf = (experimentId: string) => db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, experimentId));
 
+/** The first run of `experimentId`, once its trainer has streamed at least one metric point. */
+async function streamingRun(experimentId: string) {
+  const run = await eventually('the trainer to start', async () => (await runsOf(experimentId))[0]);
+  await eventually('streamed metric points', async () => ((await db.db.select().from(metricPoints).where(eq(metricPoints.runId, run.id))).length > 0 ? true : undefined));
+  return run;
+}
+
 test('a trainer that crashes is a failed run with its stderr, relaunched per the spec', async () => {
-  const prefix = uniqueName('t-crash');
-  const workers = await startTestWorkers({ prefix, db: db.db, home });
+  const workers = await harness.workers('t-crash');
   try {
     const id = uniqueName('crash');
     const wf = `${id}/inner/1`;
-    const h = await client.workflow.start('innerLoop', {
-      taskQueue: `${prefix}-orchestration`,
-      workflowId: wf,
-      args: [{ campaignId: id, spec: fixtureSpec(id, { crash: true }, { maxTrainingAttempts: 2 }) }],
-    });
+    const h = await workers.startLoop(id, fixtureSpec(id, { crash: true }, { maxTrainingAttempts: 2 }));
     const result = await h.result();
     expect(result.best).toBeUndefined();
     const [exp] = await db.db.select().from(experiments).where(eq(experiments.id, `${wf}/e0`));
@@ -70,19 +55,13 @@ test('a trainer that crashes is a failed run with its stderr, relaunched per the
 });
 
 test('a cancelled campaign leaves no trainer process running', async () => {
-  const prefix = uniqueName('t-cancel');
-  const workers = await startTestWorkers({ prefix, db: db.db, home });
+  const workers = await harness.workers('t-cancel');
   try {
     const id = uniqueName('cancel');
     const wf = `${id}/inner/1`;
-    const h = await client.workflow.start('innerLoop', {
-      taskQueue: `${prefix}-orchestration`,
-      workflowId: wf,
-      args: [{ campaignId: id, spec: fixtureSpec(id, { steps: 600, sleepMs: 60_000 }) }],
-    });
-    const run = await until('the trainer to start', async () => (await runsOf(`${wf}/e0`))[0]);
+    const h = await workers.startLoop(id, fixtureSpec(id, { steps: 600, sleepMs: 60_000 }));
+    const run = await streamingRun(`${wf}/e0`);
     const pid = Number((run.handle as { ref: string }).ref);
-    await until('metric points', async () => ((await db.db.select().from(metricPoints).where(eq(metricPoints.runId, run.id))).length > 0 ? true : undefined));
     expect(groupMembers(pid).length).toBeGreaterThan(0);
     await h.cancel();
     await expect(h.result()).rejects.toBeInstanceOf(WorkflowFailedError);
@@ -95,23 +74,17 @@ test('a cancelled campaign leaves no trainer process running', async () => {
 });
 
 test('SIGKILL of the training worker mid-experiment: it reattaches, one trainer launched, no duplicate points', async () => {
-  const prefix = uniqueName('t-kill');
   // Orchestration and eval run here; training runs in a worker process we can kill.
-  const workers = await startTestWorkers({ prefix, db: db.db, home, families: ['orchestration', 'eval'] });
-  const env = { ...process.env, DATABASE_URL: dbUrl, TEMPORAL_ADDRESS: temporalAddress(), FLYWHEEL_HOME: home, FLYWHEEL_TASK_QUEUE_PREFIX: prefix };
+  const workers = await harness.workers('t-kill', ['orchestration', 'eval']);
+  const env = { ...process.env, DATABASE_URL: harness.dbUrl, TEMPORAL_ADDRESS: temporalAddress(), FLYWHEEL_HOME: harness.home, FLYWHEEL_TASK_QUEUE_PREFIX: workers.prefix };
   const startWorker = (): ChildProcess =>
     spawn(process.execPath, [path.join(REPO, 'bin', 'flywheel.js'), 'worker', '--queue', 'training'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   let worker = startWorker();
   try {
     const id = uniqueName('kill');
     const wf = `${id}/inner/1`;
-    const h = await client.workflow.start('innerLoop', {
-      taskQueue: `${prefix}-orchestration`,
-      workflowId: wf,
-      args: [{ campaignId: id, spec: fixtureSpec(id, { steps: 80, sleepMs: 8_000 }) }],
-    });
-    const run = await until('the trainer to start', async () => (await runsOf(`${wf}/e0`))[0]);
-    await until('streamed metric points', async () => ((await db.db.select().from(metricPoints).where(eq(metricPoints.runId, run.id))).length > 0 ? true : undefined));
+    const h = await workers.startLoop(id, fixtureSpec(id, { steps: 80, sleepMs: 8_000 }));
+    await streamingRun(`${wf}/e0`);
     worker.kill('SIGKILL');
     await new Promise((r) => worker.once('exit', r));
     worker = startWorker();
