@@ -7,8 +7,8 @@ import path from 'node:path';
 import { buildBuiltinCorpus } from '../activities/builtin-task/corpus';
 import { buildCompletionItems, buildLossItems, type SourceFile } from '../core/builtin-task/eval-items';
 import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../core/builtin-task/search-space';
-import { firstToken } from '../core/builtin-task/tokens';
-import { CharLm, bitsPerByte, greedyComplete } from '../core/charlm/model';
+import { COMPLETION_BUDGET, gradeExactToken } from '../core/graders';
+import { CharLm, greedyComplete, scoreLossItems } from '../core/charlm/model';
 import { resolveTrainParams, trainCharLm } from '../core/charlm/train';
 import type { Params } from '../core/spec';
 
@@ -20,18 +20,9 @@ const high = (k: string): number => {
 const LARGE: Params = { ...BUILTIN_DEFAULT_PARAMS, lr: 0.02, hidden: high('hidden'), context: high('context'), embed: high('embed') };
 
 function score(model: CharLm, loss: ReturnType<typeof buildLossItems>, completions: ReturnType<typeof buildCompletionItems>) {
-  let bits = 0;
-  let bytes = 0;
-  for (const item of loss) {
-    const r = bitsPerByte(model, item.prompt, item.reference);
-    bits += r.bits;
-    bytes += r.bytes;
-  }
   let hits = 0;
-  for (const item of completions) {
-    if (firstToken(greedyComplete(model, item.prompt, Math.max(24, item.reference.length + 8))) === item.reference) hits += 1;
-  }
-  return { bitsPerByte: bits / bytes, exactToken: hits / completions.length };
+  for (const item of completions) hits += gradeExactToken(greedyComplete(model, item.prompt, COMPLETION_BUDGET), item.reference);
+  return { bitsPerByte: scoreLossItems(model, loss).bitsPerByte, exactToken: hits / completions.length };
 }
 
 async function main(): Promise<void> {

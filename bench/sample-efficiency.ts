@@ -6,9 +6,9 @@
 import { ensureCorpus, readSplit, readTrainFiles } from '../activities/builtin-task/corpus-cache';
 import { corpusDirOf } from '../activities/paths';
 import { resolveConfig } from '../core/config';
-import { buildLossItems, type LossItem } from '../core/builtin-task/eval-items';
+import { buildLossItems } from '../core/builtin-task/eval-items';
 import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../core/builtin-task/search-space';
-import { CharLm, bitsPerByte } from '../core/charlm/model';
+import { scoreLossItems } from '../core/charlm/model';
 import { TrainingDivergedError, trainCharLm } from '../core/charlm/train';
 import { paramsKey, proposeBatch, type SamplerKind, type TpeOptions, type Trial } from '../core/sampler';
 import type { Params } from '../core/spec';
@@ -70,16 +70,6 @@ interface Scored {
   heldout: number;
 }
 
-function score(model: CharLm, items: LossItem[]): number {
-  let bits = 0;
-  let bytes = 0;
-  for (const item of items) {
-    const r = bitsPerByte(model, item.prompt, item.reference);
-    bits += r.bits;
-    bytes += r.bytes;
-  }
-  return bytes ? bits / bytes : NaN;
-}
 
 /** One campaign's trials in order, each with its public and held-out score (undefined when training diverged). */
 function runCampaign(sampler: string, seed: number, s: BenchSettings, evaluate: (p: Params, seed: number) => Scored | undefined): (Scored | undefined)[] {
@@ -129,7 +119,7 @@ async function run(): Promise<void> {
     let r: Scored | undefined;
     try {
       const { model } = trainCharLm({ text, params: { ...BUILTIN_DEFAULT_PARAMS, ...p, steps: s.steps }, seed });
-      r = { public: score(model, publicItems), heldout: score(model, heldoutItems) };
+      r = { public: scoreLossItems(model, publicItems).bitsPerByte, heldout: scoreLossItems(model, heldoutItems).bitsPerByte };
     } catch (err) {
       if (!(err instanceof TrainingDivergedError)) throw err;
     }

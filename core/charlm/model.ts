@@ -2,5 +2,5 @@
 // Import from here; each piece lives in its own file.
 export { CharLm, layoutOf, type CharLmHyper, type CharLmLayout } from './char-lm';
 export { CHARLM_FORMAT, CheckpointFormatError, decodeCheckpoint, encodeCheckpoint, type CharLmCheckpoint } from './checkpoint';
-export { bitsPerByte, greedyComplete } from './score';
+export { bitsPerByte, greedyComplete, scoreLossItems } from './score';
 export { VOCAB_SIZE, encodeBytes, encodeText, decodeIds } from './vocab';
