@@ -1,6 +1,8 @@
 // The campaign spec: what a researcher writes (YAML or JSON), validated with zod.
 // Every field carries its meaning and default beside its schema; `parseSpec` is the one place a spec is checked.
 import { z } from 'zod';
+import { gateSettingsSchema } from './gate/settings';
+import { InvalidSpecError, formatIssues } from './spec-errors';
 
 /** A float knob; `log: true` samples on a log scale. */
 const floatParam = z.strictObject({
@@ -117,6 +119,64 @@ const taskSchema = z.strictObject({
   lossItems: z.number().int().min(1).default(40),
 });
 
+
+const approvalSchema = z.strictObject({
+  /** Wait for a researcher's `approvePromotion` update before promoting a candidate the gate passed. @default false */
+  requireApproval: z.boolean().default(false),
+  /** How long to wait for the researcher. @default 86400 (one day) */
+  timeoutSeconds: z.number().int().min(1).default(86_400),
+  /** What happens when nobody answers in time. @default "reject" */
+  onTimeout: z.enum(['promote', 'reject']).default('reject'),
+});
+
+const outerLoopSchema = z.strictObject({
+  /**
+   * A production model exists and fewer new feedback events than this arrived since the last iteration: the
+   * iteration is skipped (recorded with its reason) rather than spending a training budget on the same data.
+   * @default 1
+   */
+  minNewFeedback: z.number().int().min(0).default(1),
+  /** Most feedback failures critiqued per iteration (a seeded sample when there are more). @default 200 */
+  feedbackSample: z.number().int().min(0).default(200),
+  /** Most failed public-split eval items critiqued per iteration (they shape loss weights, never examples). @default 50 */
+  evalFailureSample: z.number().int().min(0).default(50),
+  /** Mixing weight per example source (`corpus`, `critique`); a source not named weighs 1. @default { critique: 2 } */
+  mixWeights: z.record(z.string(), z.number().min(0)).default({ critique: 2 }),
+  /**
+   * Loss weights per category come from the production model's public-split scores per category: a category
+   * whose loss is worse than the mean weighs more, clamped to [min, max].
+   */
+  lossWeights: z
+    .strictObject({
+      /** @default 0.5 */
+      min: z.number().min(0).default(0.5),
+      /** @default 2 */
+      max: z.number().min(0).default(2),
+    })
+    .prefault({}),
+  /**
+   * Start every experiment of an iteration from the production checkpoint (continued training on the new dataset
+   * version) instead of from scratch. The knobs that fix the model's shape are pinned to production's values.
+   */
+  warmStart: z
+    .strictObject({
+      /** @default true */
+      enabled: z.boolean().default(true),
+      /** Knobs pinned to the production experiment's values. @default ["context", "embed", "hidden"] (the built-in model's shape) */
+      pinnedKnobs: z.array(z.string()).default(['context', 'embed', 'hidden']),
+    })
+    .prefault({}),
+  /** The inner loop's budget in each outer iteration. @default the innerLoop budget */
+  innerBudget: z
+    .strictObject({
+      experiments: z.number().int().min(1).optional(),
+      parallelism: z.number().int().min(1).optional(),
+    })
+    .prefault({}),
+  /** The promotion gate (core/gate/settings.ts) and the researcher's approval. */
+  promotion: gateSettingsSchema.extend(approvalSchema.shape).prefault({}),
+});
+
 export const campaignSpecSchema = z.strictObject({
   /** Campaign id: lowercase letters, digits and dashes; the key of every row and workflow id. */
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes'),
@@ -128,27 +188,18 @@ export const campaignSpecSchema = z.strictObject({
   searchSpace: searchSpaceSchema,
   innerLoop: innerLoopSchema.prefault({}),
   selection: selectionSchema.prefault({}),
+  outerLoop: outerLoopSchema.prefault({}),
 });
 
 export type CampaignSpec = z.output<typeof campaignSpecSchema>;
 export type CampaignSpecInput = z.input<typeof campaignSpecSchema>;
 export type SearchSpace = z.output<typeof searchSpaceSchema>;
+export type OuterLoopSpec = z.output<typeof outerLoopSchema>;
 export type ParamDef = z.output<typeof paramSchema>;
 export type ParamValue = string | number | boolean;
 export type Params = Record<string, ParamValue>;
 
-/** A spec that failed validation: one `path: message` line per problem. */
-export class InvalidSpecError extends Error {
-  override readonly name = 'InvalidSpecError';
-  constructor(readonly problems: string[], where = 'campaign spec') {
-    super(`${where} is invalid:\n${problems.join('\n')}`);
-  }
-}
-
-/** Turns zod issues into `a.b.c: message` lines, the format `flywheel validate` prints. */
-export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
-}
+export { InvalidSpecError, formatIssues } from './spec-errors';
 
 /** Validates a parsed spec object and fills in every default; throws InvalidSpecError. */
 export function parseSpec(raw: unknown, where?: string): CampaignSpec {

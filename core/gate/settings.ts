@@ -2,7 +2,7 @@
 // paired test must be, and how far any one category may slip. The campaign spec embeds `gateSettingsSchema`
 // as `promotion:`; a workflow carries the parsed (complete) settings, which are small.
 import { z } from 'zod';
-import { InvalidSpecError, formatIssues } from '../spec';
+import { InvalidSpecError, formatIssues } from '../spec-errors';
 
 /** A held-out metric the gate reads from `evalResults.perItem`: one per grader. */
 export type GateMetric = 'bits_per_byte' | 'exact_match';
