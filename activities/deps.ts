@@ -8,4 +8,9 @@ export interface ActivityDeps {
   home: string;
   /** Defaults to Date.now; injectable so tests can pin time-dependent rows. */
   now?: () => number;
+  /**
+   * Whether a workflow execution is still running (the outer loop's claim asks it before taking over an iteration
+   * whose owner may be gone). Absent: every owner counts as alive, so a stale claim is skipped, never run twice.
+   */
+  isWorkflowRunning?: (workflowId: string) => Promise<boolean>;
 }

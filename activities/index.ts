@@ -9,6 +9,13 @@ import { finishExperiment, finishInnerLoop, selectBest, startInnerLoop } from '.
 import { proposeExperiments } from './inner/propose-experiments';
 import { awaitTraining } from './training/await-training';
 import { launchTraining } from './training/launch-training';
+import { buildIterationDataset } from './outer/build-iteration-dataset';
+import { claimOuterIteration } from './outer/claim-iteration';
+import { critiqueEvalFailures } from './outer/critique-eval-failures';
+import { critiqueIterationFeedback } from './outer/critique-iteration';
+import { evaluateGate } from './outer/evaluate-gate';
+import { finishOuterIteration } from './outer/finish-iteration';
+import { promotionEvidence } from './outer/promotion-evidence';
 
 export type { ActivityDeps } from './deps';
 
@@ -28,6 +35,12 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
       finishExperiment: (i) => finishExperiment(deps, i),
       selectBest: (i) => selectBest(deps, i),
       finishInnerLoop: (i) => finishInnerLoop(deps, i),
+      claimOuterIteration: (i) => claimOuterIteration(deps, i),
+      critiqueIterationFeedback: (i) => critiqueIterationFeedback(deps, i),
+      buildIterationDataset: (i) => buildIterationDataset(deps, i),
+      evaluateGate: (i) => evaluateGate(deps.db, i),
+      promotionEvidence: (i) => promotionEvidence(deps, i),
+      finishOuterIteration: (i) => finishOuterIteration(deps, i),
     },
     training: {
       launchTraining: (i) => launchTraining(deps, i),
@@ -35,6 +48,7 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
     },
     eval: {
       scoreCheckpoint: (i) => scoreCheckpoint(deps, i),
+      critiqueEvalFailures: (i) => critiqueEvalFailures(deps, i),
     },
   };
 }

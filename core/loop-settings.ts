@@ -1,4 +1,5 @@
 // The slice of a campaign spec the workflows need: small, so it can travel in workflow history.
+import type { GateSettings } from './gate/settings';
 import type { CampaignSpec } from './spec';
 
 export interface LoopSettings {
@@ -36,4 +37,27 @@ export function loopSettings(spec: CampaignSpec): LoopSettings {
 export function improves(a: number, b: number | undefined, mode: 'min' | 'max', minDelta = 0): boolean {
   if (b === undefined) return true;
   return mode === 'min' ? a < b - minDelta : a > b + minDelta;
+}
+
+/** The slice of a spec the outer loop carries: samples, warm start, the inner budget, the gate and approval. */
+export interface OuterSettings {
+  feedbackSample: number;
+  evalFailureSample: number;
+  warmStart: boolean;
+  innerBudget: { experiments?: number; parallelism?: number };
+  gate: GateSettings;
+  approval: { requireApproval: boolean; timeoutSeconds: number; onTimeout: 'promote' | 'reject' };
+}
+
+export function outerSettings(spec: CampaignSpec): OuterSettings {
+  const o = spec.outerLoop;
+  const { requireApproval, timeoutSeconds, onTimeout, ...gate } = o.promotion;
+  return {
+    feedbackSample: o.feedbackSample,
+    evalFailureSample: o.evalFailureSample,
+    warmStart: o.warmStart.enabled,
+    innerBudget: { ...o.innerBudget },
+    gate,
+    approval: { requireApproval, timeoutSeconds, onTimeout },
+  };
 }

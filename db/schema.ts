@@ -11,6 +11,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
 } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -67,6 +68,8 @@ export const innerLoops = pgTable('inner_loops', {
   id: text('id').primaryKey(),
   campaignId: text('campaign_id').notNull(),
   datasetVersionId: text('dataset_version_id').notNull(),
+  /** Every experiment starts from this checkpoint (the outer loop's warm start), or from scratch when null. */
+  baseCheckpointId: text('base_checkpoint_id'),
   status: text('status').notNull(),
   bestExperimentId: text('best_experiment_id'),
   baselineExperimentId: text('baseline_experiment_id'),
@@ -212,11 +215,18 @@ export const feedbackEvents = pgTable('feedback_events', {
   rating: integer('rating'),
   comment: text('comment'),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
-});
+  /**
+   * The outer iteration that ingested this event (its watermark): set once, when the iteration claims every
+   * event of the campaign not yet ingested, so each event feeds exactly one iteration.
+   */
+  ingestedBy: text('ingested_by'),
+}, (t) => [index('feedback_events_campaign_ingested_idx').on(t.campaignId, t.ingestedBy)]);
 
 export const critiques = pgTable('critiques', {
   id: text('id').primaryKey(),
   campaignId: text('campaign_id').notNull(),
+  /** The outer iteration that asked for it (null for critiques made outside the loop). */
+  outerIterationId: text('outer_iteration_id'),
   sourceKind: text('source_kind').notNull(),
   sourceId: text('source_id').notNull(),
   teacher: text('teacher').notNull(),
@@ -240,3 +250,35 @@ export const decisions = pgTable('decisions', {
   accepted: boolean('accepted').notNull(),
   createdAt: createdAt(),
 });
+
+/** One outer iteration of a campaign: its claim on the feedback, what it built, and how it ended. */
+export const outerIterations = pgTable(
+  'outer_iterations',
+  {
+    /** `${campaignId}/outer/i${iteration}` */
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    iteration: integer('iteration').notNull(),
+    /** The outerLoop workflow that owns the iteration (a dead owner's claim is taken over by the next). */
+    workflowId: text('workflow_id').notNull(),
+    /** schedule | cli | ui | demo */
+    trigger: text('trigger').notNull(),
+    /** running | promoted | rejected | no-candidate | failed */
+    status: text('status').notNull(),
+    /** The production checkpoint when the iteration began: the incumbent the gate compares against. */
+    incumbentCheckpointId: text('incumbent_checkpoint_id'),
+    /** Feedback events this iteration ingested, and the span of their arrival times. */
+    newFeedback: integer('new_feedback').notNull().default(0),
+    feedbackFrom: timestamp('feedback_from', { withTimezone: true }),
+    feedbackTo: timestamp('feedback_to', { withTimezone: true }),
+    datasetVersionId: text('dataset_version_id'),
+    innerLoopId: text('inner_loop_id'),
+    candidateCheckpointId: text('candidate_checkpoint_id'),
+    decisionId: text('decision_id'),
+    /** The iteration's summary (OuterIterationSummary), written when it ends. */
+    summary: jsonb('summary'),
+    createdAt: createdAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('outer_iterations_campaign_iteration_idx').on(t.campaignId, t.iteration)],
+);

@@ -8,6 +8,7 @@ import { openDb } from '../db/client';
 import { temporalConnectionOptions } from '../infra/temporal-connection';
 import { createWorker, workerIdentity } from './create-worker';
 import { cachedWorkflowBundle } from './workflow-bundle';
+import { workflowLiveness } from './workflow-liveness';
 
 export class DatabaseUrlMissingError extends Error {
   override readonly name = 'DatabaseUrlMissingError';
@@ -45,7 +46,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   let stop = (): void => undefined;
   try {
     connection = await connectTemporal(config);
-    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home }, workflowBundlePath });
+    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home, isWorkflowRunning: workflowLiveness(connection, config.namespace) }, workflowBundlePath });
     stop = () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
     };

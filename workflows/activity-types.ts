@@ -8,6 +8,15 @@ import type { RegisterCampaignInput } from '../activities/campaign/register-camp
 import type { PrepareTaskInput, PreparedTask } from '../activities/builtin-task/prepare-task';
 import type { Proposal, ProposeInput, StartInnerLoopInput, FinishExperimentInput, FinishInnerLoopInput, SelectBestInput, SelectedBest } from '../activities/inner/types';
 
+import type { ClaimIterationInput, ClaimIterationResult } from '../activities/outer/claim-iteration';
+import type { CritiqueIterationInput, CritiqueIterationResult } from '../activities/outer/critique-iteration';
+import type { BuildIterationDatasetInput, BuildIterationDatasetResult } from '../activities/outer/build-iteration-dataset';
+import type { EvaluateGateInput, GateSummary } from '../activities/outer/evaluate-gate';
+import type { PromotionEvidenceInput } from '../activities/outer/promotion-evidence';
+import type { FinishIterationInput, FinishIterationResult } from '../activities/outer/finish-iteration';
+import type { CritiqueEvalFailuresInput, CritiqueEvalFailuresResult } from '../activities/outer/critique-eval-failures';
+import type { PromotionEvidence } from './outer-loop-api';
+
 export interface OrchestrationActivities {
   registerCampaign(input: RegisterCampaignInput): Promise<LoopSettings>;
   prepareTask(input: PrepareTaskInput): Promise<PreparedTask>;
@@ -16,6 +25,12 @@ export interface OrchestrationActivities {
   finishExperiment(input: FinishExperimentInput): Promise<void>;
   selectBest(input: SelectBestInput): Promise<SelectedBest | null>;
   finishInnerLoop(input: FinishInnerLoopInput): Promise<void>;
+  claimOuterIteration(input: ClaimIterationInput): Promise<ClaimIterationResult>;
+  critiqueIterationFeedback(input: CritiqueIterationInput): Promise<CritiqueIterationResult>;
+  buildIterationDataset(input: BuildIterationDatasetInput): Promise<BuildIterationDatasetResult>;
+  evaluateGate(input: EvaluateGateInput): Promise<GateSummary>;
+  promotionEvidence(input: PromotionEvidenceInput): Promise<PromotionEvidence>;
+  finishOuterIteration(input: FinishIterationInput): Promise<FinishIterationResult>;
 }
 
 export interface TrainingActivities {
@@ -25,4 +40,5 @@ export interface TrainingActivities {
 
 export interface EvalActivities {
   scoreCheckpoint(input: ScoreCheckpointInput): Promise<ScoreResult>;
+  critiqueEvalFailures(input: CritiqueEvalFailuresInput): Promise<CritiqueEvalFailuresResult>;
 }

@@ -11,6 +11,11 @@ export interface InnerLoopInput {
   spec?: unknown;
   /** Train on this dataset version instead of the task's base one (the outer loop passes its new version). */
   datasetVersionId?: string;
+  /**
+   * Start every experiment from this checkpoint (the outer loop's warm start from production); the knobs of
+   * `outerLoop.warmStart.pinnedKnobs` take its experiment's values. @default none: from scratch
+   */
+  baseCheckpointId?: string;
   /** Overrides of the spec's budget for this loop. */
   budget?: { experiments?: number; parallelism?: number };
   /** Outer-loop iteration, for the Iteration search attribute. @default 0 */
@@ -62,6 +67,8 @@ export interface InnerLoopResult {
   stoppedBy: 'budget' | 'plateau' | 'stop';
   best?: { experimentId: string; checkpointId: string; params: Params; publicScore: number };
   heldout: { best?: Record<string, number>; baseline?: Record<string, number> };
+  /** The baseline's checkpoint: the untrained model, or a copy of the warm start's base. */
+  baselineCheckpointId?: string;
 }
 
 export const pauseSignal = defineSignal('pause');

@@ -103,7 +103,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     if (input.budget?.experiments !== undefined) settings.experiments = input.budget.experiments;
     if (input.budget?.parallelism !== undefined) settings.parallelism = input.budget.parallelism;
     const task = await orch.prepareTask({ campaignId: input.campaignId, datasetVersionId: input.datasetVersionId });
-    const baseline = await orch.startInnerLoop({ campaignId: input.campaignId, innerLoopId, datasetVersionId: task.datasetVersionId });
+    const baseline = await orch.startInnerLoop({ campaignId: input.campaignId, innerLoopId, datasetVersionId: task.datasetVersionId, baseCheckpointId: input.baseCheckpointId });
     state = { settings, task, baseline: { experimentId: baseline.experimentId }, launched: 0, batches: 0, batchesWithoutImprovement: 0, leaderboard: [], paused: false };
   }
   const s: InnerLoopState = state;
@@ -232,6 +232,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     stoppedBy,
     best: best ? { experimentId: best.experimentId, checkpointId: best.checkpointId, params: best.params, publicScore: best.publicScore } : undefined,
     heldout,
+    baselineCheckpointId: s.baseline.checkpointId,
   };
   await orch.finishInnerLoop({ innerLoopId, status: stoppedBy === 'stop' ? 'stopped' : 'completed', bestExperimentId: best?.experimentId, summary: { ...result } });
   phase = 'done';

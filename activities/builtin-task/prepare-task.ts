@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { buildCompletionItems, buildLossItems } from '../../core/builtin-task/eval-items';
+import { buildCompletionItems, buildLossItems, languageOf } from '../../core/builtin-task/eval-items';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError } from '../../core/errors';
 import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
@@ -57,7 +57,7 @@ async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusD
 
   await db.transaction(async (tx) => {
     await tx.insert(datasets).values({ id: datasetId, campaignId, name: 'code' }).onConflictDoNothing();
-    const rows = train.map((f) => ({ datasetVersionId: versionId, contentHash: sha256(f.text), source: 'corpus', sourceRef: f.file, category: 'code', content: f.text }));
+    const rows = train.map((f) => ({ datasetVersionId: versionId, contentHash: sha256(f.text), source: 'corpus', sourceRef: f.file, category: languageOf(f.file), content: f.text }));
     for (let i = 0; i < rows.length; i += 200) await tx.insert(examples).values(rows.slice(i, i + 200)).onConflictDoNothing();
     await tx
       .insert(datasetVersions)

@@ -5,6 +5,7 @@ import type { Params } from '../../core/spec';
 import { decisions, experiments, innerLoops } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
+import { warmStartOfCheckpoint } from './warm-start';
 import type { FinishExperimentInput, FinishInnerLoopInput, Proposal, SelectBestInput, SelectedBest, StartInnerLoopInput } from './types';
 
 export const baselineIdOf = (innerLoopId: string) => `${innerLoopId}/baseline`;
@@ -15,9 +16,12 @@ export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopIn
   const spec = await loadCampaignSpec(db, input.campaignId);
   await db
     .insert(innerLoops)
-    .values({ id: input.innerLoopId, campaignId: input.campaignId, datasetVersionId: input.datasetVersionId, status: 'running', baselineExperimentId: baselineIdOf(input.innerLoopId) })
+    .values({ id: input.innerLoopId, campaignId: input.campaignId, datasetVersionId: input.datasetVersionId, status: 'running', baselineExperimentId: baselineIdOf(input.innerLoopId), baseCheckpointId: input.baseCheckpointId ?? null })
     .onConflictDoNothing();
-  const params: Params = spec.trainer.command === 'builtin' ? BASELINE_PARAMS : {};
+  // A warm-started loop's baseline is its base itself: zero steps from the base's weights, in the base's shape.
+  const base = input.baseCheckpointId ? await warmStartOfCheckpoint(db, input.baseCheckpointId) : null;
+  const builtin = spec.trainer.command === 'builtin';
+  const params: Params = base ? (builtin ? { ...base.params, steps: 0 } : {}) : builtin ? BASELINE_PARAMS : {};
   const baseline = {
     id: baselineIdOf(input.innerLoopId),
     campaignId: input.campaignId,
@@ -25,7 +29,7 @@ export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopIn
     index: -1,
     datasetVersionId: input.datasetVersionId,
     params,
-    hypothesis: 'the untrained model: the reference every held-out score is compared with',
+    hypothesis: base ? `the warm start's base (${base.checkpointId}), untouched: the reference every held-out score is compared with` : 'the untrained model: the reference every held-out score is compared with',
     proposer: 'baseline',
     status: 'proposed',
   };

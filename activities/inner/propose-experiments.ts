@@ -7,6 +7,7 @@ import { experiments } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
 import type { Proposal, ProposeInput } from './types';
+import { pinKnobs, warmStartOfLoop } from './warm-start';
 
 export const experimentIdOf = (innerLoopId: string, index: number) => `${innerLoopId}/e${index}`;
 
@@ -31,13 +32,17 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
     }));
   const kind = spec.innerLoop.proposer;
   const finished = history.filter((t) => t.state === 'finished').length;
-  const params = proposeBatch({ kind, space: spec.searchSpace, history, count: input.count, seed: spec.innerLoop.seed, startupTrials: spec.innerLoop.startupTrials });
+  const base = await warmStartOfLoop(db, input.innerLoopId);
+  const pinned = spec.outerLoop.warmStart.pinnedKnobs;
+  const drawn = proposeBatch({ kind, space: spec.searchSpace, history, count: input.count, seed: spec.innerLoop.seed, startupTrials: spec.innerLoop.startupTrials });
   const modelBased = kind === 'tpe' && finished >= spec.innerLoop.startupTrials && finished > 0;
   const hypothesis = modelBased
     ? `TPE after ${finished} finished trials: drawn where the best trials' density is high relative to the rest`
     : kind === 'tpe'
       ? `start-up trial ${finished + 1} of ${spec.innerLoop.startupTrials}: uniform draw to seed the model`
       : 'random search: uniform draw';
+  const params = base ? drawn.map((p) => pinKnobs(p, base, pinned)) : drawn;
+  const warm = base ? ` (warm start from ${base.checkpointId}; pinned: ${pinned.filter((k) => base.params[k] !== undefined).map((k) => `${k}=${String(base.params[k])}`).join(', ') || 'none'})` : '';
   const values = params.map((p, i) => ({
     id: experimentIdOf(input.innerLoopId, input.startIndex + i),
     campaignId: input.campaignId,
@@ -45,7 +50,7 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
     index: input.startIndex + i,
     datasetVersionId: input.datasetVersionId,
     params: p,
-    hypothesis,
+    hypothesis: hypothesis + warm,
     proposer: modelBased ? 'tpe' : kind === 'tpe' ? 'tpe-startup' : 'random',
     status: 'proposed',
   }));

@@ -13,6 +13,8 @@ export interface StartInnerLoopInput {
   campaignId: string;
   innerLoopId: string;
   datasetVersionId: string;
+  /** Warm start: every experiment (and the baseline) starts from this checkpoint. */
+  baseCheckpointId?: string;
 }
 
 export interface ProposeInput {

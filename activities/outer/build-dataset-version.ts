@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
+import { repetitions, uniformOf } from '../../core/dataset/loss-weights';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
@@ -18,15 +19,16 @@ export interface BuildDatasetVersionInput {
   /** Critiques (of this campaign) whose `sft` signals become examples; an unknown id is a NotFoundError. */
   critiqueIds: string[];
   /**
-   * Mixing weight per source (`corpus`, `critique`, ...). Each example appears `round(mix[source] * weight)` times
-   * in train.txt, so the existing trainer honours the mix without changes (0 keeps an example in the version but
-   * out of the training text). Merged over the parent's.
+   * Mixing weight per source (`corpus`, `critique`, ...). Each example appears `mix[source] * weight *
+   * lossWeights[category]` times in train.txt in expectation (see `repetitions`), so a trainer that reads plain
+   * text honours the mix and the loss weights (0 keeps an example in the version but out of the training text).
+   * Merged over the parent's.
    * @default the parent's, and 1 for a source neither names
    */
   mix?: Record<string, number>;
   /**
-   * Loss weight per example category, recorded in the version and in `version.json` for trainers that read it
-   * (the built-in trainer does not). Merged over the parent's.
+   * Loss weight per example category, recorded in the version and in `version.json` for trainers that weight their
+   * loss, and realised in train.txt by resampling (a category not named weighs 1). Merged over the parent's.
    * @default the parent's
    */
   lossWeights?: Record<string, number>;
@@ -126,7 +128,10 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   const mixWeights = canonical(mix, 'mix');
 
   const pieces: string[] = [];
-  for (const e of kept) for (let k = Math.round(mixWeights[e.source] * e.weight); k > 0; k--) pieces.push(e.content);
+  for (const e of kept) {
+    const m = mixWeights[e.source] * e.weight * (lossWeights[e.category] ?? 1);
+    for (let k = repetitions(m, uniformOf(e.contentHash)); k > 0; k--) pieces.push(e.content);
+  }
   const text = pieces.join(SEPARATOR);
   const contentHash = sha256(text);
   const key = JSON.stringify({ parent: parent.id, examples: kept.map((e) => `${e.contentHash}:${e.source}:${e.weight}`), mixWeights, lossWeights });

@@ -9,6 +9,8 @@ export interface CritiqueFeedbackInput {
   campaignId: string;
   /** Feedback event ids (the sample the outer loop drew); ids of other campaigns or unknown ids are counted as missing. */
   eventIds: string[];
+  /** The outer iteration asking, recorded on each critique. */
+  outerIterationId?: string;
 }
 
 export interface CritiqueFeedbackResult {
@@ -76,6 +78,7 @@ export async function critiqueFeedback(db: Db, input: CritiqueFeedbackInput): Pr
     rows.push({
       id: critiqueIdOf(input.campaignId, e.id),
       campaignId: input.campaignId,
+      outerIterationId: input.outerIterationId ?? null,
       sourceKind: 'feedback',
       sourceId: e.id,
       teacher: BUILTIN_TEACHER,

@@ -9,6 +9,7 @@ import { backendFor, type JobHandle } from '../../backends';
 import { datasetVersions, experiments, trainingRuns } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
+import { warmStartOfLoop } from '../inner/warm-start';
 import { runDirOf } from '../paths';
 import { trainerArgv } from './trainer-command';
 
@@ -43,7 +44,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
     params: { ...spec.trainer.fixed, ...(exp.params as Record<string, string | number | boolean>) },
     seed: spec.innerLoop.seed * 1000 + exp.index,
     dataset: { versionId: version.id, path: version.path, trainFile: path.join(version.path, 'train.txt') },
-    baseCheckpoint: null,
+    baseCheckpoint: (await warmStartOfLoop(db, exp.innerLoopId))?.path ?? null,
     checkpointEvery: 0,
   };
   writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));

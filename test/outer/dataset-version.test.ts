@@ -3,10 +3,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { buildDatasetVersion } from '../../activities/outer/build-dataset-version';
 import { critiqueFeedback } from '../../activities/outer/critique-feedback';
 import { datasetDirOf } from '../../activities/paths';
+import { repetitions, uniformOf } from '../../core/dataset/loss-weights';
 import type { DbHandle } from '../../db/client';
 import { critiques, datasetVersions, datasets, evalItems, examples, feedbackEvents } from '../../db/schema';
 import { freshDatabase, scratchDir } from '../helpers/env';
@@ -104,8 +105,11 @@ test('a version: parent plus critique examples, minus eval overlaps (listed); co
   expect(JSON.parse(fs.readFileSync(path.join(v.path, 'version.json'), 'utf8'))).toMatchObject({ versionId: r.versionId, parentIds: [PARENT], contentHash: v.contentHash });
 
   const added = 'function sum(xs: number[]) {\n  return xs.reduce((a, b) => a + b, 0);\n}';
-  // Critique weight 2 × its example weight (1 + error share) rounds to 3 copies; corpus examples once each.
-  expect(train.split(added).length - 1).toBe(3);
+  // Copies: mix × example weight × loss weight of its category, resampled by the example's own hash.
+  const copies = (text: string, m: number) => expect(train.split(text).length - 1).toBe(repetitions(m, uniformOf(sha(text))));
+  const [critiqueRow] = await h.db.select().from(examples).where(and(eq(examples.datasetVersionId, r.versionId), eq(examples.source, 'critique')));
+  copies(added, 2 * critiqueRow.weight * 1.5);
+  for (const c of corpus.slice(0, 2)) copies(c.text, 1.5);
   expect(train).toContain(corpus[0].text);
   expect(train).toContain(corpus[1].text);
   for (const text of [publicItem.prompt + publicItem.reference, heldoutItem.reference, canary]) expect(train).not.toContain(text);

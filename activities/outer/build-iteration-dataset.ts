@@ -1,0 +1,80 @@
+// buildIterationDataset: one outer iteration's dataset version. Its parent is the previous iteration's version (so
+// feedback ingested by a rejected iteration is not lost), or the task's base version; it adds the examples made from
+// this iteration's feedback critiques, with the spec's mixing weights and loss weights per category derived from the
+// production model's public-split results. Content-addressed: a retry, or a second workflow on the same claim,
+// yields the same version.
+import { and, desc, eq, isNotNull, lt } from 'drizzle-orm';
+import { HIGHER_IS_BETTER } from '../../core/gate/checks';
+import { lossWeightsFromScores, type CategoryScore } from '../../core/dataset/loss-weights';
+import { critiques, evalItems, evalResults, outerIterations } from '../../db/schema';
+import { loadCampaignSpec } from '../campaign/load-campaign';
+import type { ActivityDeps } from '../deps';
+import { buildDatasetVersion, type BuildDatasetVersionResult } from './build-dataset-version';
+
+export interface BuildIterationDatasetInput {
+  campaignId: string;
+  outerIterationId: string;
+  iteration: number;
+  /** The task's base version (prepareTask), the parent of the first iteration's version. */
+  baseVersionId: string;
+  /** The production checkpoint whose public results set the loss weights; none before the first promotion. */
+  incumbentCheckpointId: string | null;
+  suiteId: string;
+}
+
+export interface BuildIterationDatasetResult {
+  versionId: string;
+  parentVersionId: string;
+  created: boolean;
+  counts: BuildDatasetVersionResult['counts'];
+  lossWeights: Record<string, number>;
+}
+
+export async function buildIterationDataset(deps: ActivityDeps, input: BuildIterationDatasetInput): Promise<BuildIterationDatasetResult> {
+  const { db } = deps;
+  const spec = await loadCampaignSpec(db, input.campaignId);
+  const [previous] = await db
+    .select({ versionId: outerIterations.datasetVersionId })
+    .from(outerIterations)
+    .where(and(eq(outerIterations.campaignId, input.campaignId), lt(outerIterations.iteration, input.iteration), isNotNull(outerIterations.datasetVersionId)))
+    .orderBy(desc(outerIterations.iteration))
+    .limit(1);
+  const parentVersionId = previous?.versionId ?? input.baseVersionId;
+  const critiqueIds = (
+    await db
+      .select({ id: critiques.id })
+      .from(critiques)
+      .where(and(eq(critiques.outerIterationId, input.outerIterationId), eq(critiques.sourceKind, 'feedback')))
+  ).map((c) => c.id);
+  const lossWeights = input.incumbentCheckpointId ? await lossWeightsOf(deps, input.incumbentCheckpointId, input.suiteId, spec.outerLoop.lossWeights) : {};
+
+  const built = await buildDatasetVersion(deps, { campaignId: input.campaignId, parentVersionId, critiqueIds, mix: spec.outerLoop.mixWeights, lossWeights });
+  await db.update(outerIterations).set({ datasetVersionId: built.versionId }).where(eq(outerIterations.id, input.outerIterationId));
+  return { versionId: built.versionId, parentVersionId, created: built.created, counts: built.counts, lossWeights };
+}
+
+/**
+ * Per-category means of the checkpoint's public-split scores: loss items (bits per byte, categories are languages,
+ * the same categories corpus examples carry) when it has them, else completion items (exact match).
+ */
+async function lossWeightsOf(deps: ActivityDeps, checkpointId: string, suiteId: string, bounds: { min: number; max: number }): Promise<Record<string, number>> {
+  const [result] = await deps.db.select({ perItem: evalResults.perItem }).from(evalResults).where(eq(evalResults.id, `${checkpointId}|${suiteId}|public`));
+  if (!result) return {};
+  const items = await deps.db
+    .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
+    .from(evalItems)
+    .where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'public')));
+  for (const [grader, metric] of [['bits_per_byte', 'bits_per_byte'], ['exact_token', 'exact_match']] as const) {
+    const sums = new Map<string, { sum: number; n: number }>();
+    for (const i of items) {
+      const v = result.perItem[i.id];
+      if (i.grader !== grader || v === undefined) continue;
+      const s = sums.get(i.category) ?? { sum: 0, n: 0 };
+      sums.set(i.category, { sum: s.sum + v, n: s.n + 1 });
+    }
+    if (sums.size === 0) continue;
+    const scores: CategoryScore[] = [...sums].map(([category, s]) => ({ category, mean: s.sum / s.n, items: s.n }));
+    return lossWeightsFromScores(scores, HIGHER_IS_BETTER[metric], bounds);
+  }
+  return {};
+}

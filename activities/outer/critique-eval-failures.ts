@@ -1,0 +1,93 @@
+// critiqueEvalFailures: the teacher's view of the production model's mistakes on the PUBLIC split (items agents and
+// researchers may see). Each sampled failed completion item gets a plain-English critique of the model's actual
+// output against the reference. Its signal is never a training example: eval items stay out of every dataset (the
+// contamination check would remove them anyway); the per-category failure rates shape the next loss weights instead.
+import { and, eq, inArray } from 'drizzle-orm';
+import { COMPLETION_BUDGET } from '../../core/graders';
+import { BUILTIN_TEACHER, BUILTIN_TEACHER_PROMPT_VERSION, critique, type TrainingSignal } from '../../core/teacher/builtin-teacher';
+import { checkpoints, critiques, evalItems, evalResults, experiments } from '../../db/schema';
+import { loadCampaignSpec } from '../campaign/load-campaign';
+import type { ActivityDeps } from '../deps';
+import { runPredict } from '../eval/run-predict';
+import { evalDirOf, safeName } from '../paths';
+import { verifyCheckpoint } from '../training/manifest';
+
+export interface CritiqueEvalFailuresInput {
+  campaignId: string;
+  outerIterationId: string;
+  /** The production checkpoint, already scored on the public split. */
+  checkpointId: string;
+  suiteId: string;
+  /** Most failed items critiqued (spec `outerLoop.evalFailureSample`). */
+  sample: number;
+  seed: number;
+}
+
+export interface CritiqueEvalFailuresResult {
+  /** Failed public completion items, before sampling. */
+  failed: number;
+  critiqued: number;
+  /** Critique rows this call wrote (a retry writes none). */
+  created: number;
+  /** Failed items per category among those critiqued. */
+  byCategory: Record<string, number>;
+}
+
+export const evalCritiqueIdOf = (outerIterationId: string, itemId: string): string => `${outerIterationId}/critique/${itemId}`;
+
+const WHY = 'a public eval item: it informs the per-category loss weights and never enters a training set';
+
+export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEvalFailuresInput): Promise<CritiqueEvalFailuresResult> {
+  const { db } = deps;
+  const [result] = await db.select({ perItem: evalResults.perItem }).from(evalResults).where(eq(evalResults.id, `${input.checkpointId}|${input.suiteId}|public`));
+  if (!result) return { failed: 0, critiqued: 0, created: 0, byCategory: {} };
+  // Only the public split is read here: held-out items never reach a teacher.
+  const items = await db
+    .select()
+    .from(evalItems)
+    .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'public'), eq(evalItems.grader, 'exact_token'), inArray(evalItems.id, Object.keys(result.perItem))));
+  const failed = items.filter((i) => result.perItem[i.id] === 0);
+  const sample = failed.sort((a, b) => order(a.id, input.seed) - order(b.id, input.seed) || (a.id < b.id ? -1 : 1)).slice(0, input.sample);
+  if (sample.length === 0) return { failed: failed.length, critiqued: 0, created: 0, byCategory: {} };
+
+  const [ckpt] = await db.select().from(checkpoints).where(eq(checkpoints.id, input.checkpointId));
+  verifyCheckpoint(ckpt.path, ckpt.sha256, input.checkpointId);
+  const [exp] = await db.select({ campaignId: experiments.campaignId }).from(experiments).where(eq(experiments.id, ckpt.experimentId));
+  const spec = await loadCampaignSpec(db, exp.campaignId);
+  const outputs = await runPredict({
+    command: spec.trainer.command,
+    checkpointFile: ckpt.path,
+    prompts: sample.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: COMPLETION_BUDGET })),
+    workDir: `${evalDirOf(deps.home, input.checkpointId, 'public')}-critique-${safeName(input.outerIterationId)}`,
+  });
+
+  const byCategory: Record<string, number> = {};
+  const rows = sample.map((i) => {
+    byCategory[i.category] = (byCategory[i.category] ?? 0) + 1;
+    const made = critique({ prompt: i.prompt, output: outputs.get(i.id)!, reference: i.reference, category: i.category });
+    const signal: TrainingSignal[] = [{ kind: 'none', why: WHY }];
+    return {
+      id: evalCritiqueIdOf(input.outerIterationId, i.id),
+      campaignId: input.campaignId,
+      outerIterationId: input.outerIterationId,
+      sourceKind: 'eval',
+      sourceId: i.id,
+      teacher: BUILTIN_TEACHER,
+      promptVersion: BUILTIN_TEACHER_PROMPT_VERSION,
+      text: `${made.text} (Public eval item, category "${i.category}".)`,
+      signal,
+    };
+  });
+  let created = 0;
+  for (let k = 0; k < rows.length; k += 500) {
+    created += (await db.insert(critiques).values(rows.slice(k, k + 500)).onConflictDoNothing().returning({ id: critiques.id })).length;
+  }
+  return { failed: failed.length, critiqued: sample.length, created, byCategory };
+}
+
+/** A seeded pseudo-random rank of an id (FNV-1a), so the sample is the same on every retry. */
+function order(id: string, seed: number): number {
+  let h = 0x811c9dc5 ^ seed;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}

@@ -1,0 +1,39 @@
+// critiqueIterationFeedback: the teacher step of one outer iteration over user signals. From the feedback events
+// the iteration ingested, it draws a seeded sample of the failures (edits, rejects, low ratings) and has the teacher
+// critique each one (critiqueFeedback), so the critiques are linked to both their event and their iteration.
+import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { feedbackEvents } from '../../db/schema';
+import type { ActivityDeps } from '../deps';
+import { FAILING_RATING, critiqueFeedback, type CritiqueFeedbackResult } from './critique-feedback';
+
+export interface CritiqueIterationInput {
+  campaignId: string;
+  outerIterationId: string;
+  /** Most failures critiqued (spec `outerLoop.feedbackSample`). */
+  sample: number;
+  /** Seeds the sample's order, so a retry draws the same events. */
+  seed: number;
+}
+
+export interface CritiqueIterationResult {
+  /** Failures among the ingested events, before sampling. */
+  failures: number;
+  sampled: number;
+  counts: CritiqueFeedbackResult['counts'];
+}
+
+export async function critiqueIterationFeedback(deps: ActivityDeps, input: CritiqueIterationInput): Promise<CritiqueIterationResult> {
+  const failing = and(
+    eq(feedbackEvents.ingestedBy, input.outerIterationId),
+    or(inArray(feedbackEvents.kind, ['edit', 'reject']), and(eq(feedbackEvents.kind, 'rating'), lte(feedbackEvents.rating, FAILING_RATING))),
+  );
+  const [{ n }] = await deps.db.select({ n: sql<number>`count(*)::int` }).from(feedbackEvents).where(failing);
+  const sampled = await deps.db
+    .select({ id: feedbackEvents.id })
+    .from(feedbackEvents)
+    .where(failing)
+    .orderBy(sql`md5(${feedbackEvents.id} || ${String(input.seed)})`)
+    .limit(input.sample);
+  const r = await critiqueFeedback(deps.db, { campaignId: input.campaignId, eventIds: sampled.map((e) => e.id), outerIterationId: input.outerIterationId });
+  return { failures: n, sampled: sampled.length, counts: r.counts };
+}
