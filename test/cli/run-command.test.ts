@@ -56,7 +56,10 @@ test('an invalid spec is refused with the paths of its errors, and nothing is wr
 
 test('Ctrl-C detaches without stopping the loop; `flywheel status` reattaches and prints the result', async () => {
   const name = uniqueName('cli');
-  const file = writeSpec(fastBuiltinSpec(name, { innerLoop: { budget: { experiments: 2, parallelism: 2 } } }));
+  // Long enough (one experiment at a time, 1500+ steps each) that the loop is still running when Ctrl-C lands.
+  const spec = fastBuiltinSpec(name, { innerLoop: { budget: { experiments: 2, parallelism: 1 }, batchSize: 1 } });
+  spec.searchSpace.steps = { type: 'int', low: 1500, high: 1600 };
+  const file = writeSpec(spec);
   const run = spawn(process.execPath, [BIN, 'run', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   run.stderr.on('data', (d: Buffer) => (err += d.toString()));

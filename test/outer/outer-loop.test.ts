@@ -1,11 +1,16 @@
 // The outer loop end to end on the built-in task: a bootstrap iteration promoted through the gate with a
 // researcher's approval; user feedback ingested once by two concurrent starts (one iteration, one dataset version);
 // a warm-started second iteration; a start with no new feedback skipped; held-out text never in a history.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
 import { storeFeedback } from '../../activities/feedback/store-feedback';
 import { checkpoints, critiques, datasetVersions, decisions, evalItems, examples, experiments, feedbackEvents, innerLoops, outerIterations, campaigns } from '../../db/schema';
 import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult } from '../../workflows/outer-loop-api';
+import { findTemporalCli } from '../../infra/temporal-cli';
+import { temporalAddress } from '../helpers/env';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
 
@@ -152,4 +157,13 @@ test('held-out prompts and references appear in no outer- or inner-loop history'
     const text = JSON.stringify(await h.client.workflow.getHandle(id).fetchHistory());
     for (const n of needles) expect(text.includes(JSON.stringify(n).slice(1, -1))).toBe(false);
   }
+});
+
+test('the outer loop history is recordable for the replay suite', async () => {
+  // Saved as a test artefact; copied into test/histories/ after a deliberate, compatible change (see README).
+  const out = path.join(__dirname, '..', '..', 'test-artifacts', 'histories');
+  fs.mkdirSync(out, { recursive: true });
+  const json = execFileSync(findTemporalCli(), ['workflow', 'show', '--address', temporalAddress(), '-w', `${name}/outer/first`, '--output', 'json'], { maxBuffer: 64 << 20 }).toString();
+  expect((JSON.parse(json) as { events: unknown[] }).events.length).toBeGreaterThan(20);
+  fs.writeFileSync(path.join(out, 'outer-loop.json'), json);
 });

@@ -10,7 +10,7 @@ const DIR = path.join(__dirname, '..', 'histories');
 const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 test('there are committed histories for every workflow type', () => {
-  expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual(['experiment', 'inner-loop']);
+  expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual(['experiment', 'inner-loop', 'outer-loop']);
 });
 
 test.each(files)('%s replays without nondeterminism', async (file) => {
