@@ -10,6 +10,7 @@ import {
   executeChild,
   ParentClosePolicy,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -29,6 +30,7 @@ import {
   type OuterLoopStatus,
   type PromotionEvidence,
 } from './outer-loop-api';
+import { promotionDetails } from './promotion-details';
 import { queueOf } from './queues';
 import { CampaignId, Iteration, LoopKind } from './search-attributes';
 
@@ -164,12 +166,14 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
       defaultDecision: onTimeout,
     });
     phase = 'awaiting-approval';
+    setCurrentDetails(promotionDetails(input.campaignId, pending));
     const answered = await condition(() => answer !== undefined, `${timeoutSeconds} seconds`);
     approval = answered
       ? { ...answer!, timedOut: false, candidateCheckpointId: candidate, experimentId: inner.best.experimentId }
       : { approve: onTimeout === 'promote', by: 'timeout', timedOut: true, candidateCheckpointId: candidate, experimentId: inner.best.experimentId };
     promote = approval.approve;
     pending = undefined;
+    setCurrentDetails('');
     if (!promote) summary.reason = `the gate passed, but the promotion was ${approval.timedOut ? 'not approved before the deadline' : `rejected by ${approval.by}`}`;
   }
   summary.status = promote ? 'promoted' : 'rejected';

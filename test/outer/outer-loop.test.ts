@@ -48,6 +48,10 @@ test('iteration 1: the bootstrap candidate waits for approval with its evidence,
   expect(e.cost.trainerSeconds).toBeGreaterThan(0);
   expect(e.configDiff.length).toBeGreaterThan(0); // the baseline trained 0 steps
   expect(e.defaultDecision).toBe('reject');
+  // The Temporal UI shows the same evidence as the workflow's current details.
+  const meta = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+  expect(meta.currentDetails).toContain(`Promotion awaits approval: ${e.candidateCheckpointId}`);
+  expect(meta.currentDetails).toContain('approvePromotion');
 
   expect(await handle.executeUpdate(approvePromotionUpdate, { args: [{ approve: true, by: 'alice', note: 'looks right' }] })).toMatch(/^approved/);
   const result = (await handle.result()) as OuterLoopResult;
