@@ -209,5 +209,7 @@ export function parseSpec(raw: unknown, where?: string): CampaignSpec {
   if (spec.innerLoop.budget.parallelism > spec.innerLoop.budget.experiments) {
     throw new InvalidSpecError(['innerLoop.budget.parallelism: must not exceed innerLoop.budget.experiments'], where);
   }
+  const { min, max } = spec.outerLoop.lossWeights;
+  if (min > max) throw new InvalidSpecError([`outerLoop.lossWeights.min: must not exceed outerLoop.lossWeights.max (${max})`], where);
   return spec;
 }

@@ -80,7 +80,10 @@ test('feedback since the watermark: two concurrent starts make one warm-started 
     output: 'x',
     ...(kind === 'edit' ? { correction: `x * k * ${i});\n}\n` } : {}),
   });
-  await storeFeedback(h.db.db, [ev(1, 'edit'), ev(2, 'edit'), ev(3, 'reject'), ev(4, 'accept')]);
+  // A user's "correction" that reproduces a public eval item: critiqued, but its example must not enter the version.
+  const [leak] = await h.db.db.select().from(evalItems).where(and(eq(evalItems.split, 'public'), eq(evalItems.grader, 'bits_per_byte'))).limit(1);
+  const leaked = { ...ev(5, 'edit'), prompt: leak.prompt, output: '', correction: leak.reference };
+  await storeFeedback(h.db.db, [ev(1, 'edit'), ev(2, 'edit'), ev(3, 'reject'), ev(4, 'accept'), leaked]);
   const versionsBefore = await count(datasetVersions);
 
   const [a, b] = await Promise.all([start('scheduled-1', 'schedule'), start('manual-1', 'cli')]);
@@ -102,7 +105,7 @@ test('feedback since the watermark: two concurrent starts make one warm-started 
   expect(skipped).toHaveLength(1);
   expect(skipped[0].reason).toMatch(/iteration 2 of .* is in progress in workflow|only 0 new feedback events/);
   const it = ran[0];
-  expect(it).toMatchObject({ iteration: 2, newFeedback: 4 });
+  expect(it).toMatchObject({ iteration: 2, newFeedback: 5 });
   expect(await count(datasetVersions)).toBe(versionsBefore + 1);
   expect(await count(outerIterations, eq(outerIterations.campaignId, name))).toBe(2);
 
@@ -110,7 +113,7 @@ test('feedback since the watermark: two concurrent starts make one warm-started 
   const events = await h.db.db.select().from(feedbackEvents).where(eq(feedbackEvents.campaignId, name));
   expect(events.every((e) => e.ingestedBy === it.outerIterationId)).toBe(true);
   const crit = await h.db.db.select().from(critiques).where(eq(critiques.outerIterationId, it.outerIterationId));
-  expect(crit.filter((x) => x.sourceKind === 'feedback').map((x) => x.sourceId).sort()).toEqual([`${name}-fb-1`, `${name}-fb-2`, `${name}-fb-3`]);
+  expect(crit.filter((x) => x.sourceKind === 'feedback').map((x) => x.sourceId).sort()).toEqual([`${name}-fb-1`, `${name}-fb-2`, `${name}-fb-3`, `${name}-fb-5`]);
   const evalCrit = crit.filter((x) => x.sourceKind === 'eval');
   expect(evalCrit.length).toBeGreaterThan(0);
   expect(evalCrit.length).toBeLessThanOrEqual(5);
