@@ -1,0 +1,56 @@
+// `flywheel simulate-users CAMPAIGN --round R`: one round of simulated user traffic against a running
+// `flywheel serve` (completions from the production model, judged, sent back as feedback). For demos and tests.
+import type { Command } from 'commander';
+import { resolveConfig } from '../../core/config';
+import { corpusDirOf } from '../../activities/paths';
+import { simulateUsers } from '../../activities/feedback/simulate-users';
+import { UsageError } from '../errors';
+
+function integer(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!/^-?\d+$/.test(v) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}, got "${v}"`);
+    return n;
+  };
+}
+
+export function registerSimulateUsers(program: Command): void {
+  program
+    .command('simulate-users')
+    .description('one round of simulated users: completions from the production model, judged and sent back as feedback')
+    .argument('<campaign>', 'the campaign whose production model the users call')
+    .requiredOption('--round <n>', 'round number (part of every event id: a re-run round stores nothing twice)', integer('--round', 0))
+    .option('--url <url>', 'the `flywheel serve` to talk to', 'http://127.0.0.1:8787')
+    .option('--events <n>', 'events to send', integer('--events', 1, 100_000), 50)
+    .option('--seed <n>', 'seeds the users, the prompts and who answers which', integer('--seed', -2147483648, 2147483647), 1)
+    .option('--users <n>', 'users in the population', integer('--users', 1, 100_000), 20)
+    .option('--json', 'print the result as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prompts are lines of the built-in corpus\'s train split (FLYWHEEL_HOME/corpus); FLYWHEEL_API_TOKEN is sent when set.',
+        '',
+        'Example:',
+        '  $ flywheel simulate-users builtin-demo --round 1 --events 200 --seed 7',
+        '  round 1: sent 200 (inserted 200, duplicates 0): accept 31, edit 84, reject 40, rating 45; model <checkpoint id>',
+        '',
+      ].join('\n'),
+    )
+    .action(async (campaign: string, opts: { round: number; url: string; events: number; seed: number; users: number; json?: boolean }) => {
+      const config = resolveConfig(process.env, process.cwd());
+      const r = await simulateUsers({
+        apiUrl: opts.url,
+        token: process.env.FLYWHEEL_API_TOKEN || undefined,
+        campaignId: campaign,
+        round: opts.round,
+        events: opts.events,
+        seed: opts.seed,
+        users: opts.users,
+        corpusDir: corpusDirOf(config.home),
+      });
+      if (opts.json) return console.log(JSON.stringify(r));
+      const kinds = Object.entries(r.byKind).map(([k, n]) => `${k} ${n}`).join(', ');
+      console.log(`round ${opts.round}: sent ${r.sent} (inserted ${r.inserted}, duplicates ${r.duplicates}): ${kinds}; model ${r.modelVersions.join(', ')}`);
+    });
+}
