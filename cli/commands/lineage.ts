@@ -6,16 +6,10 @@ import { openDb } from '../../db/client';
 import { checkpointLineage, type CheckpointLineage, type DatasetVersionSummary } from '../checkpoint-lineage';
 import { requireDatabaseUrl } from '../endpoints';
 import { UsageError } from '../errors';
+import { integerOption } from '../integer-option';
 
 /** Critique and comment texts are cut to this many characters in the text view (JSON has them whole). */
 const TEXT_WIDTH = 160;
-
-function integer(flag: string, min: number): (v: string) => number {
-  return (v) => {
-    if (!/^\d+$/.test(v) || Number(v) < min) throw new UsageError(`${flag} must be an integer >= ${min}, got "${v}"`);
-    return Number(v);
-  };
-}
 
 export function registerLineage(program: Command): void {
   program
@@ -23,8 +17,8 @@ export function registerLineage(program: Command): void {
     .description("a checkpoint's run, experiment and dataset version, and the critiques and feedback behind its examples")
     .argument('<checkpoint>', 'checkpoint id, e.g. builtin-demo/outer/i1/inner/e3/r1/step-300')
     .option('--json', 'print the lineage as JSON')
-    .option('--limit <n>', 'critique-made examples to list', integer('--limit', 0), 50)
-    .option('--offset <n>', 'critique-made examples to skip (the next page)', integer('--offset', 0), 0)
+    .option('--limit <n>', 'critique-made examples to list', integerOption('--limit', 0), 50)
+    .option('--offset <n>', 'critique-made examples to skip (the next page)', integerOption('--offset', 0), 0)
     .action(async (checkpointId: string, opts: { json?: boolean; limit: number; offset: number }) => {
       const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 1 });
       try {

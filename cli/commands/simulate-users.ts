@@ -4,26 +4,18 @@ import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { corpusDirOf } from '../../activities/paths';
 import { simulateUsers } from '../../activities/feedback/simulate-users';
-import { UsageError } from '../errors';
-
-function integer(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!/^-?\d+$/.test(v) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}, got "${v}"`);
-    return n;
-  };
-}
+import { integerOption } from '../integer-option';
 
 export function registerSimulateUsers(program: Command): void {
   program
     .command('simulate-users')
     .description('one round of simulated users: completions from the production model, judged and sent back as feedback')
     .argument('<campaign>', 'the campaign whose production model the users call')
-    .requiredOption('--round <n>', 'round number (part of every event id: a re-run round stores nothing twice)', integer('--round', 0))
+    .requiredOption('--round <n>', 'round number (part of every event id: a re-run round stores nothing twice)', integerOption('--round', 0))
     .option('--url <url>', 'the `flywheel serve` to talk to', 'http://127.0.0.1:8787')
-    .option('--events <n>', 'events to send', integer('--events', 1, 100_000), 50)
-    .option('--seed <n>', 'seeds the users, the prompts and who answers which', integer('--seed', -2147483648, 2147483647), 1)
-    .option('--users <n>', 'users in the population', integer('--users', 1, 100_000), 20)
+    .option('--events <n>', 'events to send', integerOption('--events', 1, 100_000), 50)
+    .option('--seed <n>', 'seeds the users, the prompts and who answers which', integerOption('--seed', -2147483648, 2147483647), 1)
+    .option('--users <n>', 'users in the population', integerOption('--users', 1, 100_000), 20)
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
