@@ -66,7 +66,10 @@ export function drawTrainPrompts(files: readonly SourceFile[], options: TrainPro
     const { f, start } = starts[i];
     const src = sorted[f];
     const len = o.minPrompt + rng.int(o.maxPrompt - o.minPrompt + 1);
-    out.push({ id: `p-${src.file}:${start}`, prompt: src.text.slice(Math.max(0, start - len), start), reference: continuation(src.text, start, o.maxContinuation), sourceFile: src.file });
+    let from = Math.max(0, start - len);
+    // Never start inside a surrogate pair: a lone half is not valid text, and the feedback API refuses it.
+    if (isLowSurrogate(src.text.charCodeAt(from))) from += 1;
+    out.push({ id: `p-${src.file}:${start}`, prompt: src.text.slice(from, start), reference: continuation(src.text, start, o.maxContinuation), sourceFile: src.file });
   }
   return out;
 }
@@ -79,3 +82,5 @@ function continuation(text: string, start: number, max: number): string {
   for (let t = tokenAt(text, end); t && t.end <= limit && !text.slice(end, t.start).includes('\n'); t = tokenAt(text, t.end)) end = t.end;
   return text.slice(start, end);
 }
+
+const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;

@@ -88,6 +88,14 @@ describe('drawTrainPrompts', () => {
     }
   });
 
+  test('never cuts a prompt inside a surrogate pair', () => {
+    const file = { file: pathIn('train', 'emoji'), text: '\u{1F600}' + ' '.repeat(9) + 'foo bar baz\n' };
+    const drawn = drawTrainPrompts([file], { count: 3, seed: 1, minPrompt: 10, maxPrompt: 10 });
+    expect(drawn.map((p) => p.reference).sort()).toEqual(['bar baz', 'baz', 'foo bar baz']);
+    for (const p of drawn) expect(/\p{Cs}/u.test(p.prompt)).toBe(false);
+    expect(drawn.find((p) => p.reference === 'foo bar baz')!.prompt).toBe(' '.repeat(9));
+  });
+
   test('refuses files outside the train split', () => {
     const heldOut = { file: pathIn('public', 'p'), text: CODE };
     expect(() => drawTrainPrompts([...train, heldOut], { count: 1, seed: 1 })).toThrow(expect.objectContaining({ name: 'NotTrainSplitError', message: expect.stringContaining(heldOut.file) }));
