@@ -2,7 +2,7 @@
 // on (with its ancestors), and for each example a teacher made, the critique and the user feedback behind it.
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { campaigns, checkpoints, critiques, datasetVersions, examples, experiments, feedbackEvents, trainingRuns } from '../db/schema';
+import { campaigns, checkpoints, critiques, datasetVersions, decisions, examples, experiments, feedbackEvents, innerLoops, trainingRuns } from '../db/schema';
 
 export interface LineageOptions {
   /** Critique-made examples listed (a page). @default 50 */
@@ -18,9 +18,9 @@ export interface CritiqueLink {
   /** `examples.source_ref`: the critique id. */
   critiqueId: string;
   /** Null when the critique row is gone (the example keeps its reference). */
-  critique: { teacher: string; promptVersion: string; text: string; sourceKind: string; sourceId: string } | null;
-  /** The feedback event the critique judged; null for other source kinds or a missing event. */
-  feedback: { id: string; kind: string; modelVersion: string; receivedAt: string; rating: number | null; comment: string | null } | null;
+  critique: { teacher: string; promptVersion: string; text: string; sourceKind: string; sourceId: string; outerIterationId: string | null } | null;
+  /** The feedback event the critique judged (and the outer iteration that ingested it); null for other source kinds or a missing event. */
+  feedback: { id: string; kind: string; modelVersion: string; receivedAt: string; rating: number | null; comment: string | null; ingestedBy: string | null } | null;
 }
 
 export interface DatasetVersionSummary {
@@ -40,6 +40,10 @@ export interface CheckpointLineage {
   inProductionFor: string[];
   run: { id: string; attempt: number; backend: string; status: string; runDir: string } | null;
   experiment: { id: string; campaignId: string; innerLoopId: string; index: number; status: string; proposer: string; params: Record<string, unknown>; publicScore: number | null; heldoutScore: number | null } | null;
+  /** The checkpoint the experiment's inner loop warm-started from (its own lineage is one `flywheel lineage` away). */
+  warmStartFrom: string | null;
+  /** Selection, gate and approval decisions about this checkpoint, oldest first. */
+  decisions: { id: string; kind: string; rule: string; accepted: boolean; reason: string; createdAt: string }[];
   /** Null when the experiment (and so its dataset version) is unknown. */
   dataset: {
     version: DatasetVersionSummary;
@@ -66,6 +70,8 @@ export async function checkpointLineage(db: Db, checkpointId: string, options: L
   const [run] = await db.select().from(trainingRuns).where(eq(trainingRuns.id, ck.runId));
   const [exp] = await db.select().from(experiments).where(eq(experiments.id, ck.experimentId));
   const production = await db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.productionCheckpointId, ck.id)).orderBy(asc(campaigns.id));
+  const [loop] = exp ? await db.select({ base: innerLoops.baseCheckpointId }).from(innerLoops).where(eq(innerLoops.id, exp.innerLoopId)) : [];
+  const decided = await db.select().from(decisions).where(eq(decisions.checkpointId, ck.id)).orderBy(asc(decisions.createdAt), asc(decisions.id));
   return {
     checkpoint: { id: ck.id, step: ck.step, format: ck.format, sha256: ck.sha256, path: ck.path, createdAt: ck.createdAt.toISOString() },
     inProductionFor: production.map((c) => c.id),
@@ -73,6 +79,8 @@ export async function checkpointLineage(db: Db, checkpointId: string, options: L
     experiment: exp
       ? { id: exp.id, campaignId: exp.campaignId, innerLoopId: exp.innerLoopId, index: exp.index, status: exp.status, proposer: exp.proposer, params: exp.params, publicScore: exp.publicScore, heldoutScore: exp.heldoutScore }
       : null,
+    warmStartFrom: loop?.base ?? null,
+    decisions: decided.map((d) => ({ id: d.id, kind: d.kind, rule: d.rule, accepted: d.accepted, reason: d.reason, createdAt: d.createdAt.toISOString() })),
     dataset: exp ? await datasetLineage(db, exp.datasetVersionId, o) : null,
   };
 }
@@ -118,8 +126,8 @@ async function datasetLineage(db: Db, versionId: string, o: Required<LineageOpti
   const items: CritiqueLink[] = rows.map(({ example: e, critique: c, feedback: f }) => ({
     example: { contentHash: e.contentHash, weight: e.weight, category: e.category },
     critiqueId: e.ref,
-    critique: c ? { teacher: c.teacher, promptVersion: c.promptVersion, text: c.text, sourceKind: c.sourceKind, sourceId: c.sourceId } : null,
-    feedback: f ? { id: f.id, kind: f.kind, modelVersion: f.modelVersion, receivedAt: f.receivedAt.toISOString(), rating: f.rating, comment: f.comment } : null,
+    critique: c ? { teacher: c.teacher, promptVersion: c.promptVersion, text: c.text, sourceKind: c.sourceKind, sourceId: c.sourceId, outerIterationId: c.outerIterationId } : null,
+    feedback: f ? { id: f.id, kind: f.kind, modelVersion: f.modelVersion, receivedAt: f.receivedAt.toISOString(), rating: f.rating, comment: f.comment, ingestedBy: f.ingestedBy } : null,
   }));
   return {
     version,

@@ -40,10 +40,12 @@ export function formatLineage(l: CheckpointLineage): string[] {
   const c = l.checkpoint;
   const out = [`checkpoint  ${c.id}  step ${c.step}, ${c.format}, sha256 ${c.sha256.slice(0, 12)}…${l.inProductionFor.length ? `, in production for ${l.inProductionFor.join(', ')}` : ''}`];
   out.push(l.run ? `run         ${l.run.id}  attempt ${l.run.attempt} on ${l.run.backend}, ${l.run.status}` : 'run         (no training_runs row)');
+  for (const x of l.decisions) out.push(`decision    ${x.id}  ${x.kind} by ${x.rule}, ${x.accepted ? 'accepted' : 'not accepted'}: ${cut(x.reason)}`);
   const e = l.experiment;
   if (!e) return [...out, 'experiment  (no experiments row: no dataset to show)'];
   const scores = [e.publicScore !== null ? `public ${e.publicScore}` : '', e.heldoutScore !== null ? `held-out ${e.heldoutScore}` : ''].filter(Boolean).join(', ');
   out.push(`experiment  ${e.id}  #${e.index} of ${e.innerLoopId}, ${e.status}, by ${e.proposer}${scores ? `, ${scores}` : ''}`, `            params ${JSON.stringify(e.params)}`);
+  if (l.warmStartFrom) out.push(`            warm-started from ${l.warmStartFrom}`);
   const d = l.dataset;
   if (!d) return [...out, 'dataset     (the dataset version row is missing)'];
   out.push(`dataset     ${version(d.version)}`, `            mix ${pairs(d.version.mixWeights)}; loss weights ${pairs(d.version.lossWeights)}`);
@@ -60,9 +62,9 @@ export function formatLineage(l: CheckpointLineage): string[] {
       out.push('      critique  (missing)');
       continue;
     }
-    out.push(`      critique  ${it.critique.teacher} ${it.critique.promptVersion}: ${cut(it.critique.text)}`);
+    out.push(`      critique  ${it.critique.teacher} ${it.critique.promptVersion}${it.critique.outerIterationId ? ` in ${it.critique.outerIterationId}` : ''}: ${cut(it.critique.text)}`);
     const f = it.feedback;
-    if (f) out.push(`      feedback  ${f.id}: ${f.kind}${f.rating !== null ? ` ${f.rating}/5` : ''} on ${f.modelVersion}, received ${f.receivedAt}${f.comment ? `, comment ${cut(f.comment)}` : ''}`);
+    if (f) out.push(`      feedback  ${f.id}: ${f.kind}${f.rating !== null ? ` ${f.rating}/5` : ''} on ${f.modelVersion}, received ${f.receivedAt}${f.ingestedBy ? `, ingested by ${f.ingestedBy}` : ''}${f.comment ? `, comment ${cut(f.comment)}` : ''}`);
     else out.push(`      source    ${it.critique.sourceKind} ${it.critique.sourceId}${it.critique.sourceKind === 'feedback' ? ' (event missing)' : ''}`);
   }
   if (offset + items.length < total) out.push(`  … ${total - offset - items.length} more: --offset ${offset + items.length}`);

@@ -11,7 +11,7 @@ import { datasetDirOf } from '../../activities/paths';
 import { checkpointLineage } from '../../cli/checkpoint-lineage';
 import type { FeedbackEvent } from '../../core/feedback';
 import type { DbHandle } from '../../db/client';
-import { datasets, datasetVersions, examples, experiments, trainingRuns } from '../../db/schema';
+import { datasets, datasetVersions, decisions, examples, experiments, feedbackEvents, innerLoops, trainingRuns } from '../../db/schema';
 import { promote, trainCheckpoint } from '../helpers/charlm-checkpoint';
 import { freshDatabase, scratchDir } from '../helpers/env';
 
@@ -44,11 +44,14 @@ beforeAll(async () => {
     ev('fb-4', 'reject', { comment: 'no' }),
     ev('fb-5', 'accept'),
   ]);
-  const c = await critiqueFeedback(db, { campaignId: 'c1', eventIds: ['fb-1', 'fb-2', 'fb-3', 'fb-4', 'fb-5'] });
+  await db.update(feedbackEvents).set({ ingestedBy: 'c1/outer/i1' });
+  const c = await critiqueFeedback(db, { campaignId: 'c1', eventIds: ['fb-1', 'fb-2', 'fb-3', 'fb-4', 'fb-5'], outerIterationId: 'c1/outer/i1' });
   const v = await buildDatasetVersion({ db, home }, { campaignId: 'c1', parentVersionId: PARENT, critiqueIds: c.critiqueIds, mix: { critique: 2 }, lossWeights: { code: 1.5 } });
   versionId = v.versionId;
 
   await db.insert(experiments).values({ id: EXP, campaignId: 'c1', innerLoopId: 'c1/outer/i1/inner', index: 0, datasetVersionId: versionId, params: { lr: 0.02, steps: 20 }, proposer: 'tpe', status: 'succeeded', publicScore: 0.25 });
+  await db.insert(innerLoops).values({ id: 'c1/outer/i1/inner', campaignId: 'c1', datasetVersionId: versionId, baseCheckpointId: 'c1/inner/e2/r1/step-300', status: 'completed' });
+  await db.insert(decisions).values({ id: 'c1/outer/i1/gate', campaignId: 'c1', kind: 'promote', checkpointId: CKPT, experimentId: EXP, rule: 'heldout-margin', reason: 'held-out improved by 0.04 bits per byte', accepted: true });
   await db.insert(trainingRuns).values({ id: `${EXP}/r1`, experimentId: EXP, attempt: 1, backend: 'local', runDir: path.join(home, 'runs', 'r1'), status: 'succeeded' });
   const text = fs.readFileSync(path.join(datasetDirOf(home, versionId), 'train.txt'), 'utf8');
   await trainCheckpoint({ dir: path.join(home, 'ckpt'), id: CKPT, text, seed: 1, steps: 20, db, experimentId: EXP });
@@ -75,7 +78,12 @@ test('walks from the checkpoint through its run, experiment and dataset version 
     ['c1/critique/fb-2', 'fb-2', 'fb-2', 'edit'],
     ['c1/critique/fb-3', 'fb-3', 'fb-3', 'edit'],
   ]);
-  expect(d.critiques.items[2]).toMatchObject({ critique: { teacher: 'builtin', promptVersion: 'builtin-diff-v1', sourceKind: 'feedback' }, feedback: { modelVersion: 'c1/old/step-9', comment: 'count them' } });
+  expect(d.critiques.items[2]).toMatchObject({
+    critique: { teacher: 'builtin', promptVersion: 'builtin-diff-v1', sourceKind: 'feedback', outerIterationId: 'c1/outer/i1' },
+    feedback: { modelVersion: 'c1/old/step-9', comment: 'count them', ingestedBy: 'c1/outer/i1' },
+  });
+  expect(l.warmStartFrom).toBe('c1/inner/e2/r1/step-300');
+  expect(l.decisions).toMatchObject([{ id: 'c1/outer/i1/gate', kind: 'promote', rule: 'heldout-margin', accepted: true }]);
 
   const page = (await checkpointLineage(h.db, CKPT, { limit: 1, offset: 1 }))!.dataset!.critiques;
   expect(page.items.map((i) => i.critiqueId)).toEqual(['c1/critique/fb-2']);
@@ -96,12 +104,15 @@ test('`flywheel lineage` prints the chain, pages it with --limit/--offset, and e
   expect(text.status).toBe(0);
   expect(text.stdout).toContain(`checkpoint  ${CKPT}  step 20, charlm-v1`);
   expect(text.stdout).toContain('in production for c1');
+  expect(text.stdout).toContain('decision    c1/outer/i1/gate  promote by heldout-margin, accepted: "held-out improved by 0.04 bits per byte"');
+  expect(text.stdout).toContain('warm-started from c1/inner/e2/r1/step-300');
   expect(text.stdout).toContain(`dataset     ${versionId}`);
   expect(text.stdout).toContain(`  parent    ${PARENT}`);
   expect(text.stdout).toContain('examples    corpus 3, critique 3');
   expect(text.stdout).toContain('  corpus    3 files: src/a.ts, src/b.ts, src/c.ts');
   expect(text.stdout).toContain('  from critiques 1-2 of 3:');
-  expect(text.stdout).toMatch(/feedback {2}fb-1: edit on c1\/old\/step-9, received \d{4}-/);
+  expect(text.stdout).toMatch(/feedback {2}fb-1: edit on c1\/old\/step-9, received \d{4}-[^,]+, ingested by c1\/outer\/i1/);
+  expect(text.stdout).toContain('critique  builtin builtin-diff-v1 in c1/outer/i1: "Derived mechanically');
   expect(text.stdout).not.toContain('fb-3');
   expect(text.stdout).toContain('… 1 more: --offset 2');
 
