@@ -15,7 +15,7 @@ export class UsageError extends Error {
 }
 
 /** Error classes (by name, so classes from lazily loaded modules count too) that mean bad input or settings. */
-const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError']);
+const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError', 'InvalidSimulationError']);
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;

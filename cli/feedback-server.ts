@@ -1,12 +1,15 @@
-// The feedback API (`flywheel serve`): how user signals reach the outer loop. Plain node:http, JSON in and out;
-// writes are idempotent by the client's event id, so a client may retry any request that did not answer.
+// The feedback API (`flywheel serve`): how user signals reach the outer loop, and the production model they judge
+// (`POST /v1/complete`, see completion-service.ts). Plain node:http, JSON in and out; writes are idempotent by the
+// client's event id, so a client may retry any request that did not answer.
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
+import { checkCompletionRequest } from '../core/completion';
 import { checkFeedback, type FeedbackEvent } from '../core/feedback';
 import type { Db } from '../db/client';
 import { DatabaseUnavailableError, FeedbackConflictError, isUnavailable, storeFeedback } from '../activities/feedback/store-feedback';
+import { CampaignNotFoundError, CompletionService, NoProductionModelError, UnsupportedCheckpointFormatError } from './completion-service';
 
 export interface FeedbackServerOptions {
   db: Db;
@@ -14,12 +17,18 @@ export interface FeedbackServerOptions {
   port: number;
   /** Loopback unless asked: the API is open to anyone who can reach it when no token is set. @default "127.0.0.1" */
   host?: string;
-  /** Writes need `Authorization: Bearer <token>` when set (FLYWHEEL_API_TOKEN). @default none: writes are open */
+  /**
+   * Writes and completions need `Authorization: Bearer <token>` when set (FLYWHEEL_API_TOKEN). Completions are reads,
+   * but each costs up to 4096 forward passes of CPU and hands out the production model's outputs, so they are
+   * guarded like writes; `/healthz` stays open. @default none: everything is open
+   */
   token?: string;
   /** Largest request body accepted. @default 8 MiB */
   maxBodyBytes?: number;
   /** Largest batch accepted. @default 1000 */
   maxBatch?: number;
+  /** Decoded production checkpoints kept in memory for `/v1/complete`. @default 4 */
+  maxCachedModels?: number;
 }
 
 export interface FeedbackServer {
@@ -45,10 +54,13 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
     return !!m && crypto.timingSafeEqual(sha256(m[1]), tokenDigest);
   };
 
-  const routes: Record<string, { method: string; write: boolean; handle: (body: unknown) => Promise<Reply> }> = {
-    '/healthz': { method: 'GET', write: false, handle: () => health(o.db) },
-    '/v1/feedback': { method: 'POST', write: true, handle: (body) => store(o.db, one(body)) },
-    '/v1/feedback:batch': { method: 'POST', write: true, handle: (body) => store(o.db, batch(body, o.maxBatch)) },
+  const completions = new CompletionService({ db: o.db, maxCachedModels: o.maxCachedModels });
+  // `guarded`: needs the token when one is set; a POST's body is read and parsed before `handle`.
+  const routes: Record<string, { method: 'GET' | 'POST'; guarded: boolean; handle: (body: unknown) => Promise<Reply> }> = {
+    '/healthz': { method: 'GET', guarded: false, handle: () => health(o.db) },
+    '/v1/feedback': { method: 'POST', guarded: true, handle: (body) => store(o.db, one(body)) },
+    '/v1/feedback:batch': { method: 'POST', guarded: true, handle: (body) => store(o.db, batch(body, o.maxBatch)) },
+    '/v1/complete': { method: 'POST', guarded: true, handle: (body) => complete(completions, body) },
   };
 
   const server = http.createServer((req, res) => {
@@ -63,8 +75,8 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
       const route = routes[(req.url ?? '/').split('?')[0]];
       if (!route) return drained(req, [404, { error: `no such endpoint: ${req.method} ${(req.url ?? '').split('?')[0]}` }]);
       if (req.method !== route.method) return drained(req, [405, { error: `${req.method} is not allowed here; use ${route.method}` }, { allow: route.method }]);
-      if (route.write && !authorized(req)) return drained(req, [401, { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' }, { 'www-authenticate': 'Bearer' }]);
-      if (!route.write) return await route.handle(undefined);
+      if (route.guarded && !authorized(req)) return drained(req, [401, { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' }, { 'www-authenticate': 'Bearer' }]);
+      if (route.method === 'GET') return await route.handle(undefined);
       const raw = await readBody(req, o.maxBodyBytes);
       if (raw === undefined) return [413, { error: `request body larger than ${o.maxBodyBytes} bytes` }, { connection: 'close' }];
       let body: unknown;
@@ -77,6 +89,8 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
     } catch (e) {
       if (e instanceof Reject) return e.reply;
       if (e instanceof FeedbackConflictError) return [409, { error: e.message, ids: e.ids }];
+      const status = completionStatus(e);
+      if (status) return [status, { error: (e as Error).message }];
       if (e instanceof DatabaseUnavailableError || isUnavailable(e)) {
         const why = e instanceof DatabaseUnavailableError ? e.message : 'database unavailable';
         return [503, { error: `${why}; retry later` }, { 'retry-after': '5' }];
@@ -138,6 +152,20 @@ function batch(body: unknown, max: number): FeedbackEvent[] {
 async function store(db: Db, events: FeedbackEvent[]): Promise<Reply> {
   const r = await storeFeedback(db, events);
   return [r.inserted > 0 ? 201 : 200, { inserted: r.inserted, duplicates: r.duplicates }];
+}
+
+async function complete(service: CompletionService, body: unknown): Promise<Reply> {
+  const r = checkCompletionRequest(body);
+  if (r.problems) throw new Reject(bad('invalid completion request', r.problems));
+  return [200, { ...(await service.complete(r.request)) }];
+}
+
+/** The status of a completion error the client can act on; undefined for anything else. */
+function completionStatus(e: unknown): number | undefined {
+  if (e instanceof CampaignNotFoundError) return 404;
+  if (e instanceof NoProductionModelError) return 409;
+  if (e instanceof UnsupportedCheckpointFormatError) return 501;
+  return undefined;
 }
 
 async function health(db: Db): Promise<Reply> {

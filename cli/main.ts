@@ -20,6 +20,8 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['demo'], () => (require('./commands/demo') as typeof import('./commands/demo')).registerDemo],
   [['serve'], () => (require('./commands/serve') as typeof import('./commands/serve')).registerServe],
   [['feedback'], () => (require('./commands/feedback') as typeof import('./commands/feedback')).registerFeedback],
+  [['simulate-users'], () => (require('./commands/simulate-users') as typeof import('./commands/simulate-users')).registerSimulateUsers],
+  [['lineage'], () => (require('./commands/lineage') as typeof import('./commands/lineage')).registerLineage],
 ];
 
 /** The program with every command, or only the file that registers `only` when that names a known command. */

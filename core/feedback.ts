@@ -19,7 +19,7 @@ function utf8Bytes(s: string): number {
  * Text PostgreSQL stores exactly as sent: no NUL (a `text` column refuses it) and no lone surrogate (the driver
  * would store U+FFFD, so a retry of the same event would then look like a conflict).
  */
-function text(maxBytes: number, min = 0) {
+export function boundedText(maxBytes: number, min = 0) {
   return z
     .string()
     .min(min, 'must not be empty')
@@ -37,21 +37,21 @@ export const feedbackEventSchema = z
      */
     id: z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/, 'must be 1-200 characters of A-Z a-z 0-9 . _ : -'),
     /** The campaign whose production model produced the output (the spec name). */
-    campaignId: text(FEEDBACK_LIMITS.name, 1),
+    campaignId: boundedText(FEEDBACK_LIMITS.name, 1),
     /** `accept` / `reject`: the output was taken or discarded; `edit`: the user fixed it (see `correction`); `rating`: 1–5 stars. */
     kind: z.enum(FEEDBACK_KINDS),
     /** The checkpoint or deployment tag that produced `output`, so feedback on an old model is not credited to a new one. */
-    modelVersion: text(FEEDBACK_LIMITS.name, 1),
+    modelVersion: boundedText(FEEDBACK_LIMITS.name, 1),
     /** The prompt the model saw. */
-    prompt: text(FEEDBACK_LIMITS.text),
+    prompt: boundedText(FEEDBACK_LIMITS.text),
     /** What the model returned. */
-    output: text(FEEDBACK_LIMITS.text),
+    output: boundedText(FEEDBACK_LIMITS.text),
     /** The user's fixed version of `output`: required when `kind` is `edit`, refused otherwise. */
-    correction: text(FEEDBACK_LIMITS.text).optional(),
+    correction: boundedText(FEEDBACK_LIMITS.text).optional(),
     /** Stars, an integer from 1 to 5: required when `kind` is `rating`; optional beside any other kind. */
     rating: z.number().int('must be an integer from 1 to 5').min(1, 'must be an integer from 1 to 5').max(5, 'must be an integer from 1 to 5').optional(),
     /** Free text from the user, kept for the teacher's critiques. */
-    comment: text(FEEDBACK_LIMITS.comment).optional(),
+    comment: boundedText(FEEDBACK_LIMITS.comment).optional(),
   })
   .superRefine((e, ctx) => {
     if (e.kind === 'edit' && e.correction === undefined) ctx.addIssue({ code: 'custom', path: ['correction'], message: 'required when kind is "edit"' });

@@ -1,4 +1,5 @@
-// `flywheel serve`: the feedback API in the foreground until Ctrl-C, on the stack's PostgreSQL or DATABASE_URL.
+// `flywheel serve`: the feedback API and the production model's completions in the foreground until Ctrl-C, on the
+// stack's PostgreSQL or DATABASE_URL.
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
@@ -9,20 +10,23 @@ import { requireDatabaseUrl } from '../endpoints';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('serve the feedback API: POST /v1/feedback, POST /v1/feedback:batch, GET /healthz')
+    .description('serve the feedback API and the production model: POST /v1/feedback, POST /v1/feedback:batch, POST /v1/complete, GET /healthz')
     .option('--port <port>', 'TCP port (0: any free port)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback exposes the API to the network', '127.0.0.1')
     .addHelpText(
       'after',
       [
         '',
-        'Writes need "Authorization: Bearer $FLYWHEEL_API_TOKEN" when FLYWHEEL_API_TOKEN is set.',
+        'Writes and completions need "Authorization: Bearer $FLYWHEEL_API_TOKEN" when FLYWHEEL_API_TOKEN is set.',
         '',
         'Example:',
         '  $ FLYWHEEL_API_TOKEN=s3cret flywheel serve --port 8787',
         '  $ curl -s -H "Authorization: Bearer s3cret" -d \'{"id":"evt-1","campaignId":"builtin-demo","kind":"accept",\\',
         '      "modelVersion":"ckpt-7","prompt":"def add(","output":"a, b):"}\' http://127.0.0.1:8787/v1/feedback',
         '  {"inserted":1,"duplicates":0}',
+        '  $ curl -s -H "Authorization: Bearer s3cret" -d \'{"campaignId":"builtin-demo","prompt":"export function ","maxBytes":16}\' \\',
+        '      http://127.0.0.1:8787/v1/complete',
+        '  {"completion":"...","modelVersion":"<the promoted checkpoint id>"}',
         '',
       ].join('\n'),
     )
@@ -31,12 +35,12 @@ export function registerServe(program: Command): void {
       if (!/^\d+$/.test(opts.port) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${opts.port}"`);
       const token = process.env.FLYWHEEL_API_TOKEN || undefined;
       const loopback = ['127.0.0.1', 'localhost', '::1'].includes(opts.host);
-      if (!loopback && !token) throw new UsageError(`refusing to serve on ${opts.host} without FLYWHEEL_API_TOKEN: anyone on the network could write feedback`);
+      if (!loopback && !token) throw new UsageError(`refusing to serve on ${opts.host} without FLYWHEEL_API_TOKEN: anyone on the network could write feedback and call the model`);
       const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 10 });
       try {
         const server = await startFeedbackServer({ db: dbh.db, port, host: opts.host, token });
-        if (!token) console.error(`warning: FLYWHEEL_API_TOKEN is not set: anyone who can reach ${server.url} can write feedback`);
-        console.log(`feedback API on ${server.url} (Ctrl-C to stop)`);
+        if (!token) console.error(`warning: FLYWHEEL_API_TOKEN is not set: anyone who can reach ${server.url} can write feedback and call the model`);
+        console.log(`feedback API and completions on ${server.url} (Ctrl-C to stop)`);
         await new Promise<void>((resolve) => {
           process.once('SIGINT', resolve);
           process.once('SIGTERM', resolve);
