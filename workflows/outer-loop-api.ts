@@ -31,6 +31,8 @@ export interface OuterIterationSummary {
   datasetExamples?: number;
   innerLoopId?: string;
   candidateCheckpointId?: string;
+  /** The inner loop's winner and its public-split selection score. */
+  innerBest?: { experimentId: string; publicScore: number };
   /** The production checkpoint after this iteration. */
   productionCheckpointId?: string;
   decisionId?: string;

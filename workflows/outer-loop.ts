@@ -149,7 +149,7 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
   const inc = await ev.scoreCheckpoint({ checkpointId: against, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
   const decisionId = `${outerIterationId}/gate`;
   const gate = await orch.evaluateGate({ decisionId, campaignId: input.campaignId, candidateCheckpointId: candidate, incumbentCheckpointId: against, suiteId: task.suiteId, settings: settings.gate });
-  Object.assign(summary, { candidateCheckpointId: candidate, decisionId, reason: gate.reason, heldout: { metric, candidate: cand.metrics[metric], incumbent: inc.metrics[metric] } });
+  Object.assign(summary, { candidateCheckpointId: candidate, innerBest: { experimentId: inner.best.experimentId, publicScore: inner.best.publicScore }, decisionId, reason: gate.reason, heldout: { metric, candidate: cand.metrics[metric], incumbent: inc.metrics[metric] } });
 
   let promote = gate.promote;
   let approval: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'];
