@@ -143,6 +143,8 @@ test('a run killed with SIGKILL resumes from its newest checkpoint, to the weigh
   expect(lines[linesBefore].step).toBe(killedAt + 25);
   expect(lines[lines.length - 1].step).toBe(params.steps);
   expect(readManifest(dir).checkpoints.map((c) => c.step)).toEqual(Array.from({ length: 12 }, (_, i) => (i + 1) * 25));
+  // A kill during a checkpoint write leaves a temporary file: the relaunch clears it.
+  expect(fs.readdirSync(path.join(dir, 'checkpoints')).filter((f) => f.includes('.tmp'))).toEqual([]);
 
   const whole = makeRunDir('whole', params, 25);
   expect(trainer(['train', '--run-dir', whole]).status).toBe(0);

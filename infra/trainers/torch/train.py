@@ -77,6 +77,8 @@ def _train(run_dir, run, p, world, rank, device):
     if resume and resume['config'] != config.to_dict():
         raise TrainerError(f'the newest checkpoint in {run_dir} has model {resume["config"]}, run.json asks for {config.to_dict()}')
     data = load_train_bytes(run_dir, run['dataset'], config.context)
+    if rank == 0:
+        remove_stale_temp_files(run_dir)
 
     seed = run['seed']
     random.seed(seed)
@@ -106,7 +108,7 @@ def _train(run_dir, run, p, world, rank, device):
             if rank == 0:
                 print(f'torch-trainer: resuming step {start} on {world} processes (checkpoint from {len(resume["rng"])}): new data order', file=sys.stderr)
 
-    ddp = DistributedDataParallel(model) if world > 1 else model
+    ddp = (DistributedDataParallel(model, device_ids=[device.index] if device.type == 'cuda' else None) if world > 1 else model)
     metrics = MetricsWriter(run_dir) if rank == 0 else None
 
     def checkpoint(step):
@@ -173,6 +175,14 @@ def _train(run_dir, run, p, world, rank, device):
     finally:
         if metrics:
             metrics.close()
+
+
+def remove_stale_temp_files(run_dir):
+    """A kill during a checkpoint write leaves its temporary file behind (never the manifest's files)."""
+    folder = os.path.join(run_dir, 'checkpoints')
+    for name in os.listdir(folder) if os.path.isdir(folder) else []:
+        if '.tmp-' in name:
+            os.remove(os.path.join(folder, name))
 
 
 def rng_state(gen):
