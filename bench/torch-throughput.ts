@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     // The first window pays for warm-up (allocator, kernels): the steady rate is the mean of the others.
     const steady = lines.slice(1).map((l) => l.tokens_per_s);
     const tps = steady.length ? steady.reduce((a, b) => a + b, 0) / steady.length : last.tokens_per_s;
-    const mfu = last.mfu === undefined ? 'n/a (no CUDA)' : `${(100 * last.mfu).toFixed(1)}%`;
+    const mfu = last.mfu === undefined ? 'n/a (no CUDA, and FLYWHEEL_PEAK_FLOPS unset)' : `${(100 * last.mfu).toFixed(1)}%`;
     console.log(`train: ${last.step} steps, ${last.tokens} tokens in ${wall.toFixed(1)} s wall (process start and torch import included)`);
     console.log(`  tokens/s ${tps.toFixed(0)} (steady windows), MFU ${mfu}`);
     console.log(`  training bits/byte: first window ${lines[0].loss.toFixed(3)} -> last window ${last.loss.toFixed(3)}`);

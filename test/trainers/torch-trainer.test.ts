@@ -83,7 +83,7 @@ test('train on the CPU: loss falls, the manifest sha256 matches; predict answers
   for (const l of lines) {
     for (const k of ['loss', 'lr', 'tokens', 'tokens_per_s']) expect(Number.isFinite(l[k])).toBe(true);
     expect(l.tokens).toBe(l.step * TINY.batchSize * TINY.context);
-    expect(l.mfu).toBeUndefined(); // CPU: no peak FLOP/s to compare with
+    expect(l.mfu).toBeUndefined(); // the CPU without FLYWHEEL_PEAK_FLOPS: no peak to compare with
   }
   // Bits per byte: an untrained model over 257 tokens starts near log2(257) = 8.0; training must bring it well down.
   expect(lines[0].loss).toBeLessThan(8.1);
@@ -177,6 +177,20 @@ test('baseCheckpoint starts a new run from the given weights, with a fresh step 
   expect(line.step).toBe(50);
   // The same 50 steps from trained weights: far below the first 50 steps from random ones.
   expect(line.loss).toBeLessThan(fresh.loss - 0.5);
+});
+
+test('MFU is 6N + attention FLOPs per token over the peak (FLYWHEEL_PEAK_FLOPS stands in for a GPU on the CPU)', () => {
+  const dir = makeRunDir('mfu', { ...TINY, steps: 20, logEvery: 10 }, 0);
+  const r = spawnSync('python3', [MAIN, 'train', '--run-dir', dir], { encoding: 'utf8', timeout: 90_000, env: { ...ENV, FLYWHEEL_PEAK_FLOPS: '1e12' } });
+  expect(r.status).toBe(0);
+  // Counted by hand for n_layer 2, d_model 32, context 32: the tied embedding 257 * 32, per block two layer
+  // norms (4d), qkv (3d^2 + 3d), the attention projection (d^2 + d) and the MLP (8d^2 + 5d), and the final
+  // norm (2d); the position table is a lookup, not a matmul. Attention: 12 * layers * d_model * context.
+  const d = 32;
+  const n = 257 * d + 2 * (12 * d * d + 13 * d) + 2 * d;
+  const flopsPerToken = 6 * n + 12 * 2 * d * 32;
+  expect(readMetrics(dir).map((l) => l.step)).toEqual([10, 20]);
+  for (const l of readMetrics(dir)) expect(l.mfu / ((flopsPerToken * l.tokens_per_s) / 1e12)).toBeCloseTo(1, 9);
 });
 
 test('zero steps writes the untrained model as checkpoint 0 (a campaign baseline)', () => {

@@ -19,7 +19,8 @@ from data import data_generator, load_train_bytes, sample_batch
 from model import GPT, GPTConfig
 from run_config import TrainerError, learning_rate, read_run_json, resolve_params
 
-# Dense bf16 peak FLOP/s per GPU, for MFU; FLYWHEEL_PEAK_FLOPS overrides (and covers other cards).
+# Dense bf16 peak FLOP/s per GPU, for MFU. FLYWHEEL_PEAK_FLOPS (per process) overrides it, covers other
+# cards, and is the only way to get an MFU figure on the CPU, whose peak this table cannot know.
 PEAK_BF16_FLOPS = [('H200', 989e12), ('H100 PCIe', 756e12), ('H100', 989e12), ('A100', 312e12)]
 
 
@@ -46,6 +47,8 @@ class MetricsWriter:
 def peak_flops(device):
     if os.environ.get('FLYWHEEL_PEAK_FLOPS'):
         return float(os.environ['FLYWHEEL_PEAK_FLOPS'])
+    if device.type != 'cuda':
+        return None
     name = torch.cuda.get_device_name(device)
     return next((f for key, f in PEAK_BF16_FLOPS if key in name), None)
 
@@ -127,7 +130,7 @@ def _train(run_dir, run, p, world, rank, device):
             checkpoint(0)  # the untrained model: a campaign's baseline
             return
         autocast = torch.autocast('cuda', dtype=torch.bfloat16) if device.type == 'cuda' else contextlib.nullcontext()
-        peak = peak_flops(device) if device.type == 'cuda' else None
+        peak = peak_flops(device)
         flops_per_token = model.flops_per_token()
         tokens_per_step = p['batchSize'] * config.context * world
         window_nats, window_steps, window_start = torch.zeros((), device=device), 0, time.perf_counter()
