@@ -45,3 +45,25 @@ export function fixtureSpec(name: string, params: Record<string, number | boolea
     innerLoop: { budget: { experiments: 1, parallelism: 1 }, batchSize: 1, startupTrials: 0, pruning: { rule: 'none' }, ...innerLoop },
   } as CampaignSpecInput;
 }
+
+const TORCH_TRAINER = path.join(__dirname, '..', '..', 'infra', 'trainers', 'torch', 'main.py');
+
+/**
+ * A campaign on the reference PyTorch trainer with a tiny CPU model. `fixed` holds `steps: 0`, which only the
+ * baseline keeps (it gets no searched params), so the baseline is the untrained model; every experiment
+ * searches `steps` too, at one value. Selection is on exact match: Flywheel cannot score bits per byte of a
+ * torch checkpoint itself.
+ */
+export function torchSpec(name: string, lrChoices: number[], steps: number, innerLoop: Record<string, unknown> = {}): CampaignSpecInput {
+  return {
+    name,
+    task: { kind: 'builtin-code', completionItems: 10, lossItems: 5 },
+    trainer: {
+      command: ['python3', TORCH_TRAINER],
+      fixed: { n_layer: 1, n_head: 2, d_model: 32, context: 32, batchSize: 8, logEvery: 25, steps: 0 },
+    },
+    searchSpace: { lr: { type: 'categorical', choices: lrChoices }, steps: { type: 'categorical', choices: [steps] } },
+    selection: { metric: 'exact_match', mode: 'max' },
+    innerLoop: { budget: { experiments: lrChoices.length, parallelism: 1 }, batchSize: lrChoices.length, startupTrials: lrChoices.length, pruning: { rule: 'none' }, ...innerLoop },
+  } as CampaignSpecInput;
+}
