@@ -1,0 +1,94 @@
+// `flywheel demo --outer N`: the whole circle on the built-in task. The production model is served over HTTP;
+// before each iteration (once there is a production model) a seeded population of simulated users asks it for
+// completions of train-split lines and sends feedback through the same API; then one outer iteration runs to its
+// decision. One line per iteration: new feedback, critiques, dataset size, the inner loop's best, the gate's
+// decision and the production model's held-out score.
+import { eq, sql } from 'drizzle-orm';
+import crypto from 'node:crypto';
+import { simulateUsers } from '../activities/feedback/simulate-users';
+import { corpusDirOf } from '../activities/paths';
+import { taskQueue } from '../core/queues';
+import type { CampaignSpec } from '../core/spec';
+import { campaigns, outerIterations } from '../db/schema';
+import type { OuterIterationSummary, OuterLoopResult } from '../workflows/outer-loop-api';
+import { CampaignId, LoopKind } from '../workflows/search-attributes';
+import { newInnerLoopId } from './campaign-loops';
+import { startFeedbackServer } from './feedback-server';
+import { uiLink, type Session } from './session';
+
+export interface OuterDemoOptions {
+  iterations: number;
+  /** Feedback events the simulated users send before each iteration that has a production model. */
+  events: number;
+  seed: number;
+  json: boolean;
+}
+
+export interface OuterDemoResult {
+  iterations: (OuterIterationSummary & { users?: Record<string, number> })[];
+  /** The production model's held-out score after each iteration (the gate's metric). */
+  production: (number | undefined)[];
+  /** True when production's held-out score after the last iteration beats the first iteration's. */
+  improved: boolean;
+}
+
+export async function runOuterDemo(s: Session, spec: CampaignSpec, o: OuterDemoOptions): Promise<OuterDemoResult> {
+  const token = crypto.randomBytes(16).toString('hex');
+  const server = await startFeedbackServer({ db: s.db, port: 0, token });
+  const lower = spec.outerLoop.promotion.metric === 'bits_per_byte';
+  const out: OuterDemoResult = { iterations: [], production: [], improved: false };
+  try {
+    console.error(`feedback and completion API on ${server.url} (a fresh token for this demo)`);
+    for (let i = 1; i <= o.iterations; i++) {
+      const users = (await hasProduction(s, spec.name)) ? await sendFeedback(s, spec, server.url, token, o) : undefined;
+      if (users) console.error(`users: ${users.sent} events (${Object.entries(users.byKind).map(([k, n]) => `${n} ${k}`).join(', ')})`);
+      const workflowId = newInnerLoopId(spec.name).replace('/inner/', '/outer/demo-') + `-${i}`;
+      const handle = await s.client.workflow.start('outerLoop', {
+        taskQueue: taskQueue('orchestration', s.endpoints.taskQueuePrefix),
+        workflowId,
+        args: [{ campaignId: spec.name, spec, trigger: 'demo' }],
+        typedSearchAttributes: [
+          { key: CampaignId, value: spec.name },
+          { key: LoopKind, value: 'outer' },
+        ],
+      });
+      const link = uiLink(s.endpoints, workflowId);
+      console.error(`iteration ${i}: started ${workflowId}${link ? `  (${link})` : ''}`);
+      const r = (await handle.result()) as OuterLoopResult;
+      const it = r.iterations[r.iterations.length - 1];
+      out.iterations.push({ ...it, users: users?.byKind });
+      out.production.push(it.heldout?.production);
+      if (!o.json) console.log(formatIteration(i, it, spec.selection.metric));
+    }
+    const [first, last] = [out.production[0], out.production[out.production.length - 1]];
+    out.improved = first !== undefined && last !== undefined && out.iterations.length > 1 && (lower ? last < first : last > first);
+    if (o.json) console.log(JSON.stringify(out, null, 2));
+    else console.log(`production held-out ${spec.outerLoop.promotion.metric}: ${out.production.map((p) => (p === undefined ? '-' : p.toFixed(3))).join(' → ')}`);
+    return out;
+  } finally {
+    await server.close();
+  }
+}
+
+async function hasProduction(s: Session, campaignId: string): Promise<boolean> {
+  const [c] = await s.db.select({ p: campaigns.productionCheckpointId }).from(campaigns).where(eq(campaigns.id, campaignId));
+  return !!c?.p;
+}
+
+/** One round per iteration; the round number continues across demos in the same home, so event ids never clash. */
+async function sendFeedback(s: Session, spec: CampaignSpec, apiUrl: string, token: string, o: OuterDemoOptions) {
+  const [{ n }] = await s.db.select({ n: sql<number>`count(*)::int` }).from(outerIterations).where(eq(outerIterations.campaignId, spec.name));
+  return simulateUsers({ apiUrl, token, campaignId: spec.name, round: n, events: o.events, seed: o.seed, corpusDir: corpusDirOf(s.config.home) });
+}
+
+export function formatIteration(i: number, it: OuterIterationSummary, metric: string): string {
+  const h = it.heldout;
+  const fmt = (v?: number) => (v === undefined ? '-' : v.toFixed(3));
+  return [
+    `iteration ${i} (${it.outerIterationId || 'skipped'}): ${it.status.toUpperCase()}`,
+    `  new feedback ${it.newFeedback}, critiques ${it.critiques}, dataset ${it.datasetExamples ?? '-'} examples (${it.datasetVersionId ?? '-'})`,
+    `  inner loop best: ${it.innerBest ? `${it.innerBest.experimentId} public ${metric} ${fmt(it.innerBest.publicScore)}` : 'none'}`,
+    `  gate: ${it.reason}`,
+    `  held-out ${h?.metric ?? ''}: candidate ${fmt(h?.candidate)}, incumbent ${fmt(h?.incumbent)}, production now ${fmt(h?.production)}`,
+  ].join('\n');
+}
