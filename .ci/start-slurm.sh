@@ -70,6 +70,8 @@ MpiDefault=none
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SchedulerType=sched/backfill
+# A job that becomes eligible by the clock (a requeued one) starts at the next pass: every 5 s, not 30-60 s.
+SchedulerParameters=bf_interval=5,sched_interval=5
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=512
