@@ -143,7 +143,8 @@ export async function scancel(jobId: string, opts: SlurmCommandOptions = {}): Pr
 export async function controllerUp(opts: SlurmCommandOptions = {}): Promise<{ up: boolean; message: string }> {
   try {
     const out = await run('scontrol', ['ping'], opts);
-    return { up: /\bUP\b/.test(out), message: oneLine(out) };
+    // A down controller's reply is one line, then a banner of asterisks.
+    return { up: /\bUP\b/.test(out), message: out.trim().split('\n')[0] };
   } catch (e) {
     return { up: false, message: (e as Error).message };
   }
