@@ -35,7 +35,8 @@ afterAll(() => {
 /** A run directory with a run.json for the fixture trainer, and the launch request for it. */
 function fixtureRun(label: string, params: Record<string, number | boolean>) {
   const runId = `${uniqueName(label)}/e0/r1`;
-  const runDir = path.join(scratchDir('slurm'), 'runs', runId.replace(/\//g, '_'));
+  // A space and a '%' in the path: argv stays data, and '%' must not become one of sbatch's file-name patterns.
+  const runDir = path.join(scratchDir('slurm'), 'run dirs 100%j', runId.replace(/\//g, '_'));
   fs.mkdirSync(runDir, { recursive: true });
   fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ runId, params, checkpointEvery: 0 }));
   return { runId, runDir, argv: [process.execPath, FIXTURE_TRAINER, 'train', '--run-dir', runDir] };
