@@ -18,6 +18,11 @@ export interface JobStatus {
   exitCode?: number;
   /** Seconds the trainer itself ran, when the backend knows its start and end. */
   trainerSeconds?: number;
+  /**
+   * Why the scheduler, not the trainer, ended or interrupted the job: `timeout` (its time limit), `cancelled`
+   * (cancelled outside Flywheel), `preempted` (requeued; the trainer resumes from its newest checkpoint).
+   */
+  reason?: 'timeout' | 'cancelled' | 'preempted';
 }
 
 export interface LaunchRequest {

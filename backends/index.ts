@@ -1,13 +1,22 @@
 // Picks the backend a campaign's spec names.
 import type { TrainingBackend } from './backend';
 import { LocalBackend } from './local/local-backend';
+import { SlurmBackend, type SlurmResources } from './slurm/slurm-backend';
 
 export type { JobHandle, JobStatus, TrainingBackend } from './backend';
 
-export function backendFor(kind: string): TrainingBackend {
+/** The spec's `backend` block, as far as building a backend needs it. */
+export interface BackendOptions {
+  /** Resources for each Slurm job; status, cancel and stderrTail need none, so a reattaching worker may omit them. */
+  slurm?: SlurmResources;
+}
+
+export function backendFor(kind: string, options: BackendOptions = {}): TrainingBackend {
   switch (kind) {
     case 'local':
       return new LocalBackend();
+    case 'slurm':
+      return new SlurmBackend(options.slurm);
     default:
       throw new Error(`unknown training backend "${kind}"`);
   }

@@ -50,11 +50,31 @@ const trainerSchema = z.strictObject({
   fixed: z.record(z.string(), z.unknown()).default({}),
 });
 
+/** What each training job asks Slurm for (`backend.kind: slurm`). Unset fields take the cluster's defaults. */
+const slurmResourcesSchema = z.strictObject({
+  /** Nodes per job (`--nodes`); with more than one, the trainer starts its own tasks (srun, torchrun). @default 1 */
+  nodes: z.number().int().min(1).default(1),
+  /** GPUs per node (`--gres=gpu:N`); 0 asks for none. @default 0 */
+  gpusPerNode: z.number().int().min(0).default(0),
+  /** CPUs for the trainer (`--cpus-per-task`). @default 1 */
+  cpusPerTask: z.number().int().min(1).default(1),
+  /** Memory per node in MB (`--mem`). @default the partition's default */
+  memMb: z.number().int().min(1).optional(),
+  /** Slurm's wall-clock limit (`--time`); a job past it is recorded as `timed_out`. @default the partition's limit */
+  timeLimitMinutes: z.number().int().min(1).optional(),
+  /** `--partition`. @default the cluster's default partition */
+  partition: z.string().min(1).optional(),
+  /** `--account`. @default the user's default account */
+  account: z.string().min(1).optional(),
+});
+
 const backendSchema = z.strictObject({
-  /** Where training runs. @default "local" */
-  kind: z.enum(['local']).default('local'),
+  /** Where training runs: `local` processes on the training worker's machine, or `slurm` batch jobs submitted from it. @default "local" */
+  kind: z.enum(['local', 'slurm']).default('local'),
   /** Jobs this campaign may hold at once on the backend. @default 2 */
   maxConcurrent: z.number().int().min(1).default(2),
+  /** Slurm resources per job; read only when `kind` is `slurm`. @default {} (one node, one CPU, no GPU, the cluster's defaults) */
+  slurm: slurmResourcesSchema.optional(),
 });
 
 const pruningSchema = z.strictObject({

@@ -107,8 +107,18 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
 
 async function finish(deps: ActivityDeps, backend: TrainingBackend, input: AwaitTrainingInput, status: JobStatus): Promise<TrainingOutcome> {
   const stderrTail = await backend.stderrTail(input.handle, 20);
+  if (status.reason === 'timeout') {
+    // The scheduler's time limit (Slurm's --time), not our own clock, ended the job: the same verdict as ours.
+    const error = `the job exceeded its ${input.handle.backend} time limit`;
+    return record(deps, input, { runId: input.runId, status: 'timed_out', exitCode: status.exitCode, error }, stderrTail, status.trainerSeconds);
+  }
   if (status.state !== 'succeeded') {
-    const why = status.state === 'lost' ? 'the trainer process vanished without an exit code' : `the trainer exited with code ${status.exitCode}`;
+    const why =
+      status.state === 'lost'
+        ? 'the trainer process vanished without an exit code'
+        : status.reason === 'cancelled'
+          ? `the job was cancelled outside Flywheel (exit code ${status.exitCode})`
+          : `the trainer exited with code ${status.exitCode}`;
     return record(deps, input, { runId: input.runId, status: 'failed', exitCode: status.exitCode, error: why }, stderrTail, status.trainerSeconds);
   }
   let entries;

@@ -49,7 +49,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   };
   writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));
 
-  const backend = backendFor(spec.backend.kind);
+  const backend = backendFor(spec.backend.kind, spec.backend);
   const handle = await backend.launch({ runId, runDir, argv: trainerArgv(spec.trainer.command, 'train', ['--run-dir', runDir]) });
   await db
     .insert(trainingRuns)

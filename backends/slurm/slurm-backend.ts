@@ -1,0 +1,285 @@
+// The Slurm backend: the trainer runs as a batch job under a constant script that records its start, end and exit
+// code in the run directory. The job's name is derived from the run id, and its id is written to the run directory,
+// so a retried launch or a new worker finds the job it already submitted instead of submitting a second one.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
+import { tailFile } from '../local/local-backend';
+import { isAlive } from '../local/process-liveness';
+import { jobsNamed, requeue, sbatch, scancel, showJob, type SlurmCommandOptions, type SlurmJobInfo } from './slurm-commands';
+
+/**
+ * The batch script, the same for every job: the trainer's argv arrives as positional parameters ("$@") after the
+ * run directory, never interpolated. It runs the trainer as a child (not `exec`) so it can record the exit code;
+ * on SIGTERM (scancel, a time limit, a requeue) it passes the signal on and still records how the trainer ended.
+ * A requeued job runs this script again, which clears the previous attempt's end record first.
+ */
+export const BATCH_SCRIPT = [
+  '#!/bin/sh',
+  '# Flywheel Slurm batch script: $1 is the run directory, the rest is the trainer argv.',
+  'd=$1; shift',
+  'rm -f "$d/exit_code" "$d/ended_at"',
+  'echo "${SLURM_JOB_ID:-?} ${SLURM_RESTART_COUNT:-0} $(hostname)" >> "$d/launches.log"',
+  'date +%s.%N > "$d/started_at"',
+  '"$@" < /dev/null &',
+  'child=$!',
+  "trap 'kill -TERM $child 2>/dev/null' TERM INT",
+  'wait $child; code=$?',
+  '# wait returns early when a trapped signal arrives: wait again until the trainer has really ended.',
+  'while kill -0 $child 2>/dev/null; do wait $child; code=$?; done',
+  'date +%s.%N > "$d/ended_at"',
+  'echo $code > "$d/exit_code"',
+  'exit $code',
+  '',
+].join('\n');
+
+const SCRIPT_FILE = 'slurm-job.sh';
+const JOB_ID_FILE = 'slurm_job_id';
+const LOCK_FILE = 'launch.lock';
+
+/** Slurm states in which the job will still run (or is running): all map to `running`. */
+const ACTIVE = new Set(['PENDING', 'RUNNING', 'CONFIGURING', 'COMPLETING', 'REQUEUED', 'REQUEUE_FED', 'REQUEUE_HOLD', 'RESIZING', 'SUSPENDED', 'SIGNALING', 'STAGE_OUT', 'STOPPED']);
+/** States that mean the machine went away under the job: a resume, never a new experiment. */
+const INTERRUPTED = new Set(['PREEMPTED', 'NODE_FAIL']);
+
+/** The resources each job asks for; the spec's `backend.slurm` block. Unset fields take the cluster's defaults. */
+export interface SlurmResources {
+  /** @default 1 */
+  nodes?: number;
+  /** GPUs per node, as `--gres=gpu:N`; 0 asks for none. @default 0 */
+  gpusPerNode?: number;
+  /** @default 1 */
+  cpusPerTask?: number;
+  /** Memory per node in MB (`--mem`). @default the partition's default */
+  memMb?: number;
+  /** Wall-clock limit; Slurm ends the job as TIMEOUT past it. @default the partition's limit */
+  timeLimitMinutes?: number;
+  /** @default the cluster's default partition */
+  partition?: string;
+  /** @default the user's default account */
+  account?: string;
+}
+
+export interface SlurmBackendOptions extends SlurmResources, SlurmCommandOptions {
+  /** Least time between two questions to slurmctld about one job; status() answers from the last reply in between. @default 1000 */
+  statusIntervalMs?: number;
+  /** How long a second launcher waits for the first one's job id before looking for the job itself. @default 30000 */
+  lockWaitMs?: number;
+  /** How long cancel() waits for the job to leave the queue. @default 120000 */
+  cancelWaitMs?: number;
+}
+
+type Resolved = Required<Omit<SlurmBackendOptions, 'memMb' | 'timeLimitMinutes' | 'partition' | 'account'>> &
+  Pick<SlurmBackendOptions, 'memMb' | 'timeLimitMinutes' | 'partition' | 'account'>;
+
+function withDefaults(o: SlurmBackendOptions): Resolved {
+  return {
+    ...o,
+    nodes: o.nodes ?? 1,
+    gpusPerNode: o.gpusPerNode ?? 0,
+    cpusPerTask: o.cpusPerTask ?? 1,
+    timeoutMs: o.timeoutMs ?? 30_000,
+    statusIntervalMs: o.statusIntervalMs ?? 1000,
+    lockWaitMs: o.lockWaitMs ?? 30_000,
+    cancelWaitMs: o.cancelWaitMs ?? 120_000,
+  };
+}
+
+/** The job name for a run: `fw-` + 12 hex of sha256(runId) + a readable tail of the run id. Deterministic. */
+export function jobNameOf(runId: string): string {
+  const hash = crypto.createHash('sha256').update(runId).digest('hex').slice(0, 12);
+  const slug = runId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-40);
+  return `fw-${hash}-${slug}`;
+}
+
+export class SlurmBackend implements TrainingBackend {
+  readonly kind = 'slurm';
+  private readonly o: Resolved;
+  private readonly lastStatus = new Map<string, { at: number; status: JobStatus }>();
+
+  constructor(opts: SlurmBackendOptions = {}) {
+    this.o = withDefaults(opts);
+  }
+
+  async launch(req: LaunchRequest): Promise<JobHandle> {
+    fs.mkdirSync(req.runDir, { recursive: true });
+    const recorded = readJobId(req.runDir);
+    if (recorded !== undefined) return this.handle(req, recorded);
+    // The lock makes two concurrent launches of one run (a retry racing a slow first attempt) submit one job.
+    const lock = path.join(req.runDir, LOCK_FILE);
+    let fd: number;
+    try {
+      fd = fs.openSync(lock, 'wx');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      return this.afterLockHeld(req, lock);
+    }
+    try {
+      fs.writeSync(fd, `${os.hostname()} ${process.pid}\n`);
+    } finally {
+      fs.closeSync(fd);
+    }
+    // A launcher that died between sbatch and writing the id left a job Slurm knows by name: adopt it.
+    const existing = await this.findByName(req);
+    if (existing !== undefined) return this.record(req, existing);
+
+    const script = path.join(req.runDir, SCRIPT_FILE);
+    fs.writeFileSync(script, BATCH_SCRIPT, { mode: 0o755 });
+    const jobId = await sbatch(this.sbatchOptions(req), script, [req.runDir, ...req.argv], {
+      timeoutMs: this.o.timeoutMs,
+      env: { ...process.env, ...req.env },
+    });
+    return this.record(req, jobId);
+  }
+
+  async status(handle: JobHandle): Promise<JobStatus> {
+    const cached = this.lastStatus.get(handle.ref);
+    if (cached && Date.now() - cached.at < this.o.statusIntervalMs) return cached.status;
+    const status = await this.queryStatus(handle);
+    this.lastStatus.set(handle.ref, { at: Date.now(), status });
+    return status;
+  }
+
+  async cancel(handle: JobHandle): Promise<void> {
+    this.lastStatus.delete(handle.ref);
+    const before = await showJob(handle.ref, this.o);
+    if (before === undefined || !ACTIVE.has(before.state)) return;
+    await scancel(handle.ref, this.o);
+    const deadline = Date.now() + this.o.cancelWaitMs;
+    for (;;) {
+      const job = await showJob(handle.ref, this.o);
+      if (job === undefined || !ACTIVE.has(job.state)) return;
+      if (Date.now() > deadline) throw new Error(`slurm backend: job ${handle.ref} is still ${job.state} ${this.o.cancelWaitMs} ms after scancel`);
+      await sleep(250);
+    }
+  }
+
+  async stderrTail(handle: JobHandle, lines = 20): Promise<string> {
+    return tailFile(path.join(handle.runDir, 'stderr.log'), lines);
+  }
+
+  private async queryStatus(handle: JobHandle): Promise<JobStatus> {
+    const job = await showJob(handle.ref, this.o);
+    // A controller whose state was wiped reuses job ids: a job under another name is not this run's.
+    if (job === undefined || job.jobName !== jobNameOf(handle.runId)) return fromExitRecord(handle.runDir);
+    const seconds = trainerSeconds(handle.runDir);
+    if (ACTIVE.has(job.state)) return { state: 'running' };
+    if (INTERRUPTED.has(job.state)) {
+      // JobRequeue=1 makes Slurm requeue these itself; a cluster that does not gets the same from us.
+      await requeue(handle.ref, this.o);
+      return { state: 'running', reason: 'preempted' };
+    }
+    const exitCode = exitCodeOf(job);
+    switch (job.state) {
+      case 'COMPLETED':
+        return { state: 'succeeded', exitCode: 0, trainerSeconds: seconds };
+      case 'TIMEOUT':
+      case 'DEADLINE':
+        return { state: 'failed', exitCode, reason: 'timeout', trainerSeconds: seconds };
+      case 'CANCELLED':
+        return { state: 'failed', exitCode, reason: 'cancelled', trainerSeconds: seconds };
+      default:
+        // FAILED, OUT_OF_MEMORY, BOOT_FAIL and anything newer: the trainer did not finish its work.
+        return { state: 'failed', exitCode, trainerSeconds: seconds };
+    }
+  }
+
+  private sbatchOptions(req: LaunchRequest): string[] {
+    const o = this.o;
+    // '%' starts a Slurm file-name pattern (%j); '%%' is a literal one.
+    const file = (name: string) => path.join(req.runDir, name).replace(/%/g, '%%');
+    const args = [
+      `--job-name=${jobNameOf(req.runId)}`,
+      `--chdir=${req.runDir}`,
+      `--output=${file('stdout.log')}`,
+      `--error=${file('stderr.log')}`,
+      '--open-mode=append',
+      '--requeue',
+      `--nodes=${o.nodes}`,
+      `--cpus-per-task=${o.cpusPerTask}`,
+    ];
+    if (o.gpusPerNode > 0) args.push(`--gres=gpu:${o.gpusPerNode}`);
+    if (o.memMb !== undefined) args.push(`--mem=${o.memMb}M`);
+    if (o.timeLimitMinutes !== undefined) args.push(`--time=${o.timeLimitMinutes}`);
+    if (o.partition) args.push(`--partition=${o.partition}`);
+    if (o.account) args.push(`--account=${o.account}`);
+    return args;
+  }
+
+  /** Another launcher holds the lock: wait for its job id, else find the job by name, else take over a dead lock. */
+  private async afterLockHeld(req: LaunchRequest, lock: string): Promise<JobHandle> {
+    const deadline = Date.now() + this.o.lockWaitMs;
+    while (Date.now() < deadline) {
+      const id = readJobId(req.runDir);
+      if (id !== undefined) return this.handle(req, id);
+      await sleep(50);
+    }
+    const found = await this.findByName(req);
+    if (found !== undefined) return this.record(req, found);
+    const holder = readTrimmed(lock)?.split(' ');
+    if (holder && holder[0] === os.hostname() && isAlive(Number(holder[1]))) {
+      throw new Error(`slurm backend: ${req.runId}: launch still in progress in pid ${holder[1]} after ${this.o.lockWaitMs} ms`);
+    }
+    // The launcher that took the lock died before submitting: nothing was submitted, so take over.
+    fs.rmSync(lock, { force: true });
+    return this.launch(req);
+  }
+
+  /** A job Slurm knows under this run's name whose working directory is this run's (another install may share names). */
+  private async findByName(req: LaunchRequest): Promise<string | undefined> {
+    const jobs = (await jobsNamed(jobNameOf(req.runId), this.o)).filter((j) => path.resolve(j.workDir) === path.resolve(req.runDir));
+    if (jobs.length === 0) return undefined;
+    const live = jobs.filter((j) => ACTIVE.has(j.state));
+    const pick = (live.length > 0 ? live : jobs).sort((a, b) => Number(b.jobId) - Number(a.jobId))[0];
+    return pick.jobId;
+  }
+
+  private record(req: LaunchRequest, jobId: string): JobHandle {
+    const file = path.join(req.runDir, JOB_ID_FILE);
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, `${jobId}\n`);
+    fs.renameSync(tmp, file);
+    return this.handle(req, jobId);
+  }
+
+  private handle(req: LaunchRequest, jobId: string): JobHandle {
+    return { backend: this.kind, runId: req.runId, runDir: req.runDir, ref: jobId };
+  }
+}
+
+/** The trainer's own exit code when the batch script recorded one, else Slurm's (128 + signal when killed). */
+function exitCodeOf(job: SlurmJobInfo): number {
+  if (job.signal > 0 && job.exitCode === 0) return 128 + job.signal;
+  return job.exitCode;
+}
+
+/** Slurm has forgotten the job: the batch script's end record is the only witness left. */
+function fromExitRecord(runDir: string): JobStatus {
+  const exit = readTrimmed(path.join(runDir, 'exit_code'));
+  if (exit === undefined) return { state: 'lost' };
+  const exitCode = Number(exit);
+  return { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, trainerSeconds: trainerSeconds(runDir) };
+}
+
+function readTrimmed(file: string): string | undefined {
+  try {
+    const s = fs.readFileSync(file, 'utf8').trim();
+    return s === '' ? undefined : s;
+  } catch {
+    return undefined;
+  }
+}
+
+function readJobId(runDir: string): string | undefined {
+  const s = readTrimmed(path.join(runDir, JOB_ID_FILE));
+  return s !== undefined && /^\d+$/.test(s) ? s : undefined;
+}
+
+function trainerSeconds(runDir: string): number | undefined {
+  const a = Number(readTrimmed(path.join(runDir, 'started_at')));
+  const b = Number(readTrimmed(path.join(runDir, 'ended_at')));
+  return Number.isFinite(a) && Number.isFinite(b) && b >= a ? b - a : undefined;
+}
