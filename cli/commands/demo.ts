@@ -7,11 +7,15 @@ import { formatStackEvent } from '../../infra/dev-stack/events';
 import { startStack, type RunningStack } from '../../infra/dev-stack/stack';
 import { startInnerLoopWorkflow } from '../campaign-loops';
 import { resolveEndpoints, type Endpoints } from '../endpoints';
-import { EXIT_FAILURE } from '../errors';
+import { EXIT_FAILURE, UsageError } from '../errors';
+import { runOuterDemo } from '../outer-demo';
 import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
 import { uiLink, withSession } from '../session';
 import { loadSpecFile } from '../spec-file';
+
+/** Experiments per inner loop in `demo --outer`: three iterations stay well inside 15 minutes on 2 cores. */
+const OUTER_DEMO_EXPERIMENTS = 8;
 
 export const DEMO_SPEC = path.join(__dirname, '..', '..', 'infra', 'campaigns', 'builtin-demo.yaml');
 
@@ -20,11 +24,16 @@ export function registerDemo(program: Command): void {
     .command('demo')
     .description('run the built-in campaign end to end (starts the embedded stack if none is running)')
     .option('--experiments <n>', 'experiments in the inner loop (default: the demo spec\'s)', (v) => Number(v))
+    .option('--outer <n>', 'run N outer iterations instead (simulated users, critiques, dataset versions, the promotion gate)', (v) => Number(v))
+    .option('--users-events <n>', 'feedback events the simulated users send before each outer iteration', (v) => Number(v), 150)
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExample:\n  $ npx flywheel demo\n')
-    .action(async (opts: { experiments?: number; json?: boolean }) => {
+    .addHelpText('after', '\nExamples:\n  $ npx flywheel demo\n  $ npx flywheel demo --outer 3\n')
+    .action(async (opts: { experiments?: number; outer?: number; usersEvents: number; json?: boolean }) => {
+      if (opts.outer !== undefined && !(Number.isInteger(opts.outer) && opts.outer >= 1)) throw new UsageError(`--outer must be a positive integer, got ${opts.outer}`);
+      if (!(Number.isInteger(opts.usersEvents) && opts.usersEvents >= 1)) throw new UsageError(`--users-events must be a positive integer, got ${opts.usersEvents}`);
       const spec = loadSpecFile(DEMO_SPEC);
       if (opts.experiments) spec.innerLoop.budget.experiments = opts.experiments;
+      if (opts.outer) spec.innerLoop.budget.experiments = opts.experiments ?? OUTER_DEMO_EXPERIMENTS;
       const config = resolveConfig(process.env, process.cwd());
       let stack: RunningStack | undefined;
       const ctrlC = detachOnSigint();
@@ -34,6 +43,11 @@ export function registerDemo(program: Command): void {
           console.error('no running stack: starting the embedded one (Temporal dev server, PostgreSQL, workers)');
           stack = await startStack(config, { onEvent: (e) => console.error(formatStackEvent(e)) });
           endpoints = { temporalAddress: stack.temporalAddress, namespace: stack.namespace, databaseUrl: stack.databaseUrl, taskQueuePrefix: config.taskQueuePrefix, uiUrl: stack.uiUrl };
+        }
+        if (opts.outer) {
+          const outer = await withSession((s) => runOuterDemo(s, spec, { iterations: opts.outer!, events: opts.usersEvents, seed: spec.innerLoop.seed, json: !!opts.json }), endpoints);
+          if (!outer.improved) process.exitCode = EXIT_FAILURE;
+          return;
         }
         const result = await withSession(async (s) => {
           const handle = await startInnerLoopWorkflow(s.client, s.endpoints, spec);

@@ -30,3 +30,25 @@ test('flywheel demo runs the built-in campaign end to end and stops what it star
     expect(groupMembers(pid)).toEqual([]);
   }
 }, 300_000);
+
+test('flywheel demo --outer 2: simulated users, two outer iterations, production improves on held-out', async () => {
+  const home = path.join(scratchDir('demo-outer'), '.flywheel');
+  const env = await stackEnv(home);
+  const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, [BIN, 'demo', '--outer', '2', '--experiments', '2', '--users-events', '40', '--json'], { env, timeout: 400_000, maxBuffer: 32 << 20 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    ),
+  );
+  expect(r.stderr).toContain('users: 40 events');
+  const result = JSON.parse(r.stdout);
+  expect(result.iterations.map((i: { status: string }) => i.status)).toEqual(['promoted', expect.stringMatching(/^(promoted|rejected)$/)]);
+  expect(result.iterations[0].newFeedback).toBe(0);
+  expect(result.iterations[1].newFeedback).toBe(40);
+  expect(result.iterations[1].critiques).toBeGreaterThan(0);
+  expect(result.iterations[1].datasetExamples).toBeGreaterThan(result.iterations[0].datasetExamples);
+  // The exit code says whether production improved over the iterations, and agrees with the figures.
+  const [first, last] = result.production;
+  expect(result.improved).toBe(last < first);
+  expect(r.code).toBe(result.improved ? 0 : 1);
+  expect(fs.existsSync(path.join(home, 'stack.json'))).toBe(false);
+}, 420_000);
