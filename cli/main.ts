@@ -17,6 +17,8 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['run'], () => (require('./commands/run') as typeof import('./commands/run')).registerRun],
   [['status'], () => (require('./commands/status') as typeof import('./commands/status')).registerStatus],
   [['pause', 'resume', 'stop', 'budget', 'approve'], () => (require('./commands/control') as typeof import('./commands/control')).registerControl],
+  [['outer'], () => (require('./commands/outer') as typeof import('./commands/outer')).registerOuter],
+  [['promote'], () => (require('./commands/promote') as typeof import('./commands/promote')).registerPromote],
   [['schedule'], () => (require('./commands/schedule') as typeof import('./commands/schedule')).registerSchedule],
   [['demo'], () => (require('./commands/demo') as typeof import('./commands/demo')).registerDemo],
   [['serve'], () => (require('./commands/serve') as typeof import('./commands/serve')).registerServe],
