@@ -42,29 +42,16 @@ async function create(s: Session, campaignId: string, opts: CreateOptions, timin
   const scheduleId = outerScheduleId(campaignId);
   const already = await exists(s.client, scheduleId);
   if (already && !opts.update) throw new UsageError(`schedule ${scheduleId} already exists: add --update to change it, or \`flywheel schedule delete ${campaignId}\``);
-  const action = outerScheduleAction(campaignId, s.endpoints);
+  const handle = s.client.schedule.getHandle(scheduleId);
+  const fields = { spec: scheduleSpecOf(timing), action: outerScheduleAction(campaignId, s.endpoints), policies: OUTER_SCHEDULE_POLICIES };
+  // A spec to register is stored only once the schedule is accepted, so a bad --cron changes nothing; until then a
+  // new schedule waits paused, so no fire can start an iteration of a campaign not yet stored.
+  const waitForSpec = !already && opts.spec !== undefined && !opts.paused;
   try {
     if (already) {
-      await s.client.schedule.getHandle(scheduleId).update((prev) => ({
-        ...prev,
-        spec: scheduleSpecOf(timing),
-        action,
-        policies: OUTER_SCHEDULE_POLICIES,
-        state: { ...prev.state, paused: opts.paused || prev.state.paused, note: opts.note ?? prev.state.note },
-      }));
+      await handle.update((prev) => ({ ...prev, ...fields, state: { ...prev.state, paused: opts.paused || prev.state.paused, note: opts.note ?? prev.state.note } }));
     } else {
-      // A spec to register is stored only once the schedule is accepted, so a bad --cron changes nothing; until
-      // then the schedule waits paused, so no fire can start an iteration of a campaign not yet stored.
-      const waitForSpec = opts.spec !== undefined && !opts.paused;
-      await s.client.schedule.create({
-        scheduleId,
-        spec: scheduleSpecOf(timing),
-        action,
-        policies: OUTER_SCHEDULE_POLICIES,
-        state: { paused: !!opts.paused || waitForSpec, note: opts.note },
-      });
-      if (opts.spec !== undefined) await registerCampaign(s.db, { campaignId, spec });
-      if (waitForSpec) await s.client.schedule.getHandle(scheduleId).unpause(opts.note ?? 'created with flywheel schedule create');
+      await s.client.schedule.create({ scheduleId, ...fields, state: { paused: !!opts.paused || waitForSpec, note: opts.note } });
     }
   } catch (err) {
     // The SDK turns the server's "Invalid schedule spec" into a TypeError carrying the reason.
@@ -72,7 +59,9 @@ async function create(s: Session, campaignId: string, opts: CreateOptions, timin
     if (err instanceof ScheduleAlreadyRunning) throw new UsageError(`schedule ${scheduleId} already exists: add --update to change it`);
     throw err;
   }
-  if (opts.update && already) console.log(`updated ${scheduleId}`);
+  if (opts.spec !== undefined) await registerCampaign(s.db, { campaignId, spec });
+  if (waitForSpec) await handle.unpause(opts.note ?? 'created with flywheel schedule create');
+  if (already) console.log(`updated ${scheduleId}`);
   else console.log(`created ${scheduleId}${opts.paused ? ' (paused)' : ''}`);
   if (opts.spec !== undefined) console.log(`  registered campaign ${campaignId} from ${opts.spec}`);
   const link = scheduleUiLink(s.endpoints, scheduleId);

@@ -160,7 +160,7 @@ test('an existing schedule is refused without --update; --update changes its spe
   expect(JSON.parse((await cli(['schedule', 'describe', c, '--json'])).stdout).spec).toBe('every 6h');
 });
 
-test('--spec registers a new campaign with its schedule', async () => {
+test('--spec registers the campaign with its schedule, and again with --update', async () => {
   const c = uniqueName('spc');
   campaignIds.push(c);
   const file = path.join(harness.home, `${c}.json`);
@@ -169,6 +169,12 @@ test('--spec registers a new campaign with its schedule', async () => {
   expect(r.status).toBe(0);
   expect((await describeSchedule(c)).state.paused).toBe(false);
   expect((await loadCampaignSpec(harness.db.db, c)).name).toBe(c);
+
+  // --update with --spec stores the new spec too.
+  fs.writeFileSync(file, JSON.stringify(fastBuiltinSpec(c, { innerLoop: { budget: { experiments: 7, parallelism: 1 } } })));
+  expect((await cli(['schedule', 'create', c, '--every', '2d', '--spec', file, '--update'])).status).toBe(0);
+  expect((await loadCampaignSpec(harness.db.db, c)).innerLoop.budget.experiments).toBe(7);
+  expect((await describeSchedule(c)).spec.intervals?.map((i) => i.every)).toEqual([2 * 86_400_000]);
 });
 
 test('usage errors exit 2 with one line and create nothing', async () => {
