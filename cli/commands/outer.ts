@@ -12,11 +12,17 @@ import { requireCampaign } from '../require-campaign';
 import { uiLink, withSession } from '../session';
 
 interface OuterOptions {
+  /** A spec file to run with (validated here; it travels in the workflow input). @default the stored spec */
   spec?: string;
+  /** Iterations back to back. @default 1 */
   iterations?: number;
+  /** Each inner loop's experiment budget. @default the spec's */
   experiments?: number;
+  /** Each inner loop's experiments at once. @default the spec's */
   parallelism?: number;
+  /** Return once started. @default false */
   detach?: boolean;
+  /** The iterations as JSON on stdout; progress on stderr. @default false */
   json?: boolean;
 }
 
@@ -25,7 +31,7 @@ export function registerOuter(program: Command): void {
     .command('outer')
     .description("run a campaign's outer loop now and follow it (Ctrl-C detaches; the loop keeps running)")
     .argument('<campaign>', 'campaign id (registered, or given with --spec)')
-    .option('--spec <file>', 'the campaign spec to run with (validated; stored by the loop)')
+    .option('--spec <file>', 'the campaign spec to run with (validated; it travels in the workflow input)')
     .option('--iterations <n>', 'iterations back to back (default 1)', positiveInt)
     .option('--experiments <n>', "each inner loop's experiment budget (default: the spec's)", positiveInt)
     .option('--parallelism <n>', "each inner loop's experiments at once (default: the spec's)", positiveInt)

@@ -11,11 +11,17 @@ import { formatScheduleDetail, formatScheduleTable, scheduleRow, type ScheduleRo
 import { scheduleUiLink, withSession, type Session } from '../session';
 
 interface CreateOptions {
+  /** Fire every DURATION (`45s`, `30m`, `6h`, `1d`); exactly one of `every` and `cron`. */
   every?: string;
+  /** Fire at the times of a cron expression (UTC). */
   cron?: string;
+  /** A spec file to register the campaign from (else it must be registered already). */
   spec?: string;
+  /** Create it paused. @default false */
   paused?: boolean;
+  /** A note shown with the schedule's state. */
   note?: string;
+  /** Change an existing schedule (or create it) instead of refusing. @default false */
   update?: boolean;
 }
 
