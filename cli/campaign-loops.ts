@@ -1,15 +1,38 @@
-// Starting a campaign's inner loop and finding it again: the CLI's two ways into a running workflow.
+// Starting a campaign's loops and finding them again: the CLI's two ways into a running workflow.
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
 import type { CampaignSpec } from '../core/spec';
 import { taskQueue } from '../core/queues';
 import { innerLoop } from '../workflows/inner-loop';
+import type { OuterLoopInput, OuterLoopResult } from '../workflows/outer-loop-api';
 import { CampaignId, LoopKind } from '../workflows/search-attributes';
 import type { Endpoints } from './endpoints';
 
-/** `demo/inner/20261202-153000`: readable, sortable, unique per start. */
+/** The workflow type the outer loop is registered under (by name: the CLI does not load its code). */
+export const OUTER_LOOP_TYPE = 'outerLoop';
+export type OuterLoopWorkflow = (input: OuterLoopInput) => Promise<OuterLoopResult>;
+
+/** `20261202-153000`: readable, sortable, unique per start (to the second). */
+export function loopStamp(now = new Date()): string {
+  return now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+/** `demo/inner/20261202-153000` */
 export function newInnerLoopId(campaignId: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${campaignId}/inner/${stamp}`;
+  return `${campaignId}/inner/${loopStamp(now)}`;
+}
+
+/** `demo/outer/20261202-153000` (a Schedule's runs are `demo/outer/scheduled-<fire time>`). */
+export function newOuterLoopId(campaignId: string, now = new Date()): string {
+  return `${campaignId}/outer/${loopStamp(now)}`;
+}
+
+/** The search attributes every loop of a campaign carries, so the UI and `latest…Loop` can find it. */
+export function loopSearchAttributes(campaignId: string, kind: 'inner' | 'outer') {
+  return [
+    { key: CampaignId, value: campaignId },
+    { key: LoopKind, value: kind },
+  ];
 }
 
 /** The validated spec travels in the input, so the loop runs the spec the CLI checked. */
@@ -18,17 +41,39 @@ export async function startInnerLoopWorkflow(client: Client, e: Endpoints, spec:
     taskQueue: taskQueue('orchestration', e.taskQueuePrefix),
     workflowId: workflowId ?? newInnerLoopId(spec.name),
     args: [{ campaignId: spec.name, spec }],
-    typedSearchAttributes: [
-      { key: CampaignId, value: spec.name },
-      { key: LoopKind, value: 'inner' },
-    ],
+    typedSearchAttributes: loopSearchAttributes(spec.name, 'inner'),
   });
+}
+
+export async function startOuterLoopWorkflow(client: Client, e: Endpoints, input: OuterLoopInput): Promise<WorkflowHandle<OuterLoopWorkflow>> {
+  return client.workflow.start<OuterLoopWorkflow>(OUTER_LOOP_TYPE, {
+    taskQueue: taskQueue('orchestration', e.taskQueuePrefix),
+    workflowId: newOuterLoopId(input.campaignId),
+    args: [input],
+    typedSearchAttributes: loopSearchAttributes(input.campaignId, 'outer'),
+  });
+}
+
+/** The most recently started loop of a kind (only a running one with `running`), or undefined. */
+async function latestLoop<W extends Workflow>(client: Client, campaignId: string, kind: 'inner' | 'outer', running: boolean): Promise<WorkflowHandle<W> | undefined> {
+  const query = `CampaignId = "${campaignId.replace(/"/g, '')}" AND LoopKind = "${kind}"${running ? ' AND ExecutionStatus = "Running"' : ''}`;
+  for await (const wf of client.workflow.list({ query })) {
+    return client.workflow.getHandle<W>(wf.workflowId);
+  }
+  return undefined;
 }
 
 /** The most recently started inner loop of a campaign, or undefined. */
 export async function latestInnerLoop(client: Client, campaignId: string): Promise<WorkflowHandle | undefined> {
-  for await (const wf of client.workflow.list({ query: `CampaignId = "${campaignId.replace(/"/g, '')}" AND LoopKind = "inner"` })) {
-    return client.workflow.getHandle(wf.workflowId);
-  }
-  return undefined;
+  return latestLoop(client, campaignId, 'inner', false);
+}
+
+export interface LatestLoopOptions {
+  /** Only a loop that is still running (`ExecutionStatus = "Running"`). @default false */
+  running?: boolean;
+}
+
+/** The most recently started outer loop of a campaign (scheduled or not), or undefined. */
+export async function latestOuterLoop(client: Client, campaignId: string, opts: LatestLoopOptions = {}): Promise<WorkflowHandle<OuterLoopWorkflow> | undefined> {
+  return latestLoop<OuterLoopWorkflow>(client, campaignId, 'outer', opts.running ?? false);
 }

@@ -14,6 +14,11 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** A followed workflow ended without completing: failed, terminated, cancelled, timed out (exit code 1). */
+export class LoopFailedError extends Error {
+  override readonly name = 'LoopFailedError';
+}
+
 /** Error classes (by name, so classes from lazily loaded modules count too) that mean bad input or settings. */
 const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError', 'InvalidSimulationError']);
 

@@ -7,12 +7,10 @@ import { eq, sql } from 'drizzle-orm';
 import crypto from 'node:crypto';
 import { simulateUsers } from '../activities/feedback/simulate-users';
 import { corpusDirOf } from '../activities/paths';
-import { taskQueue } from '../core/queues';
 import type { CampaignSpec } from '../core/spec';
 import { campaigns, outerIterations } from '../db/schema';
 import type { OuterIterationSummary, OuterLoopResult } from '../workflows/outer-loop-api';
-import { CampaignId, LoopKind } from '../workflows/search-attributes';
-import { newInnerLoopId } from './campaign-loops';
+import { startOuterLoopWorkflow } from './campaign-loops';
 import { startFeedbackServer } from './feedback-server';
 import { uiLink, type Session } from './session';
 
@@ -42,16 +40,8 @@ export async function runOuterDemo(s: Session, spec: CampaignSpec, o: OuterDemoO
     for (let i = 1; i <= o.iterations; i++) {
       const users = (await hasProduction(s, spec.name)) ? await sendFeedback(s, spec, server.url, token, o) : undefined;
       if (users) console.error(`users: ${users.sent} events (${Object.entries(users.byKind).map(([k, n]) => `${n} ${k}`).join(', ')})`);
-      const workflowId = newInnerLoopId(spec.name).replace('/inner/', '/outer/demo-') + `-${i}`;
-      const handle = await s.client.workflow.start('outerLoop', {
-        taskQueue: taskQueue('orchestration', s.endpoints.taskQueuePrefix),
-        workflowId,
-        args: [{ campaignId: spec.name, spec, trigger: 'demo' }],
-        typedSearchAttributes: [
-          { key: CampaignId, value: spec.name },
-          { key: LoopKind, value: 'outer' },
-        ],
-      });
+      const handle = await startOuterLoopWorkflow(s.client, s.endpoints, { campaignId: spec.name, spec, trigger: 'demo' });
+      const workflowId = handle.workflowId;
       const link = uiLink(s.endpoints, workflowId);
       console.error(`iteration ${i}: started ${workflowId}${link ? `  (${link})` : ''}`);
       const r = (await handle.result()) as OuterLoopResult;

@@ -28,3 +28,8 @@ export async function withSession<T>(fn: (s: Session) => Promise<T>, endpoints?:
 export function uiLink(e: Endpoints, workflowId: string): string | undefined {
   return e.uiUrl ? `${e.uiUrl}/namespaces/${e.namespace}/workflows/${encodeURIComponent(workflowId)}` : undefined;
 }
+
+/** The Temporal UI page of a schedule, when the stack has a UI. */
+export function scheduleUiLink(e: Endpoints, scheduleId: string): string | undefined {
+  return e.uiUrl ? `${e.uiUrl}/namespaces/${e.namespace}/schedules/${encodeURIComponent(scheduleId)}` : undefined;
+}

@@ -5,6 +5,7 @@ import { UsageError } from '../errors';
 import { detachOnSigint } from '../detach';
 import { followLoop, runSteps } from '../follow-loop';
 import { snapshot } from '../loop-progress';
+import { outerStatusBlock } from '../outer-status-block';
 import { formatResult } from '../print-result';
 import { renderSnapshot } from '../progress-view';
 import { uiLink, withSession } from '../session';
@@ -13,7 +14,7 @@ import { loadCampaignSpec } from '../../activities/campaign/load-campaign';
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description("show a campaign's latest inner loop: follow it while it runs, or print its result")
+    .description("show a campaign's outer loop (if any), then its latest inner loop: follow it while it runs, or print its result")
     .argument('<campaign>', 'campaign id (the spec name)')
     .option('--once', 'print one snapshot instead of following')
     .option('--json', 'machine-readable output')
@@ -21,8 +22,12 @@ export function registerStatus(program: Command): void {
     .action(async (campaignId: string, opts: { once?: boolean; json?: boolean }) => {
       const ctrlC = detachOnSigint();
       await withSession(async (s) => {
+        // The outer loop first (to stderr with --json, where stdout stays one JSON document).
+        const outer = await outerStatusBlock(s.client, s.endpoints, campaignId);
+        if (outer) (opts.json ? console.error : console.log)(`${outer}\n`);
         const handle = await latestInnerLoop(s.client, campaignId);
-        if (!handle) throw new UsageError(`no inner loop found for campaign "${campaignId}"`);
+        if (!handle && outer) return;
+        if (!handle) throw new UsageError(`no inner or outer loop found for campaign "${campaignId}"`);
         const spec = await loadCampaignSpec(s.db, campaignId);
         const desc = await handle.describe();
         const link = uiLink(s.endpoints, handle.workflowId);

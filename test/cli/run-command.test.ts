@@ -1,5 +1,5 @@
 // `flywheel run` / `status` as a user runs them: a real CLI process against the test servers.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -8,11 +8,11 @@ import YAML from 'yaml';
 import type { DbHandle } from '../../db/client';
 import { campaigns } from '../../db/schema';
 import { latestInnerLoop } from '../../cli/campaign-loops';
+import { FLYWHEEL_BIN, runCli } from '../helpers/cli';
 import { temporalAddress } from '../helpers/env';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
 
-const BIN = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
 let harness: LoopHarness;
 let db: DbHandle;
 let client: Client;
@@ -27,14 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-/** Runs the CLI without blocking this process's event loop: the workers it talks to live here. */
-function cli(args: string[], timeout = 240_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env, timeout, maxBuffer: 16 << 20 }, (err, stdout, stderr) =>
-      resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[]) => runCli(env, args);
 
 function writeSpec(spec: unknown): string {
   const file = path.join(home, `${uniqueName('spec')}.yaml`);
@@ -60,7 +53,7 @@ test('Ctrl-C detaches without stopping the loop; `flywheel status` reattaches an
   const spec = fastBuiltinSpec(name, { innerLoop: { budget: { experiments: 2, parallelism: 1 }, batchSize: 1 } });
   spec.searchSpace.steps = { type: 'int', low: 1500, high: 1600 };
   const file = writeSpec(spec);
-  const run = spawn(process.execPath, [BIN, 'run', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawn(process.execPath, [FLYWHEEL_BIN, 'run', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   run.stderr.on('data', (d: Buffer) => (err += d.toString()));
   await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,22 @@
+// The campaign a command acts on: the spec given with --spec (validated; its name must be the campaign id),
+// else the one stored in PostgreSQL. An unknown campaign is a usage error, found before anything is started.
+import { NotFoundError } from '../core/errors';
+import type { CampaignSpec } from '../core/spec';
+import type { Db } from '../db/client';
+import { loadCampaignSpec } from '../activities/campaign/load-campaign';
+import { UsageError } from './errors';
+import { loadSpecFile } from './spec-file';
+
+export async function requireCampaign(db: Db, campaignId: string, specFile?: string): Promise<CampaignSpec> {
+  if (specFile !== undefined) {
+    const spec = loadSpecFile(specFile);
+    if (spec.name !== campaignId) throw new UsageError(`${specFile} is the spec of campaign "${spec.name}", not "${campaignId}"`);
+    return spec;
+  }
+  try {
+    return await loadCampaignSpec(db, campaignId);
+  } catch (err) {
+    if (err instanceof NotFoundError) throw new UsageError(`unknown campaign "${campaignId}": give its spec with --spec FILE (or start it once with \`flywheel run SPEC\`)`);
+    throw err;
+  }
+}
