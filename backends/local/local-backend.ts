@@ -7,6 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
 import { groupMembers, isAlive } from './process-liveness';
+import { readTrimmed } from '../run-dir-files';
 
 // A constant script: the trainer's argv arrives as positional parameters ("$@"), never interpolated.
 const LAUNCHER = [
@@ -104,15 +105,6 @@ function signalGroup(pgid: number, sig: NodeJS.Signals): void {
     process.kill(-pgid, sig);
   } catch {
     /* already gone */
-  }
-}
-
-function readTrimmed(file: string): string | undefined {
-  try {
-    const s = fs.readFileSync(file, 'utf8').trim();
-    return s === '' ? undefined : s;
-  } catch {
-    return undefined;
   }
 }
 

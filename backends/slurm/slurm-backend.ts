@@ -10,6 +10,7 @@ import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../ba
 import { tailFile } from '../local/local-backend';
 import { isAlive } from '../local/process-liveness';
 import { jobsNamed, requeue, sbatch, scancel, showJob, type SlurmCommandOptions, type SlurmJobInfo } from './slurm-commands';
+import { readTrimmed } from '../run-dir-files';
 
 /**
  * The batch script, the same for every job: the trainer's argv arrives as positional parameters ("$@") after the
@@ -262,15 +263,6 @@ function fromExitRecord(runDir: string): JobStatus {
   if (exit === undefined) return { state: 'lost' };
   const exitCode = Number(exit);
   return { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, trainerSeconds: trainerSeconds(runDir) };
-}
-
-function readTrimmed(file: string): string | undefined {
-  try {
-    const s = fs.readFileSync(file, 'utf8').trim();
-    return s === '' ? undefined : s;
-  } catch {
-    return undefined;
-  }
 }
 
 function readJobId(runDir: string): string | undefined {
