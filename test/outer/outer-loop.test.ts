@@ -10,6 +10,7 @@ import { storeFeedback } from '../../activities/feedback/store-feedback';
 import { checkpoints, critiques, datasetVersions, decisions, evalItems, examples, experiments, feedbackEvents, innerLoops, outerIterations, campaigns } from '../../db/schema';
 import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult } from '../../workflows/outer-loop-api';
 import { findTemporalCli } from '../../infra/temporal-cli';
+import { runCli } from '../helpers/cli';
 import { temporalAddress } from '../helpers/env';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
@@ -53,7 +54,14 @@ test('iteration 1: the bootstrap candidate waits for approval with its evidence,
   expect(meta.currentDetails).toContain(`Promotion awaits approval: ${e.candidateCheckpointId}`);
   expect(meta.currentDetails).toContain('approvePromotion');
 
-  expect(await handle.executeUpdate(approvePromotionUpdate, { args: [{ approve: true, by: 'alice', note: 'looks right' }] })).toMatch(/^approved/);
+  // A researcher sees the evidence in `flywheel status` and answers with `flywheel promote`.
+  const env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), DATABASE_URL: h.dbUrl, FLYWHEEL_HOME: h.home, FLYWHEEL_TASK_QUEUE_PREFIX: w.prefix, USER: 'alice' };
+  const shown = await runCli(env, ['status', name, '--once']);
+  expect(shown.stdout + shown.stderr).toContain(e.candidateCheckpointId);
+  expect(shown.stdout + shown.stderr).toContain(`flywheel promote ${name}`);
+  const promoted = await runCli(env, ['promote', name, '--approve', '--note', 'looks right']);
+  expect(promoted.status).toBe(0);
+  expect(promoted.stdout).toMatch(/approved/);
   const result = (await handle.result()) as OuterLoopResult;
   const [it] = result.iterations;
   expect(it).toMatchObject({ iteration: 1, status: 'promoted', newFeedback: 0 });
