@@ -31,4 +31,8 @@ export const NON_RETRYABLE = [
   'InvalidFeedbackError',
   'FeedbackConflictError',
   'DecisionConflictError',
+  // agents/agent-errors.ts: a refused request (bad key, unknown model) and an unusable reply (which the teacher
+  // step turns into a built-in critique, so it only escapes from agents without a fallback).
+  'AgentRequestError',
+  'UnusableReplyError',
 ];

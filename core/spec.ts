@@ -149,6 +149,22 @@ const approvalSchema = z.strictObject({
   onTimeout: z.enum(['promote', 'reject']).default('reject'),
 });
 
+/**
+ * Who critiques the outer loop's failures. With `model` set AND `OPENAI_API_KEY` or `OPENAI_BASE_URL` in the
+ * worker's environment, an OpenAI-compatible chat model explains and weights each failure (the verified reference
+ * stays the training target); otherwise the built-in teacher derives the critique mechanically.
+ */
+const teacherSchema = z.strictObject({
+  /** The chat model's name at the endpoint (e.g. "gpt-4o-mini"). No default: absent means the built-in teacher. */
+  model: z.string().min(1).optional(),
+  /**
+   * Most failures one critique step sends to the model (each step: the feedback sample, the eval-failure sample);
+   * the rest get the built-in critique. Bounds the cost and the step's time inside its activity timeout.
+   * @default 20
+   */
+  maxFailures: z.number().int().min(0).default(20),
+});
+
 const outerLoopSchema = z.strictObject({
   /**
    * A production model exists and fewer new feedback events than this arrived since the last iteration: the
@@ -193,6 +209,8 @@ const outerLoopSchema = z.strictObject({
       parallelism: z.number().int().min(1).optional(),
     })
     .prefault({}),
+  /** The teacher of the critique step. @default the built-in teacher, `maxFailures` 20 */
+  teacher: teacherSchema.prefault({}),
   /** The promotion gate (core/gate/settings.ts) and the researcher's approval. */
   promotion: gateSettingsSchema.extend(approvalSchema.shape).prefault({}),
 });
@@ -215,6 +233,7 @@ export type CampaignSpec = z.output<typeof campaignSpecSchema>;
 export type CampaignSpecInput = z.input<typeof campaignSpecSchema>;
 export type SearchSpace = z.output<typeof searchSpaceSchema>;
 export type OuterLoopSpec = z.output<typeof outerLoopSchema>;
+export type TeacherSpec = z.output<typeof teacherSchema>;
 export type ParamDef = z.output<typeof paramSchema>;
 export type ParamValue = string | number | boolean;
 export type Params = Record<string, ParamValue>;

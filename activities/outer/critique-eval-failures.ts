@@ -1,16 +1,18 @@
 // critiqueEvalFailures: the teacher's view of the production model's mistakes on the PUBLIC split (items agents and
-// researchers may see). Each sampled failed completion item gets a plain-English critique of the model's actual
-// output against the reference. Its signal is never a training example: eval items stay out of every dataset (the
-// contamination check would remove them anyway); the per-category failure rates shape the next loss weights instead.
+// researchers may see). Each sampled failed completion item gets the campaign teacher's plain-English critique of
+// the model's actual output against the reference; held-out items are never read here, so no teacher sees one.
+// Its signal is never a training example: eval items stay out of every dataset (the contamination check would
+// remove them anyway); the per-category failure rates shape the next loss weights instead.
 import { and, eq, inArray } from 'drizzle-orm';
 import { COMPLETION_BUDGET } from '../../core/graders';
-import { BUILTIN_TEACHER, BUILTIN_TEACHER_PROMPT_VERSION, critique, type TrainingSignal } from '../../core/teacher/builtin-teacher';
+import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { checkpoints, critiques, evalItems, evalResults, experiments } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { runPredict } from '../eval/run-predict';
 import { evalDirOf, safeName } from '../paths';
 import { verifyCheckpoint } from '../training/manifest';
+import { teachFailures, teacherChoiceOf } from './teach-failures';
 
 export interface CritiqueEvalFailuresInput {
   campaignId: string;
@@ -62,26 +64,32 @@ export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEv
   });
 
   const byCategory: Record<string, number> = {};
-  const rows = sample.map((i) => {
-    byCategory[i.category] = (byCategory[i.category] ?? 0) + 1;
-    const made = critique({ prompt: i.prompt, output: outputs.get(i.id)!, reference: i.reference, category: i.category });
-    const signal: TrainingSignal[] = [{ kind: 'none', why: WHY }];
-    return {
-      id: evalCritiqueIdOf(input.outerIterationId, i.id),
-      campaignId: input.campaignId,
-      outerIterationId: input.outerIterationId,
-      sourceKind: 'eval',
-      sourceId: i.id,
-      teacher: BUILTIN_TEACHER,
-      promptVersion: BUILTIN_TEACHER_PROMPT_VERSION,
-      text: `${made.text} (Public eval item, category "${i.category}".)`,
-      signal,
-    };
-  });
+  for (const i of sample) byCategory[i.category] = (byCategory[i.category] ?? 0) + 1;
+  // Items an earlier attempt already critiqued are not sent to the teacher again.
+  const done = new Set(
+    (await db.select({ id: critiques.id }).from(critiques).where(inArray(critiques.id, sample.map((i) => evalCritiqueIdOf(input.outerIterationId, i.id))))).map((r) => r.id),
+  );
   let created = 0;
-  for (let k = 0; k < rows.length; k += 500) {
-    created += (await db.insert(critiques).values(rows.slice(k, k + 500)).onConflictDoNothing().returning({ id: critiques.id })).length;
-  }
+  await teachFailures(
+    teacherChoiceOf(deps, spec),
+    sample.filter((i) => !done.has(evalCritiqueIdOf(input.outerIterationId, i.id))),
+    (i) => ({ prompt: i.prompt, output: outputs.get(i.id)!, reference: i.reference, category: i.category }),
+    async (made) => {
+      const rows = made.map(({ item: i, taught }) => ({
+        id: evalCritiqueIdOf(input.outerIterationId, i.id),
+        campaignId: input.campaignId,
+        outerIterationId: input.outerIterationId,
+        sourceKind: 'eval',
+        sourceId: i.id,
+        teacher: taught.teacher,
+        promptVersion: taught.promptVersion,
+        text: `${taught.text} (Public eval item, category "${i.category}".)`,
+        // Whatever the teacher proposed, an eval item is never an example.
+        signal: [{ kind: 'none', why: WHY }] satisfies TrainingSignal[],
+      }));
+      if (rows.length) created += (await db.insert(critiques).values(rows).onConflictDoNothing().returning({ id: critiques.id })).length;
+    },
+  );
   return { failed: failed.length, critiqued: sample.length, created, byCategory };
 }
 

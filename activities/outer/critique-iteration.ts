@@ -1,10 +1,12 @@
 // critiqueIterationFeedback: the teacher step of one outer iteration over user signals. From the feedback events
-// the iteration ingested, it draws a seeded sample of the failures (edits, rejects, low ratings) and has the teacher
-// critique each one (critiqueFeedback), so the critiques are linked to both their event and their iteration.
+// the iteration ingested, it draws a seeded sample of the failures (edits, rejects, low ratings) and has the
+// campaign's teacher (spec `outerLoop.teacher`) critique each one (critiqueFeedback), so the critiques are linked to both their event and their iteration.
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { feedbackEvents } from '../../db/schema';
+import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { FAILING_RATING, critiqueFeedback, type CritiqueFeedbackResult } from './critique-feedback';
+import { teacherChoiceOf } from './teach-failures';
 
 export interface CritiqueIterationInput {
   campaignId: string;
@@ -34,6 +36,8 @@ export async function critiqueIterationFeedback(deps: ActivityDeps, input: Criti
     .where(failing)
     .orderBy(sql`md5(${feedbackEvents.id} || ${String(input.seed)})`)
     .limit(input.sample);
-  const r = await critiqueFeedback(deps.db, { campaignId: input.campaignId, eventIds: sampled.map((e) => e.id), outerIterationId: input.outerIterationId });
+  // The spec is read only when there is something to critique: it names the teacher.
+  const choice = sampled.length > 0 ? teacherChoiceOf(deps, await loadCampaignSpec(deps.db, input.campaignId)) : undefined;
+  const r = await critiqueFeedback(deps.db, { campaignId: input.campaignId, eventIds: sampled.map((e) => e.id), outerIterationId: input.outerIterationId }, choice);
   return { failures: n, sampled: sampled.length, counts: r.counts };
 }

@@ -1,7 +1,7 @@
 // In-process workers for workflow tests: all three queue families on one test server, under a queue prefix
 // unique to the test file, with the workflow bundle built once in the global set-up.
 import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import { createActivities, type ActivityDeps } from '../../activities';
 import type { Db } from '../../db/client';
 import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../core/queues';
 import { workflowLiveness } from '../../workers/workflow-liveness';
@@ -14,13 +14,13 @@ export interface TestWorkers {
   stop(): Promise<void>;
 }
 
-export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[] }): Promise<TestWorkers> {
+export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[]; teacher?: ActivityDeps['teacher'] }): Promise<TestWorkers> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
   const connection = await NativeConnection.connect({ address: temporalAddress() });
-  const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection) });
+  const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection), teacher: opts.teacher });
   const workers = await Promise.all(
     (opts.families ?? [...QUEUE_FAMILIES]).map((family) =>
       Worker.create({

@@ -1,0 +1,47 @@
+// Runs a teacher over a critique step's failures: a few requests at a time, the first `maxFailures` by the chosen
+// teacher and the rest by the built-in one (a model's cost and time stay bounded inside the activity's timeout).
+// Each batch is handed to `write` before the next starts, so a retry after a 429 pays only for what is left.
+import { builtinTeacher, critiqueOrFallback, type Failure, type TaughtCritique, type Teacher } from '../../agents/teacher';
+import { teacherFor } from '../../agents/select-teacher';
+import type { CampaignSpec } from '../../core/spec';
+import type { ActivityDeps } from '../deps';
+import { heartbeatIfActivity } from '../heartbeat';
+
+/** Model requests in flight at once. */
+const CONCURRENCY = 4;
+/** The built-in teacher makes no requests: its critiques are written in large batches. */
+const BUILTIN_BATCH = 500;
+
+export interface TeacherChoice {
+  teacher: Teacher;
+  /** Failures per call the teacher sees; the rest get the built-in critique. @default Infinity */
+  maxFailures?: number;
+}
+
+/** The campaign's teacher and its cap, from the injected choice or the worker's environment. */
+export function teacherChoiceOf(deps: ActivityDeps, spec: CampaignSpec): TeacherChoice {
+  const teacher = deps.teacher ? deps.teacher(spec) : teacherFor(spec, process.env);
+  return { teacher, maxFailures: spec.outerLoop.teacher.maxFailures };
+}
+
+export async function teachFailures<T>(
+  choice: TeacherChoice,
+  items: T[],
+  failureOf: (item: T) => Failure,
+  write: (made: { item: T; taught: TaughtCritique }[]) => Promise<void>,
+): Promise<void> {
+  const limit = choice.maxFailures ?? Infinity;
+  const size = choice.teacher === builtinTeacher ? BUILTIN_BATCH : CONCURRENCY;
+  for (let i = 0; i < items.length; i += size) {
+    const batch = items.slice(i, i + size);
+    const settled = await Promise.allSettled(batch.map((item, k) => critiqueOrFallback(i + k < limit ? choice.teacher : builtinTeacher, failureOf(item))));
+    const made = batch.flatMap((item, k) => {
+      const s = settled[k];
+      return s.status === 'fulfilled' ? [{ item, taught: s.value }] : [];
+    });
+    await write(made);
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    heartbeatIfActivity({ critiqued: i + batch.length });
+  }
+}

@@ -1,0 +1,42 @@
+// The teacher of the outer loop: explains a failure and turns it into training signals. Two implementations share
+// one interface: the built-in one (core/teacher/builtin-teacher.ts, no model) and an OpenAI-compatible chat model
+// (openai-teacher.ts). A model's unusable reply falls back to the built-in critique, saying so.
+import { BUILTIN_TEACHER, BUILTIN_TEACHER_PROMPT_VERSION, critique, type Failure, type TeacherCritique } from '../core/teacher/builtin-teacher';
+import { UnusableReplyError } from './agent-errors';
+
+export type { Failure, TeacherCritique } from '../core/teacher/builtin-teacher';
+
+export interface Teacher {
+  /** Recorded as `critiques.teacher`: `builtin`, or the model's name. */
+  name: string;
+  /** Recorded as `critiques.prompt_version`: the prompt file (or the built-in derivation) that made the critique. */
+  promptVersion: string;
+  critique(failure: Failure): Promise<TeacherCritique>;
+}
+
+export const builtinTeacher: Teacher = {
+  name: BUILTIN_TEACHER,
+  promptVersion: BUILTIN_TEACHER_PROMPT_VERSION,
+  critique: (failure) => Promise.resolve(critique(failure)),
+};
+
+/** A critique with the teacher and prompt that actually made it (the built-in ones after a fallback). */
+export interface TaughtCritique extends TeacherCritique {
+  teacher: string;
+  promptVersion: string;
+}
+
+/**
+ * The teacher's critique; an unusable reply (UnusableReplyError) becomes the built-in critique of the same failure,
+ * whose text starts by saying why. Any other error (a retryable 429, a bad key) propagates to the activity.
+ */
+export async function critiqueOrFallback(teacher: Teacher, failure: Failure): Promise<TaughtCritique> {
+  try {
+    return { ...(await teacher.critique(failure)), teacher: teacher.name, promptVersion: teacher.promptVersion };
+  } catch (e) {
+    if (!(e instanceof UnusableReplyError)) throw e;
+    const made = critique(failure);
+    const why = `The teacher model's reply was unusable (${teacher.name}, ${teacher.promptVersion}: ${e.message}); derived mechanically instead.`;
+    return { text: `${why} ${made.text}`, signals: made.signals, teacher: BUILTIN_TEACHER, promptVersion: BUILTIN_TEACHER_PROMPT_VERSION };
+  }
+}
