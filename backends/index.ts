@@ -3,7 +3,7 @@ import type { TrainingBackend } from './backend';
 import { LocalBackend } from './local/local-backend';
 import { SlurmBackend, type SlurmResources } from './slurm/slurm-backend';
 
-export type { JobHandle, JobStatus, TrainingBackend } from './backend';
+export type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from './backend';
 
 /** The spec's `backend` block, as far as building a backend needs it. */
 export interface BackendOptions {

@@ -21,6 +21,9 @@ const LAUNCHER = [
   'echo $code > "$d/exit_code"',
 ].join('\n');
 
+/** Written by cancel(), so a job killed on purpose reads as cancelled rather than lost. */
+const CANCELLED_FILE = 'cancelled';
+
 export interface LocalBackendOptions {
   /** How long to wait for a launched job to record its pid. @default 10000 */
   pidWaitMs?: number;
@@ -71,19 +74,23 @@ export class LocalBackend implements TrainingBackend {
 
   async status(handle: JobHandle): Promise<JobStatus> {
     const exit = readTrimmed(path.join(handle.runDir, 'exit_code'));
+    const cancelled = fs.existsSync(path.join(handle.runDir, CANCELLED_FILE));
     if (exit !== undefined) {
       const exitCode = Number(exit);
-      return { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, trainerSeconds: trainerSeconds(handle.runDir) };
+      if (exitCode === 0) return { state: 'succeeded', exitCode, trainerSeconds: trainerSeconds(handle.runDir) };
+      return { state: 'failed', exitCode, trainerSeconds: trainerSeconds(handle.runDir), ...(cancelled ? { reason: 'cancelled' as const } : {}) };
     }
     if (isAlive(Number(handle.ref))) return { state: 'running' };
     // Re-read: the launcher may have written its exit code between the two checks.
     const late = readTrimmed(path.join(handle.runDir, 'exit_code'));
     if (late !== undefined) return this.status(handle);
-    return { state: 'lost' };
+    // A cancelled group dies with its launcher, before it can record an exit code.
+    return cancelled ? { state: 'failed', reason: 'cancelled' } : { state: 'lost' };
   }
 
   async cancel(handle: JobHandle): Promise<void> {
     const pgid = Number(handle.ref);
+    if (groupMembers(pgid).length > 0) fs.writeFileSync(path.join(handle.runDir, CANCELLED_FILE), `${new Date().toISOString()}\n`);
     signalGroup(pgid, 'SIGTERM');
     const deadline = Date.now() + this.killGraceMs;
     while (groupMembers(pgid).length > 0 && Date.now() < deadline) await sleep(50);
