@@ -35,7 +35,8 @@ RAY="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/ray"
 log "ray start --head on 127.0.0.1 (GCS port $GCS_PORT, Jobs API $API)"
 t1=$(date +%s)
 # No usage stats (nothing outside this machine is reached); a small object store: the trainers pass no objects.
-RAY_USAGE_STATS_ENABLED=0 "$RAY" start --head --node-ip-address 127.0.0.1 --port "$GCS_PORT" \
+# RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0: a single-node cluster; without it Ray swaps 127.0.0.1 for the eth0 address.
+RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 RAY_USAGE_STATS_ENABLED=0 "$RAY" start --head --node-ip-address 127.0.0.1 --port "$GCS_PORT" \
   --dashboard-host 127.0.0.1 --dashboard-port "$DASHBOARD_PORT" --include-dashboard true \
   --num-cpus 2 --num-gpus 0 --object-store-memory 200000000 --disable-usage-stats >/tmp/ray-start.log 2>&1 \
   || { cat /tmp/ray-start.log >&2; die "ray start --head failed (log above; see /tmp/ray/session_latest/logs/)"; }
