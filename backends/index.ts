@@ -1,6 +1,7 @@
 // Picks the backend a campaign's spec names.
 import type { TrainingBackend } from './backend';
 import { LocalBackend } from './local/local-backend';
+import { RayBackend, type RayResources } from './ray/ray-backend';
 import { SlurmBackend, type SlurmResources } from './slurm/slurm-backend';
 
 export type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from './backend';
@@ -9,6 +10,8 @@ export type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from './bac
 export interface BackendOptions {
   /** Resources for each Slurm job; status, cancel and stderrTail need none, so a reattaching worker may omit them. */
   slurm?: SlurmResources;
+  /** Resources for each Ray job; status, cancel and stderrTail read the head's address from the run dir. */
+  ray?: RayResources;
 }
 
 export function backendFor(kind: string, options: BackendOptions = {}): TrainingBackend {
@@ -17,6 +20,8 @@ export function backendFor(kind: string, options: BackendOptions = {}): Training
       return new LocalBackend();
     case 'slurm':
       return new SlurmBackend(options.slurm);
+    case 'ray':
+      return new RayBackend(options.ray);
     default:
       throw new Error(`unknown training backend "${kind}"`);
   }

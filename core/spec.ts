@@ -68,13 +68,30 @@ const slurmResourcesSchema = z.strictObject({
   account: z.string().min(1).optional(),
 });
 
+/** What each training job asks Ray for (`backend.kind: ray`): one Ray job per run, through the Jobs HTTP API. */
+const rayResourcesSchema = z.strictObject({
+  /** The Jobs API, i.e. the head's dashboard. @default $RAY_ADDRESS, else "http://127.0.0.1:8265" */
+  address: z.string().min(1).optional(),
+  /** CPUs Ray reserves for the trainer (`entrypoint_num_cpus`; fractions allowed). @default 1 */
+  numCpus: z.number().min(0).default(1),
+  /** GPUs Ray reserves for the trainer (`entrypoint_num_gpus`). @default 0 */
+  numGpus: z.number().min(0).default(0),
+  /** Ray's `runtime_env` for the job, passed as is (`env_vars`, `pip`, `conda`, …). @default none (the nodes' own environment) */
+  runtimeEnv: z.record(z.string(), z.unknown()).optional(),
+});
+
 const backendSchema = z.strictObject({
-  /** Where training runs: `local` processes on the training worker's machine, or `slurm` batch jobs submitted from it. @default "local" */
-  kind: z.enum(['local', 'slurm']).default('local'),
+  /**
+   * Where training runs: `local` processes on the training worker's machine, `slurm` batch jobs submitted from it,
+   * or `ray` jobs on a Ray cluster (run dirs on a filesystem the Ray nodes share). @default "local"
+   */
+  kind: z.enum(['local', 'slurm', 'ray']).default('local'),
   /** Jobs this campaign may hold at once on the backend. @default 2 */
   maxConcurrent: z.number().int().min(1).default(2),
   /** Slurm resources per job; read only when `kind` is `slurm`. @default {} (one node, one CPU, no GPU, the cluster's defaults) */
   slurm: slurmResourcesSchema.optional(),
+  /** Ray resources per job; read only when `kind` is `ray`. @default {} (the local head, one CPU, no GPU, no runtime_env) */
+  ray: rayResourcesSchema.optional(),
 });
 
 const pruningSchema = z.strictObject({

@@ -1,0 +1,82 @@
+# Flywheel's Ray job launcher, the same for every job: the entrypoint is `python3 <run dir>/ray-launcher.py <run dir>`
+# and the trainer's argv and env come from <run dir>/ray-argv.json, so no argument is ever part of a shell string.
+# It records its start, end and the trainer's exit code in the run dir (as the Slurm batch script does), passes
+# SIGTERM/SIGINT (a Ray job stop) on to the trainer, and ties the trainer to its own life: a launcher (the job's
+# driver) that dies takes the trainer with it, so a resumed job never trains beside an orphan.
+import ctypes
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+PR_SET_PDEATHSIG = 1
+
+
+def write(path, text):
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def submission_id():
+    try:
+        meta = json.loads(os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR", "{}")).get("metadata", {})
+        return meta.get("job_submission_id") or meta.get("job_name") or "?"
+    except ValueError:
+        return "?"
+
+
+def die_with_launcher():
+    # In the child, between fork and exec: SIGKILL when the launcher dies, even by SIGKILL.
+    launcher = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != launcher:
+        os._exit(137)
+
+
+def main():
+    d = sys.argv[1]
+    job = json.load(open(os.path.join(d, "ray-argv.json")))
+    for name in ("exit_code", "ended_at"):
+        try:
+            os.remove(os.path.join(d, name))
+        except FileNotFoundError:
+            pass
+    with open(os.path.join(d, "launches.log"), "a") as f:
+        f.write("%s %s %d\n" % (submission_id(), socket.gethostname(), os.getpid()))
+    write(os.path.join(d, "ray-launcher.pid"), "%d\n" % os.getpid())
+    write(os.path.join(d, "started_at"), "%.6f\n" % time.time())
+    env = dict(os.environ)
+    env.update(job.get("env") or {})
+    with open(os.path.join(d, "stdout.log"), "ab") as out, open(os.path.join(d, "stderr.log"), "ab") as err:
+        try:
+            child = subprocess.Popen(job["argv"], cwd=d, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err, preexec_fn=die_with_launcher)
+        except OSError as e:
+            # The trainer could not start (no such program): the trainer's failure, recorded as the shell would.
+            err.write(("ray-launcher: cannot start %s: %s\n" % (job["argv"][0], e)).encode())
+            err.flush()
+            write(os.path.join(d, "ended_at"), "%.6f\n" % time.time())
+            write(os.path.join(d, "exit_code"), "127\n")
+            sys.exit(127)
+
+    def forward(sig, _frame):
+        try:
+            child.send_signal(sig)
+        except ProcessLookupError:
+            pass
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    code = child.wait()
+    if code < 0:
+        code = 128 - code  # killed by a signal: the shell's convention
+    write(os.path.join(d, "ended_at"), "%.6f\n" % time.time())
+    write(os.path.join(d, "exit_code"), "%d\n" % code)
+    sys.exit(code)
+
+
+main()
