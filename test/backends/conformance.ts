@@ -27,6 +27,8 @@ export interface ConformanceAdapter {
   skip?: { preemption?: string };
   /** Called with every handle launched, so the file can clean up after a failed test. */
   track?(h: JobHandle): void;
+  /** Backend-specific checks after a preempted job succeeded (how the cluster recorded the resume). */
+  afterPreemption?(h: JobHandle, req: LaunchRequest): Promise<void>;
   /** Backend-specific checks after a cancel (the job left the cluster's queue, say). */
   afterCancel?(h: JobHandle, req: LaunchRequest): Promise<void>;
   /** Longest wait for a short job to finish. @default 60000 */
@@ -146,6 +148,7 @@ export function backendConformance(a: ConformanceAdapter): void {
       expect((seen[restartAt] - 1) % 10).toBe(0);
       expect(seen[seen.length - 1]).toBe(60);
       expect(lines(path.join(req.runDir, 'launches.log')).length).toBe(2);
+      await a.afterPreemption?.(h, req);
     }, 240_000);
 
     describe('through the workflows', () => {
