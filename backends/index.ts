@@ -1,6 +1,7 @@
 // Picks the backend a campaign's spec names.
 import type { TrainingBackend } from './backend';
 import { LocalBackend } from './local/local-backend';
+import { KubernetesBackend, type KubernetesBackendOptions } from './kubernetes/kubernetes-backend';
 import { SlurmBackend, type SlurmResources } from './slurm/slurm-backend';
 
 export type { JobHandle, JobStatus, TrainingBackend } from './backend';
@@ -9,6 +10,8 @@ export type { JobHandle, JobStatus, TrainingBackend } from './backend';
 export interface BackendOptions {
   /** Resources for each Slurm job; status, cancel and stderrTail need none, so a reattaching worker may omit them. */
   slurm?: SlurmResources;
+  /** The Job for each run (image, resources, namespace); status, cancel and stderrTail need only the run's handle. */
+  kubernetes?: KubernetesBackendOptions;
 }
 
 export function backendFor(kind: string, options: BackendOptions = {}): TrainingBackend {
@@ -17,6 +20,8 @@ export function backendFor(kind: string, options: BackendOptions = {}): Training
       return new LocalBackend();
     case 'slurm':
       return new SlurmBackend(options.slurm);
+    case 'kubernetes':
+      return new KubernetesBackend(options.kubernetes);
     default:
       throw new Error(`unknown training backend "${kind}"`);
   }
