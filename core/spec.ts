@@ -79,9 +79,9 @@ const kubernetesSchema = z.strictObject({
   /** The PVC holding FLYWHEEL_HOME (run dirs, datasets), mounted into the pod. Unset: the trainer syncs through `objectStoreUri`. */
   pvcName: z.string().min(1).optional(),
   /**
-   * Where the run directories live in the pod: `workerPath` (a prefix of the worker's paths, e.g. its FLYWHEEL_HOME)
-   * is mounted at `podPath`, and every path in the trainer's argv under it is rewritten. @default the PVC mounted at
-   * the worker's FLYWHEEL_HOME, same path in the pod (mount it the same way in the worker Deployment)
+   * Where the PVC is mounted in the pod: `workerPath` (the worker's FLYWHEEL_HOME) appears at `podPath`, and paths
+   * in the trainer's argv under it are rewritten (run.json's dataset and checkpoint paths are not: keep them equal
+   * unless the trainer maps them itself). @default the worker's FLYWHEEL_HOME, the same path in the pod
    */
   runDirMount: z.strictObject({ workerPath: z.string().startsWith('/'), podPath: z.string().startsWith('/') }).optional(),
   /** Without a PVC: a bucket prefix; the pod gets `FLYWHEEL_RUN_URI=<prefix>/<run dir name>` and syncs there itself. */

@@ -77,8 +77,9 @@ export class KubernetesBackend implements TrainingBackend {
     this.lastStatus.delete(handle.ref);
     const { namespace, name } = current(handle);
     const before = await this.api.readJob(namespace, name);
-    if (!before) return;
-    if (!terminal(before)) writeAtomic(path.join(handle.runDir, OUTCOME_FILE), JSON.stringify({ state: 'failed', reason: 'cancelled' } satisfies JobStatus));
+    // A finished Job is left to its TTL: deleting it would lose the pod's exit code and log.
+    if (!before || terminal(before)) return;
+    writeAtomic(path.join(handle.runDir, OUTCOME_FILE), JSON.stringify({ state: 'failed', reason: 'cancelled' } satisfies JobStatus));
     // Foreground: the API server keeps the Job (with a deletionTimestamp) until its pods are gone.
     await this.api.deleteJob(namespace, name, 'Foreground');
     const wait = this.o.cancelWaitMs ?? 120_000;
@@ -126,23 +127,27 @@ export class KubernetesBackend implements TrainingBackend {
    * (`-r2`, `-r3`) in the same run directory, where the trainer resumes from its newest checkpoint.
    */
   private async relaunch(handle: JobHandle, generation: number): Promise<JobStatus> {
-    const { namespace, name } = current(handle);
     const next = generation + 1;
-    // Two workers may see the same eviction: the one that creates the marker moves the run on, once.
+    // Two workers may see the same eviction: the one that creates the marker moves the run on, once. A marker
+    // left by a worker that died before recording the new generation is taken over after a minute.
+    const marker = path.join(handle.runDir, `k8s_relaunch_${next}`);
     try {
-      fs.closeSync(fs.openSync(path.join(handle.runDir, `k8s_relaunch_${next}`), 'wx'));
+      fs.closeSync(fs.openSync(marker, 'wx'));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      return { state: 'running', reason: 'preempted' };
+      if (Date.now() - fs.statSync(marker).mtimeMs < 60_000) return { state: 'running', reason: 'preempted' };
+      fs.utimesSync(marker, new Date(), new Date());
     }
-    await this.api.deleteJob(namespace, name, 'Background');
+    // The generation is recorded first: from here on, status() finishes an interrupted relaunch itself.
     writeAtomic(path.join(handle.runDir, GENERATION_FILE), `${next}\n`);
     return this.createGeneration(handle, next);
   }
 
+  /** Deletes the previous generation's Job (if still there) and creates this one's from the run's first manifest. */
   private async createGeneration(handle: JobHandle, generation: number): Promise<JobStatus> {
-    const { namespace } = current(handle);
-    const name = generationName(handle.ref.split('/')[1], generation);
+    const [namespace, base] = handle.ref.split('/');
+    await this.api.deleteJob(namespace, generationName(base, generation - 1), 'Background');
+    const name = generationName(base, generation);
     const first = JSON.parse(fs.readFileSync(path.join(handle.runDir, MANIFEST_FILE), 'utf8')) as V1Job;
     const body: V1Job = { ...first, metadata: { ...first.metadata, name } };
     const container = body.spec!.template.spec!.containers[0];

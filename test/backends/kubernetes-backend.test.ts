@@ -147,6 +147,10 @@ test('a completed Job is succeeded, with its metrics, checkpoint and the trainer
   expect(steps(req.runDir)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   const manifest = JSON.parse(fs.readFileSync(path.join(req.runDir, 'checkpoints', 'manifest.json'), 'utf8'));
   expect(manifest.checkpoints.map((c: { step: number }) => c.step)).toEqual([10]);
+  // Cancelling a finished Job leaves it to its TTL (its pod's exit code and log stay readable).
+  await b.cancel(h);
+  expect(fake.job(NS, jobNameOf(req.runId))).toBeDefined();
+  expect(fake.deletes.map((d) => d.name)).not.toContain(jobNameOf(req.runId));
 });
 
 test('a failing container is failed with its exit code, and stderrTail is the pod log', async () => {
@@ -196,6 +200,24 @@ test('an evicted pod: the Job is deleted and recreated as -r2 in the same run di
   expect(await backend().status(h)).toMatchObject({ state: 'succeeded' });
   expect(createdOf(req.runId)).toHaveLength(2);
 }, 90_000);
+
+test('a relaunch interrupted after recording its generation is finished by the next status()', async () => {
+  const req = fixtureRun('relaunch-crash', { steps: 20, sleepMs: 2_000, checkpointEvery: 5 });
+  const h = await backend().launch(req);
+  const base = jobNameOf(req.runId);
+  await eventually('a checkpoint', async () => (steps(req.runDir).length >= 6 ? true : undefined), 30_000);
+  fake.evict(NS, base);
+  await eventually('the Job to fail', async () => (fake.job(NS, base)?.status?.failed ? true : undefined), 30_000);
+  // What a worker that died inside relaunch() leaves: the marker and the new generation, no new Job, the old one still there.
+  fs.writeFileSync(path.join(req.runDir, 'k8s_relaunch_2'), '');
+  fs.writeFileSync(path.join(req.runDir, 'k8s_generation'), '2\n');
+  const fresh = backend();
+  expect(await fresh.status(h)).toEqual({ state: 'running', reason: 'preempted' });
+  expect(fake.job(NS, base)).toBeUndefined();
+  expect(await finished(fresh, h)).toMatchObject({ state: 'succeeded' });
+  expect(createdOf(req.runId)).toEqual([base, `${base}-r2`]);
+  expect(steps(req.runDir).at(-1)).toBe(20);
+});
 
 test('a Job past activeDeadlineSeconds (DeadlineExceeded) is failed with reason timeout', async () => {
   const req = fixtureRun('deadline', { steps: 600, sleepMs: 600_000 });
