@@ -21,7 +21,12 @@ export class KubeApiError extends Error {
 /** The kubeconfig from `KUBECONFIG`, ~/.kube/config, or the pod's service account (in-cluster). */
 export function defaultKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
-  kc.loadFromDefault();
+  try {
+    kc.loadFromDefault();
+  } catch (e) {
+    const from = process.env.KUBECONFIG ? `KUBECONFIG=${process.env.KUBECONFIG}` : '~/.kube/config';
+    throw new Error(`kubernetes backend: cannot load the kubeconfig from ${from}: ${(e as Error).message.split('\n')[0]}`);
+  }
   return kc;
 }
 
