@@ -32,6 +32,10 @@ export interface LaunchRequest {
   /** The trainer's argv: program and arguments as data, never a shell string. */
   argv: string[];
   env?: Record<string, string>;
+  /** The campaign the run belongs to (a label on cluster objects). */
+  campaignId?: string;
+  /** The run's wall-clock limit, for backends that enforce one themselves (a Kubernetes Job's activeDeadlineSeconds). */
+  timeLimitSeconds?: number;
 }
 
 export interface TrainingBackend {

@@ -2,6 +2,7 @@
 import type { TrainingBackend } from './backend';
 import { LocalBackend } from './local/local-backend';
 import { RayBackend, type RayResources } from './ray/ray-backend';
+import { KubernetesBackend, type KubernetesBackendOptions } from './kubernetes/kubernetes-backend';
 import { SlurmBackend, type SlurmResources } from './slurm/slurm-backend';
 
 export type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from './backend';
@@ -12,6 +13,8 @@ export interface BackendOptions {
   slurm?: SlurmResources;
   /** Resources for each Ray job; status, cancel and stderrTail read the head's address from the run dir. */
   ray?: RayResources;
+  /** The Job for each run (image, resources, namespace); status, cancel and stderrTail need only the run's handle. */
+  kubernetes?: KubernetesBackendOptions;
 }
 
 export function backendFor(kind: string, options: BackendOptions = {}): TrainingBackend {
@@ -22,6 +25,8 @@ export function backendFor(kind: string, options: BackendOptions = {}): Training
       return new SlurmBackend(options.slurm);
     case 'ray':
       return new RayBackend(options.ray);
+    case 'kubernetes':
+      return new KubernetesBackend(options.kubernetes);
     default:
       throw new Error(`unknown training backend "${kind}"`);
   }

@@ -80,19 +80,72 @@ const rayResourcesSchema = z.strictObject({
   runtimeEnv: z.record(z.string(), z.unknown()).optional(),
 });
 
-const backendSchema = z.strictObject({
+/** How each training run becomes a Kubernetes Job (`backend.kind: kubernetes`); read only for that kind. */
+const kubernetesSchema = z.strictObject({
+  /** Namespace of the Jobs; the training worker's service account needs the Role in infra/k8s there. @default "default" */
+  namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label (lowercase letters, digits, dashes)').default('default'),
+  /** The container image holding the trainer (and Node/Python for it). Required when `kind` is `kubernetes`. */
+  image: z.string().min(1).optional(),
+  /** The pod's service account. @default the namespace's default */
+  serviceAccount: z.string().min(1).optional(),
+  /** The PVC holding FLYWHEEL_HOME (run dirs, datasets), mounted into the pod. Unset: the trainer syncs through `objectStoreUri`. */
+  pvcName: z.string().min(1).optional(),
   /**
-   * Where training runs: `local` processes on the training worker's machine, `slurm` batch jobs submitted from it,
-   * or `ray` jobs on a Ray cluster (run dirs on a filesystem the Ray nodes share). @default "local"
+   * Where the PVC is mounted in the pod: `workerPath` (the worker's FLYWHEEL_HOME) appears at `podPath`, and paths
+   * in the trainer's argv under it are rewritten (run.json's dataset and checkpoint paths are not: keep them equal
+   * unless the trainer maps them itself). @default the worker's FLYWHEEL_HOME, the same path in the pod
    */
-  kind: z.enum(['local', 'slurm', 'ray']).default('local'),
-  /** Jobs this campaign may hold at once on the backend. @default 2 */
-  maxConcurrent: z.number().int().min(1).default(2),
-  /** Slurm resources per job; read only when `kind` is `slurm`. @default {} (one node, one CPU, no GPU, the cluster's defaults) */
-  slurm: slurmResourcesSchema.optional(),
-  /** Ray resources per job; read only when `kind` is `ray`. @default {} (the local head, one CPU, no GPU, no runtime_env) */
-  ray: rayResourcesSchema.optional(),
+  runDirMount: z.strictObject({ workerPath: z.string().startsWith('/'), podPath: z.string().startsWith('/') }).optional(),
+  /** Without a PVC: a bucket prefix; the pod gets `FLYWHEEL_RUN_URI=<prefix>/<run dir name>` and syncs there itself. */
+  objectStoreUri: z.string().min(1).optional(),
+  /** CPU request and limit, as Kubernetes quantities ("4", "500m"). @default none (the namespace's LimitRange) */
+  cpu: z.union([z.string().min(1), z.number().positive()]).optional(),
+  /** Memory request and limit ("16Gi"). @default none (the namespace's LimitRange) */
+  memory: z.string().min(1).optional(),
+  /** `nvidia.com/gpu` limit per pod; 0 asks for none. @default 0 */
+  gpus: z.number().int().min(0).default(0),
+  /** The pod's nodeSelector. @default {} */
+  nodeSelector: z.record(z.string(), z.string()).default({}),
+  /** The pod's tolerations, as Kubernetes writes them. @default [] */
+  tolerations: z
+    .array(
+      z.strictObject({
+        key: z.string().optional(),
+        operator: z.enum(['Exists', 'Equal']).optional(),
+        value: z.string().optional(),
+        effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+        tolerationSeconds: z.number().int().optional(),
+      }),
+    )
+    .default([]),
+  /** The Job's `activeDeadlineSeconds`; a Job past it is recorded as `timed_out`. @default innerLoop.trainingTimeoutSeconds */
+  activeDeadlineSeconds: z.number().int().min(1).optional(),
+  /** How long Kubernetes keeps a finished Job (its outcome is also recorded in the run dir). @default 86400 */
+  ttlSecondsAfterFinished: z.number().int().min(0).default(86_400),
 });
+
+const backendSchema = z
+  .strictObject({
+    /**
+     * Where training runs: `local` processes on the training worker's machine, `slurm` batch jobs submitted from it,
+     * `ray` jobs on a Ray cluster (run dirs on a filesystem the Ray nodes share), or `kubernetes` Jobs created from
+     * it. @default "local"
+     */
+    kind: z.enum(['local', 'slurm', 'ray', 'kubernetes']).default('local'),
+    /** Jobs this campaign may hold at once on the backend. @default 2 */
+    maxConcurrent: z.number().int().min(1).default(2),
+    /** Slurm resources per job; read only when `kind` is `slurm`. @default {} (one node, one CPU, no GPU, the cluster's defaults) */
+    slurm: slurmResourcesSchema.optional(),
+    /** Ray resources per job; read only when `kind` is `ray`. @default {} (the local head, one CPU, no GPU, no runtime_env) */
+    ray: rayResourcesSchema.optional(),
+    /** The Kubernetes Job for each run; required (for `image`) when `kind` is `kubernetes`. */
+    kubernetes: kubernetesSchema.optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.kind === 'kubernetes' && !b.kubernetes?.image) {
+      ctx.addIssue({ code: 'custom', path: ['kubernetes', 'image'], message: 'is required when backend.kind is kubernetes (the trainer\'s container image)' });
+    }
+  });
 
 const pruningSchema = z.strictObject({
   /** `median`: stop a run whose loss is worse than the median of finished runs at the same step. @default "median" */

@@ -50,7 +50,10 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));
 
   const backend = backendFor(spec.backend.kind, spec.backend);
-  const handle = await backend.launch({ runId, runDir, argv: trainerArgv(spec.trainer.command, 'train', ['--run-dir', runDir]) });
+  const handle = await backend.launch({ runId, runDir, argv: trainerArgv(spec.trainer.command, 'train', ['--run-dir', runDir]),
+    campaignId: exp.campaignId,
+    timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds,
+  });
   await db
     .insert(trainingRuns)
     .values({ id: runId, experimentId: exp.id, attempt: input.attempt, backend: backend.kind, handle, runDir, status: 'running' })
