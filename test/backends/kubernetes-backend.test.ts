@@ -18,6 +18,7 @@ import { FakeKubeApi, kubeConfigFor, writeKubeconfig } from '../helpers/fake-kub
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { freePort } from '../helpers/ports';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
+import { backendConformance } from './conformance';
 
 const FIXTURE_TRAINER = path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js');
 const NS = 'fw-test';
@@ -362,4 +363,31 @@ describe('an inner loop on the Kubernetes backend (KUBECONFIG pointing at the st
       await late?.close();
     }
   }, 120_000);
+});
+
+// The shared suite, with KUBECONFIG pointing the workers' own backends at the stand-in.
+describe('through the shared suite', () => {
+  const saved = process.env.KUBECONFIG;
+  beforeAll(() => {
+    const file = path.join(scratchDir('kubeconfig-conf'), 'config');
+    writeKubeconfig(file, fake.url);
+    process.env.KUBECONFIG = file;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = saved;
+  });
+  backendConformance({
+    kind: 'kubernetes',
+    make: () => backend(),
+    backendSpec: { kind: 'kubernetes', kubernetes: { namespace: NS, image: IMAGE } },
+    // The stand-in enforces no deadline of its own: awaitTraining's clock (trainingTimeoutSeconds) ends the run.
+    timeLimited: (spec) => ({ ...spec, innerLoop: { ...spec.innerLoop, trainingTimeoutSeconds: 3 } }),
+    async preempt(_b, h) {
+      fake.evict(NS, jobNameOf(h.runId));
+    },
+    async afterCancel(h) {
+      expect(fake.job(NS, jobNameOf(h.runId))).toBeUndefined();
+    },
+  });
 });

@@ -73,7 +73,8 @@ backendConformance({
   track: (h) => void (submitted.includes(h.ref) || submitted.push(h.ref)),
   backendSpec: { kind: 'ray' },
   // Ray jobs have no time limit of their own: awaitTraining enforces the spec's trainingTimeoutSeconds and stops the job.
-  timeLimited: (spec) => ({ ...spec, innerLoop: { ...spec.innerLoop, trainingTimeoutSeconds: 3 } }),
+  // (10 s: a Ray job takes a second or two to start, and the baseline must fit in the limit too.)
+  timeLimited: (spec) => ({ ...spec, innerLoop: { ...spec.innerLoop, trainingTimeoutSeconds: 10 } }),
   // The job's driver dies (not the trainer's checked exit): no exit record, so the backend resubmits as `-r2`.
   async preempt(_b, h) {
     process.kill(Number(fs.readFileSync(path.join(h.runDir, 'ray-launcher.pid'), 'utf8')), 'SIGKILL');
