@@ -1,6 +1,6 @@
 // acquireCapacity: waits, inside the activity, until the campaign's and the backend's limits allow one more job,
 // then grants the run a slot. No workflow timer or poll loop: the workflow sees one activity. The wait LISTENs
-// on PostgreSQL (a dedicated client) and wakes on each release's NOTIFY, re-checking every FALLBACK_MS in case a
+// on PostgreSQL (a dedicated client) and wakes on each release's NOTIFY, re-checking every fallbackMs in case a
 // notification was missed; it heartbeats, so a cancel reaches it and a crashed worker's wait is retried elsewhere.
 import { Context } from '@temporalio/activity';
 import { eq } from 'drizzle-orm';
@@ -24,10 +24,15 @@ export interface CapacityGrant {
   waitedSeconds: number;
 }
 
-/** The bounded re-check while waiting, and the heartbeat cadence. */
-const FALLBACK_MS = 2000;
-/** A slot held this long by a workflow that no longer runs is freed (its release can never come). */
-const STALE_AFTER_SECONDS = 30;
+/** The waiting loop's timing (tests shorten it). */
+export const capacityTiming = {
+  /** The bounded re-check while waiting, and the heartbeat cadence. */
+  fallbackMs: 2000,
+  /** A slot held this long by a workflow that no longer runs is freed (its release can never come). */
+  staleAfterSeconds: 30,
+  /** How often a waiting acquire asks Temporal whether the holders' workflows still run. */
+  livenessEveryMs: 30_000,
+};
 
 export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacityInput): Promise<CapacityGrant> {
   const ctx = Context.current();
@@ -57,14 +62,18 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
   await listener.connect();
   try {
     await listener.query(`LISTEN ${CAPACITY_CHANNEL}`);
+    let livenessAt = 0;
     for (;;) {
       const woken = new Promise<void>((resolve) => (wake = resolve));
       answer = await tryAcquireSlot(db, request());
       if (answer.granted) return { runId, waitedSeconds: answer.waitedSeconds };
       ctx.heartbeat({ waiting: answer });
-      await reapGoneHolders(deps, spec.backend.kind);
+      if (Date.now() - livenessAt >= capacityTiming.livenessEveryMs) {
+        livenessAt = Date.now();
+        await reapGoneHolders(deps, spec.backend.kind);
+      }
       // ctx.sleep rejects with CancelledFailure on a cancel request or a worker shutdown: the wait ends, holding nothing.
-      await Promise.race([woken, ctx.sleep(FALLBACK_MS)]);
+      await Promise.race([woken, ctx.sleep(capacityTiming.fallbackMs)]);
     }
   } finally {
     await listener.end().catch(() => undefined);
@@ -74,7 +83,7 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
 /** Frees slots whose experiment workflow has ended without releasing them (terminated, say). */
 async function reapGoneHolders(deps: ActivityDeps, backend: string): Promise<void> {
   if (!deps.isWorkflowRunning) return;
-  for (const s of await suspectSlots(deps.db, backend, STALE_AFTER_SECONDS)) {
+  for (const s of await suspectSlots(deps.db, backend, capacityTiming.staleAfterSeconds)) {
     if (!(await deps.isWorkflowRunning(s.experimentId))) await releaseSlot(deps.db, s.runId);
   }
 }

@@ -7,7 +7,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { eq, like, sql } from 'drizzle-orm';
-import { acquireCapacity, type CapacityGrant } from '../../activities/capacity/acquire-capacity';
+import { acquireCapacity, capacityTiming, type CapacityGrant } from '../../activities/capacity/acquire-capacity';
 import { heldSlots } from '../../activities/capacity/capacity-slots';
 import { releaseCapacity } from '../../activities/capacity/release-capacity';
 import { campaignSpend, checkBudget } from '../../activities/cost/cost-ledger';
@@ -292,3 +292,35 @@ test('a cost cap below the first run\'s cost refuses the next launch and stops t
   }
   expect(await heldSlots(db.db, { campaignId: id })).toBe(0);
 }, 180_000);
+
+test('a slot held by a terminated experiment (no release, no end recorded) is reaped by the waiters\' liveness check', async () => {
+  const saved = { ...capacityTiming };
+  Object.assign(capacityTiming, { staleAfterSeconds: 1, livenessEveryMs: 0 });
+  const workers = await harness.workers('t-reap');
+  const id = uniqueName('reap');
+  const wf = `${id}/inner/1`;
+  const base = fixtureSpec(id, { offset: 0 });
+  const spec = { ...base, trainer: { ...base.trainer, fixed: { steps: 20, sleepMs: 60_000 } }, backend: { kind: 'local', maxConcurrent: 1 } };
+  try {
+    const h = await workers.startLoop(id, spec);
+    const [holder] = await eventually('one run holding the slot', async () => {
+      const runs = await runsOfLoop(wf);
+      return runs.length === 1 && (await heldSlots(db.db, { campaignId: id })) === 1 ? runs : undefined;
+    });
+    await harness.client.workflow.getHandle(holder.experimentId).terminate('test: a holder that never releases');
+    // The trainer still runs and its run never ends in PostgreSQL: only the liveness check can free the slot.
+    const second = await eventually('the waiting experiment to launch', async () => (await runsOfLoop(wf)).find((r) => r.experimentId !== holder.experimentId));
+    const [slot] = await db.db.select().from(capacitySlots).where(eq(capacitySlots.campaignId, id));
+    expect(slot.runId).toBe(second.id);
+    const [stale] = await db.db.select().from(trainingRuns).where(eq(trainingRuns.id, holder.id));
+    expect(stale.endedAt).toBeNull();
+    // The loop fails (a child was terminated) or is cancelled here; either way its live experiment is cancelled and releases.
+    await h.cancel().catch(() => undefined);
+    await h.result().catch(() => undefined);
+    await eventually('every slot released', async () => ((await heldSlots(db.db, { campaignId: id })) === 0 ? true : undefined));
+    process.kill(-Number((holder.handle as { ref: string }).ref), 'SIGKILL');
+  } finally {
+    Object.assign(capacityTiming, saved);
+    await workers.stop();
+  }
+}, 120_000);
