@@ -1,7 +1,8 @@
 // Capacity slots and the cost ledger on the real dev server and PostgreSQL: a campaign's jobs never overlap past
 // `backend.maxConcurrent`, the wait is recorded and is one activity in the history (no workflow timers), a killed
 // worker's wait resumes, a cancelled loop leaks no slot, and the cost cap stops the loop.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -18,6 +19,7 @@ import { parseSpec } from '../../core/spec';
 import type { DbHandle } from '../../db/client';
 import { campaigns, capacity, capacitySlots, costLedger, experiments, metricPoints, trainingRuns } from '../../db/schema';
 import type { InnerLoopResult } from '../../workflows/inner-loop-api';
+import { findTemporalCli } from '../../infra/temporal-cli';
 import { temporalAddress } from '../helpers/env';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
@@ -54,6 +56,14 @@ async function historyShape(workflowId: string) {
         }),
     ) as Record<string, number>,
   };
+}
+
+/** Saves a workflow's history as a test artefact, for `test/histories/` (the replay suite; see README). */
+function saveHistory(name: string, workflowId: string): void {
+  const out = path.join(REPO, 'test-artifacts', 'histories');
+  fs.mkdirSync(out, { recursive: true });
+  const json = execFileSync(findTemporalCli(), ['workflow', 'show', '--address', temporalAddress(), '-w', workflowId, '--output', 'json'], { maxBuffer: 64 << 20 }).toString();
+  fs.writeFileSync(path.join(out, `${name}.json`), json);
 }
 
 /** Each run's [start, end] span, in start order: the next starts only after the previous ended. */
@@ -97,6 +107,7 @@ test('maxConcurrent 1: parallel experiments take turns, the wait is recorded, on
   expect(shape.scheduled).toEqual(['acquireCapacity', 'launchTraining', 'awaitTraining', 'releaseCapacity', 'scoreCheckpoint', 'finishExperiment'].filter((n) => !(waited.proposer === 'baseline' && n === 'scoreCheckpoint')));
   expect(shape.timers).toBe(0);
   expect(await heldSlots(db.db, { campaignId: id })).toBe(0);
+  saveHistory('experiment-capacity', waited.id);
 
   // One ledger row per run: trainer seconds × 2 GPUs at the a100 price.
   const ledger = await db.db.select().from(costLedger).where(eq(costLedger.campaignId, id));
@@ -294,6 +305,7 @@ test('a cost cap below the first run\'s cost refuses the next launch and stops t
     expect(runs.some((r) => r.experimentId === e.id)).toBe(false);
   }
   expect(await heldSlots(db.db, { campaignId: id })).toBe(0);
+  saveHistory('inner-loop-budget', wf);
 }, 180_000);
 
 test('a slot held by a terminated experiment (no release, no end recorded) is reaped by the waiters\' liveness check', async () => {
