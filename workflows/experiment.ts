@@ -33,9 +33,9 @@ export interface ExperimentResult {
 
 export async function experiment(input: ExperimentInput): Promise<ExperimentResult> {
   const orch = proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
-  const { launchTraining } = proxyActivities<TrainingActivities>(launchOptions(queueOf('training')));
+  const { launchTraining, releaseCapacity } = proxyActivities<TrainingActivities>(launchOptions(queueOf('training')));
   const { awaitTraining } = proxyActivities<TrainingActivities>(awaitOptions(queueOf('training'), input.trainingTimeoutSeconds));
-  const { acquireCapacity, releaseCapacity } = proxyActivities<TrainingActivities>(capacityOptions(queueOf('training')));
+  const { acquireCapacity } = proxyActivities<TrainingActivities>(capacityOptions(queueOf('training')));
   const { scoreCheckpoint } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
   // Executions recorded before slots existed replay without them (their first command is launchTraining).
   const slots = patched('capacity-slots');
