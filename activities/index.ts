@@ -7,6 +7,8 @@ import type { ActivityDeps } from './deps';
 import { scoreCheckpoint } from './eval/score-checkpoint';
 import { finishExperiment, finishInnerLoop, selectBest, startInnerLoop } from './inner/loop-records';
 import { proposeExperiments } from './inner/propose-experiments';
+import { acquireCapacity } from './capacity/acquire-capacity';
+import { releaseCapacity } from './capacity/release-capacity';
 import { awaitTraining } from './training/await-training';
 import { launchTraining } from './training/launch-training';
 import { buildIterationDataset } from './outer/build-iteration-dataset';
@@ -45,6 +47,8 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
     training: {
       launchTraining: (i) => launchTraining(deps, i),
       awaitTraining: (i) => awaitTraining(deps, i),
+      acquireCapacity: (i) => acquireCapacity(deps, i),
+      releaseCapacity: (i) => releaseCapacity(deps, i),
     },
     eval: {
       scoreCheckpoint: (i) => scoreCheckpoint(deps, i),

@@ -13,7 +13,7 @@ export function formatResult(r: InnerLoopResult): string {
     return `  ${name.padEnd(14)} ${before.toFixed(4)} → ${after.toFixed(4)} ${unit}  (${better ? 'better' : 'not better'})`;
   };
   return [
-    `inner loop ${r.innerLoopId}: ${r.experiments} experiments, stopped by ${r.stoppedBy}`,
+    `inner loop ${r.innerLoopId}: ${r.experiments} experiments, stopped by ${r.stoppedBy}${r.budgetExceeded ? ` (${r.budgetExceeded})` : ''}`,
     r.best ? `winner ${r.best.experimentId}  public ${r.best.publicScore.toFixed(4)}\n  config: ${formatParams(r.best.params)}` : 'no experiment succeeded',
     'held-out (untrained → winner):',
     row('bits_per_byte', 'bits/byte', true),

@@ -21,7 +21,13 @@ export class ContractViolationError extends Error {
   override readonly name = 'ContractViolationError';
 }
 
+/** The campaign's spend reached `budget.maxCostUsd`: no more launches or agent calls. */
+export class BudgetExceededError extends Error {
+  override readonly name = 'BudgetExceededError';
+}
+
 export const NON_RETRYABLE = [
+  'BudgetExceededError',
   'InvalidSpecError',
   'NotFoundError',
   'ChecksumMismatchError',

@@ -147,6 +147,29 @@ const backendSchema = z
     }
   });
 
+
+/** What the campaign may spend, and the prices its ledger uses (`cost_ledger`; activities/cost). */
+const costBudgetSchema = z.strictObject({
+  /**
+   * Hard cap on the campaign's spend in USD (GPU time plus agent tokens), checked before every training launch and
+   * every agent call; reaching it refuses the launch and stops the inner loop (`stoppedBy: "budget"`).
+   * @default none (no cap)
+   */
+  maxCostUsd: z.number().min(0).optional(),
+  /**
+   * USD per GPU-hour, by GPU type: `default` prices any type not listed.
+   * @default { default: 2 }
+   */
+  gpuHourUsd: z.object({ default: z.number().min(0).default(2) }).catchall(z.number().min(0)).prefault({}),
+  /** The GPU type the jobs run on (a key of `gpuHourUsd`). @default "default" */
+  gpuType: z.string().min(1).default('default'),
+  /**
+   * GPUs one training job holds. @default `nodes × gpusPerNode` for `backend.kind: slurm` (must match it when both
+   * are set), `ray.numGpus` for `ray`, `kubernetes.gpus` for `kubernetes`, 0 for `local` (a CPU job: no GPU cost, only its CPU-seconds are recorded)
+   */
+  gpusPerJob: z.number().int().min(0).optional(),
+});
+
 const pruningSchema = z.strictObject({
   /** `median`: stop a run whose loss is worse than the median of finished runs at the same step. @default "median" */
   rule: z.enum(['none', 'median']).default('median'),
@@ -297,11 +320,13 @@ export const campaignSpecSchema = z.strictObject({
   innerLoop: innerLoopSchema.prefault({}),
   selection: selectionSchema.prefault({}),
   outerLoop: outerLoopSchema.prefault({}),
+  budget: costBudgetSchema.prefault({}),
 });
 
 export type CampaignSpec = z.output<typeof campaignSpecSchema>;
 export type CampaignSpecInput = z.input<typeof campaignSpecSchema>;
 export type SearchSpace = z.output<typeof searchSpaceSchema>;
+export type CostBudgetSpec = z.output<typeof costBudgetSchema>;
 export type OuterLoopSpec = z.output<typeof outerLoopSchema>;
 export type TeacherSpec = z.output<typeof teacherSchema>;
 export type ParamDef = z.output<typeof paramSchema>;
@@ -318,7 +343,27 @@ export function parseSpec(raw: unknown, where?: string): CampaignSpec {
   if (spec.innerLoop.budget.parallelism > spec.innerLoop.budget.experiments) {
     throw new InvalidSpecError(['innerLoop.budget.parallelism: must not exceed innerLoop.budget.experiments'], where);
   }
+  const slurm = spec.backend.slurm;
+  if (spec.backend.kind === 'slurm' && slurm && spec.budget.gpusPerJob !== undefined && spec.budget.gpusPerJob !== slurm.nodes * slurm.gpusPerNode) {
+    throw new InvalidSpecError([`budget.gpusPerJob: must equal backend.slurm.nodes × gpusPerNode (${slurm.nodes * slurm.gpusPerNode}) or be left out`], where);
+  }
   const { min, max } = spec.outerLoop.lossWeights;
   if (min > max) throw new InvalidSpecError([`outerLoop.lossWeights.min: must not exceed outerLoop.lossWeights.max (${max})`], where);
   return spec;
+}
+
+/** GPUs one training job of this campaign holds (see `budget.gpusPerJob`). */
+export function gpusPerJob(spec: CampaignSpec): number {
+  if (spec.budget.gpusPerJob !== undefined) return spec.budget.gpusPerJob;
+  const { kind, slurm, ray, kubernetes } = spec.backend;
+  if (kind === 'slurm' && slurm) return slurm.nodes * slurm.gpusPerNode;
+  if (kind === 'ray' && ray) return ray.numGpus;
+  if (kind === 'kubernetes' && kubernetes) return kubernetes.gpus;
+  return 0;
+}
+
+/** USD per GPU-hour for the campaign's GPU type. */
+export function gpuHourPrice(spec: CampaignSpec): number {
+  const prices = spec.budget.gpuHourUsd;
+  return prices[spec.budget.gpuType] ?? prices.default;
 }

@@ -96,6 +96,8 @@ export const experiments = pgTable(
     heldoutScore: doublePrecision('heldout_score'),
     bestCheckpointId: text('best_checkpoint_id'),
     error: text('error'),
+    /** Seconds the experiment's training attempts waited for a capacity slot, summed over attempts. */
+    capacityWaitSeconds: doublePrecision('capacity_wait_seconds'),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
     createdAt: createdAt(),
@@ -121,6 +123,8 @@ export const trainingRuns = pgTable(
     /** Seconds the trainer process itself ran (from its own start and end stamps). */
     trainerSeconds: doublePrecision('trainer_seconds'),
     launches: integer('launches').notNull().default(1),
+    /** Seconds this run waited for its capacity slot before launching (null: launched without a slot). */
+    capacityWaitSeconds: doublePrecision('capacity_wait_seconds'),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
   },
@@ -281,4 +285,56 @@ export const outerIterations = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
   (t) => [uniqueIndex('outer_iterations_campaign_iteration_idx').on(t.campaignId, t.iteration)],
+);
+
+/**
+ * The most training jobs a backend kind (a cluster) may hold at once, over every campaign. No row: no cluster
+ * limit (only each campaign's `backend.maxConcurrent`). Read on every acquire, so a change applies at once.
+ */
+export const capacity = pgTable('capacity', {
+  /** The backend kind: `local`, `slurm`. */
+  backend: text('backend').primaryKey(),
+  maxJobs: integer('max_jobs').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** A held capacity slot: one row per training run (its id), deleted when the run ends or its holder is gone. */
+export const capacitySlots = pgTable(
+  'capacity_slots',
+  {
+    /** `${experimentId}/r${attempt}`: the run the slot is for, so a retried acquire finds its own grant. */
+    runId: text('run_id').primaryKey(),
+    experimentId: text('experiment_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    backend: text('backend').notNull(),
+    /** Seconds between the acquire being scheduled and the grant. */
+    waitedSeconds: doublePrecision('waited_seconds').notNull(),
+    acquiredAt: timestamp('acquired_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('capacity_slots_campaign_idx').on(t.campaignId), index('capacity_slots_backend_idx').on(t.backend)],
+);
+
+/** What a campaign spent: GPU-seconds of training runs and (from the agents) tokens, priced when recorded. */
+export const costLedger = pgTable(
+  'cost_ledger',
+  {
+    /** Deterministic per source: `${runId}/gpu` for a training run, `${callId}/tokens` for an agent call. */
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    /** gpu | tokens */
+    kind: text('kind').notNull(),
+    /** The training backend (gpu rows) or the model endpoint (token rows). */
+    backend: text('backend'),
+    gpuType: text('gpu_type'),
+    /** GPU-seconds (gpu) or tokens (tokens). */
+    quantity: doublePrecision('quantity').notNull(),
+    /** USD per GPU-hour (gpu) or per token (tokens), as configured when the row was written. */
+    unitPriceUsd: doublePrecision('unit_price_usd').notNull(),
+    amountUsd: doublePrecision('amount_usd').notNull(),
+    /** CPU-seconds of a training run (wall seconds × CPUs), for the record; not priced. */
+    cpuSeconds: doublePrecision('cpu_seconds'),
+    sourceId: text('source_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('cost_ledger_campaign_idx').on(t.campaignId)],
 );

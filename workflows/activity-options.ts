@@ -24,6 +24,21 @@ export function awaitOptions(taskQueue: string, trainingTimeoutSeconds: number):
   };
 }
 
+/**
+ * acquireCapacity waits inside the activity for as long as the slots are taken: the heartbeat timeout, not the
+ * start-to-close one, notices a crashed worker. It finishes its cancellation before the workflow moves on, so the
+ * release that follows never runs before a grant it should free.
+ */
+export function capacityOptions(taskQueue: string): ActivityOptions {
+  return {
+    taskQueue,
+    startToCloseTimeout: '7 days',
+    heartbeatTimeout: '10 seconds',
+    cancellationType: 'WAIT_CANCELLATION_COMPLETED',
+    retry: { ...retry, maximumAttempts: 20 },
+  };
+}
+
 export function evalOptions(taskQueue: string): ActivityOptions {
   return { taskQueue, startToCloseTimeout: '10 minutes', heartbeatTimeout: '60 seconds', retry: { ...retry, maximumAttempts: 5 } };
 }

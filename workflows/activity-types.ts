@@ -3,6 +3,8 @@
 import type { LoopSettings } from '../core/loop-settings';
 import type { LaunchTrainingInput, LaunchTrainingResult } from '../activities/training/launch-training';
 import type { AwaitTrainingInput, TrainingOutcome } from '../activities/training/await-training';
+import type { AcquireCapacityInput, CapacityGrant } from '../activities/capacity/acquire-capacity';
+import type { ReleaseCapacityInput } from '../activities/capacity/release-capacity';
 import type { ScoreCheckpointInput, ScoreResult } from '../activities/eval/score-checkpoint';
 import type { RegisterCampaignInput } from '../activities/campaign/register-campaign';
 import type { PrepareTaskInput, PreparedTask } from '../activities/builtin-task/prepare-task';
@@ -36,6 +38,8 @@ export interface OrchestrationActivities {
 export interface TrainingActivities {
   launchTraining(input: LaunchTrainingInput): Promise<LaunchTrainingResult>;
   awaitTraining(input: AwaitTrainingInput): Promise<TrainingOutcome>;
+  acquireCapacity(input: AcquireCapacityInput): Promise<CapacityGrant>;
+  releaseCapacity(input: ReleaseCapacityInput): Promise<{ released: boolean }>;
 }
 
 export interface EvalActivities {

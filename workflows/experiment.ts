@@ -1,10 +1,12 @@
 // experiment: one configuration, trained (relaunched per the spec's attempts when the trainer fails),
 // then scored on the public split. The held-out split is never scored here: the inner loop asks for it
-// only for its winner, so it cannot steer the search.
-import { proxyActivities } from '@temporalio/workflow';
+// only for its winner, so it cannot steer the search. Each training attempt holds a capacity slot from before its
+// launch until its end (acquireCapacity waits inside one activity), and a launch the cost cap refuses ends the
+// experiment as failed with `budgetExceeded`, which stops the inner loop.
+import { ActivityFailure, ApplicationFailure, CancellationScope, patched, proxyActivities } from '@temporalio/workflow';
 import type { TrainingOutcome } from '../activities/training/await-training';
 import type { EvalActivities, OrchestrationActivities, TrainingActivities } from './activity-types';
-import { awaitOptions, evalOptions, launchOptions, orchestrationOptions } from './activity-options';
+import { awaitOptions, capacityOptions, evalOptions, launchOptions, orchestrationOptions } from './activity-options';
 import { queueOf } from './queues';
 
 export interface ExperimentInput {
@@ -25,20 +27,22 @@ export interface ExperimentResult {
   attempts: number;
   publicMetrics?: Record<string, number>;
   error?: string;
+  /** The campaign's cost cap refused the launch (`error` says how much was spent): the loop proposes no more. */
+  budgetExceeded?: boolean;
 }
 
 export async function experiment(input: ExperimentInput): Promise<ExperimentResult> {
   const orch = proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
-  const { launchTraining } = proxyActivities<TrainingActivities>(launchOptions(queueOf('training')));
+  const { launchTraining, releaseCapacity } = proxyActivities<TrainingActivities>(launchOptions(queueOf('training')));
   const { awaitTraining } = proxyActivities<TrainingActivities>(awaitOptions(queueOf('training'), input.trainingTimeoutSeconds));
+  const { acquireCapacity } = proxyActivities<TrainingActivities>(capacityOptions(queueOf('training')));
   const { scoreCheckpoint } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
+  // Executions recorded before slots existed replay without them (their first command is launchTraining).
+  const slots = patched('capacity-slots');
 
-  let outcome: TrainingOutcome | undefined;
-  let attempt = 0;
-  while (attempt < input.maxTrainingAttempts) {
-    attempt++;
+  const train = async (attempt: number): Promise<TrainingOutcome> => {
     const { runId, handle } = await launchTraining({ experimentId: input.experimentId, attempt });
-    outcome = await awaitTraining({
+    return awaitTraining({
       runId,
       experimentId: input.experimentId,
       innerLoopId: input.innerLoopId,
@@ -46,8 +50,34 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
       pruning: input.pruning,
       timeoutSeconds: input.trainingTimeoutSeconds,
     });
+  };
+  let outcome: TrainingOutcome | undefined;
+  let budgetStop: string | undefined;
+  let attempt = 0;
+  while (attempt < input.maxTrainingAttempts) {
+    attempt++;
+    if (!slots) {
+      outcome = await train(attempt);
+    } else {
+      const key = { experimentId: input.experimentId, attempt };
+      try {
+        await acquireCapacity(key);
+        outcome = await train(attempt);
+      } catch (e) {
+        budgetStop = budgetExceeded(e);
+        if (budgetStop === undefined) throw e;
+        break;
+      } finally {
+        // On failure and on cancellation too: a cancelled scope could not schedule it, so it runs outside.
+        await CancellationScope.nonCancellable(() => releaseCapacity(key));
+      }
+    }
     // A pruned or timed-out run is a verdict on the configuration, not a crash: relaunching cannot help.
     if (outcome.status !== 'failed') break;
+  }
+  if (budgetStop !== undefined) {
+    await orch.finishExperiment({ experimentId: input.experimentId, status: 'failed', error: budgetStop });
+    return { experimentId: input.experimentId, status: 'failed', attempts: attempt, error: budgetStop, budgetExceeded: true };
   }
   if (!outcome || outcome.status !== 'succeeded') {
     const status = outcome?.status ?? 'failed';
@@ -62,4 +92,10 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
   }
   await orch.finishExperiment({ experimentId: input.experimentId, status: 'succeeded', checkpointId });
   return { experimentId: input.experimentId, status: 'succeeded', checkpointId, attempts: attempt, publicMetrics };
+}
+
+/** The cost cap's message when `e` is launchTraining refusing on BudgetExceededError. */
+function budgetExceeded(e: unknown): string | undefined {
+  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type === 'BudgetExceededError') return e.cause.message;
+  return undefined;
 }

@@ -64,7 +64,10 @@ export interface InnerLoopStatus {
 export interface InnerLoopResult {
   innerLoopId: string;
   experiments: number;
+  /** `budget`: the experiment budget is used up, or the cost cap refused a launch (then `budgetExceeded` is set). */
   stoppedBy: 'budget' | 'plateau' | 'stop';
+  /** The cost cap's message, when `budget.maxCostUsd` stopped the loop. */
+  budgetExceeded?: string;
   best?: { experimentId: string; checkpointId: string; params: Params; publicScore: number };
   heldout: { best?: Record<string, number>; baseline?: Record<string, number> };
   /** The baseline's checkpoint: the untrained model, or a copy of the warm start's base. */

@@ -7,6 +7,7 @@ import {
   continueAsNew,
   executeChild,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -132,6 +133,10 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
     });
 
+  // An experiment refused by the campaign's cost cap (its message): no more proposals.
+  let budgetStop: string | undefined;
+  const budgetStopped = (r: ExperimentResult): boolean => r.budgetExceeded === true && patched('budget-stop');
+
   // The baseline trains alongside the first batch; its failure is raised when the loop needs it.
   let baselineError: unknown;
   const baselineDone = s.baseline.checkpointId
@@ -139,6 +144,8 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     : runChild(s.baseline.experimentId, true).then(
         (r) => {
           if (r.status === 'succeeded') s.baseline.checkpointId = r.checkpointId;
+          // Out of budget is the campaign's end, not the baseline's fault: the result simply has no baseline.
+          else if (budgetStopped(r)) budgetStop ??= r.error;
           else baselineError = ApplicationFailure.nonRetryable(`the untrained baseline failed: ${r.error ?? r.status}`, 'BaselineFailed');
         },
         (e: unknown) => void (baselineError = e),
@@ -165,6 +172,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     running.add(p.experimentId);
     try {
       const r = await runChild(p.experimentId);
+      if (budgetStopped(r)) budgetStop ??= r.error;
       record({ ...entry, status: r.status === 'succeeded' ? 'succeeded' : r.status, score: r.publicMetrics?.[s.settings.selection.metric] });
     } finally {
       running.delete(p.experimentId);
@@ -211,6 +219,10 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
       stoppedBy = 'stop';
       break;
     }
+    if (budgetStop !== undefined) {
+      stoppedBy = 'budget';
+      break;
+    }
     if (s.launched < s.settings.experiments && (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > (input.historyEventsLimit ?? HISTORY_EVENTS_LIMIT))) {
       await baselineRun();
       await continueAsNew<typeof innerLoop>({ ...input, spec: undefined, carry: s });
@@ -233,6 +245,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     best: best ? { experimentId: best.experimentId, checkpointId: best.checkpointId, params: best.params, publicScore: best.publicScore } : undefined,
     heldout,
     baselineCheckpointId: s.baseline.checkpointId,
+    ...(budgetStop !== undefined ? { budgetExceeded: budgetStop } : {}),
   };
   await orch.finishInnerLoop({ innerLoopId, status: stoppedBy === 'stop' ? 'stopped' : 'completed', bestExperimentId: best?.experimentId, summary: { ...result } });
   phase = 'done';

@@ -10,6 +10,8 @@ import { backendFor, type JobHandle, type JobStatus, type TrainingBackend } from
 import { METRICS_FILE } from '../../core/job-contract';
 import { shouldPrune } from '../../core/pruning';
 import { checkpoints, experiments, trainingRuns } from '../../db/schema';
+import { loadCampaignSpec } from '../campaign/load-campaign';
+import { recordTrainingCost } from '../cost/cost-ledger';
 import type { ActivityDeps } from '../deps';
 import { readManifest, verifyCheckpoint } from './manifest';
 import { peerValuesAtStep, storeMetricPoints } from './metrics-sink';
@@ -98,6 +100,7 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
       if (ctx.cancellationDetails?.cancelRequested) {
         await backend.cancel(input.handle);
         await db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date() }).where(eq(trainingRuns.id, input.runId));
+        await recordRunCost(deps, input);
         await db.update(experiments).set({ status: 'cancelled', finishedAt: new Date() }).where(eq(experiments.id, input.experimentId));
       }
       throw e;
@@ -150,7 +153,23 @@ async function record(deps: ActivityDeps, input: AwaitTrainingInput, outcome: Tr
     .update(trainingRuns)
     .set({ status: outcome.status, exitCode: outcome.exitCode ?? null, stderrTail: stderrTail ?? null, trainerSeconds: trainerSeconds ?? null, launches, endedAt: new Date() })
     .where(eq(trainingRuns.id, input.runId));
+  await recordRunCost(deps, input, trainerSeconds);
   return outcome;
+}
+
+/** The run's ledger row, once: the trainer's own seconds, or the run's launch-to-end span when it has none. */
+async function recordRunCost(deps: ActivityDeps, input: AwaitTrainingInput, trainerSeconds?: number): Promise<void> {
+  const [row] = await deps.db
+    .select({ campaignId: experiments.campaignId, startedAt: trainingRuns.startedAt, endedAt: trainingRuns.endedAt })
+    .from(trainingRuns)
+    .innerJoin(experiments, eq(experiments.id, trainingRuns.experimentId))
+    .where(eq(trainingRuns.id, input.runId));
+  if (!row) return;
+  const spec = await loadCampaignSpec(deps.db, row.campaignId);
+  const seconds = trainerSeconds ?? Math.max(0, ((row.endedAt ?? new Date()).getTime() - row.startedAt.getTime()) / 1000);
+  const slurm = spec.backend.kind === 'slurm' ? spec.backend.slurm : undefined;
+  const cpus = slurm ? slurm.nodes * slurm.cpusPerTask : undefined;
+  await recordTrainingCost(deps.db, spec, { runId: input.runId, campaignId: row.campaignId, backend: input.handle.backend, seconds, cpus });
 }
 
 function countLaunches(runDir: string): number {

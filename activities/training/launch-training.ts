@@ -6,11 +6,13 @@ import { eq, sql } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
 import { backendFor, type JobHandle } from '../../backends';
-import { datasetVersions, experiments, trainingRuns } from '../../db/schema';
+import { capacitySlots, datasetVersions, experiments, trainingRuns } from '../../db/schema';
+import { checkBudget } from '../cost/cost-ledger';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { warmStartOfLoop } from '../inner/warm-start';
 import { runDirOf } from '../paths';
+import { runIdOf } from './run-id';
 import { trainerArgv } from './trainer-command';
 
 export interface LaunchTrainingInput {
@@ -24,18 +26,21 @@ export interface LaunchTrainingResult {
   handle: JobHandle;
 }
 
-export const runIdOf = (experimentId: string, attempt: number) => `${experimentId}/r${attempt}`;
+export { runIdOf } from './run-id';
 
 export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingInput): Promise<LaunchTrainingResult> {
   const { db } = deps;
   const [exp] = await db.select().from(experiments).where(eq(experiments.id, input.experimentId));
   if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
   const spec = await loadCampaignSpec(db, exp.campaignId);
+  const runId = runIdOf(input.experimentId, input.attempt);
+  const runDir = runDirOf(deps.home, runId);
+  // The cap is checked before every launch. A retry of a launch that got as far as run.json may have started the
+  // job already: it is not refused, or the job would run on with nobody following it.
+  if (!fs.existsSync(path.join(runDir, RUN_JSON))) await checkBudget(db, exp.campaignId, spec);
   const [version] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, exp.datasetVersionId));
   if (!version) throw new NotFoundError(`dataset version "${exp.datasetVersionId}" does not exist`);
 
-  const runId = runIdOf(input.experimentId, input.attempt);
-  const runDir = runDirOf(deps.home, runId);
   fs.mkdirSync(runDir, { recursive: true });
   const runJson: RunJson = {
     runId,
@@ -50,13 +55,17 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));
 
   const backend = backendFor(spec.backend.kind, spec.backend);
-  const handle = await backend.launch({ runId, runDir, argv: trainerArgv(spec.trainer.command, 'train', ['--run-dir', runDir]),
+  const handle = await backend.launch({
+    runId,
+    runDir,
+    argv: trainerArgv(spec.trainer.command, 'train', ['--run-dir', runDir]),
     campaignId: exp.campaignId,
     timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds,
   });
+  const [slot] = await db.select({ waited: capacitySlots.waitedSeconds }).from(capacitySlots).where(eq(capacitySlots.runId, runId));
   await db
     .insert(trainingRuns)
-    .values({ id: runId, experimentId: exp.id, attempt: input.attempt, backend: backend.kind, handle, runDir, status: 'running' })
+    .values({ id: runId, experimentId: exp.id, attempt: input.attempt, backend: backend.kind, handle, runDir, status: 'running', capacityWaitSeconds: slot?.waited ?? null })
     .onConflictDoUpdate({ target: trainingRuns.id, set: { handle } });
   await db
     .update(experiments)

@@ -10,7 +10,9 @@ const DIR = path.join(__dirname, '..', 'histories');
 const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 test('there are committed histories for every workflow type', () => {
-  expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual(['experiment', 'inner-loop', 'outer-loop']);
+  // experiment and inner-loop predate capacity slots and the cost cap (they replay through patched() === false);
+  // experiment-capacity and inner-loop-budget take the patched paths ('capacity-slots', 'budget-stop').
+  expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual(['experiment', 'experiment-capacity', 'inner-loop', 'inner-loop-budget', 'outer-loop']);
 });
 
 test.each(files)('%s replays without nondeterminism', async (file) => {

@@ -1,0 +1,89 @@
+// acquireCapacity: waits, inside the activity, until the campaign's and the backend's limits allow one more job,
+// then grants the run a slot. No workflow timer or poll loop: the workflow sees one activity. The wait LISTENs
+// on PostgreSQL (a dedicated client) and wakes on each release's NOTIFY, re-checking every fallbackMs in case a
+// notification was missed; it heartbeats, so a cancel reaches it and a crashed worker's wait is retried elsewhere.
+import { Context } from '@temporalio/activity';
+import { eq } from 'drizzle-orm';
+import { Client } from 'pg';
+import { NotFoundError } from '../../core/errors';
+import { experiments } from '../../db/schema';
+import { loadCampaignSpec } from '../campaign/load-campaign';
+import type { ActivityDeps } from '../deps';
+import { runIdOf } from '../training/run-id';
+import { CAPACITY_CHANNEL, releaseSlot, suspectSlots, tryAcquireSlot, type SlotRequest } from './capacity-slots';
+
+export interface AcquireCapacityInput {
+  experimentId: string;
+  /** The workflow's training attempt: the slot is keyed by the run id `${experimentId}/r${attempt}`. */
+  attempt: number;
+}
+
+export interface CapacityGrant {
+  runId: string;
+  /** Seconds from the acquire being scheduled to the grant (a retried acquire counts from the first try). */
+  waitedSeconds: number;
+}
+
+/** The waiting loop's timing (tests shorten it). */
+export const capacityTiming = {
+  /** The bounded re-check while waiting, and the heartbeat cadence. */
+  fallbackMs: 2000,
+  /** A slot held this long by a workflow that no longer runs is freed (its release can never come). */
+  staleAfterSeconds: 30,
+  /** How often a waiting acquire asks Temporal whether the holders' workflows still run. */
+  livenessEveryMs: 30_000,
+};
+
+export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacityInput): Promise<CapacityGrant> {
+  const ctx = Context.current();
+  const { db } = deps;
+  const [exp] = await db.select({ campaignId: experiments.campaignId }).from(experiments).where(eq(experiments.id, input.experimentId));
+  if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
+  const spec = await loadCampaignSpec(db, exp.campaignId);
+  const runId = runIdOf(input.experimentId, input.attempt);
+  const since = ctx.info.scheduledTimestampMs;
+  const request = (): SlotRequest => ({
+    runId,
+    experimentId: input.experimentId,
+    campaignId: exp.campaignId,
+    backend: spec.backend.kind,
+    campaignLimit: spec.backend.maxConcurrent,
+    waitedSeconds: Math.max(0, (Date.now() - since) / 1000),
+  });
+
+  let answer = await tryAcquireSlot(db, request());
+  if (answer.granted) return { runId, waitedSeconds: answer.waitedSeconds };
+
+  // LISTEN before the next try, so a release between that try and the wait cannot be missed.
+  let wake: () => void = () => undefined;
+  const listener = new Client(db.$client.options);
+  listener.on('error', () => wake()); // a lost connection: the fallback re-check carries on
+  listener.on('notification', () => wake());
+  await listener.connect();
+  try {
+    await listener.query(`LISTEN ${CAPACITY_CHANNEL}`);
+    let livenessAt = 0;
+    for (;;) {
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      answer = await tryAcquireSlot(db, request());
+      if (answer.granted) return { runId, waitedSeconds: answer.waitedSeconds };
+      ctx.heartbeat({ waiting: answer });
+      if (Date.now() - livenessAt >= capacityTiming.livenessEveryMs) {
+        livenessAt = Date.now();
+        await reapGoneHolders(deps, spec.backend.kind);
+      }
+      // ctx.sleep rejects with CancelledFailure on a cancel request or a worker shutdown: the wait ends, holding nothing.
+      await Promise.race([woken, ctx.sleep(capacityTiming.fallbackMs)]);
+    }
+  } finally {
+    await listener.end().catch(() => undefined);
+  }
+}
+
+/** Frees slots whose experiment workflow has ended without releasing them (terminated, say). */
+async function reapGoneHolders(deps: ActivityDeps, backend: string): Promise<void> {
+  if (!deps.isWorkflowRunning) return;
+  for (const s of await suspectSlots(deps.db, backend, capacityTiming.staleAfterSeconds)) {
+    if (!(await deps.isWorkflowRunning(s.experimentId))) await releaseSlot(deps.db, s.runId);
+  }
+}
