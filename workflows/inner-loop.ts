@@ -168,7 +168,13 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
         return record({ ...entry, status: 'rejected' });
       }
     }
-    await condition(() => running.size < s.settings.parallelism && !s.paused);
+    const free = () => running.size < s.settings.parallelism && !s.paused;
+    if (patched('parallelism-claim')) {
+      // Every waiting proposal wakes when one place frees: each re-checks before it takes it, so only one does.
+      while (!free()) await condition(free);
+    } else {
+      await condition(free);
+    }
     running.add(p.experimentId);
     try {
       const r = await runChild(p.experimentId);
