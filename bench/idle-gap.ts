@@ -46,7 +46,7 @@ async function main(): Promise<void> {
         const end = Number(fs.readFileSync(path.join(runs[i - 1].runDir, 'ended_at'), 'utf8'));
         const firstMetric = fs.statSync(path.join(runs[i].runDir, 'metrics.jsonl')).birthtimeMs / 1000;
         gaps.push(firstMetric - end);
-        if (process.env.IDLE_GAP_DEBUG) console.log(`  ${runs[i - 1].id} ended ${end.toFixed(3)}; ${runs[i].id} started ${fs.readFileSync(path.join(runs[i].runDir, 'started_at'), 'utf8').trim()}, first metric ${firstMetric.toFixed(3)}`);
+        if (process.env.IDLE_GAP_DEBUG) console.log(`  ${runs[i - 1].id} ended ${end.toFixed(3)}; ${runs[i].id} launched ${(runs[i].startedAt.getTime() / 1000).toFixed(3)}, started ${fs.readFileSync(path.join(runs[i].runDir, 'started_at'), 'utf8').trim()}, first metric ${firstMetric.toFixed(3)}`);
       }
       console.log(`${kind.padEnd(9)} ${quantile(gaps, 0.5).toFixed(2).padStart(8)} ${quantile(gaps, 0.95).toFixed(2).padStart(7)} ${Math.max(...gaps).toFixed(2).padStart(7)}`);
     }

@@ -137,6 +137,9 @@ export class SlurmBackend implements TrainingBackend {
   }
 
   async status(handle: JobHandle): Promise<JobStatus> {
+    // The batch script's record of a clean exit is final (it is removed when a requeued job starts again): no need
+    // to wait for the controller to notice, or for the cache. Other endings still ask Slurm, which knows why.
+    if (readTrimmed(path.join(handle.runDir, 'exit_code')) === '0') return { state: 'succeeded', exitCode: 0, trainerSeconds: trainerSeconds(handle.runDir) };
     const cached = this.lastStatus.get(handle.ref);
     if (cached && Date.now() - cached.at < this.o.statusIntervalMs) return cached.status;
     const status = await this.queryStatus(handle);
