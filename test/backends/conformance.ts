@@ -11,6 +11,7 @@ import { experiments, trainingRuns } from '../../db/schema';
 import { scratchDir } from '../helpers/env';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
+import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 
 const FIXTURE_TRAINER = path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js');
 
@@ -172,6 +173,29 @@ export function backendConformance(a: ConformanceAdapter): void {
           await workers.stop();
         }
       });
+
+      test('a training worker restarted mid-job reattaches: one job launched, the run succeeds', async () => {
+        const first = await harness.workers(`t-${a.kind}-restart`);
+        let second: TestWorkers | undefined;
+        try {
+          const id = uniqueName(`${a.kind}-restart`);
+          const h = await first.startLoop(id, { ...fixtureSpec(id, { steps: 20, sleepMs: 8_000 }), backend: a.backendSpec });
+          const run = await eventually('the trainer to start', async () => {
+            const r = await runOf(`${id}/inner/1/e0`);
+            return r && steps(r.runDir).length > 0 ? r : undefined;
+          }, 90_000);
+          a.track?.(run.handle as JobHandle);
+          await first.stop();
+          second = await startTestWorkers({ prefix: first.prefix, db: harness.db.db, home: harness.home });
+          expect((await h.result()).best?.experimentId).toBe(`${id}/inner/1/e0`);
+          expect(await runOf(`${id}/inner/1/e0`)).toMatchObject({ status: 'succeeded', launches: 1 });
+          expect(lines(path.join(run.runDir, 'launches.log'))).toHaveLength(1);
+          expect(steps(run.runDir)).toHaveLength(20);
+        } finally {
+          await first.stop();
+          await second?.stop();
+        }
+      }, 180_000);
 
       test('a run past its time limit is recorded as timed_out, with no second attempt', async () => {
         const workers = await harness.workers(`t-${a.kind}-limit`);
