@@ -18,7 +18,7 @@ import { FakeKubeApi, kubeConfigFor, writeKubeconfig } from '../helpers/fake-kub
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { freePort } from '../helpers/ports';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
-import { backendConformance } from './conformance';
+import { backendConformance, lines, processesOf, steps } from './conformance';
 
 const FIXTURE_TRAINER = path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js');
 const NS = 'fw-test';
@@ -50,23 +50,8 @@ function finished(b: KubernetesBackend, h: JobHandle, timeoutMs = 60_000): Promi
   }, timeoutMs);
 }
 
-const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
-const steps = (runDir: string) => lines(path.join(runDir, 'metrics.jsonl')).map((l) => (JSON.parse(l) as { step: number }).step);
 const createsOf = (name: string) => fake.createRequests.filter((j) => j.metadata?.name === name).length;
 const createdOf = (runId: string) => fake.created.filter((j) => j.metadata?.name?.startsWith(jobNameOf(runId))).map((j) => j.metadata!.name);
-/** Live processes whose command line names this run directory. */
-function processesOf(runDir: string): number[] {
-  const out: number[] = [];
-  for (const pid of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(runDir)) out.push(Number(pid));
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return out;
-}
-
 test('the Job name is an RFC 1123 label of at most 63 characters, deterministic per run id', () => {
   const long = `My_Campaign.${'x'.repeat(120)}/inner/1/e12/r3`;
   for (const id of ['a/inner/1/e0/r1', long, '///']) {
