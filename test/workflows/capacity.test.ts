@@ -265,8 +265,8 @@ test('a cancelled loop releases the slot of its running experiment and of its wa
     });
     await h.cancel();
     await expect(h.result()).rejects.toBeInstanceOf(WorkflowFailedError);
-    expect(groupMembers(Number((run.handle as { ref: string }).ref))).toEqual([]);
-    // The loop's result may come before its baseline child has finished cancelling (and releasing).
+    // The loop's result may come before its children have finished cancelling (killing the trainer, releasing).
+    await eventually('the trainer to be stopped', async () => (groupMembers(Number((run.handle as { ref: string }).ref)).length === 0 ? true : undefined));
     await eventually('every slot released', async () => ((await heldSlots(db.db, { campaignId: id })) === 0 ? true : undefined));
     expect(await runsOfLoop(wf)).toHaveLength(1); // the waiting experiment never launched
   } finally {
