@@ -54,7 +54,7 @@ export async function finishOuterIteration(deps: ActivityDeps, input: FinishIter
     await tx
       .update(outerIterations)
       .set({
-        status: s.status === 'skipped' ? 'failed' : s.status,
+        status: s.status,
         innerLoopId: s.innerLoopId ?? null,
         candidateCheckpointId: s.candidateCheckpointId ?? null,
         decisionId: s.decisionId ?? null,

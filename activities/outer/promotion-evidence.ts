@@ -1,7 +1,7 @@
 // promotionEvidence: what a researcher sees before approving a promotion: the gate's checks, the held-out change
 // per category (means only: held-out items and per-item scores never leave the database), what the iteration's
 // inner loop cost, and how the candidate's configuration differs from production's.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { HIGHER_IS_BETTER } from '../../core/gate/checks';
 import type { GateMetric } from '../../core/gate/settings';
 import { checkpoints, decisions, evalItems, evalResults, experiments, heldoutReads, trainingRuns } from '../../db/schema';
@@ -53,7 +53,7 @@ export async function promotionEvidence(deps: ActivityDeps, input: PromotionEvid
     .where(eq(experiments.innerLoopId, input.innerLoopId));
 
   const paramsOf = async (ckpt: string) => {
-    const [row] = await db.select({ params: experiments.params }).from(checkpoints).innerJoin(experiments, eq(experiments.id, checkpoints.experimentId)).where(inArray(checkpoints.id, [ckpt]));
+    const [row] = await db.select({ params: experiments.params }).from(checkpoints).innerJoin(experiments, eq(experiments.id, checkpoints.experimentId)).where(eq(checkpoints.id, ckpt));
     return (row?.params ?? {}) as Record<string, unknown>;
   };
   const [pc, pi] = [await paramsOf(input.candidateCheckpointId), await paramsOf(input.incumbentCheckpointId)];

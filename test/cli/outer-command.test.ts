@@ -8,8 +8,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import YAML from 'yaml';
 import { registerCampaign } from '../../activities/campaign/register-campaign';
 import { CampaignId, LoopKind } from '../../workflows/search-attributes';
-import { FLYWHEEL_BIN, runCli } from '../helpers/cli';
-import { temporalAddress } from '../helpers/env';
+import { cliEnv, FLYWHEEL_BIN, runCli } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { cleanUpOuterLoops } from '../helpers/outer-cleanup';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
@@ -23,7 +22,7 @@ const campaignIds: string[] = [];
 beforeAll(async () => {
   harness = await loopHarness('outer-cli');
   client = harness.client;
-  env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), DATABASE_URL: harness.dbUrl, FLYWHEEL_HOME: harness.home, FLYWHEEL_TASK_QUEUE_PREFIX: prefix };
+  env = cliEnv(harness, prefix);
 });
 afterAll(async () => {
   await cleanUpOuterLoops(client, campaignIds);

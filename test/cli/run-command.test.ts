@@ -8,8 +8,7 @@ import YAML from 'yaml';
 import type { DbHandle } from '../../db/client';
 import { campaigns } from '../../db/schema';
 import { latestInnerLoop } from '../../cli/campaign-loops';
-import { FLYWHEEL_BIN, runCli } from '../helpers/cli';
-import { temporalAddress } from '../helpers/env';
+import { cliEnv, FLYWHEEL_BIN, runCli } from '../helpers/cli';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
 
@@ -23,7 +22,7 @@ beforeAll(async () => {
   harness = await loopHarness('cli');
   ({ db, client, home } = harness);
   const workers = await harness.workers('t-cli');
-  env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), DATABASE_URL: harness.dbUrl, FLYWHEEL_HOME: home, FLYWHEEL_TASK_QUEUE_PREFIX: workers.prefix };
+  env = cliEnv(harness, workers.prefix);
 });
 afterAll(() => harness?.close());
 

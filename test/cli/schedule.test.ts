@@ -7,8 +7,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { loadCampaignSpec } from '../../activities/campaign/load-campaign';
 import { registerCampaign } from '../../activities/campaign/register-campaign';
 import { CampaignId, LoopKind } from '../../workflows/search-attributes';
-import { runCli } from '../helpers/cli';
-import { temporalAddress } from '../helpers/env';
+import { cliEnv, runCli } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { cleanUpOuterLoops } from '../helpers/outer-cleanup';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
@@ -22,7 +21,7 @@ const campaignIds: string[] = [];
 beforeAll(async () => {
   harness = await loopHarness('sched');
   client = harness.client;
-  env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), DATABASE_URL: harness.dbUrl, FLYWHEEL_HOME: harness.home, FLYWHEEL_TASK_QUEUE_PREFIX: prefix };
+  env = cliEnv(harness, prefix);
 });
 afterAll(async () => {
   await cleanUpOuterLoops(client, campaignIds);

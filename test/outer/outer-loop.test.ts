@@ -1,17 +1,13 @@
 // The outer loop end to end on the built-in task: a bootstrap iteration promoted through the gate with a
 // researcher's approval; user feedback ingested once by two concurrent starts (one iteration, one dataset version);
 // a warm-started second iteration; a start with no new feedback skipped; held-out text never in a history.
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
 import { storeFeedback } from '../../activities/feedback/store-feedback';
 import { checkpoints, critiques, datasetVersions, decisions, evalItems, examples, experiments, feedbackEvents, innerLoops, outerIterations, campaigns } from '../../db/schema';
 import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult } from '../../workflows/outer-loop-api';
-import { findTemporalCli } from '../../infra/temporal-cli';
-import { runCli } from '../helpers/cli';
-import { temporalAddress } from '../helpers/env';
+import { cliEnv, runCli } from '../helpers/cli';
+import { saveHistory } from '../helpers/histories';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
 
@@ -55,7 +51,7 @@ test('iteration 1: the bootstrap candidate waits for approval with its evidence,
   expect(meta.currentDetails).toContain('approvePromotion');
 
   // A researcher sees the evidence in `flywheel status` and answers with `flywheel promote`.
-  const env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), DATABASE_URL: h.dbUrl, FLYWHEEL_HOME: h.home, FLYWHEEL_TASK_QUEUE_PREFIX: w.prefix, USER: 'alice' };
+  const env = cliEnv(h, w.prefix, { USER: 'alice' });
   const shown = await runCli(env, ['status', name, '--once']);
   expect(shown.stdout + shown.stderr).toContain(e.candidateCheckpointId);
   expect(shown.stdout + shown.stderr).toContain(`flywheel promote ${name}`);
@@ -176,9 +172,5 @@ test('held-out prompts and references appear in no outer- or inner-loop history'
 
 test('the outer loop history is recordable for the replay suite', async () => {
   // Saved as a test artefact; copied into test/histories/ after a deliberate, compatible change (see README).
-  const out = path.join(__dirname, '..', '..', 'test-artifacts', 'histories');
-  fs.mkdirSync(out, { recursive: true });
-  const json = execFileSync(findTemporalCli(), ['workflow', 'show', '--address', temporalAddress(), '-w', `${name}/outer/first`, '--output', 'json'], { maxBuffer: 64 << 20 }).toString();
-  expect((JSON.parse(json) as { events: unknown[] }).events.length).toBeGreaterThan(20);
-  fs.writeFileSync(path.join(out, 'outer-loop.json'), json);
+  expect(saveHistory('outer-loop', `${name}/outer/first`)).toBeGreaterThan(20);
 });

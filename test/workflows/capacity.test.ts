@@ -1,8 +1,7 @@
 // Capacity slots and the cost ledger on the real dev server and PostgreSQL: a campaign's jobs never overlap past
 // `backend.maxConcurrent`, the wait is recorded and is one activity in the history (no workflow timers), a killed
 // worker's wait resumes, a cancelled loop leaks no slot, and the cost cap stops the loop.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -19,8 +18,8 @@ import { parseSpec } from '../../core/spec';
 import type { DbHandle } from '../../db/client';
 import { campaigns, capacity, capacitySlots, costLedger, experiments, metricPoints, trainingRuns } from '../../db/schema';
 import type { InnerLoopResult } from '../../workflows/inner-loop-api';
-import { findTemporalCli } from '../../infra/temporal-cli';
-import { temporalAddress } from '../helpers/env';
+import { cliEnv } from '../helpers/cli';
+import { saveHistory } from '../helpers/histories';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 
@@ -56,14 +55,6 @@ async function historyShape(workflowId: string) {
         }),
     ) as Record<string, number>,
   };
-}
-
-/** Saves a workflow's history as a test artefact, for `test/histories/` (the replay suite; see README). */
-function saveHistory(name: string, workflowId: string): void {
-  const out = path.join(REPO, 'test-artifacts', 'histories');
-  fs.mkdirSync(out, { recursive: true });
-  const json = execFileSync(findTemporalCli(), ['workflow', 'show', '--address', temporalAddress(), '-w', workflowId, '--output', 'json'], { maxBuffer: 64 << 20 }).toString();
-  fs.writeFileSync(path.join(out, `${name}.json`), json);
 }
 
 /** Each run's [start, end] span, in start order: the next starts only after the previous ended. */
@@ -205,7 +196,7 @@ describe('acquireCapacity as an activity', () => {
 
 test('SIGKILL of the training worker while an experiment waits for capacity: the acquire is retried, nothing leaks', async () => {
   const workers = await harness.workers('t-kill', ['orchestration', 'eval']);
-  const env = { ...process.env, DATABASE_URL: harness.dbUrl, TEMPORAL_ADDRESS: temporalAddress(), FLYWHEEL_HOME: harness.home, FLYWHEEL_TASK_QUEUE_PREFIX: workers.prefix };
+  const env = cliEnv(harness, workers.prefix);
   const startWorker = (): ChildProcess =>
     spawn(process.execPath, [path.join(REPO, 'bin', 'flywheel.js'), 'worker', '--queue', 'training'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   let worker = startWorker();

@@ -3,13 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
-import { execFileSync } from 'node:child_process';
 import type { DbHandle } from '../../db/client';
 import { datasetVersions, evalItems, evalResults, experiments, metricPoints, trainingRuns } from '../../db/schema';
 import { findOverlaps } from '../../core/dataset/overlap';
-import { findTemporalCli } from '../../infra/temporal-cli';
 import { leaderboardQuery, type InnerLoopResult } from '../../workflows/inner-loop-api';
-import { temporalAddress } from '../helpers/env';
+import { saveHistory } from '../helpers/histories';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
 
@@ -83,13 +81,8 @@ test('search attributes are set for filtering in the Temporal UI', async () => {
 });
 
 test('histories are recordable for the replay suite', async () => {
-  // Saved as test artefacts; `npm run record-histories` copies them into test/histories/ (see README).
-  const out = path.join(__dirname, '..', '..', 'test-artifacts', 'histories');
-  fs.mkdirSync(out, { recursive: true });
+  // Saved as test artefacts, copied into test/histories/ after a deliberate, compatible change (see README).
   for (const [name, id] of [['inner-loop', workflowId], ['experiment', `${workflowId}/e0`]] as const) {
-    // The CLI writes the proto3 JSON that Worker.runReplayHistory reads back (historyFromJSON).
-    const json = execFileSync(findTemporalCli(), ['workflow', 'show', '--address', temporalAddress(), '-w', id, '--output', 'json'], { maxBuffer: 64 << 20 }).toString();
-    expect((JSON.parse(json) as { events: unknown[] }).events.length).toBeGreaterThan(5);
-    fs.writeFileSync(path.join(out, `${name}.json`), json);
+    expect(saveHistory(name, id)).toBeGreaterThan(5);
   }
 });

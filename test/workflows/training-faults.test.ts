@@ -8,7 +8,7 @@ import { eq, like, sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { experiments, metricPoints, trainingRuns } from '../../db/schema';
 import { groupMembers } from '../../backends/local/process-liveness';
-import { temporalAddress } from '../helpers/env';
+import { cliEnv } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 
@@ -76,7 +76,7 @@ test('a cancelled campaign leaves no trainer process running', async () => {
 test('SIGKILL of the training worker mid-experiment: it reattaches, one trainer launched, no duplicate points', async () => {
   // Orchestration and eval run here; training runs in a worker process we can kill.
   const workers = await harness.workers('t-kill', ['orchestration', 'eval']);
-  const env = { ...process.env, DATABASE_URL: harness.dbUrl, TEMPORAL_ADDRESS: temporalAddress(), FLYWHEEL_HOME: harness.home, FLYWHEEL_TASK_QUEUE_PREFIX: workers.prefix };
+  const env = cliEnv(harness, workers.prefix);
   const startWorker = (): ChildProcess =>
     spawn(process.execPath, [path.join(REPO, 'bin', 'flywheel.js'), 'worker', '--queue', 'training'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   let worker = startWorker();
