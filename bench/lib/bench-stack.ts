@@ -4,15 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { QUEUE_FAMILIES, taskQueue } from '../../core/queues';
 import { openDb, type DbHandle } from '../../db/client';
 import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded-server';
 import { applyMigrations } from '../../db/migrate';
-import { findTemporalCli } from '../../infra/temporal-cli';
-import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { startTemporalDevServer } from '../../infra/dev-stack/temporal-dev-server';
+import { freePort } from '../../test/helpers/ports';
 
 export interface BenchStack {
   client: Client;
@@ -26,9 +25,7 @@ export async function startBenchStack(port = 55490): Promise<BenchStack> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-'));
   fs.chmodSync(home, 0o755);
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: findTemporalCli() }, ip: '127.0.0.1', searchAttributes: ALL_SEARCH_ATTRIBUTES },
-  });
+  const env = await startTemporalDevServer({ home, port: await freePort(), dbFile: 'memory', readyTimeoutMs: 120_000 });
   const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port });
   const url = await ensureDatabase(pg.url, 'bench');
   await applyMigrations(url);
@@ -49,7 +46,7 @@ export async function startBenchStack(port = 55490): Promise<BenchStack> {
   );
   const runs = workers.map((w) => w.run());
   return {
-    client: env.client,
+    client: new Client({ connection: env.connection }),
     db,
     home,
     prefix,
@@ -58,7 +55,7 @@ export async function startBenchStack(port = 55490): Promise<BenchStack> {
       await Promise.allSettled(runs);
       await connection.close();
       await db.close();
-      await env.teardown();
+      await env.stop();
       await pg.stop();
       fs.rmSync(home, { recursive: true, force: true });
     },

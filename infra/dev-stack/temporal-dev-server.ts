@@ -24,16 +24,16 @@ export interface TemporalDevServerOptions {
   home: string;
   /** Frontend gRPC port. */
   port: number;
-  /** Web UI port. */
-  uiPort: number;
+  /** Web UI port; without one the server runs headless (no UI). */
+  uiPort?: number;
   /** Created at launch when not "default" (which always exists). @default "default" */
   namespace?: string;
   /** @default "127.0.0.1" */
   ip?: string;
   /** The `temporal` binary. @default findTemporalCli({ home, install: true }) */
   cliPath?: string;
-  /** @default "<home>/temporal.sqlite" */
-  dbFile?: string;
+  /** The SQLite file, or "memory" for a server whose state ends with it (tests, benchmarks). @default "<home>/temporal.sqlite" */
+  dbFile?: string | 'memory';
   /** `--sqlite-pragma` values; [] for SQLite's defaults. @default DEFAULT_SQLITE_PRAGMAS */
   sqlitePragmas?: string[];
   /** @default ALL_SEARCH_ATTRIBUTES */
@@ -44,9 +44,11 @@ export interface TemporalDevServerOptions {
 
 export interface TemporalDevServer {
   address: string;
-  uiUrl: string;
+  /** Undefined for a headless server. */
+  uiUrl: string | undefined;
   namespace: string;
   pid: number;
+  /** "memory" when the state is not kept. */
   dbFile: string;
   logFile: string;
   /** A client connection opened while waiting for readiness; closed by stop(). */
@@ -63,12 +65,22 @@ function cliTypeName(type: SearchAttributeType): string {
 
 export function devServerArgs(opts: TemporalDevServerOptions): string[] {
   const ns = opts.namespace ?? 'default';
-  const args = ['server', 'start-dev', '--db-filename', opts.dbFile ?? path.join(opts.home, 'temporal.sqlite')];
-  args.push('--ip', opts.ip ?? '127.0.0.1', '--port', String(opts.port), '--ui-port', String(opts.uiPort), '--log-level', 'warn');
+  const dbFile = dbFileOf(opts);
+  const args = ['server', 'start-dev'];
+  if (dbFile !== 'memory') args.push('--db-filename', dbFile);
+  args.push('--ip', opts.ip ?? '127.0.0.1', '--port', String(opts.port));
+  if (opts.uiPort === undefined) args.push('--headless');
+  else args.push('--ui-port', String(opts.uiPort));
+  args.push('--log-level', 'warn');
   if (ns !== 'default') args.push('--namespace', ns);
   for (const k of opts.searchAttributes ?? ALL_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${k.name}=${cliTypeName(k.type)}`);
-  for (const p of opts.sqlitePragmas ?? DEFAULT_SQLITE_PRAGMAS) args.push('--sqlite-pragma', p);
+  // The pragmas tune the file's journal; an in-memory database has none.
+  if (dbFile !== 'memory') for (const p of opts.sqlitePragmas ?? DEFAULT_SQLITE_PRAGMAS) args.push('--sqlite-pragma', p);
   return args;
+}
+
+function dbFileOf(opts: TemporalDevServerOptions): string {
+  return opts.dbFile ?? path.join(opts.home, 'temporal.sqlite');
 }
 
 /** Starts the dev server and resolves once its frontend answers and the namespace exists. */
@@ -100,13 +112,12 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
       timeoutMs: opts.readyTimeoutMs,
       abortReason: () => exitReason,
     });
-    const dbFile = opts.dbFile ?? path.join(opts.home, 'temporal.sqlite');
     return {
       address,
-      uiUrl: `http://${ip}:${opts.uiPort}`,
+      uiUrl: opts.uiPort === undefined ? undefined : `http://${ip}:${opts.uiPort}`,
       namespace,
       pid,
-      dbFile,
+      dbFile: dbFileOf(opts),
       logFile: log.path,
       connection,
       exited,

@@ -3,11 +3,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startEmbeddedPostgres } from '../../db/embedded-server';
-import { findTemporalCli } from '../../infra/temporal-cli';
-import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { startTemporalDevServer } from '../../infra/dev-stack/temporal-dev-server';
 import { freePort } from '../helpers/ports';
 
 export default async function globalSetup(): Promise<void> {
@@ -16,13 +14,9 @@ export default async function globalSetup(): Promise<void> {
   const g = globalThis as Record<string, unknown>;
   g.__flywheelScratch = scratch;
 
-  const temporal = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: findTemporalCli() },
-      ip: '127.0.0.1',
-      searchAttributes: ALL_SEARCH_ATTRIBUTES,
-    },
-  });
+  // Started here rather than by @temporalio/testing, whose fixed 5 s start-up wait is too short on a loaded
+  // 2-core machine (a CI run failed on it while Ray's head was still warming up): we wait up to 2 minutes.
+  const temporal = await startTemporalDevServer({ home: scratch, port: await freePort(), dbFile: 'memory', readyTimeoutMs: 120_000 });
   g.__flywheelTemporal = temporal;
   process.env.FLYWHEEL_TEST_TEMPORAL_ADDRESS = temporal.address;
 
