@@ -181,6 +181,10 @@ export const evalItems = pgTable(
     reference: text('reference').notNull(),
     contentHash: text('content_hash').notNull(),
     sourceFile: text('source_file').notNull(),
+    /** The grader and its settings (core/graders `GraderConfig`); null means `{ kind: grader }`. */
+    graderConfig: jsonb('grader_config').$type<Record<string, unknown>>(),
+    /** On probe-split items: `{ kind: perturbed | paraphrased | canary | cheat_only, of?: public item id }`. */
+    probe: jsonb('probe').$type<{ kind: string; of?: string }>(),
   },
   (t) => [index('eval_items_suite_split_idx').on(t.suiteId, t.split)],
 );
@@ -196,6 +200,8 @@ export const evalResults = pgTable('eval_results', {
   metrics: jsonb('metrics').$type<Record<string, number>>().notNull(),
   /** Per-item outcomes (id → score); for the held-out split, ids and scores only. */
   perItem: jsonb('per_item').$type<Record<string, number>>().notNull(),
+  /** Items a grader could not score (`errors`: id → one line; never a pass) and outputs holding a canary (`canaryHits`). */
+  details: jsonb('details').$type<{ errors?: Record<string, string>; canaryHits?: string[] }>().notNull().default({}),
   createdAt: createdAt(),
 });
 

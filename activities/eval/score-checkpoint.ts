@@ -4,16 +4,19 @@
 import { Context } from '@temporalio/activity';
 import { and, eq } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
-import { COMPLETION_BUDGET, gradeExactToken } from '../../core/graders';
-import { checkpoints, evalItems, evalResults, experiments, heldoutReads } from '../../db/schema';
+import { COMPLETION_BUDGET, graderConfigSchema, type GradeOutcome } from '../../core/graders';
+import { hasEndpoint, openAiClient } from '../../agents/openai-client';
+import { checkpoints, evalItems, evalResults, evalSuites, experiments } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { evalDirOf } from '../paths';
 import { verifyCheckpoint } from '../training/manifest';
+import { gradeItem, type GradeContext } from './graders/grade-item';
+import { readHeldoutItems } from './heldout-items';
 import { lossScorerFor } from './loss-scorers';
 import { runPredict } from './run-predict';
 
-export type EvalSplit = 'public' | 'heldout';
+export type EvalSplit = 'public' | 'heldout' | 'probe';
 
 export interface ScoreCheckpointInput {
   checkpointId: string;
@@ -27,9 +30,17 @@ export interface ScoreResult {
   checkpointId: string;
   split: EvalSplit;
   itemCount: number;
-  /** `exact_match` (share of exact-token items right) and `bits_per_byte` (when Flywheel can read the format). */
+  /**
+   * `exact_match` (share of exact-token items right), `bits_per_byte` (when Flywheel can read the format),
+   * `accuracy` (share of all output-graded items passed), `grader_errors` and `canary_hits` (counts).
+   */
   metrics: Record<string, number>;
 }
+
+/** The longest output asked of `predict` for items graded by something other than the next token. */
+export const OUTPUT_BUDGET = 2048;
+/** Test programs graded at once: each is a Node child process. */
+const GRADE_CONCURRENCY = 2;
 
 export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpointInput): Promise<ScoreResult> {
   const { db } = deps;
@@ -43,27 +54,51 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const [exp] = await db.select().from(experiments).where(eq(experiments.id, ckpt.experimentId));
   const spec = await loadCampaignSpec(db, exp.campaignId);
 
-  const items = await db.select().from(evalItems).where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, input.split)));
+  const info = Context.current().info;
+  const items =
+    input.split === 'heldout'
+      ? await readHeldoutItems(db, input.suiteId, `${info.workflowExecution?.workflowId ?? 'standalone'}:${info.activityType}`, input.purpose)
+      : await db.select().from(evalItems).where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, input.split)));
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no ${input.split} items`);
-  if (input.split === 'heldout') {
-    const info = Context.current().info;
-    await db.insert(heldoutReads).values({ suiteId: input.suiteId, reader: `${info.workflowExecution?.workflowId ?? "standalone"}:${info.activityType}`, purpose: input.purpose });
-  }
+  const [suite] = await db.select({ settings: evalSuites.settings }).from(evalSuites).where(eq(evalSuites.id, input.suiteId));
+  const settings = (suite?.settings ?? {}) as { rubrics?: Record<string, string>; canaries?: string[] };
 
   const perItem: Record<string, number> = {};
   const metrics: Record<string, number> = {};
-  const completion = items.filter((i) => i.grader === 'exact_token');
-  if (completion.length > 0) {
+  const errors: Record<string, string> = {};
+  const canaryHits: string[] = [];
+  const graded = items.filter((i) => i.grader !== 'bits_per_byte');
+  if (graded.length > 0) {
     const predictions = await runPredict({
       command: spec.trainer.command,
       checkpointFile: ckpt.path,
-      prompts: completion.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: COMPLETION_BUDGET })),
+      prompts: graded.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: i.grader === 'exact_token' ? COMPLETION_BUDGET : OUTPUT_BUDGET })),
       workDir: evalDirOf(deps.home, input.checkpointId, input.split),
       signal: Context.current().cancellationSignal,
     });
+    const ctx: GradeContext = { rubrics: settings.rubrics ?? {}, judge: hasEndpoint(process.env) ? openAiClient(process.env) : undefined };
+    const outcomes = await mapLimit(graded, GRADE_CONCURRENCY, async (i): Promise<GradeOutcome> => {
+      const config = graderConfigSchema.safeParse(i.graderConfig ?? { kind: i.grader });
+      if (!config.success) return { score: 0, error: `unreadable grader config: ${config.error.issues[0]?.message}` };
+      Context.current().heartbeat();
+      return gradeItem(config.data, i, predictions.get(i.id)!, ctx);
+    });
     let right = 0;
-    for (const i of completion) right += perItem[i.id] = gradeExactToken(predictions.get(i.id)!, i.reference);
-    metrics.exact_match = right / completion.length;
+    let tokenRight = 0;
+    graded.forEach((i, k) => {
+      const o = outcomes[k];
+      perItem[i.id] = o.score;
+      right += o.score;
+      if (i.grader === 'exact_token') tokenRight += o.score;
+      if (o.error !== undefined) errors[i.id] = o.error;
+      const out = predictions.get(i.id)!;
+      if ((settings.canaries ?? []).some((c) => out.includes(c))) canaryHits.push(i.id);
+    });
+    const tokenItems = graded.filter((i) => i.grader === 'exact_token').length;
+    if (tokenItems > 0) metrics.exact_match = tokenRight / tokenItems;
+    metrics.accuracy = right / graded.length;
+    metrics.grader_errors = Object.keys(errors).length;
+    metrics.canary_hits = canaryHits.length;
   }
   const loss = items.filter((i) => i.grader === 'bits_per_byte');
   const scorer = lossScorerFor(ckpt.format);
@@ -75,12 +110,26 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
 
   await db
     .insert(evalResults)
-    .values({ id, checkpointId: input.checkpointId, experimentId: ckpt.experimentId, suiteId: input.suiteId, split: input.split, itemCount: items.length, metrics, perItem })
+    .values({ id, checkpointId: input.checkpointId, experimentId: ckpt.experimentId, suiteId: input.suiteId, split: input.split, itemCount: items.length, metrics, perItem, details: { errors, canaryHits } })
     .onConflictDoNothing();
   const score = metrics[spec.selection.metric];
-  if (score !== undefined) {
+  if (score !== undefined && input.split !== 'probe') {
     const column = input.split === 'public' ? { publicScore: score } : { heldoutScore: score };
     await db.update(experiments).set(column).where(eq(experiments.id, ckpt.experimentId));
   }
   return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
+}
+
+/** `fn` over `xs`, at most `limit` at a time, results in order. */
+async function mapLimit<T, R>(xs: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(xs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < xs.length) {
+      const k = next++;
+      out[k] = await fn(xs[k]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, xs.length) }, worker));
+  return out;
 }

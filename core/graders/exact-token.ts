@@ -1,5 +1,5 @@
 // Graders that score a prediction against a reference. Pure; they run in the eval activity, never in a trainer.
-import { firstToken } from './builtin-task/tokens';
+import { firstToken } from '../builtin-task/tokens';
 
 export type GraderKind = 'exact_token' | 'bits_per_byte';
 

@@ -1,0 +1,102 @@
+// An eval suite as data: items with a prompt, a reference and a grader, in a public, held-out or probe split, plus
+// the suite's LLM-judge rubrics and canary strings. `parseSuite` rejects a malformed suite naming every failing item.
+import { z } from 'zod';
+import { graderConfigSchema, type GraderConfig } from '../graders';
+
+export type SuiteSplit = 'public' | 'heldout' | 'probe';
+
+/** What a probe is for (see DESIGN.md, "Eval integrity"). */
+export type ProbeKind = 'perturbed' | 'paraphrased' | 'canary' | 'cheat_only';
+
+export const probeSchema = z.strictObject({
+  kind: z.enum(['perturbed', 'paraphrased', 'canary', 'cheat_only']),
+  /** The public item a twin is the twin of (perturbed and paraphrased twins only). */
+  of: z.string().optional(),
+});
+export type Probe = z.output<typeof probeSchema>;
+
+export const suiteItemSchema = z.strictObject({
+  /** Unique within the suite; letters, digits and `._:-`. */
+  id: z.string().regex(/^[\w.:-]{1,120}$/, 'letters, digits and ._:- only, at most 120'),
+  split: z.enum(['public', 'heldout', 'probe']),
+  grader: graderConfigSchema,
+  prompt: z.string(),
+  reference: z.string(),
+  /** Groups items in reports and the gate's per-category bound. @default "general" */
+  category: z.string().min(1).default('general'),
+  /** Required on a probe-split item, absent elsewhere. */
+  probe: probeSchema.optional(),
+  /** Where the item came from, for lineage. @default "" */
+  sourceFile: z.string().default(''),
+});
+export type SuiteItem = z.output<typeof suiteItemSchema>;
+
+export const suiteSchema = z.strictObject({
+  /** The suite's name; versions are `${name}@${n}`. */
+  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'lower-case letters, digits and ._- only'),
+  /** LLM-judge rubrics by name, stored beside the suite. @default {} */
+  rubrics: z.record(z.string(), z.string().min(1)).default({}),
+  /** Strings that must never appear in a training example nor in a candidate's outputs. @default [] */
+  canaries: z.array(z.string().min(12, 'a canary needs at least 12 characters to be unmistakable')).default([]),
+  items: z.array(z.unknown()).min(1, 'a suite needs at least one item'),
+});
+
+export interface Suite {
+  name: string;
+  rubrics: Record<string, string>;
+  canaries: string[];
+  items: SuiteItem[];
+}
+
+/** A suite that fails validation; the message names every failing item. Retrying cannot help. */
+export class MalformedSuiteError extends Error {
+  override readonly name = 'MalformedSuiteError';
+}
+
+const MAX_LISTED = 20;
+
+/** A validated suite, or a MalformedSuiteError naming each failing item (`items[3] "id": path: problem`). */
+export function parseSuite(input: unknown): Suite {
+  const top = suiteSchema.safeParse(input);
+  if (!top.success) {
+    throw new MalformedSuiteError(`malformed eval suite: ${top.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  }
+  const problems: string[] = [];
+  const items: SuiteItem[] = [];
+  top.data.items.forEach((raw, i) => {
+    const r = suiteItemSchema.safeParse(raw);
+    const name = `items[${i}]${typeof (raw as { id?: unknown })?.id === 'string' ? ` "${(raw as { id: string }).id}"` : ''}`;
+    if (!r.success) problems.push(`${name}: ${r.error.issues.map((x) => `${x.path.join('.') || '(item)'}: ${x.message}`).join(', ')}`);
+    else items.push(r.data);
+  });
+  const byId = new Map<string, SuiteItem>();
+  items.forEach((item) => {
+    if (byId.has(item.id)) problems.push(`item "${item.id}": the id is used twice`);
+    byId.set(item.id, item);
+  });
+  for (const item of items) {
+    const problem = crossCheck(item, byId, top.data.rubrics);
+    if (problem) problems.push(`item "${item.id}": ${problem}`);
+  }
+  if (problems.length > 0) {
+    const more = problems.length > MAX_LISTED ? ` and ${problems.length - MAX_LISTED} more` : '';
+    throw new MalformedSuiteError(`malformed eval suite "${top.data.name}", ${problems.length} failing item(s): ${problems.slice(0, MAX_LISTED).join('; ')}${more}`);
+  }
+  return { name: top.data.name, rubrics: top.data.rubrics, canaries: top.data.canaries, items };
+}
+
+function crossCheck(item: SuiteItem, byId: Map<string, SuiteItem>, rubrics: Record<string, string>): string | undefined {
+  if (item.split === 'probe' && !item.probe) return 'a probe-split item needs `probe: {kind}`';
+  if (item.split !== 'probe' && item.probe) return `\`probe\` belongs on probe-split items only, not ${item.split}`;
+  if (item.probe && (item.probe.kind === 'perturbed' || item.probe.kind === 'paraphrased')) {
+    const of = item.probe.of === undefined ? undefined : byId.get(item.probe.of);
+    if (!of) return `a ${item.probe.kind} twin needs \`probe.of\` naming a public item (got ${item.probe.of ?? 'none'})`;
+    if (of.split !== 'public') return `\`probe.of\` names "${of.id}", a ${of.split} item, not a public one`;
+  }
+  if (item.probe?.kind === 'cheat_only' && item.grader.kind !== 'test_program') return 'a cheat-only item needs a test_program grader';
+  if (item.grader.kind === 'llm_judge' && rubrics[item.grader.rubric] === undefined) return `rubric "${item.grader.rubric}" is not in the suite's rubrics`;
+  if (item.split === 'heldout' && item.grader.kind === 'llm_judge') return 'held-out items never leave the eval activity, so an external LLM judge cannot grade them';
+  return undefined;
+}
+
+export type { GraderConfig };
