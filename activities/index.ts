@@ -18,6 +18,7 @@ import { critiqueIterationFeedback } from './outer/critique-iteration';
 import { evaluateGate } from './outer/evaluate-gate';
 import { finishOuterIteration } from './outer/finish-iteration';
 import { promotionEvidence } from './outer/promotion-evidence';
+import { checkContamination } from './eval/check-contamination';
 
 export type { ActivityDeps } from './deps';
 
@@ -53,6 +54,7 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
     eval: {
       scoreCheckpoint: (i) => scoreCheckpoint(deps, i),
       critiqueEvalFailures: (i) => critiqueEvalFailures(deps, i),
+      checkContamination: (i) => checkContamination(deps, i),
     },
   };
 }

@@ -26,6 +26,11 @@ export class BudgetExceededError extends Error {
   override readonly name = 'BudgetExceededError';
 }
 
+/** A dataset version that overlaps an eval split or carries a canary: no training run may use it. */
+export class ContaminatedDatasetError extends Error {
+  override readonly name = 'ContaminatedDatasetError';
+}
+
 export const NON_RETRYABLE = [
   'BudgetExceededError',
   'InvalidSpecError',
@@ -37,6 +42,8 @@ export const NON_RETRYABLE = [
   'InvalidFeedbackError',
   'FeedbackConflictError',
   'DecisionConflictError',
+  'ContaminatedDatasetError',
+  'MalformedSuiteError',
   // agents/agent-errors.ts: a refused request (bad key, unknown model) and an unusable reply (which the teacher
   // step turns into a built-in critique, so it only escapes from agents without a fallback).
   'AgentRequestError',

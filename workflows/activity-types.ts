@@ -18,6 +18,7 @@ import type { PromotionEvidenceInput } from '../activities/outer/promotion-evide
 import type { FinishIterationInput, FinishIterationResult } from '../activities/outer/finish-iteration';
 import type { CritiqueEvalFailuresInput, CritiqueEvalFailuresResult } from '../activities/outer/critique-eval-failures';
 import type { PromotionEvidence } from './outer-loop-api';
+import type { CheckContaminationInput, ContaminationReport } from '../activities/eval/check-contamination';
 
 export interface OrchestrationActivities {
   registerCampaign(input: RegisterCampaignInput): Promise<LoopSettings>;
@@ -45,4 +46,5 @@ export interface TrainingActivities {
 export interface EvalActivities {
   scoreCheckpoint(input: ScoreCheckpointInput): Promise<ScoreResult>;
   critiqueEvalFailures(input: CritiqueEvalFailuresInput): Promise<CritiqueEvalFailuresResult>;
+  checkContamination(input: CheckContaminationInput): Promise<ContaminationReport>;
 }

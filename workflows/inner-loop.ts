@@ -42,7 +42,7 @@ const HISTORY_EVENTS_LIMIT = 8000;
 export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult> {
   const innerLoopId = workflowInfo().workflowId;
   const orch = proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
-  const { scoreCheckpoint } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
+  const { scoreCheckpoint, checkContamination } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
 
   let phase: InnerLoopStatus['phase'] = 'preparing';
   let stopRequested = false;
@@ -104,6 +104,8 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     if (input.budget?.experiments !== undefined) settings.experiments = input.budget.experiments;
     if (input.budget?.parallelism !== undefined) settings.parallelism = input.budget.parallelism;
     const task = await orch.prepareTask({ campaignId: input.campaignId, datasetVersionId: input.datasetVersionId });
+    // Before any training run: a dataset version that overlaps an eval split or carries a canary is refused.
+    if (patched('contamination-check')) await checkContamination({ datasetVersionId: task.datasetVersionId, reader: innerLoopId });
     const baseline = await orch.startInnerLoop({ campaignId: input.campaignId, innerLoopId, datasetVersionId: task.datasetVersionId, baseCheckpointId: input.baseCheckpointId });
     state = { settings, task, baseline: { experimentId: baseline.experimentId }, launched: 0, batches: 0, batchesWithoutImprovement: 0, leaderboard: [], paused: false };
   }

@@ -7,6 +7,7 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  patched,
   executeChild,
   ParentClosePolicy,
   proxyActivities,
@@ -147,6 +148,13 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
   const metric = settings.gate.metric;
   const cand = await ev.scoreCheckpoint({ checkpointId: candidate, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
   const inc = await ev.scoreCheckpoint({ checkpointId: against, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
+  if (patched('hacking-guard')) {
+    // The hacking guard compares public with held-out and public items with their twins, for both checkpoints.
+    for (const checkpointId of [candidate, against]) {
+      await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'public', purpose: 'gate' });
+      await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'probe', purpose: 'gate' });
+    }
+  }
   const decisionId = `${outerIterationId}/gate`;
   const gate = await orch.evaluateGate({ decisionId, campaignId: input.campaignId, candidateCheckpointId: candidate, incumbentCheckpointId: against, suiteId: task.suiteId, settings: settings.gate });
   Object.assign(summary, { candidateCheckpointId: candidate, innerBest: { experimentId: inner.best.experimentId, publicScore: inner.best.publicScore }, decisionId, reason: gate.reason, heldout: { metric, candidate: cand.metrics[metric], incumbent: inc.metrics[metric] } });

@@ -5,7 +5,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { buildCompletionItems, buildLossItems, languageOf } from '../../core/builtin-task/eval-items';
+import { buildCompletionItems, buildLossItems, languageOf, type CompletionItem } from '../../core/builtin-task/eval-items';
+import { buildBuiltinProbes } from '../../core/builtin-task/probes';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError } from '../../core/errors';
 import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
@@ -84,8 +85,15 @@ async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: Corp
       built.map((d) => ({ id: d.id, text: d.prompt + d.reference })),
     ).flatMap((o) => o.evalIds),
   );
-  const drafts = built.filter((d) => !leaked.has(d.id));
-  const contentHash = sha256(JSON.stringify(drafts.map((d) => [d.id, d.split, d.prompt, d.reference])));
+  const kept = built.filter((d) => !leaked.has(d.id));
+  // Probes (twins of public completion items, canaries, cheat-only items): see core/builtin-task/probes.ts.
+  const publicCompletions = kept.filter((d): d is CompletionItem & { split: 'public' } => d.split === 'public' && d.grader === 'exact_token');
+  const { probes, canaries } = buildBuiltinProbes(publicCompletions, seed);
+  const drafts = [
+    ...kept.map((d) => ({ ...d, graderConfig: null as Record<string, unknown> | null, probe: null as { kind: string; of?: string } | null })),
+    ...probes.map((p) => ({ ...p, split: 'probe' as const, grader: p.grader.kind, graderConfig: p.grader as Record<string, unknown>, probe: p.probe })),
+  ];
+  const contentHash = sha256(JSON.stringify([canaries, drafts.map((d) => [d.id, d.split, d.prompt, d.reference, d.graderConfig, d.probe])]));
   const suiteId = `builtin-code@${contentHash.slice(0, 12)}`;
   const [existing] = await db.select({ id: evalSuites.id }).from(evalSuites).where(eq(evalSuites.id, suiteId));
   if (existing) return suiteId;
@@ -100,9 +108,11 @@ async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: Corp
       reference: d.reference,
       contentHash: sha256(d.prompt + '\u0000' + d.reference),
       sourceFile: d.sourceFile,
+      graderConfig: d.graderConfig,
+      probe: d.probe && { ...d.probe, of: d.probe.of === undefined ? undefined : `${suiteId}/${d.probe.of}` },
     }));
     for (let i = 0; i < rows.length; i += 500) await tx.insert(evalItems).values(rows.slice(i, i + 500)).onConflictDoNothing();
-    await tx.insert(evalSuites).values({ id: suiteId, name: 'builtin-code', version: 1, contentHash, settings: { corpusHash, droppedForOverlapWithTrain: leaked.size } }).onConflictDoNothing();
+    await tx.insert(evalSuites).values({ id: suiteId, name: 'builtin-code', version: 1, contentHash, settings: { corpusHash, droppedForOverlapWithTrain: leaked.size, canaries } }).onConflictDoNothing();
   });
   return suiteId;
 }

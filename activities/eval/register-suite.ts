@@ -42,7 +42,7 @@ export async function registerEvalSuite(db: Db, input: unknown): Promise<Registe
       reference: i.reference,
       contentHash: itemContentHash(i.prompt, i.reference),
       sourceFile: i.sourceFile,
-      probe: i.probe ?? null,
+      probe: i.probe ? { ...i.probe, of: i.probe.of === undefined ? undefined : `${suiteId}/${i.probe.of}` } : null,
     }));
     for (let k = 0; k < rows.length; k += 500) await tx.insert(evalItems).values(rows.slice(k, k + 500));
     await tx.insert(evalSuites).values({ id: suiteId, name: suite.name, version, contentHash, settings: { rubrics: suite.rubrics, canaries: suite.canaries } });

@@ -59,6 +59,8 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
     input.split === 'heldout'
       ? await readHeldoutItems(db, input.suiteId, `${info.workflowExecution?.workflowId ?? 'standalone'}:${info.activityType}`, input.purpose)
       : await db.select().from(evalItems).where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, input.split)));
+  // A suite without probes has nothing for the hacking guard to score: an empty result, not an error.
+  if (items.length === 0 && input.split === 'probe') return { checkpointId: input.checkpointId, split: input.split, itemCount: 0, metrics: {} };
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no ${input.split} items`);
   const [suite] = await db.select({ settings: evalSuites.settings }).from(evalSuites).where(eq(evalSuites.id, input.suiteId));
   const settings = (suite?.settings ?? {}) as { rubrics?: Record<string, string>; canaries?: string[] };
@@ -91,8 +93,9 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
       right += o.score;
       if (i.grader === 'exact_token') tokenRight += o.score;
       if (o.error !== undefined) errors[i.id] = o.error;
+      // A canary the output writes, or completes from a prompt that holds its beginning.
       const out = predictions.get(i.id)!;
-      if ((settings.canaries ?? []).some((c) => out.includes(c))) canaryHits.push(i.id);
+      if ((settings.canaries ?? []).some((c) => (i.prompt + out).includes(c) && !i.prompt.includes(c))) canaryHits.push(i.id);
     });
     const tokenItems = graded.filter((i) => i.grader === 'exact_token').length;
     if (tokenItems > 0) metrics.exact_match = tokenRight / tokenItems;

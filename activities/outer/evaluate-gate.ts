@@ -8,6 +8,7 @@ import { runGate, type GateEvidence, type GateOutcome, type PairedItem } from '.
 import { gateSettingsWithDefaults, type GateMetric, type GateSettingsInput } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
 import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
+import { loadIntegrityEvidence } from './integrity-evidence';
 
 export interface EvaluateGateInput {
   /** Deterministic, e.g. `${outerLoopWorkflowId}/gate`: the decision row's id. */
@@ -99,7 +100,16 @@ async function loadEvidence(db: Db, input: EvaluateGateInput, settings: GateEvid
     const which = [...unscored].map(([ckpt, n]) => `"${ckpt}" lacks ${n}`).join(', ');
     throw new NotFoundError(`held-out scores on suite "${input.suiteId}" do not pair up (${which} items the other has): rescore on the current suite's heldout split first`);
   }
-  return { candidateCheckpointId: input.candidateCheckpointId, incumbentCheckpointId: input.incumbentCheckpointId, items: byMetric, settings, candidateExperimentId: candidate.experimentId };
+  const primary = byMetric[settings.metric] ?? [];
+  const meanOf = (f: (p: PairedItem) => number) => primary.reduce((s, p) => s + f(p), 0) / primary.length;
+  const integrity = await loadIntegrityEvidence(db, {
+    suiteId: input.suiteId,
+    candidateCheckpointId: input.candidateCheckpointId,
+    incumbentCheckpointId: input.incumbentCheckpointId,
+    metric: settings.metric,
+    heldout: primary.length > 0 ? { candidate: meanOf((p) => p.candidate), incumbent: meanOf((p) => p.incumbent) } : undefined,
+  });
+  return { candidateCheckpointId: input.candidateCheckpointId, incumbentCheckpointId: input.incumbentCheckpointId, items: byMetric, settings, integrity, candidateExperimentId: candidate.experimentId };
 }
 
 /** Every check's figures under its rule, the summary figures at the top, and the settings that applied. */

@@ -2,6 +2,7 @@
 // when every check passes; each check states its rule, its figures and its reason, and all of them are
 // recorded. Adding a check (the eval-integrity probes, the public/held-out gap) is adding one function.
 import { mean, orientedDeltas, pairedTest } from './paired-test';
+import { INTEGRITY_CHECKS, type IntegrityEvidence } from './integrity-checks';
 import type { GateMetric, GateSettings } from './settings';
 
 /** Whether a larger per-item score is better, per metric. */
@@ -21,6 +22,8 @@ export interface GateEvidence {
   /** Held-out items scored for both checkpoints, per metric (a metric nobody could score is absent). */
   items: Partial<Record<GateMetric, PairedItem[]>>;
   settings: GateSettings;
+  /** The hacking guard's evidence (public means, twins, cheat-only items, canaries); absent parts are not checked. */
+  integrity?: IntegrityEvidence;
 }
 
 export interface CheckResult {
@@ -115,7 +118,8 @@ export const noCategoryRegression: GateCheck = (e) => {
   return { rule, passed: true, reason, figures };
 };
 
-export const DEFAULT_CHECKS: readonly GateCheck[] = [heldoutImprovement, noCategoryRegression];
+/** The held-out checks, then the hacking guard's (core/gate/integrity-checks.ts). */
+export const DEFAULT_CHECKS: readonly GateCheck[] = [heldoutImprovement, noCategoryRegression, ...INTEGRITY_CHECKS];
 
 /** Runs every check (so every figure is recorded) and promotes only when all pass; the reason names the first failure. */
 export function runGate(evidence: GateEvidence, checks: readonly GateCheck[] = DEFAULT_CHECKS): GateOutcome {

@@ -81,7 +81,7 @@ describe('the promotion gate', () => {
     const primary = outcome.results[0];
     expect(primary.figures.meanDelta as number).toBeGreaterThan(0.08);
     expect(primary.figures.pValue as number).toBeLessThan(0.001);
-    expect(outcome.results.map((r) => r.rule)).toEqual(['heldoutImprovement', 'noCategoryRegression']);
+    expect(outcome.results.map((r) => r.rule)).toEqual(['heldoutImprovement', 'noCategoryRegression', 'publicHeldoutGap', 'twinGap', 'cheatOnlyPass', 'canaryInOutputs']);
   });
 
   test('the gate rejects a candidate that is only better by noise', () => {
@@ -158,7 +158,7 @@ describe('the promotion gate', () => {
     const probes: GateCheck = () => ({ rule: 'probesClean', passed: false, reason: '2 canaries answered', figures: { canaries: 2 } });
     const outcome = runGate(e, [...DEFAULT_CHECKS, probes]);
     expect(outcome).toMatchObject({ promote: false, rule: 'probesClean', reason: 'rejected by probesClean: 2 canaries answered' });
-    expect(outcome.results).toHaveLength(3);
+    expect(outcome.results).toHaveLength(DEFAULT_CHECKS.length + 1);
     expect(() => runGate(e, [])).toThrow(RangeError);
   });
 });
@@ -174,6 +174,8 @@ describe('gate settings', () => {
       test: 'sign-flip',
       resamples: 2000,
       seed: 1,
+      maxGapGrowth: { bits_per_byte: 0.25, exact_match: 0.1 },
+      maxTwinGapGrowth: 0.15,
     });
     expect(gateSettingsWithDefaults({ maxCategoryRegression: { exact_match: 0.1 } }).maxCategoryRegression).toEqual({ bits_per_byte: 0.05, exact_match: 0.1 });
     expect(() => gateSettingsWithDefaults({ alpha: 1.5 })).toThrow(InvalidSpecError);

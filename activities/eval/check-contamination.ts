@@ -1,0 +1,41 @@
+// checkContamination: runs before any training run on a dataset version (the inner loop calls it first). Every
+// example of the version against every item of every suite and split, and every suite's canaries; a contaminated
+// version is refused with ContaminatedDatasetError (non-retryable) naming the examples and the items they overlap.
+import { eq, ne } from 'drizzle-orm';
+import { ContaminatedDatasetError, NotFoundError } from '../../core/errors';
+import { describeContamination, findContamination, type ContaminationFinding } from '../../core/dataset/contamination';
+import { datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
+import type { ActivityDeps } from '../deps';
+import { readHeldoutItems } from './heldout-items';
+
+export interface CheckContaminationInput {
+  datasetVersionId: string;
+  /** Who asks (the inner loop's id): recorded with the held-out read. */
+  reader: string;
+}
+
+export interface ContaminationReport {
+  datasetVersionId: string;
+  examples: number;
+  evalItems: number;
+  canaries: number;
+}
+
+export async function checkContamination(deps: ActivityDeps, input: CheckContaminationInput): Promise<ContaminationReport> {
+  const { db } = deps;
+  const [version] = await db.select({ id: datasetVersions.id }).from(datasetVersions).where(eq(datasetVersions.id, input.datasetVersionId));
+  if (!version) throw new NotFoundError(`dataset version "${input.datasetVersionId}" does not exist`);
+  const rows = await db.select({ source: examples.source, sourceRef: examples.sourceRef, content: examples.content }).from(examples).where(eq(examples.datasetVersionId, version.id));
+  const suites = await db.select({ id: evalSuites.id, settings: evalSuites.settings }).from(evalSuites);
+  const items = await db.select({ id: evalItems.id, split: evalItems.split, prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems).where(ne(evalItems.split, 'heldout'));
+  for (const s of suites) items.push(...(await readHeldoutItems(db, s.id, `checkContamination:${input.reader}`, 'contamination')));
+  const canaries = suites.flatMap((s) => ((s.settings as { canaries?: string[] }).canaries ?? []).map((text, k) => ({ id: `${s.id}#canary${k}`, text })));
+
+  const findings: ContaminationFinding[] = findContamination(
+    rows.map((r) => ({ key: `${r.source}:${r.sourceRef}`, text: r.content })),
+    items.map((i) => ({ id: i.id, split: i.split, text: i.prompt + i.reference })),
+    canaries,
+  );
+  if (findings.length > 0) throw new ContaminatedDatasetError(describeContamination(version.id, findings));
+  return { datasetVersionId: version.id, examples: rows.length, evalItems: items.length, canaries: canaries.length };
+}

@@ -1,0 +1,61 @@
+// The hacking guard's evidence for the gate: both checkpoints' public and probe results (ids, scores, canary hits),
+// paired with the probe items' kinds and twins. Public and probe items only: no held-out text is read here.
+import { and, eq, inArray } from 'drizzle-orm';
+import type { IntegrityEvidence, TwinPair } from '../../core/gate/integrity-checks';
+import type { GateMetric } from '../../core/gate/settings';
+import type { Db } from '../../db/client';
+import { evalItems, evalResults } from '../../db/schema';
+
+const GRADER_OF_METRIC: Record<GateMetric, string> = { bits_per_byte: 'bits_per_byte', exact_match: 'exact_token' };
+
+export interface IntegrityInput {
+  suiteId: string;
+  candidateCheckpointId: string;
+  incumbentCheckpointId: string;
+  metric: GateMetric;
+  /** Held-out means of `metric` per checkpoint, from the gate's paired items. */
+  heldout?: { candidate: number; incumbent: number };
+}
+
+export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Promise<IntegrityEvidence> {
+  const result = async (ckpt: string, split: string) =>
+    (await db.select({ perItem: evalResults.perItem, details: evalResults.details }).from(evalResults).where(eq(evalResults.id, `${ckpt}|${input.suiteId}|${split}`)))[0];
+  const [candPublic, incPublic, candProbe, incProbe] = [
+    await result(input.candidateCheckpointId, 'public'),
+    await result(input.incumbentCheckpointId, 'public'),
+    await result(input.candidateCheckpointId, 'probe'),
+    await result(input.incumbentCheckpointId, 'probe'),
+  ];
+  const items = await db
+    .select({ id: evalItems.id, split: evalItems.split, grader: evalItems.grader, probe: evalItems.probe })
+    .from(evalItems)
+    .where(and(eq(evalItems.suiteId, input.suiteId), inArray(evalItems.split, ['public', 'probe'])));
+  const out: IntegrityEvidence = {};
+
+  if (candPublic && incPublic && input.heldout) {
+    const grader = GRADER_OF_METRIC[input.metric];
+    const ids = items.filter((i) => i.split === 'public' && i.grader === grader && candPublic.perItem[i.id] !== undefined && incPublic.perItem[i.id] !== undefined).map((i) => i.id);
+    if (ids.length > 0) {
+      const mean = (r: Record<string, number>) => ids.reduce((s, id) => s + r[id], 0) / ids.length;
+      out.means = { metric: input.metric, candidatePublic: mean(candPublic.perItem), incumbentPublic: mean(incPublic.perItem), candidateHeldout: input.heldout.candidate, incumbentHeldout: input.heldout.incumbent };
+    }
+  }
+  if (candProbe && incProbe && candPublic && incPublic) {
+    const twins: TwinPair[] = [];
+    for (const i of items) {
+      const of = i.probe?.of;
+      if (i.split !== 'probe' || !of || (i.probe?.kind !== 'perturbed' && i.probe?.kind !== 'paraphrased')) continue;
+      const pair = [candPublic.perItem[of], candProbe.perItem[i.id], incPublic.perItem[of], incProbe.perItem[i.id]];
+      if (pair.some((x) => x === undefined)) continue;
+      twins.push({ id: i.id, of, kind: i.probe.kind, candidateOriginal: pair[0], candidateTwin: pair[1], incumbentOriginal: pair[2], incumbentTwin: pair[3] });
+    }
+    out.twins = twins;
+  }
+  if (candProbe) {
+    const cheat = items.filter((i) => i.probe?.kind === 'cheat_only' && candProbe.perItem[i.id] !== undefined);
+    out.cheatOnly = { scored: cheat.length, passed: cheat.filter((i) => candProbe.perItem[i.id] > 0).map((i) => i.id) };
+  }
+  const hits = await db.select({ details: evalResults.details }).from(evalResults).where(and(eq(evalResults.checkpointId, input.candidateCheckpointId), eq(evalResults.suiteId, input.suiteId)));
+  out.canaryHits = [...new Set(hits.flatMap((h) => h.details.canaryHits ?? []))].sort();
+  return out;
+}

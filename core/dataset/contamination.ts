@@ -1,0 +1,64 @@
+// The contamination check a dataset version must pass before any training run: no example may contain an eval item
+// (exact), nearly copy one (a share of its character n-grams, see overlap.ts), or carry a suite's canary string.
+
+import { findOverlaps, type OverlapOptions } from './overlap';
+
+/** The thresholds the check states in every refusal. 13-character n-grams, a 0.5 share: `findOverlaps`' defaults. */
+export const CONTAMINATION_THRESHOLDS: Required<OverlapOptions> = { n: 13, threshold: 0.5 };
+
+export interface ContaminationExample {
+  /** Where the example came from (`corpus:file`, `critique:id`). */
+  key: string;
+  text: string;
+}
+
+export interface ContaminationEvalItem {
+  id: string;
+  split: string;
+  /** The item's prompt followed by its reference. */
+  text: string;
+}
+
+export interface ContaminationCanary {
+  /** A name that does not reveal the canary (`suite@1#0`). */
+  id: string;
+  text: string;
+}
+
+export interface ContaminationFinding {
+  exampleKey: string;
+  /** `overlap`: the example copies eval items; `canary`: it carries a canary. */
+  kind: 'overlap' | 'canary';
+  /** The eval items overlapped, or the canaries found. */
+  ids: string[];
+  exact: boolean;
+  share: number;
+}
+
+export function findContamination(examples: readonly ContaminationExample[], items: readonly ContaminationEvalItem[], canaries: readonly ContaminationCanary[]): ContaminationFinding[] {
+  const splitOf = new Map(items.map((i) => [i.id, i.split]));
+  const found: ContaminationFinding[] = findOverlaps(examples, items, CONTAMINATION_THRESHOLDS).map((o) => ({
+    exampleKey: o.key,
+    kind: 'overlap' as const,
+    ids: o.evalIds.map((id) => `${id} (${splitOf.get(id)})`),
+    exact: o.exact,
+    share: Math.round(o.share * 1000) / 1000,
+  }));
+  for (const e of examples) {
+    const hits = canaries.filter((c) => e.text.includes(c.text)).map((c) => c.id);
+    if (hits.length) found.push({ exampleKey: e.key, kind: 'canary', ids: hits, exact: true, share: 1 });
+  }
+  return found;
+}
+
+const MAX_LISTED = 10;
+
+/** One line naming the version, the thresholds and the first findings (item ids and canary ids, never their text). */
+export function describeContamination(versionId: string, findings: readonly ContaminationFinding[]): string {
+  const { n, threshold } = CONTAMINATION_THRESHOLDS;
+  const listed = findings
+    .slice(0, MAX_LISTED)
+    .map((f) => (f.kind === 'canary' ? `${f.exampleKey} carries canary ${f.ids.join(', ')}` : `${f.exampleKey} ${f.exact ? 'contains' : `shares ${f.share} of the ${n}-grams of`} ${f.ids.join(', ')}`));
+  const more = findings.length > MAX_LISTED ? `; and ${findings.length - MAX_LISTED} more` : '';
+  return `dataset version "${versionId}" is contaminated (${n}-character n-grams, share >= ${threshold}, or a canary): ${findings.length} example(s): ${listed.join('; ')}${more}`;
+}
