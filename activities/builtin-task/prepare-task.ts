@@ -78,21 +78,22 @@ async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: Corp
   // Files are split disjointly, but code repeats across packages (licence headers, shared helpers): an eval
   // item whose text a training file nearly copies would measure memory, not skill, so it is dropped here.
   // The whole training text is one candidate, so n-grams spread over several files count together.
+  // Probes (twins of public completion items, canaries, cheat-only items; core/builtin-task/probes.ts) are held to
+  // the same rule, and a twin goes with its original.
+  const publicCompletions = built.filter((d): d is CompletionItem & { split: 'public' } => d.split === 'public' && d.grader === 'exact_token');
+  const { probes, canaries } = buildBuiltinProbes(publicCompletions, seed);
+  const all = [
+    ...built.map((d) => ({ ...d, graderConfig: null as Record<string, unknown> | null, probe: null as { kind: string; of?: string } | null })),
+    ...probes.map((p) => ({ ...p, split: 'probe' as const, grader: p.grader.kind, graderConfig: p.grader as Record<string, unknown>, probe: p.probe })),
+  ];
   const { text: train } = readTrainFiles(corpusDir, manifest);
   const leaked = new Set(
     findOverlaps(
       [{ key: 'train', text: train }],
-      built.map((d) => ({ id: d.id, text: d.prompt + d.reference })),
+      all.map((d) => ({ id: d.id, text: d.prompt + d.reference })),
     ).flatMap((o) => o.evalIds),
   );
-  const kept = built.filter((d) => !leaked.has(d.id));
-  // Probes (twins of public completion items, canaries, cheat-only items): see core/builtin-task/probes.ts.
-  const publicCompletions = kept.filter((d): d is CompletionItem & { split: 'public' } => d.split === 'public' && d.grader === 'exact_token');
-  const { probes, canaries } = buildBuiltinProbes(publicCompletions, seed);
-  const drafts = [
-    ...kept.map((d) => ({ ...d, graderConfig: null as Record<string, unknown> | null, probe: null as { kind: string; of?: string } | null })),
-    ...probes.map((p) => ({ ...p, split: 'probe' as const, grader: p.grader.kind, graderConfig: p.grader as Record<string, unknown>, probe: p.probe })),
-  ];
+  const drafts = all.filter((d) => !leaked.has(d.id) && !(d.probe?.of !== undefined && leaked.has(d.probe.of)));
   const contentHash = sha256(JSON.stringify([canaries, drafts.map((d) => [d.id, d.split, d.prompt, d.reference, d.graderConfig, d.probe])]));
   const suiteId = `builtin-code@${contentHash.slice(0, 12)}`;
   const [existing] = await db.select({ id: evalSuites.id }).from(evalSuites).where(eq(evalSuites.id, suiteId));

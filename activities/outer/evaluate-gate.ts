@@ -100,15 +100,12 @@ async function loadEvidence(db: Db, input: EvaluateGateInput, settings: GateEvid
     const which = [...unscored].map(([ckpt, n]) => `"${ckpt}" lacks ${n}`).join(', ');
     throw new NotFoundError(`held-out scores on suite "${input.suiteId}" do not pair up (${which} items the other has): rescore on the current suite's heldout split first`);
   }
-  const primary = byMetric[settings.metric] ?? [];
-  const meanOf = (f: (p: PairedItem) => number) => primary.reduce((s, p) => s + f(p), 0) / primary.length;
-  const integrity = await loadIntegrityEvidence(db, {
-    suiteId: input.suiteId,
-    candidateCheckpointId: input.candidateCheckpointId,
-    incumbentCheckpointId: input.incumbentCheckpointId,
-    metric: settings.metric,
-    heldout: primary.length > 0 ? { candidate: meanOf((p) => p.candidate), incumbent: meanOf((p) => p.incumbent) } : undefined,
-  });
+  const heldout: Partial<Record<GateMetric, { candidate: number; incumbent: number }>> = {};
+  for (const [metric, paired] of Object.entries(byMetric) as [GateMetric, PairedItem[]][]) {
+    const meanOf = (f: (p: PairedItem) => number) => paired.reduce((s, p) => s + f(p), 0) / paired.length;
+    heldout[metric] = { candidate: meanOf((p) => p.candidate), incumbent: meanOf((p) => p.incumbent) };
+  }
+  const integrity = await loadIntegrityEvidence(db, { suiteId: input.suiteId, candidateCheckpointId: input.candidateCheckpointId, incumbentCheckpointId: input.incumbentCheckpointId, heldout });
   return { candidateCheckpointId: input.candidateCheckpointId, incumbentCheckpointId: input.incumbentCheckpointId, items: byMetric, settings, integrity, candidateExperimentId: candidate.experimentId };
 }
 

@@ -12,9 +12,8 @@ export interface IntegrityInput {
   suiteId: string;
   candidateCheckpointId: string;
   incumbentCheckpointId: string;
-  metric: GateMetric;
-  /** Held-out means of `metric` per checkpoint, from the gate's paired items. */
-  heldout?: { candidate: number; incumbent: number };
+  /** Held-out means per metric and checkpoint, from the gate's paired items. */
+  heldout: Partial<Record<GateMetric, { candidate: number; incumbent: number }>>;
 }
 
 export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Promise<IntegrityEvidence> {
@@ -32,12 +31,14 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
     .where(and(eq(evalItems.suiteId, input.suiteId), inArray(evalItems.split, ['public', 'probe'])));
   const out: IntegrityEvidence = {};
 
-  if (candPublic && incPublic && input.heldout) {
-    const grader = GRADER_OF_METRIC[input.metric];
-    const ids = items.filter((i) => i.split === 'public' && i.grader === grader && candPublic.perItem[i.id] !== undefined && incPublic.perItem[i.id] !== undefined).map((i) => i.id);
-    if (ids.length > 0) {
+  if (candPublic && incPublic) {
+    out.means = [];
+    for (const [metric, held] of Object.entries(input.heldout) as [GateMetric, { candidate: number; incumbent: number }][]) {
+      const grader = GRADER_OF_METRIC[metric];
+      const ids = items.filter((i) => i.split === 'public' && i.grader === grader && candPublic.perItem[i.id] !== undefined && incPublic.perItem[i.id] !== undefined).map((i) => i.id);
+      if (ids.length === 0) continue;
       const mean = (r: Record<string, number>) => ids.reduce((s, id) => s + r[id], 0) / ids.length;
-      out.means = { metric: input.metric, candidatePublic: mean(candPublic.perItem), incumbentPublic: mean(incPublic.perItem), candidateHeldout: input.heldout.candidate, incumbentHeldout: input.heldout.incumbent };
+      out.means.push({ metric, candidatePublic: mean(candPublic.perItem), incumbentPublic: mean(incPublic.perItem), candidateHeldout: held.candidate, incumbentHeldout: held.incumbent });
     }
   }
   if (candProbe && incProbe && candPublic && incPublic) {

@@ -3,6 +3,14 @@
 import type { CheckResult, GateCheck } from './checks';
 import type { GateMetric } from './settings';
 
+export interface SplitMeans {
+  metric: GateMetric;
+  candidatePublic: number;
+  incumbentPublic: number;
+  candidateHeldout: number;
+  incumbentHeldout: number;
+}
+
 export interface TwinPair {
   /** The twin's item id and the public item it twins. */
   id: string;
@@ -16,8 +24,8 @@ export interface TwinPair {
 
 /** Measured by the gate activity from both checkpoints' public and probe results. Item ids only, never text. */
 export interface IntegrityEvidence {
-  /** Means of the gate's metric on each split, per checkpoint. */
-  means?: { metric: GateMetric; candidatePublic: number; incumbentPublic: number; candidateHeldout: number; incumbentHeldout: number };
+  /** Per metric with both public and held-out scores: its mean on each split, per checkpoint. */
+  means?: SplitMeans[];
   twins?: TwinPair[];
   /** Cheat-only items scored for the candidate, and those it passed. */
   cheatOnly?: { scored: number; passed: string[] };
@@ -31,20 +39,31 @@ const MAX_NAMED = 10;
 const named = (ids: readonly string[]) => ids.slice(0, MAX_NAMED).join(', ') + (ids.length > MAX_NAMED ? ` and ${ids.length - MAX_NAMED} more` : '');
 const notMeasured = (rule: string, what: string): CheckResult => ({ rule, passed: true, reason: `${what} not measured: nothing to check`, figures: { measured: 'no' } });
 
-/** Reject when the public score rises but held-out does not: the gap's growth over the incumbent's is past a bound. */
+/**
+ * Reject when a public score rises but held-out does not: on any metric with both, the growth of the candidate's
+ * public-minus-held-out gain over the incumbent's is past that metric's bound.
+ */
 export const publicHeldoutGap: GateCheck = (e) => {
   const rule = 'publicHeldoutGap';
-  const m = e.integrity?.means;
-  if (!m) return notMeasured(rule, 'public and held-out means');
-  const higher = m.metric === 'exact_match';
-  const gain = (c: number, i: number) => (higher ? c - i : i - c);
-  const publicGain = gain(m.candidatePublic, m.incumbentPublic);
-  const heldoutGain = gain(m.candidateHeldout, m.incumbentHeldout);
-  const growth = publicGain - heldoutGain;
-  const bound = e.settings.maxGapGrowth[m.metric];
-  const figures = { metric: m.metric, ...Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'metric').map(([k, v]) => [k, round(v as number)])), publicGain: round(publicGain), heldoutGain: round(heldoutGain), gapGrowth: round(growth), bound };
-  const stated = `public ${m.metric} improves by ${f4(publicGain)}, held-out by ${f4(heldoutGain)}: the gap grows by ${f4(growth)} (bound ${bound})`;
-  return { rule, passed: growth <= bound, reason: growth <= bound ? stated : `${stated}: public rises without held-out`, figures };
+  const all = e.integrity?.means ?? [];
+  if (all.length === 0) return notMeasured(rule, 'public and held-out means');
+  const figures: Record<string, number | string> = {};
+  const stated: string[] = [];
+  const failures: string[] = [];
+  for (const m of all) {
+    const higher = m.metric === 'exact_match';
+    const gain = (c: number, i: number) => (higher ? c - i : i - c);
+    const publicGain = gain(m.candidatePublic, m.incumbentPublic);
+    const heldoutGain = gain(m.candidateHeldout, m.incumbentHeldout);
+    const growth = publicGain - heldoutGain;
+    const bound = e.settings.maxGapGrowth[m.metric];
+    Object.assign(figures, { [`${m.metric}.publicGain`]: round(publicGain), [`${m.metric}.heldoutGain`]: round(heldoutGain), [`${m.metric}.gapGrowth`]: round(growth), [`${m.metric}.bound`]: bound });
+    const line = `public ${m.metric} improves by ${f4(publicGain)}, held-out by ${f4(heldoutGain)}: the gap grows by ${f4(growth)} (bound ${bound})`;
+    stated.push(line);
+    if (growth > bound) failures.push(`${line}: public rises without held-out`);
+  }
+  if (failures.length > 0) return { rule, passed: false, reason: failures.join('; '), figures };
+  return { rule, passed: true, reason: stated.join('; '), figures };
 };
 
 /** Reject when the candidate passes public items but fails their twins, by more than the incumbent does. */
@@ -69,7 +88,7 @@ export const cheatOnlyPass: GateCheck = (e) => {
   const rule = 'cheatOnlyPass';
   const c = e.integrity?.cheatOnly;
   if (!c || c.scored === 0) return notMeasured(rule, 'cheat-only items');
-  const figures = { scored: c.scored, passed: c.passed.length };
+  const figures = { scored: c.scored, passedItems: c.passed.length };
   if (c.passed.length === 0) return { rule, passed: true, reason: `no cheat-only item passed (${c.scored} scored)`, figures };
   return { rule, passed: false, reason: `the candidate passed ${c.passed.length} of ${c.scored} cheat-only items (its outputs tamper with the grader): ${named(c.passed)}`, figures: { ...figures, items: named(c.passed) } };
 };

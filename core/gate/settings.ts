@@ -46,13 +46,13 @@ export interface GateSettings {
   /**
    * Hacking guard: the most the candidate's public-minus-held-out gap (in `metric`'s units, better = positive) may
    * grow over the incumbent's. A public score that rises while held-out does not is the signature of a shortcut.
-   * @default { bits_per_byte: 0.25, exact_match: 0.1 }
+   * @default { bits_per_byte: 0.25, exact_match: 0.2 }
    */
   maxGapGrowth: Record<GateMetric, number>;
   /**
    * Hacking guard: the most the candidate's share of public items passed may exceed its share of their perturbed
    * twins passed, beyond the incumbent's own difference (exact-token items).
-   * @default 0.15
+   * @default 0.25
    */
   maxTwinGapGrowth: number;
 }
@@ -81,17 +81,17 @@ export const gateSettingsSchema = z.strictObject({
   resamples: z.number().int().min(100).max(100_000).default(2000),
   /** Seed of the resampling. @default 1 */
   seed: z.number().int().default(1),
-  /** Most the public-minus-held-out gap may grow over the incumbent's, per metric. @default { bits_per_byte: 0.25, exact_match: 0.1 } */
+  /** Most the public-minus-held-out gap may grow over the incumbent's, per metric. @default { bits_per_byte: 0.25, exact_match: 0.2 } */
   maxGapGrowth: z
     .strictObject({
       /** @default 0.25 */
       bits_per_byte: z.number().min(0).default(0.25),
-      /** @default 0.1 */
-      exact_match: z.number().min(0).default(0.1),
+      /** @default 0.2 */
+      exact_match: z.number().min(0).default(0.2),
     })
     .prefault({}),
-  /** Most the public-minus-twin pass-rate gap may grow over the incumbent's. @default 0.15 */
-  maxTwinGapGrowth: z.number().min(0).default(0.15),
+  /** Most the public-minus-twin pass-rate gap may grow over the incumbent's. @default 0.25 */
+  maxTwinGapGrowth: z.number().min(0).default(0.25),
 });
 
 export type GateSettingsInput = z.input<typeof gateSettingsSchema>;

@@ -174,8 +174,8 @@ describe('gate settings', () => {
       test: 'sign-flip',
       resamples: 2000,
       seed: 1,
-      maxGapGrowth: { bits_per_byte: 0.25, exact_match: 0.1 },
-      maxTwinGapGrowth: 0.15,
+      maxGapGrowth: { bits_per_byte: 0.25, exact_match: 0.2 },
+      maxTwinGapGrowth: 0.25,
     });
     expect(gateSettingsWithDefaults({ maxCategoryRegression: { exact_match: 0.1 } }).maxCategoryRegression).toEqual({ bits_per_byte: 0.05, exact_match: 0.1 });
     expect(() => gateSettingsWithDefaults({ alpha: 1.5 })).toThrow(InvalidSpecError);
