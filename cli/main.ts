@@ -25,6 +25,7 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['feedback'], () => (require('./commands/feedback') as typeof import('./commands/feedback')).registerFeedback],
   [['simulate-users'], () => (require('./commands/simulate-users') as typeof import('./commands/simulate-users')).registerSimulateUsers],
   [['lineage'], () => (require('./commands/lineage') as typeof import('./commands/lineage')).registerLineage],
+  [['report'], () => (require('./commands/report') as typeof import('./commands/report')).registerReport],
 ];
 
 /** The program with every command, or only the file that registers `only` when that names a known command. */

@@ -3,6 +3,7 @@
 // scoreCheckpoint, the contamination check and the gate's decision rows. Dataset cheats (training on public items,
 // a canary in the data) are refused before training; output cheats (memorised references, a tampered test grader)
 // are rejected by the gate, each by its rule.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -25,6 +26,7 @@ const RUN_TS = path.join(__dirname, '..', '..', 'bin', 'run-ts.js');
 const home = scratchDir('planted-cheats');
 const leakFile = path.join(home, 'leak.json');
 let h: DbHandle;
+let dbUrl: string;
 let deps: ActivityDeps;
 let suiteId: string;
 let baseVersionId: string;
@@ -53,7 +55,7 @@ let incumbent: string;
 let trained: { path: string; sha256: string };
 
 beforeAll(async () => {
-  ({ handle: h } = await freshDatabase('planted_cheats'));
+  ({ handle: h, url: dbUrl } = await freshDatabase('planted_cheats'));
   deps = { db: h.db, home };
   const prod = `${prefix}-production`;
   await registerCampaign(h.db, { campaignId: prod, spec: fastBuiltinSpec(prod) });
@@ -149,3 +151,25 @@ test('no decision holds held-out text: ids and figures only', async () => {
   expect(held.length).toBeGreaterThan(0);
   expect(leaked).toEqual([]);
 });
+
+test('`flywheel report CAMPAIGN` shows each gate decision with its rule, its figures and the items named', async () => {
+  const bin = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
+  const report = (campaign: string) =>
+    new Promise<{ code: number; out: string }>((resolve) =>
+      execFile(process.execPath, [bin, 'report', campaign], { env: { ...process.env, DATABASE_URL: dbUrl, FLYWHEEL_HOME: home }, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number(err.code) : 0, out: stdout + stderr }),
+      ),
+    );
+  const tamper = await report(`${prefix}-tamper`);
+  expect(tamper.code).toBe(0);
+  expect(tamper.out).toContain(`### ${prefix}-tamper/outer/i1/gate: REJECTED (rule: cheatOnlyPass)`);
+  expect(tamper.out).toMatch(/\| cheatOnlyPass \| \*\*fail\*\* \| .*items=.*cheat-only-add/);
+  expect(tamper.out).toMatch(/\| heldoutImprovement \| pass \| .*meanDelta=/);
+  const memorise = await report(`${prefix}-memorise`);
+  expect(memorise.out).toContain('REJECTED (rule: publicHeldoutGap)');
+  expect(memorise.out).toMatch(/\| twinGap \| \*\*fail\*\* \| .*items=.*twin-/);
+  expect((await report(`${prefix}-honest`)).out).toContain('promoted (rule: allChecksPassed)');
+  const unknown = await report('no-such-campaign');
+  expect(unknown.code).toBe(2);
+  expect(unknown.out).toContain('no campaign "no-such-campaign"');
+}, 120_000);
