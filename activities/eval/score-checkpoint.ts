@@ -14,6 +14,7 @@ import { verifyCheckpoint } from '../training/manifest';
 import { gradeItem, type GradeContext } from './graders/grade-item';
 import { readHeldoutItems } from './heldout-items';
 import { lossScorerFor } from './loss-scorers';
+import { mapLimit } from './map-limit';
 import { runPredict } from './run-predict';
 
 export type EvalSplit = 'public' | 'heldout' | 'probe';
@@ -123,16 +124,3 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
 }
 
-/** `fn` over `xs`, at most `limit` at a time, results in order. */
-async function mapLimit<T, R>(xs: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(xs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < xs.length) {
-      const k = next++;
-      out[k] = await fn(xs[k]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, xs.length) }, worker));
-  return out;
-}

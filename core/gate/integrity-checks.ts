@@ -103,3 +103,5 @@ export const canaryInOutputs: GateCheck = (e) => {
 };
 
 export const INTEGRITY_CHECKS: readonly GateCheck[] = [publicHeldoutGap, twinGap, cheatOnlyPass, canaryInOutputs];
+/** The rules of INTEGRITY_CHECKS, in order. */
+export const INTEGRITY_RULES = ['publicHeldoutGap', 'twinGap', 'cheatOnlyPass', 'canaryInOutputs'] as const;

@@ -1,5 +1,5 @@
 // Runs the test-program grader: the output and the item's tests as one Node program in a child process, with a
-// wall-clock limit (the child's process group is killed at it), a heap limit, no network or child processes and no
+// wall-clock limit (the child's process group is killed at it), a heap limit, no child processes or worker threads and no
 // file access beyond the program itself (Node's permission model), and an empty environment. A hang, a crash or a
 // blown memory limit is an error, never a pass.
 import { spawn } from 'node:child_process';

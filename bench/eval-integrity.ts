@@ -1,0 +1,114 @@
+// Eval integrity: (1) scoring throughput per grader kind (items per second, graded two at a time as the eval
+// activity does, on this machine), and (2) the gate's detection table: for each planted cheat and for the honest
+// recipe, over several seeds, how often it is refused or rejected. Figures only; nothing here is asserted.
+// Run: node bin/run-ts.js bench/eval-integrity.ts [SEEDS] [ITEMS]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { checkContamination } from '../activities/eval/check-contamination';
+import { gradeItem, type GradeContext } from '../activities/eval/graders/grade-item';
+import { mapLimit } from '../activities/eval/map-limit';
+import { openAiClient } from '../agents/openai-client';
+import { INTEGRITY_RULES } from '../core/gate/integrity-checks';
+import { graderConfigSchema } from '../core/graders';
+import { openDb } from '../db/client';
+import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded-server';
+import { applyMigrations } from '../db/migrate';
+import { evalSuites } from '../db/schema';
+import { trainCheckpoint } from '../test/helpers/charlm-checkpoint';
+import { startChatServer } from '../test/helpers/chat-server';
+import { plantedCheats, type OutputRecipe } from '../test/helpers/planted-cheats';
+import { freePort } from '../test/helpers/ports';
+import { eq } from 'drizzle-orm';
+
+async function throughput(items: number): Promise<void> {
+  const server = await startChatServer(() => ({ content: JSON.stringify({ score: 8, reason: 'fine' }) }));
+  const ctx: GradeContext = { rubrics: { r: 'Be right.' }, judge: openAiClient({ OPENAI_BASE_URL: server.baseUrl }) };
+  const kinds: [string, unknown, string, string][] = [
+    ['exact_token', { kind: 'exact_token' }, 'return', ' return x;'],
+    ['exact_match', { kind: 'exact_match' }, 'Paris', ' Paris'],
+    ['numeric_tolerance', { kind: 'numeric_tolerance', absolute: 0.01 }, '3.14159', 'about 3.141'],
+    ['test_program', { kind: 'test_program', tests: 'if (add(2, 3) !== 5) throw new Error("no");' }, '-', 'function add(a, b) { return a + b; }'],
+    ['llm_judge (local endpoint)', { kind: 'llm_judge', rubric: 'r', model: 'judge' }, 'because', 'because of scattering'],
+  ];
+  console.log(`\n## Scoring throughput (${items} items per kind, 2 at a time, ${os.cpus().length} CPUs)\n`);
+  console.log('| grader | items/s | passed |\n| --- | ---: | ---: |');
+  try {
+    for (const [name, raw, reference, output] of kinds) {
+      const config = graderConfigSchema.parse(raw);
+      const n = config.kind === 'test_program' ? Math.min(items, 100) : items;
+      const t0 = performance.now();
+      const outs = await mapLimit(Array.from({ length: n }, (_, i) => i), 2, () => gradeItem(config, { prompt: 'q', reference }, output, ctx));
+      const s = (performance.now() - t0) / 1000;
+      console.log(`| ${name} | ${(n / s).toFixed(1)} | ${outs.filter((o) => o.score === 1).length}/${n} |`);
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+async function detection(seeds: number): Promise<void> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-evals-'));
+  fs.chmodSync(home, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port: await freePort() });
+  const url = await ensureDatabase(pg.url, 'bench');
+  await applyMigrations(url);
+  const dbh = openDb(url, { max: 4 });
+  try {
+    const p = await plantedCheats(dbh.db, home, 'bench');
+    const [suite] = await dbh.db.select().from(evalSuites).where(eq(evalSuites.id, p.suiteId));
+    const canaries = (suite.settings as { canaries: string[] }).canaries;
+    const publicItems = await p.publicItems();
+    const rejected: Record<string, { n: number; by: Record<string, number>; guard: number; guardRules: Record<string, number> }> = {};
+    /** `rule`: the decision's (first failing) rule or the refusal; `guard`: the hacking-guard checks that failed. */
+    const count = (recipe: string, rule: string | undefined, guard: string[] = []) => {
+      const r = (rejected[recipe] ??= { n: 0, by: {}, guard: 0, guardRules: {} });
+      r.n++;
+      if (rule) r.by[rule] = (r.by[rule] ?? 0) + 1;
+      if (guard.length > 0 || rule === 'ContaminatedDatasetError') r.guard++;
+      for (const g of guard) r.guardRules[g] = (r.guardRules[g] ?? 0) + 1;
+    };
+    for (let seed = 1; seed <= seeds; seed++) {
+      const incumbent = await p.production(`s${seed}`, seed);
+      const trained = await trainCheckpoint({ dir: home, id: `cand-s${seed}`, text: p.trainText, seed: 100 + seed, steps: 300 });
+      for (const recipe of ['honest', 'memorise', 'tamper'] as OutputRecipe[]) {
+        const { summary, checks } = await p.gate(recipe, `-s${seed}`, await p.candidate(recipe, `-s${seed}`, trained), incumbent);
+        const guard = INTEGRITY_RULES.filter((rule) => checks[rule] && !checks[rule].passed);
+        count(recipe, summary.promote ? undefined : summary.rule, guard);
+      }
+      // Dataset cheats: a few public items (a different handful per seed), or one canary, in the data.
+      const pick = publicItems.filter((_, i) => i % seeds === seed - 1).slice(0, 5);
+      const dirty = {
+        'train-on-public': await p.versionWith(`public-s${seed}`, pick.map((x, k) => ({ ref: `public-${k}`, content: `${x.prompt}${x.reference}\n` }))),
+        'canary-in-data': await p.versionWith(`canary-s${seed}`, [{ ref: 'page', content: `// scraped\nconst id = "${canaries[seed % canaries.length]}";\n` }]),
+      };
+      for (const [recipe, versionId] of Object.entries(dirty)) {
+        const refused = await checkContamination({ db: dbh.db, home }, { datasetVersionId: versionId, reader: 'bench' }).then(() => undefined, (e: Error) => e.name);
+        count(recipe, refused);
+      }
+    }
+    console.log(`\n## Gate detection over ${seeds} seeds (built-in task; each seed: a new production model and candidate)\n`);
+    console.log('| recipe | rejected or refused | by (first failing) rule | caught by the guard or the contamination check | guard checks that failed |\n| --- | ---: | --- | ---: | --- |');
+    const list = (m: Record<string, number>) => Object.entries(m).map(([k, v]) => `${k} ${v}`).join(', ') || '-';
+    for (const [recipe, r] of Object.entries(rejected)) {
+      const total = Object.values(r.by).reduce((a, b) => a + b, 0);
+      console.log(`| ${recipe} | ${total}/${r.n} | ${list(r.by)} | ${r.guard}/${r.n} | ${list(r.guardRules)} |`);
+    }
+  } finally {
+    await dbh.close();
+    await pg.stop();
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const seeds = Number(process.argv[2] ?? 5);
+  const items = Number(process.argv[3] ?? 400);
+  await throughput(items);
+  await detection(seeds);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
