@@ -18,6 +18,7 @@ import type { PromotionEvidenceInput } from '../activities/outer/promotion-evide
 import type { FinishIterationInput, FinishIterationResult } from '../activities/outer/finish-iteration';
 import type { CritiqueEvalFailuresInput, CritiqueEvalFailuresResult } from '../activities/outer/critique-eval-failures';
 import type { PromotionEvidence } from './outer-loop-api';
+import type { AnalyzeBatchInput } from '../activities/inner/analyze-batch';
 
 export interface OrchestrationActivities {
   registerCampaign(input: RegisterCampaignInput): Promise<LoopSettings>;
@@ -33,6 +34,7 @@ export interface OrchestrationActivities {
   evaluateGate(input: EvaluateGateInput): Promise<GateSummary>;
   promotionEvidence(input: PromotionEvidenceInput): Promise<PromotionEvidence>;
   finishOuterIteration(input: FinishIterationInput): Promise<FinishIterationResult>;
+  analyzeBatch(input: AnalyzeBatchInput): Promise<{ analysisId: string; author: string }>;
 }
 
 export interface TrainingActivities {
