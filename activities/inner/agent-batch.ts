@@ -6,7 +6,8 @@ import type { AgentCaller } from '../../agents/agent-request';
 import { proposeWithAgent } from '../../agents/proposer';
 import { spaceKey } from '../../agents/proposer-reply';
 import { BudgetExceededError } from '../../core/errors';
-import { isNearDuplicate, tpeScore, validateParams, type Trial } from '../../core/sampler';
+import type { Trial } from '../../core/sampler';
+import { hybridBatch, type Candidate } from '../../core/sampler/hybrid-batch';
 import { nextProposerMode } from '../../core/sampler/hybrid-mode';
 import type { CampaignSpec, Params } from '../../core/spec';
 import { proposalBatches } from '../../db/schema';
@@ -17,12 +18,7 @@ import { pastBatches, proposerContext, type ExperimentRow } from './proposer-con
 /** Attempts of the propose activity that may fail on an unreachable or failing endpoint before the sampler takes over. */
 export const AGENT_ATTEMPTS = 3;
 
-export interface BatchEntry {
-  params: Params;
-  hypothesis: string;
-  /** `agent`, or the built-in proposer's name. */
-  proposer: string;
-}
+export type BatchEntry = Candidate;
 
 export interface AgentBatchInput {
   spec: CampaignSpec;
@@ -41,14 +37,13 @@ export interface AgentBatchInput {
 
 export async function agentBatch(deps: ActivityDeps, input: AgentBatchInput): Promise<BatchEntry[]> {
   const { spec, count } = input;
-  const space = spec.searchSpace;
   const decided = nextProposerMode(await pastBatches(deps.db, input.innerLoopId, spec), spec.agents.handOverAfter);
   const notes = [decided.why];
 
   let agentEntries: BatchEntry[] = [];
   try {
     const context = await proposerContext(deps.db, spec, input.innerLoopId, input.rows, count);
-    const seen = new Set(input.rows.map((r) => spaceKey(space, r.params as Params)));
+    const seen = new Set(input.rows.map((r) => spaceKey(spec.searchSpace, r.params as Params)));
     const made = await proposeWithAgent(input.agent, input.model, context, seen);
     if (made.rejected.length > 0) notes.push(`rejected: ${made.rejected.join(' | ')}`);
     agentEntries = made.accepted.map((a) => ({ params: input.pin(a.params), hypothesis: a.hypothesis, proposer: 'agent' }));
@@ -62,32 +57,12 @@ export async function agentBatch(deps: ActivityDeps, input: AgentBatchInput): Pr
     notes.push(`no agent proposals: ${(e as Error).message}`);
   }
 
-  // Near-duplicates of anything already run or proposed, or of each other, never reach a GPU.
-  const tol = spec.agents.nearDuplicate;
-  const past = input.rows.map((r) => r.params as Params);
-  const fresh: BatchEntry[] = [];
-  for (const a of agentEntries) {
-    const twin = [...past, ...fresh.map((f) => f.params)].find((p) => isNearDuplicate(a.params, p, space, tol));
-    if (twin) notes.push(`dropped a near-duplicate of ${JSON.stringify(twin)}: ${JSON.stringify(a.params)}`);
-    else fresh.push(a);
-  }
-
-  const score = (p: Params) => (validateParams(space, p).length === 0 ? tpeScore(space, input.history, p) : -Infinity);
-  const ranked = (entries: BatchEntry[]) => entries.map((e, i) => ({ e, i, s: score(e.params) })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.e);
-  let chosen: BatchEntry[];
-  if (decided.mode === 'agent') {
-    const lead = ranked(fresh).slice(0, count);
-    const fill = input.builtin.filter((b) => !lead.some((a) => isNearDuplicate(a.params, b.params, space, tol)));
-    chosen = [...lead, ...fill].slice(0, count);
-  } else {
-    chosen = ranked([...fresh, ...input.builtin]).slice(0, count);
-  }
-  const fromAgent = chosen.filter((c) => c.proposer === 'agent').length;
-  notes.push(`${fromAgent} of ${chosen.length} from the agent (${fresh.length} valid, new proposals ranked by the TPE model)`);
+  const chosen = hybridBatch({ mode: decided.mode, space: spec.searchSpace, history: input.history, agent: agentEntries, builtin: input.builtin, count, tol: spec.agents.nearDuplicate });
+  notes.push(...chosen.notes);
 
   await deps.db
     .insert(proposalBatches)
     .values({ id: `${input.innerLoopId}/b${input.startIndex}`, innerLoopId: input.innerLoopId, startIndex: input.startIndex, mode: decided.mode, note: notes.join('. ') })
     .onConflictDoNothing();
-  return chosen;
+  return chosen.batch;
 }
