@@ -290,3 +290,17 @@ test('eval failures of a real prepared task: only public items reach the model, 
     expect(row.text).toMatch(/\(Public eval item, category "[^"]+"\.\)$/);
   }
 });
+
+test('a spent token budget: the teacher is not asked, the built-in critique says why', async () => {
+  const name = uniqueName('tokens');
+  const iteration = `${name}/outer/i1`;
+  await registerCampaign(h.db, { campaignId: name, spec: fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } }, agents: { maxTokens: 0 } }) });
+  await h.db.insert(feedbackEvents).values({ id: `${name}-1`, campaignId: name, kind: 'edit', modelVersion: 'm1', prompt: 'p-tokens\n', output: 'a', correction: 'b', ingestedBy: iteration });
+  const r = await critiqueIterationFeedback(deps(), { campaignId: name, outerIterationId: iteration, sample: 10, seed: 1 });
+  expect(r.counts).toMatchObject({ created: 1, withExample: 1 });
+  expect(requestsFor('p-tokens\n')).toHaveLength(0);
+  const [row] = await h.db.select().from(critiques).where(eq(critiques.campaignId, name));
+  expect(row.teacher).toBe('builtin');
+  expect(row.text).toMatch(new RegExp(`^The teacher model was not asked \\(${MODEL}: campaign "${name}" has used 0 of its 0 agent tokens \\(agents.maxTokens\\)\\); derived mechanically instead\\.`));
+  expect(await callsOf(name)).toEqual([]);
+});
