@@ -252,3 +252,15 @@ test('in sampler mode the agent competes in the TPE ranking; the recorded batche
   await proposeExperiments(deps(), c.input(5, 2));
   expect((await h.db.select().from(proposalBatches).where(eq(proposalBatches.id, `${c.loop}/b5`)))[0].mode).toBe('agent');
 });
+
+test('a near-duplicate of a finished experiment is dropped before any GPU time; the sampler takes its place', async () => {
+  const history = [{ params: { lr: 0.003, hidden: 32, context: 5, steps: 200 }, score: 3.1 }];
+  // lr 0.3% away and the same ints: not an exact duplicate (it passes the bounds and duplicate checks), but near.
+  const c = await campaign('near', [() => reply([{ params: { lr: 0.00301, hidden: 32, context: 5, steps: 200 }, hypothesis: 'almost the same' }, GOOD[1]])], {}, history);
+  const got = await proposeExperiments(deps(), c.input(1, 2));
+  expect(got.map((p) => p.proposer)).toEqual(['agent', expect.stringMatching(/^tpe/)]);
+  expect(got[0].params).toEqual(GOOD[1].params);
+  const [batch] = await h.db.select().from(proposalBatches).where(eq(proposalBatches.innerLoopId, c.loop));
+  expect(batch.note).toContain('dropped a near-duplicate of {"lr":0.003,"steps":200,"hidden":32,"context":5}: {"lr":0.00301,"hidden":32,"context":5,"steps":200}');
+  expect((await callsOf(c.name)).map((x) => x.outcome)).toEqual(['ok']);
+});
