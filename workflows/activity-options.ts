@@ -49,5 +49,5 @@ export function evalOptions(taskQueue: string): ActivityOptions {
  * here with backoff (the SDK's own retries are off).
  */
 export function agentOptions(taskQueue: string): ActivityOptions {
-  return { taskQueue, startToCloseTimeout: '5 minutes', heartbeatTimeout: '5 seconds', retry: { ...retry, maximumAttempts: 10 } };
+  return { taskQueue, startToCloseTimeout: '5 minutes', heartbeatTimeout: '10 seconds', retry: { ...retry, maximumAttempts: 10 } };
 }

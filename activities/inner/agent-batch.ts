@@ -12,7 +12,7 @@ import { nextProposerMode } from '../../core/sampler/hybrid-mode';
 import type { CampaignSpec, Params } from '../../core/spec';
 import { proposalBatches } from '../../db/schema';
 import type { ActivityDeps } from '../deps';
-import { activityAttempt } from '../heartbeat';
+import { activityAttempt, heartbeatIfActivity } from '../heartbeat';
 import { pastBatches, proposerContext, type ExperimentRow } from './proposer-context';
 
 /** Attempts of the propose activity that may fail on an unreachable or failing endpoint before the sampler takes over. */
@@ -43,6 +43,7 @@ export async function agentBatch(deps: ActivityDeps, input: AgentBatchInput): Pr
   let agentEntries: BatchEntry[] = [];
   try {
     const context = await proposerContext(deps.db, spec, input.innerLoopId, input.rows, count);
+    heartbeatIfActivity({ phase: 'asking the proposer' });
     const seen = new Set(input.rows.map((r) => spaceKey(spec.searchSpace, r.params as Params)));
     const made = await proposeWithAgent(input.agent, input.model, context, seen);
     if (made.rejected.length > 0) notes.push(`rejected: ${made.rejected.join(' | ')}`);
