@@ -1,7 +1,6 @@
 // What every activity receives (dependency injection): the database, the local state folder, a clock, the teacher.
 // Tests hand in a real database on the test server and a scratch folder.
-import type { Teacher } from '../agents/teacher';
-import type { CampaignSpec } from '../core/spec';
+import type { AgentEnv } from '../agents/openai-client';
 import type { Db } from '../db/client';
 
 export interface ActivityDeps {
@@ -16,8 +15,8 @@ export interface ActivityDeps {
    */
   isWorkflowRunning?: (workflowId: string) => Promise<boolean>;
   /**
-   * The teacher of a campaign's critique steps. Tests hand in a model teacher pointed at a local server.
-   * @default teacherFor(spec, process.env): the spec's `outerLoop.teacher.model` when the environment has an endpoint, else the built-in teacher
+   * Where the agents (proposer, analyst, teacher) find their OpenAI-compatible endpoint. Tests hand in a local server.
+   * @default process.env (`OPENAI_BASE_URL`, `OPENAI_API_KEY`); neither set means the built-in roles
    */
-  teacher?: (spec: CampaignSpec) => Teacher;
+  agentEnv?: AgentEnv;
 }

@@ -11,3 +11,12 @@ export function heartbeatIfActivity(details?: unknown): void {
   }
   ctx.heartbeat(details);
 }
+
+/** The current activity's attempt (1 on the first), or 1 outside an activity. */
+export function activityAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}

@@ -7,6 +7,7 @@ import type { ActivityDeps } from './deps';
 import { scoreCheckpoint } from './eval/score-checkpoint';
 import { finishExperiment, finishInnerLoop, selectBest, startInnerLoop } from './inner/loop-records';
 import { proposeExperiments } from './inner/propose-experiments';
+import { analyzeBatch } from './inner/analyze-batch';
 import { acquireCapacity } from './capacity/acquire-capacity';
 import { releaseCapacity } from './capacity/release-capacity';
 import { awaitTraining } from './training/await-training';
@@ -44,6 +45,7 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
       evaluateGate: (i) => evaluateGate(deps.db, i),
       promotionEvidence: (i) => promotionEvidence(deps, i),
       finishOuterIteration: (i) => finishOuterIteration(deps, i),
+      analyzeBatch: (i) => analyzeBatch(deps, i),
     },
     training: {
       launchTraining: (i) => launchTraining(deps, i),

@@ -41,3 +41,8 @@ export function redact(text: string, secrets: (string | null | undefined)[]): st
   // Keys in the usual shape, even when the endpoint echoes only a part of them.
   return out.replace(/\bsk-[A-Za-z0-9_*-]{4,}/g, 'sk-[redacted]');
 }
+
+/** The campaign's agents have used `agents.maxTokens`: no more agent calls (the built-in roles take over). */
+export class TokenBudgetExceededError extends Error {
+  override readonly name = 'TokenBudgetExceededError';
+}

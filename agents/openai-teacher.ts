@@ -1,17 +1,18 @@
 // The teacher as an OpenAI-compatible chat model: it explains a failure and weighs it, in structured output.
 // The verified reference stays the training target whatever the model proposes, so a teacher can never put
 // text of its own into a dataset; its proposed target is only reported in the critique.
-import type OpenAI from 'openai';
+import crypto from 'node:crypto';
 import type { TrainingSignal } from '../core/teacher/builtin-teacher';
-import { classifyAgentError } from './agent-errors';
+import { UnusableReplyError } from './agent-errors';
+import type { AgentCaller } from './agent-request';
 import { loadPrompt } from './load-prompt';
 import type { Teacher } from './teacher';
-import { TEACHER_REPLY_JSON_SCHEMA, parseTeacherReply } from './teacher-reply';
+import { TEACHER_REPLY_JSON_SCHEMA, parseTeacherReply, type TeacherReply } from './teacher-reply';
 
 /** The prompt file (agents/prompts/) the model teacher sends, recorded as `critiques.prompt_version`. */
 export const TEACHER_PROMPT_VERSION = 'teacher-critique.v1';
 
-export function openAiTeacher(client: OpenAI, model: string): Teacher {
+export function openAiTeacher(agent: AgentCaller, model: string): Teacher {
   const system = loadPrompt(TEACHER_PROMPT_VERSION);
   return {
     name: model,
@@ -19,20 +20,27 @@ export function openAiTeacher(client: OpenAI, model: string): Teacher {
     async critique(failure) {
       const { prompt, output, reference } = failure;
       const category = failure.category ?? 'code';
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      const user = JSON.stringify({ category, prompt, output, reference });
+      // The failure itself names the call: concurrent critiques in one activity keep their keys on a retry.
+      const callIndex = `teacher/${crypto.createHash('sha256').update(user).digest('hex').slice(0, 16)}`;
+      const { callId, choice } = await agent.complete({
+        role: 'teacher',
+        promptVersion: TEACHER_PROMPT_VERSION,
+        model,
+        callIndex,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        schema: TEACHER_REPLY_JSON_SCHEMA,
+      });
+      let reply: TeacherReply;
       try {
-        completion = await client.chat.completions.create({
-          model,
-          messages: [
-            { role: 'system', content: system },
-            { role: 'user', content: JSON.stringify({ category, prompt, output, reference }) },
-          ],
-          response_format: { type: 'json_schema', json_schema: TEACHER_REPLY_JSON_SCHEMA },
-        });
+        reply = parseTeacherReply(choice);
       } catch (e) {
-        throw classifyAgentError(e, `teacher model "${model}"`, [client.apiKey, client.baseURL]);
+        if (e instanceof UnusableReplyError) await agent.judge(callId, 'unusable', e.message);
+        throw e;
       }
-      const reply = parseTeacherReply(completion.choices[0]);
 
       const targetNote =
         reply.target === reference

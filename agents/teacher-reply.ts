@@ -1,7 +1,8 @@
 // The teacher model's reply: the JSON schema sent as `response_format` (strict structured output) and the zod
 // schema that checks what actually came back, since an OpenAI-compatible endpoint may not enforce the first.
 import { z } from 'zod';
-import { UnusableReplyError } from './agent-errors';
+import type { ReplySchema } from './agent-request';
+import { parseStructured, type ReplyChoice } from './structured-reply';
 
 export const MIN_WEIGHT = 0.5;
 export const MAX_WEIGHT = 3;
@@ -28,36 +29,9 @@ export const TEACHER_REPLY_JSON_SCHEMA = {
       weight: { type: 'number', description: `The example's training weight, from ${MIN_WEIGHT} to ${MAX_WEIGHT}; 1 is ordinary.` },
     },
   },
-} as const;
-
-/** The first choice of a chat completion, as far as the teacher reads it. */
-export interface ReplyChoice {
-  finish_reason?: string | null;
-  message: { content: string | null; refusal?: string | null };
-}
+} satisfies ReplySchema;
 
 /** The checked reply, or UnusableReplyError with a one-line reason. */
 export function parseTeacherReply(choice: ReplyChoice | undefined): TeacherReply {
-  if (!choice) throw new UnusableReplyError('no choices in the reply');
-  if (choice.message.refusal) throw new UnusableReplyError(`the model refused: ${oneLine(choice.message.refusal)}`);
-  if (choice.finish_reason === 'length') throw new UnusableReplyError('the reply was cut off at the token limit');
-  const content = choice.message.content;
-  if (!content) throw new UnusableReplyError('the reply was empty');
-  let json: unknown;
-  try {
-    json = JSON.parse(content);
-  } catch {
-    throw new UnusableReplyError(`not JSON: ${oneLine(content)}`);
-  }
-  const r = teacherReplySchema.safeParse(json);
-  if (!r.success) {
-    const issues = r.error.issues.map((i) => `${i.path.join('.') || '(reply)'}: ${i.message}`).join('; ');
-    throw new UnusableReplyError(`schema mismatch: ${oneLine(issues)}`);
-  }
-  return r.data;
-}
-
-function oneLine(s: string): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > 120 ? `${t.slice(0, 120)}…` : t;
+  return parseStructured(choice, teacherReplySchema);
 }

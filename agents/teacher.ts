@@ -2,7 +2,8 @@
 // one interface: the built-in one (core/teacher/builtin-teacher.ts, no model) and an OpenAI-compatible chat model
 // (openai-teacher.ts). A model's unusable reply falls back to the built-in critique, saying so.
 import { BUILTIN_TEACHER, BUILTIN_TEACHER_PROMPT_VERSION, critique, type Failure, type TeacherCritique } from '../core/teacher/builtin-teacher';
-import { UnusableReplyError } from './agent-errors';
+import { BudgetExceededError } from '../core/errors';
+import { TokenBudgetExceededError, UnusableReplyError } from './agent-errors';
 
 export type { Failure, TeacherCritique } from '../core/teacher/builtin-teacher';
 
@@ -27,16 +28,19 @@ export interface TaughtCritique extends TeacherCritique {
 }
 
 /**
- * The teacher's critique; an unusable reply (UnusableReplyError) becomes the built-in critique of the same failure,
- * whose text starts by saying why. Any other error (a retryable 429, a bad key) propagates to the activity.
+ * The teacher's critique; an unusable reply (UnusableReplyError) or a spent token or cost budget becomes the built-in
+ * critique of the same failure, whose text starts by saying why. Any other error (a retryable 429, a bad key) propagates to the activity.
  */
 export async function critiqueOrFallback(teacher: Teacher, failure: Failure): Promise<TaughtCritique> {
   try {
     return { ...(await teacher.critique(failure)), teacher: teacher.name, promptVersion: teacher.promptVersion };
   } catch (e) {
-    if (!(e instanceof UnusableReplyError)) throw e;
+    const spent = e instanceof TokenBudgetExceededError || e instanceof BudgetExceededError;
+    if (!(e instanceof UnusableReplyError) && !spent) throw e;
     const made = critique(failure);
-    const why = `The teacher model's reply was unusable (${teacher.name}, ${teacher.promptVersion}: ${e.message}); derived mechanically instead.`;
+    const why = spent
+      ? `The teacher model was not asked (${teacher.name}: ${e.message}); derived mechanically instead.`
+      : `The teacher model's reply was unusable (${teacher.name}, ${teacher.promptVersion}: ${e.message}); derived mechanically instead.`;
     return { text: `${why} ${made.text}`, signals: made.signals, teacher: BUILTIN_TEACHER, promptVersion: BUILTIN_TEACHER_PROMPT_VERSION };
   }
 }

@@ -3,14 +3,9 @@
 // Run: node bin/run-ts.js bench/sample-efficiency.ts [--quick] [--reps N] [--steps N] [--trials N] [--loss-items N]
 //   [--batch N] [--startup N] [--samplers tpe,random,tpe-multivariate,tpe-scott]   (BENCH_QUICK=1: --quick)
 // Trains in-process with trainCharLm; no Temporal or database needed.
-import { ensureCorpus, readSplit, readTrainFiles } from '../activities/builtin-task/corpus-cache';
-import { corpusDirOf } from '../activities/paths';
-import { resolveConfig } from '../core/config';
-import { buildLossItems } from '../core/builtin-task/eval-items';
 import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../core/builtin-task/search-space';
-import { scoreLossItems } from '../core/charlm/model';
-import { TrainingDivergedError, trainCharLm } from '../core/charlm/train';
-import { paramsKey, proposeBatch, type SamplerKind, type TpeOptions, type Trial } from '../core/sampler';
+import { builtinEvaluator, heldoutOfBest, type Scored } from './lib/builtin-evaluator';
+import { proposeBatch, type SamplerKind, type TpeOptions, type Trial } from '../core/sampler';
 import type { Params } from '../core/spec';
 
 /** The proposers the bench can compare; `random` is the baseline every ratio is taken against. */
@@ -65,11 +60,6 @@ function settingsFromArgs(argv: string[]): BenchSettings {
   };
 }
 
-interface Scored {
-  public: number;
-  heldout: number;
-}
-
 
 /** One campaign's trials in order, each with its public and held-out score (undefined when training diverged). */
 function runCampaign(sampler: string, seed: number, s: BenchSettings, evaluate: (p: Params, seed: number) => Scored | undefined): (Scored | undefined)[] {
@@ -89,44 +79,16 @@ function runCampaign(sampler: string, seed: number, s: BenchSettings, evaluate: 
   return scores;
 }
 
-/** Held-out score of the best-by-public trial among the first `budget`; public picks, held-out only reports. */
-function heldoutOfBest(scores: (Scored | undefined)[], budget: number): number {
-  let best: Scored | undefined;
-  for (const r of scores.slice(0, budget)) if (r && (!best || r.public < best.public)) best = r;
-  return best ? best.heldout : NaN;
-}
-
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const sd = (xs: number[]) => Math.sqrt(xs.reduce((a, b) => a + (b - mean(xs)) ** 2, 0) / Math.max(1, xs.length - 1));
 
 async function run(): Promise<void> {
   const s = settingsFromArgs(process.argv.slice(2));
-  const corpusDir = corpusDirOf(resolveConfig(process.env, process.cwd()).home);
-  const manifest = await ensureCorpus(corpusDir);
-  const { text } = readTrainFiles(corpusDir, manifest);
-  const publicItems = buildLossItems('public', readSplit(corpusDir, 'public'), { count: s.lossItems, seed: 1 });
-  const heldoutItems = buildLossItems('heldout', readSplit(corpusDir, 'heldout'), { count: s.lossItems, seed: 1 });
-  console.log(`sample efficiency on the built-in task (corpus ${manifest.contentSha256.slice(0, 12)}, ${text.length} train bytes)`);
+  const ev = await builtinEvaluator({ steps: s.steps, lossItems: s.lossItems });
+  console.log(`sample efficiency on the built-in task (${ev.describe})`);
   console.log(`settings: ${JSON.stringify(s)}`);
-
-  // Training is deterministic in (params, seed), and both samplers draw the same start-up batch for a seed.
-  const cache = new Map<string, Scored | undefined>();
-  let trained = 0;
+  const evaluate = ev.evaluate;
   const started = Date.now();
-  const evaluate = (p: Params, seed: number): Scored | undefined => {
-    const key = `${seed}:${paramsKey(p)}`;
-    if (cache.has(key)) return cache.get(key);
-    let r: Scored | undefined;
-    try {
-      const { model } = trainCharLm({ text, params: { ...BUILTIN_DEFAULT_PARAMS, ...p, steps: s.steps }, seed });
-      r = { public: scoreLossItems(model, publicItems).bitsPerByte, heldout: scoreLossItems(model, heldoutItems).bitsPerByte };
-    } catch (err) {
-      if (!(err instanceof TrainingDivergedError)) throw err;
-    }
-    trained++;
-    cache.set(key, r);
-    return r;
-  };
 
   const results: Record<string, number[][]> = Object.fromEntries(s.samplers.map((n) => [n, []]));
   const width = Math.max(...s.samplers.map((n) => n.length));
@@ -136,7 +98,7 @@ async function run(): Promise<void> {
       results[name].push(s.budgets.map((b) => heldoutOfBest(scores, b)));
       const failed = scores.filter((x) => !x).length;
       const figures = results[name][rep].map((v) => v.toFixed(4)).join(' / ');
-      console.log(`  seed ${rep + 1} ${name.padEnd(width)} held-out of best-by-public: ${figures}${failed ? ` (${failed} diverged)` : ''}  [${trained} runs, ${((Date.now() - started) / 1000).toFixed(0)} s]`);
+      console.log(`  seed ${rep + 1} ${name.padEnd(width)} held-out of best-by-public: ${figures}${failed ? ` (${failed} diverged)` : ''}  [${ev.trained()} runs, ${((Date.now() - started) / 1000).toFixed(0)} s]`);
     }
   }
 
@@ -153,7 +115,7 @@ async function run(): Promise<void> {
     }
     console.log(cells.join(' | '));
   });
-  console.log(`\n${trained} training runs in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`\n${ev.trained()} training runs in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 run().catch((err) => {

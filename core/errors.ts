@@ -48,4 +48,5 @@ export const NON_RETRYABLE = [
   // step turns into a built-in critique, so it only escapes from agents without a fallback).
   'AgentRequestError',
   'UnusableReplyError',
+  'TokenBudgetExceededError',
 ];

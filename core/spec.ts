@@ -308,6 +308,45 @@ const outerLoopSchema = z.strictObject({
   promotion: gateSettingsSchema.extend(approvalSchema.shape).prefault({}),
 });
 
+/** One agent role's chat model. */
+const agentRoleSchema = z.strictObject({
+  /** The model's name at the endpoint (e.g. "gpt-4o-mini"). No default: absent means the built-in role. */
+  model: z.string().min(1).optional(),
+});
+
+/**
+ * Research agents through an OpenAI-compatible endpoint (`OPENAI_BASE_URL`, `OPENAI_API_KEY` in the worker's
+ * environment). A role with a `model` and an endpoint asks the model; otherwise the built-in role runs (the
+ * sampler proposes, the analyst summarises mechanically). Every call is recorded in `agent_calls`.
+ */
+const agentsSchema = z.strictObject({
+  /** Proposes each batch of the inner loop, with a hypothesis per experiment. @default the built-in sampler */
+  proposer: agentRoleSchema.prefault({}),
+  /** Writes a short account of each finished batch. @default the built-in analyst */
+  analyst: agentRoleSchema.prefault({}),
+  /**
+   * Tokens (in + out) all of the campaign's agent calls may use; checked before each call. A proposer out of tokens
+   * hands the batch to the built-in sampler. @default none (no cap; `budget.maxCostUsd` still applies)
+   */
+  maxTokens: z.number().int().min(0).optional(),
+  /** USD per million tokens, for the cost estimate written to `cost_ledger`. @default { input: 0.15, output: 0.6 } */
+  usdPerMillionTokens: z
+    .strictObject({
+      /** @default 0.15 */
+      input: z.number().min(0).default(0.15),
+      /** @default 0.6 */
+      output: z.number().min(0).default(0.6),
+    })
+    .prefault({}),
+  /** Consecutive agent batches without a new best before the sampler takes over alone. @default 2 */
+  handOverAfter: z.number().int().min(1).default(2),
+  /**
+   * An agent proposal within this distance of a finished or pending experiment (unit-cube distance over the knobs,
+   * scaled to [0, 1]; core/sampler isNearDuplicate) is dropped. @default 0.02
+   */
+  nearDuplicate: z.number().min(0).max(1).default(0.02),
+});
+
 export const campaignSpecSchema = z.strictObject({
   /** Campaign id: lowercase letters, digits and dashes; the key of every row and workflow id. */
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes'),
@@ -321,6 +360,8 @@ export const campaignSpecSchema = z.strictObject({
   selection: selectionSchema.prefault({}),
   outerLoop: outerLoopSchema.prefault({}),
   budget: costBudgetSchema.prefault({}),
+  /** Research agents (proposer, analyst). @default none: the built-in sampler and analyst */
+  agents: agentsSchema.prefault({}),
 });
 
 export type CampaignSpec = z.output<typeof campaignSpecSchema>;
@@ -329,6 +370,7 @@ export type SearchSpace = z.output<typeof searchSpaceSchema>;
 export type CostBudgetSpec = z.output<typeof costBudgetSchema>;
 export type OuterLoopSpec = z.output<typeof outerLoopSchema>;
 export type TeacherSpec = z.output<typeof teacherSchema>;
+export type AgentsSpec = z.output<typeof agentsSchema>;
 export type ParamDef = z.output<typeof paramSchema>;
 export type ParamValue = string | number | boolean;
 export type Params = Record<string, ParamValue>;

@@ -344,3 +344,65 @@ export const costLedger = pgTable(
   },
   (t) => [index('cost_ledger_campaign_idx').on(t.campaignId)],
 );
+
+/**
+ * One request to an agent's chat model (proposer, analyst, teacher): what was asked (role, prompt version, model),
+ * what it cost, how long it took, the raw reply and what became of it. The id is the idempotency key
+ * `${workflowId}/${activityId}/${callIndex}` (attempt-independent): a retried activity finds the row its earlier
+ * attempt wrote and reuses the reply instead of asking (and paying) again. A request that got no reply (a 429, a
+ * 5xx, a timeout, a cancel) is recorded under `${key}/attempt${n}`, once per real request.
+ */
+export const agentCalls = pgTable(
+  'agent_calls',
+  {
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    /** proposer | analyst | teacher */
+    role: text('role').notNull(),
+    /** The prompt file (agents/prompts/<version>.md). */
+    promptVersion: text('prompt_version').notNull(),
+    model: text('model').notNull(),
+    tokensIn: integer('tokens_in').notNull().default(0),
+    tokensOut: integer('tokens_out').notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    latencyMs: integer('latency_ms').notNull(),
+    /** The reply's message content (or the tool call's arguments), verbatim; null when there was no reply. */
+    rawReply: text('raw_reply'),
+    /** json_schema | tool: how structured output was requested. */
+    mode: text('mode').notNull(),
+    /** ok | rejected | unusable | error: rejected/unusable replies and errors carry `reason`. */
+    outcome: text('outcome').notNull(),
+    reason: text('reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('agent_calls_campaign_idx').on(t.campaignId)],
+);
+
+/** Which proposer made each batch of an inner loop, and why (the hybrid proposer's hand-over record). */
+export const proposalBatches = pgTable('proposal_batches', {
+  /** `${innerLoopId}/b${startIndex}` */
+  id: text('id').primaryKey(),
+  innerLoopId: text('inner_loop_id').notNull(),
+  startIndex: integer('start_index').notNull(),
+  /** agent | sampler */
+  mode: text('mode').notNull(),
+  /** Why this mode, and what the agent's proposals became (kept, rejected, ranked out), in plain English. */
+  note: text('note').notNull(),
+  createdAt: createdAt(),
+});
+
+/** The analyst's plain-English account of one finished batch (shown by `flywheel status` and reports). */
+export const analyses = pgTable('analyses', {
+  /** `${innerLoopId}/a${startIndex}` */
+  id: text('id').primaryKey(),
+  campaignId: text('campaign_id').notNull(),
+  innerLoopId: text('inner_loop_id').notNull(),
+  startIndex: integer('start_index').notNull(),
+  /** The model's name, or `builtin`. */
+  author: text('author').notNull(),
+  promptVersion: text('prompt_version').notNull(),
+  text: text('text').notNull(),
+  /** The agent_calls row behind it, when a model wrote it. */
+  callId: text('call_id'),
+  createdAt: createdAt(),
+});

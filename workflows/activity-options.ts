@@ -42,3 +42,12 @@ export function capacityOptions(taskQueue: string): ActivityOptions {
 export function evalOptions(taskQueue: string): ActivityOptions {
   return { taskQueue, startToCloseTimeout: '10 minutes', heartbeatTimeout: '60 seconds', retry: { ...retry, maximumAttempts: 5 } };
 }
+
+/**
+ * Agent activities (proposeExperiments, analyzeBatch) wait on a model's reply: they heartbeat while a request is in
+ * flight, so a cancelled loop reaches them within seconds and aborts the HTTP request, and a 429 or 5xx is retried
+ * here with backoff (the SDK's own retries are off).
+ */
+export function agentOptions(taskQueue: string): ActivityOptions {
+  return { taskQueue, startToCloseTimeout: '5 minutes', heartbeatTimeout: '10 seconds', retry: { ...retry, maximumAttempts: 10 } };
+}

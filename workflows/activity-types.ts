@@ -19,6 +19,7 @@ import type { FinishIterationInput, FinishIterationResult } from '../activities/
 import type { CritiqueEvalFailuresInput, CritiqueEvalFailuresResult } from '../activities/outer/critique-eval-failures';
 import type { PromotionEvidence } from './outer-loop-api';
 import type { CheckContaminationInput, ContaminationReport } from '../activities/eval/check-contamination';
+import type { AnalyzeBatchInput } from '../activities/inner/analyze-batch';
 
 export interface OrchestrationActivities {
   registerCampaign(input: RegisterCampaignInput): Promise<LoopSettings>;
@@ -34,6 +35,7 @@ export interface OrchestrationActivities {
   evaluateGate(input: EvaluateGateInput): Promise<GateSummary>;
   promotionEvidence(input: PromotionEvidenceInput): Promise<PromotionEvidence>;
   finishOuterIteration(input: FinishIterationInput): Promise<FinishIterationResult>;
+  analyzeBatch(input: AnalyzeBatchInput): Promise<{ analysisId: string; author: string }>;
 }
 
 export interface TrainingActivities {

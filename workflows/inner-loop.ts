@@ -16,7 +16,7 @@ import {
 import { improves } from '../core/loop-settings';
 import type { Proposal } from '../activities/inner/types';
 import type { EvalActivities, OrchestrationActivities } from './activity-types';
-import { evalOptions, orchestrationOptions } from './activity-options';
+import { agentOptions, evalOptions, orchestrationOptions } from './activity-options';
 import { experiment, type ExperimentInput, type ExperimentResult } from './experiment';
 import {
   approveProposalUpdate,
@@ -43,6 +43,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
   const innerLoopId = workflowInfo().workflowId;
   const orch = proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
   const { scoreCheckpoint, checkContamination } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
+  const agents = proxyActivities<Pick<OrchestrationActivities, 'proposeExperiments' | 'analyzeBatch'>>(agentOptions(queueOf('orchestration')));
 
   let phase: InnerLoopStatus['phase'] = 'preparing';
   let stopRequested = false;
@@ -204,7 +205,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
       break;
     }
     const count = Math.min(s.settings.batchSize, s.settings.experiments - s.launched);
-    const proposals = await orch.proposeExperiments({
+    const proposals = await agents.proposeExperiments({
       campaignId: input.campaignId,
       innerLoopId,
       datasetVersionId: s.task.datasetVersionId,
@@ -214,6 +215,10 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     s.launched += proposals.length;
     await Promise.all(proposals.map(runProposal));
     s.batches++;
+    // The analyst's account of the batch (a model's, or derived from the numbers), for status, reports and the proposer.
+    if (proposals.length > 0 && patched('agent-analyst')) {
+      await agents.analyzeBatch({ campaignId: input.campaignId, innerLoopId, startIndex: proposals[0].index, count: proposals.length });
+    }
 
     const batchBest = s.leaderboard.find((e) => proposals.some((p) => p.experimentId === e.experimentId) && e.score !== undefined);
     if (batchBest && improves(batchBest.score!, s.best?.score, s.settings.selection.mode, s.best ? s.settings.minDelta : 0)) {

@@ -1,11 +1,14 @@
-// proposeExperiments: the built-in proposer (TPE or random search) over this loop's history, written as
-// experiment rows with deterministic ids. A retried call returns the rows the first call wrote.
+// proposeExperiments: the built-in proposer (TPE or random search) over this loop's history, or, when the spec names
+// a proposer model and the worker has an endpoint, the hybrid agent proposer (agent-batch.ts), written as experiment
+// rows with deterministic ids. A retried call returns the rows the first call wrote.
 import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import { proposeBatch, type Trial } from '../../core/sampler';
 import type { Params } from '../../core/spec';
 import { experiments } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
+import { agentCallerFor } from '../agents/agent-caller';
 import type { ActivityDeps } from '../deps';
+import { agentBatch, type BatchEntry } from './agent-batch';
 import type { Proposal, ProposeInput } from './types';
 import { pinKnobs, warmStartOfLoop } from './warm-start';
 
@@ -43,15 +46,20 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
       : 'random search: uniform draw';
   const params = base ? drawn.map((p) => pinKnobs(p, base, pinned)) : drawn;
   const warm = base ? ` (warm start from ${base.checkpointId}; pinned: ${pinned.filter((k) => base.params[k] !== undefined).map((k) => `${k}=${String(base.params[k])}`).join(', ') || 'none'})` : '';
-  const values = params.map((p, i) => ({
+  const builtin: BatchEntry[] = params.map((p) => ({ params: p, hypothesis: hypothesis + warm, proposer: modelBased ? 'tpe' : kind === 'tpe' ? 'tpe-startup' : 'random' }));
+  const model = spec.agents.proposer.model;
+  const agent = model ? agentCallerFor(db, spec, deps.agentEnv ?? process.env) : undefined;
+  const pin = (p: Params) => (base ? pinKnobs(p, base, pinned) : p);
+  const batch = model && agent ? await agentBatch(deps, { spec, innerLoopId: input.innerLoopId, startIndex: input.startIndex, count: input.count, rows, history, builtin, pin, agent, model }) : builtin;
+  const values = batch.map((b, i) => ({
     id: experimentIdOf(input.innerLoopId, input.startIndex + i),
     campaignId: input.campaignId,
     innerLoopId: input.innerLoopId,
     index: input.startIndex + i,
     datasetVersionId: input.datasetVersionId,
-    params: p,
-    hypothesis: hypothesis + warm,
-    proposer: modelBased ? 'tpe' : kind === 'tpe' ? 'tpe-startup' : 'random',
+    params: b.params,
+    hypothesis: b.proposer === 'agent' ? b.hypothesis + warm : b.hypothesis,
+    proposer: b.proposer,
     status: 'proposed',
   }));
   if (values.length > 0) await db.insert(experiments).values(values).onConflictDoNothing();

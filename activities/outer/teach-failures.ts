@@ -4,6 +4,7 @@
 import { builtinTeacher, critiqueOrFallback, type Failure, type TaughtCritique, type Teacher } from '../../agents/teacher';
 import { teacherFor } from '../../agents/select-teacher';
 import type { CampaignSpec } from '../../core/spec';
+import { agentCallerFor } from '../agents/agent-caller';
 import type { ActivityDeps } from '../deps';
 import { heartbeatIfActivity } from '../heartbeat';
 
@@ -20,7 +21,7 @@ export interface TeacherChoice {
 
 /** The campaign's teacher and its cap, from the injected choice or the worker's environment. */
 export function teacherChoiceOf(deps: ActivityDeps, spec: CampaignSpec): TeacherChoice {
-  const teacher = deps.teacher ? deps.teacher(spec) : teacherFor(spec, process.env);
+  const teacher = teacherFor(spec, agentCallerFor(deps.db, spec, deps.agentEnv ?? process.env));
   return { teacher, maxFailures: spec.outerLoop.teacher.maxFailures };
 }
 

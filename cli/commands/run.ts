@@ -6,6 +6,7 @@ import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
 import { uiLink, withSession } from '../session';
 import { loadSpecFile } from '../spec-file';
+import { agentNotice } from '../agent-notice';
 
 export function registerRun(program: Command): void {
   program
@@ -18,6 +19,8 @@ export function registerRun(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ flywheel run infra/campaigns/builtin-demo.yaml\n')
     .action(async (file: string, opts: { id?: string; detach?: boolean; json?: boolean }) => {
       const spec = loadSpecFile(file);
+      const notice = agentNotice(spec, process.env);
+      if (notice) console.error(notice);
       const ctrlC = detachOnSigint();
       await withSession(async (s) => {
         const handle = await startInnerLoopWorkflow(s.client, s.endpoints, spec, opts.id);

@@ -10,6 +10,7 @@ import { formatResult } from '../print-result';
 import { renderSnapshot } from '../progress-view';
 import { uiLink, withSession } from '../session';
 import { loadCampaignSpec } from '../../activities/campaign/load-campaign';
+import { formatAnalysis, latestAnalysis } from '../latest-analysis';
 
 export function registerStatus(program: Command): void {
   program
@@ -31,17 +32,19 @@ export function registerStatus(program: Command): void {
         const spec = await loadCampaignSpec(s.db, campaignId);
         const desc = await handle.describe();
         const link = uiLink(s.endpoints, handle.workflowId);
+        const analysis = await latestAnalysis(s.db, handle.workflowId);
         if (desc.status.name !== 'RUNNING') {
           const result = desc.status.name === 'COMPLETED' ? await handle.result() : undefined;
-          if (opts.json) console.log(JSON.stringify({ workflowId: handle.workflowId, status: desc.status.name, result }, null, 2));
-          else console.log(`${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${result ? '\n' + formatResult(result) : ''}`);
+          if (opts.json) console.log(JSON.stringify({ workflowId: handle.workflowId, status: desc.status.name, result, analysis }, null, 2));
+          else console.log(`${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${result ? '\n' + formatResult(result) : ''}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);
           return;
         }
         if (opts.once) {
           const snap = await snapshot(handle, s.db, runSteps(spec));
-          console.log(opts.json ? JSON.stringify({ workflowId: handle.workflowId, ...snap }, null, 2) : renderSnapshot(snap, spec.selection.metric));
+          console.log(opts.json ? JSON.stringify({ workflowId: handle.workflowId, ...snap, analysis }, null, 2) : `${renderSnapshot(snap, spec.selection.metric)}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);
           return;
         }
+        if (analysis && !opts.json) console.log(formatAnalysis(analysis));
         console.error(`following ${handle.workflowId}${link ? `  (${link})` : ''}`);
         await followLoop(s, handle, spec, !!opts.json, ctrlC.requested);
       }).finally(() => ctrlC.dispose());

@@ -304,3 +304,22 @@ function erfc(x: number): number {
   const r = t * exp(-z * z + poly);
   return x >= 0 ? r : 2 - r;
 }
+
+/**
+ * TPE's acquisition for a given configuration, log l(x) − log g(x) summed over the knobs (the independent model):
+ * higher is more promising. The hybrid proposer ranks an agent's proposals with it before any GPU time is spent.
+ * `params` must be valid for `space` (validateParams).
+ */
+export function tpeScore(space: SearchSpace, trials: readonly Trial[], params: Params, options: TpeOptions = {}): number {
+  const opts = withDefaults(options);
+  const { good, bad } = splitTrials(trials, opts.gamma);
+  let total = 0;
+  for (const name of Object.keys(space)) {
+    const def = space[name];
+    const l = fitJoint({ [name]: def }, good, opts.priorWeight, 'neighbour');
+    const g = fitJoint({ [name]: def }, bad, opts.priorWeight, 'neighbour');
+    const x = def.type === 'categorical' ? def.choices.indexOf(params[name]) : (params[name] as number);
+    total += logJoint(l, [x]) - logJoint(g, [x]);
+  }
+  return total;
+}

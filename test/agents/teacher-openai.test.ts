@@ -9,6 +9,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { openAiClient } from '../../agents/openai-client';
 import { TEACHER_PROMPT_VERSION, openAiTeacher } from '../../agents/openai-teacher';
 import { teacherFor } from '../../agents/select-teacher';
+import { agentCaller, agentCallerFor } from '../../activities/agents/agent-caller';
 import type { Teacher } from '../../agents/teacher';
 import { prepareTask } from '../../activities/builtin-task/prepare-task';
 import { registerCampaign } from '../../activities/campaign/register-campaign';
@@ -19,7 +20,7 @@ import { NON_RETRYABLE } from '../../core/errors';
 import { parseSpec, type CampaignSpec } from '../../core/spec';
 import { BUILTIN_PREAMBLE, critique } from '../../core/teacher/builtin-teacher';
 import type { DbHandle } from '../../db/client';
-import { checkpoints, critiques, evalItems, evalResults, experiments, feedbackEvents } from '../../db/schema';
+import { agentCalls, checkpoints, costLedger, critiques, evalItems, evalResults, experiments, feedbackEvents } from '../../db/schema';
 import { failureOf, startChatServer, type ChatReply, type ChatRequest, type ChatServer } from '../helpers/chat-server';
 import { freshDatabase, scratchDir } from '../helpers/env';
 import { fastBuiltinSpec, fixtureSpec, uniqueName } from '../helpers/specs';
@@ -45,7 +46,10 @@ function answer(req: ChatRequest): ChatReply {
 }
 
 const env = () => ({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.baseUrl });
-const deps = (): ActivityDeps => ({ db: h.db, home, teacher: (spec: CampaignSpec) => teacherFor(spec, env()) });
+const deps = (): ActivityDeps => ({ db: h.db, home, agentEnv: env() });
+const callsOf = (campaignId: string) => h.db.select().from(agentCalls).where(eq(agentCalls.campaignId, campaignId));
+const directTeacher = (e: { OPENAI_API_KEY: string; OPENAI_BASE_URL: string }) =>
+  openAiTeacher(agentCaller({ db: h.db, spec: parseSpec(fastBuiltinSpec('direct')), client: openAiClient(e) }), MODEL);
 const requestsFor = (prompt: string) => server.requests.filter((r) => failureOf(r).prompt === prompt);
 
 beforeAll(async () => {
@@ -148,6 +152,28 @@ describe('feedback critiques by the model', () => {
     expect(again.counts).toEqual({ created: 0, withExample: 5, noSignal: 1, skipped: 0, missing: 0 });
     expect(server.requests.length).toBe(before);
   });
+
+  test('each request is recorded once in agent_calls, with its tokens in the cost ledger; unusable replies say why', async () => {
+    const calls = await callsOf(name);
+    expect(calls).toHaveLength(5);
+    for (const c of calls) {
+      expect(c).toMatchObject({ role: 'teacher', promptVersion: 'teacher-critique.v1', model: MODEL, tokensIn: 10, tokensOut: 10, mode: 'json_schema' });
+      expect(c.costUsd).toBeCloseTo((10 * 0.15 + 10 * 0.6) / 1e6, 12);
+      expect(c.latencyMs).toBeGreaterThanOrEqual(0);
+    }
+    const byReason = calls.map((c) => [c.outcome, c.reason]).sort();
+    expect(byReason).toEqual([
+      ['ok', null],
+      ['ok', null],
+      ['unusable', 'not JSON: {"critique": "unterminated'],
+      ['unusable', 'schema mismatch: target: Invalid input: expected string, received undefined; weight: Too big: expected number to be <=3'],
+      ['unusable', 'the model refused: I cannot help with that.'],
+    ]);
+    expect(calls.find((c) => c.outcome === 'unusable' && c.reason!.startsWith('not JSON'))!.rawReply).toContain('unterminated');
+    const ledger = await h.db.select().from(costLedger).where(eq(costLedger.campaignId, name));
+    expect(ledger.map((l) => l.id).sort()).toEqual(calls.map((c) => `${c.id}/tokens`).sort());
+    expect(ledger.every((l) => l.kind === 'tokens' && l.quantity === 20)).toBe(true);
+  });
 });
 
 test('a 429 is not retried by the SDK: the call fails with a retryable error, the next call succeeds; one request each', async () => {
@@ -174,19 +200,25 @@ test('a 429 is not retried by the SDK: the call fails with a retryable error, th
   expect(requestsFor('p-rate\n')).toHaveLength(2);
   const [row] = await h.db.select().from(critiques).where(eq(critiques.campaignId, name));
   expect(row).toMatchObject({ teacher: MODEL, text: expect.stringContaining('Fine now.') });
+  // The 429 is recorded as an error (no reply, no tokens), the success once; a third run reuses nothing new.
+  const calls = await callsOf(name);
+  expect(calls.map((c) => [c.outcome, c.tokensIn, c.reason]).sort()).toEqual([
+    ['error', 0, `teacher model "${MODEL}": HTTP 429 Rate limit reached`],
+    ['ok', 10, null],
+  ]);
 });
 
 test('errors never print the key or the base URL: a 401 that echoes the key, and a refused connection', async () => {
   scripts.set('p-401\n', [{ status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}. You can find your API key at ${server.baseUrl}/keys`, type: 'invalid_request_error' } } }]);
   const failure = { prompt: 'p-401\n', output: 'a', reference: 'b' };
-  const denied = await openAiTeacher(openAiClient(env()), MODEL).critique(failure).then(() => undefined, (e: Error) => e);
+  const denied = await directTeacher(env()).critique(failure).then(() => undefined, (e: Error) => e);
   expect(denied).toMatchObject({ name: 'AgentRequestError' });
   expect(denied!.message).toMatch(/^teacher model "teacher-test-model": HTTP 401 Incorrect API key provided: \[redacted\]/);
 
   // A port nobody listens on: the SDK's connection error, classified retryable.
   const closed = await startChatServer(() => ({ content: null }));
   await closed.close();
-  const unreachable = await openAiTeacher(openAiClient({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: closed.baseUrl }), MODEL).critique(failure).then(() => undefined, (e: Error) => e);
+  const unreachable = await directTeacher({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: closed.baseUrl }).critique(failure).then(() => undefined, (e: Error) => e);
   expect(unreachable).toMatchObject({ name: 'AgentUnavailableError', message: `teacher model "${MODEL}": Connection error.` });
 
   for (const e of [denied!, unreachable!]) {
@@ -203,7 +235,7 @@ test('the built-in teacher without a model or without an endpoint; the model tea
   const withModel = parseSpec(fastBuiltinSpec('x', { outerLoop: { teacher: { model: MODEL } } }));
   const without = parseSpec(fastBuiltinSpec('x'));
   expect(without.outerLoop.teacher).toEqual({ maxFailures: 20 });
-  const pick = (spec: CampaignSpec, e: Record<string, string>): Teacher => teacherFor(spec, e);
+  const pick = (spec: CampaignSpec, e: Record<string, string>): Teacher => teacherFor(spec, agentCallerFor(h.db, spec, e));
   expect(pick(without, { OPENAI_API_KEY: KEY })).toMatchObject({ name: 'builtin', promptVersion: 'builtin-diff-v1' });
   expect(pick(withModel, {})).toMatchObject({ name: 'builtin' });
   expect(pick(withModel, { OPENAI_API_KEY: KEY })).toMatchObject({ name: MODEL, promptVersion: 'teacher-critique.v1' });
@@ -257,4 +289,18 @@ test('eval failures of a real prepared task: only public items reach the model, 
     expect(row.signal).toEqual([{ kind: 'none', why: expect.stringContaining('never enters a training set') }]);
     expect(row.text).toMatch(/\(Public eval item, category "[^"]+"\.\)$/);
   }
+});
+
+test('a spent token budget: the teacher is not asked, the built-in critique says why', async () => {
+  const name = uniqueName('tokens');
+  const iteration = `${name}/outer/i1`;
+  await registerCampaign(h.db, { campaignId: name, spec: fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } }, agents: { maxTokens: 0 } }) });
+  await h.db.insert(feedbackEvents).values({ id: `${name}-1`, campaignId: name, kind: 'edit', modelVersion: 'm1', prompt: 'p-tokens\n', output: 'a', correction: 'b', ingestedBy: iteration });
+  const r = await critiqueIterationFeedback(deps(), { campaignId: name, outerIterationId: iteration, sample: 10, seed: 1 });
+  expect(r.counts).toMatchObject({ created: 1, withExample: 1 });
+  expect(requestsFor('p-tokens\n')).toHaveLength(0);
+  const [row] = await h.db.select().from(critiques).where(eq(critiques.campaignId, name));
+  expect(row.teacher).toBe('builtin');
+  expect(row.text).toMatch(new RegExp(`^The teacher model was not asked \\(${MODEL}: campaign "${name}" has used 0 of its 0 agent tokens \\(agents.maxTokens\\)\\); derived mechanically instead\\.`));
+  expect(await callsOf(name)).toEqual([]);
 });

@@ -11,21 +11,34 @@ export interface ChatRequest {
     model: string;
     messages: { role: string; content: string }[];
     response_format?: { type: string; json_schema?: { name: string; strict?: boolean; schema: unknown } };
+    tools?: { type: string; function: { name: string; parameters: unknown; strict?: boolean } }[];
+    tool_choice?: unknown;
   };
 }
 
-/** What the script answers: a reply's message content (or a refusal), or a raw HTTP status and body. */
-export type ChatReply = { content: string | null; refusal?: string; finishReason?: string } | { status: number; body: unknown; headers?: Record<string, string> };
+/**
+ * What the script answers: a reply's message content (or a refusal), a forced tool call's arguments, a raw HTTP
+ * status and body, or any of these after a delay (a slow model; a client that gives up first is counted in `aborted`).
+ */
+export type ChatReply =
+  | { content: string | null; refusal?: string; finishReason?: string }
+  | { toolArguments: string }
+  | { status: number; body: unknown; headers?: Record<string, string> }
+  | { delayMs: number; reply: ChatReply };
 
 export interface ChatServer {
   /** `http://127.0.0.1:<port>/v1`: the OPENAI_BASE_URL of the tests. */
   baseUrl: string;
   requests: ChatRequest[];
+  /** Requests whose client closed the connection before the reply was sent (an aborted request). */
+  aborted: ChatRequest[];
   close(): Promise<void>;
 }
 
 export async function startChatServer(script: (req: ChatRequest) => ChatReply): Promise<ChatServer> {
   const requests: ChatRequest[] = [];
+  const aborted: ChatRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -37,16 +50,33 @@ export async function startChatServer(script: (req: ChatRequest) => ChatReply): 
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
       const r: ChatRequest = { method: req.method, path: req.url, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest['body'] };
       requests.push(r);
-      const reply = script(r);
-      if ('status' in reply) return send(reply.status, reply.body, reply.headers);
-      send(200, {
-        id: `chatcmpl-${requests.length}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: r.body.model,
-        choices: [{ index: 0, finish_reason: reply.finishReason ?? 'stop', logprobs: null, message: { role: 'assistant', content: reply.content, refusal: reply.refusal ?? null } }],
-        usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+      res.on('close', () => {
+        if (!res.writableEnded) aborted.push(r);
       });
+      const answer = (reply: ChatReply): void => {
+        if ('delayMs' in reply) {
+          const t = setTimeout(() => {
+            timers.delete(t);
+            if (!res.destroyed) answer(reply.reply);
+          }, reply.delayMs);
+          timers.add(t);
+          return;
+        }
+        if ('status' in reply) return send(reply.status, reply.body, reply.headers);
+        const message =
+          'toolArguments' in reply
+            ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: `call_${requests.length}`, type: 'function', function: { name: r.body.tools?.[0]?.function.name ?? 'tool', arguments: reply.toolArguments } }] }
+            : { role: 'assistant', content: reply.content, refusal: reply.refusal ?? null };
+        send(200, {
+          id: `chatcmpl-${requests.length}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: r.body.model,
+          choices: [{ index: 0, finish_reason: 'toolArguments' in reply ? 'tool_calls' : (reply.finishReason ?? 'stop'), logprobs: null, message }],
+          usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+        });
+      };
+      answer(script(r));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -54,7 +84,12 @@ export async function startChatServer(script: (req: ChatRequest) => ChatReply): 
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    aborted,
+    close: () => {
+      for (const t of timers) clearTimeout(t);
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

@@ -14,13 +14,13 @@ export interface TestWorkers {
   stop(): Promise<void>;
 }
 
-export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[]; teacher?: ActivityDeps['teacher'] }): Promise<TestWorkers> {
+export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[]; agentEnv?: ActivityDeps['agentEnv'] }): Promise<TestWorkers> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
   const connection = await NativeConnection.connect({ address: temporalAddress() });
-  const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection), teacher: opts.teacher });
+  const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection), agentEnv: opts.agentEnv });
   const workers = await Promise.all(
     (opts.families ?? [...QUEUE_FAMILIES]).map((family) =>
       Worker.create({

@@ -11,8 +11,9 @@ const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 test('there are committed histories for every workflow type', () => {
   // experiment and inner-loop predate capacity slots and the cost cap (they replay through patched() === false);
-  // experiment-capacity and inner-loop-budget take the patched paths ('capacity-slots', 'budget-stop').
-  expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual(['experiment', 'experiment-capacity', 'inner-loop', 'inner-loop-budget', 'outer-loop']);
+  // experiment-capacity and inner-loop-budget take the patched paths ('capacity-slots', 'budget-stop');
+  // inner-loop-analyst takes 'agent-analyst' (an analyzeBatch after each batch) as well.
+  expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual(['experiment', 'experiment-capacity', 'inner-loop', 'inner-loop-analyst', 'inner-loop-budget', 'outer-loop']);
 });
 
 test.each(files)('%s replays without nondeterminism', async (file) => {

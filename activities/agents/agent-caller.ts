@@ -1,0 +1,111 @@
+// The one place agent calls go through: the campaign's cost and token budgets are checked before each request,
+// the request is sent (aborted when the activity is cancelled), and its record is written to `agent_calls` (and
+// its tokens to `cost_ledger`) exactly once. The record's id is attempt-independent, so a retried activity reuses
+// the reply its earlier attempt paid for instead of asking again.
+import { Context } from '@temporalio/activity';
+import { eq, sql } from 'drizzle-orm';
+import type OpenAI from 'openai';
+import { APIUserAbortError } from 'openai';
+import { classifyAgentError, TokenBudgetExceededError } from '../../agents/agent-errors';
+import type { AgentCaller, AgentReply, AgentRequest } from '../../agents/agent-request';
+import { hasEndpoint, openAiClient, type AgentEnv } from '../../agents/openai-client';
+import { requestStructured } from '../../agents/structured-call';
+import type { ReplyChoice } from '../../agents/structured-reply';
+import type { CampaignSpec } from '../../core/spec';
+import type { Db } from '../../db/client';
+import { agentCalls, costLedger } from '../../db/schema';
+import { checkBudget } from '../cost/cost-ledger';
+
+export interface AgentCallerOptions {
+  db: Db;
+  spec: CampaignSpec;
+  client: OpenAI;
+  /**
+   * The key prefix outside an activity (a test calling a step directly). Inside one it is always
+   * `${workflowId}/${runId}/${activityId}`. @default `direct/${campaignId}`
+   */
+  scope?: string;
+}
+
+/** Heartbeats while a request is in flight: an activity learns of its cancellation only through them. */
+const HEARTBEAT_MS = 1000;
+
+/** The caller for this campaign when the environment names an endpoint; undefined means the built-in roles. */
+export function agentCallerFor(db: Db, spec: CampaignSpec, env: AgentEnv): AgentCaller | undefined {
+  return hasEndpoint(env) ? agentCaller({ db, spec, client: openAiClient(env) }) : undefined;
+}
+
+export function agentCaller(opts: AgentCallerOptions): AgentCaller {
+  const { db, spec, client } = opts;
+  const campaignId = spec.name;
+  return {
+    async complete(req: AgentRequest): Promise<AgentReply> {
+      const ctx = activityContext();
+      const wf = ctx?.info.workflowExecution;
+      const scope = ctx && wf ? `${wf.workflowId}/${wf.runId}/${ctx.info.activityId}` : (opts.scope ?? `direct/${campaignId}`);
+      const callId = `${scope}/${req.callIndex}`;
+      const [done] = await db.select({ rawReply: agentCalls.rawReply }).from(agentCalls).where(eq(agentCalls.id, callId));
+      if (done?.rawReply) return { callId, choice: JSON.parse(done.rawReply) as ReplyChoice, reused: true };
+
+      await checkBudget(db, campaignId, spec);
+      await checkTokens(db, spec);
+
+      const what = `${req.role} model "${req.model}"`;
+      const started = Date.now();
+      const beat = ctx ? setInterval(() => ctx.heartbeat(), HEARTBEAT_MS) : undefined;
+      const base = { campaignId, role: req.role, promptVersion: req.promptVersion, model: req.model };
+      try {
+        const r = await requestStructured(client, req, ctx?.cancellationSignal);
+        const { input, output } = spec.agents.usdPerMillionTokens;
+        const costUsd = (r.tokensIn * input + r.tokensOut * output) / 1e6;
+        await db.transaction(async (tx) => {
+          await tx
+            .insert(agentCalls)
+            .values({ id: callId, ...base, tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd, latencyMs: Date.now() - started, rawReply: JSON.stringify(r.choice), mode: r.mode, outcome: 'ok' })
+            .onConflictDoNothing();
+          await tx
+            .insert(costLedger)
+            .values({ id: `${callId}/tokens`, campaignId, kind: 'tokens', backend: req.model, quantity: r.tokensIn + r.tokensOut, unitPriceUsd: (input + output) / 2e6, amountUsd: costUsd, sourceId: callId })
+            .onConflictDoNothing();
+        });
+        return { callId, choice: r.choice, reused: false };
+      } catch (e) {
+        const cancelled = e instanceof APIUserAbortError || ctx?.cancellationSignal.aborted === true;
+        const err = cancelled ? e : classifyAgentError(e, what, [client.apiKey, client.baseURL]);
+        const reason = cancelled ? 'cancelled: the activity was cancelled during the request' : err instanceof Error ? err.message : String(err);
+        await db
+          .insert(agentCalls)
+          .values({ id: `${callId}/attempt${ctx?.info.attempt ?? 1}`, ...base, latencyMs: Date.now() - started, mode: 'json_schema', outcome: 'error', reason })
+          .onConflictDoNothing();
+        if (cancelled && ctx?.cancellationSignal.reason instanceof Error) throw ctx.cancellationSignal.reason;
+        throw err;
+      } finally {
+        if (beat) clearInterval(beat);
+      }
+    },
+    async judge(callId, outcome, reason) {
+      await db.update(agentCalls).set({ outcome, reason }).where(eq(agentCalls.id, callId));
+    },
+  };
+}
+
+/** Tokens the campaign's agents have used, over every recorded call. */
+export async function campaignTokens(db: Db, campaignId: string): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`coalesce(sum(${agentCalls.tokensIn} + ${agentCalls.tokensOut}), 0)::int` }).from(agentCalls).where(eq(agentCalls.campaignId, campaignId));
+  return row.n;
+}
+
+async function checkTokens(db: Db, spec: CampaignSpec): Promise<void> {
+  const cap = spec.agents.maxTokens;
+  if (cap === undefined) return;
+  const used = await campaignTokens(db, spec.name);
+  if (used >= cap) throw new TokenBudgetExceededError(`campaign "${spec.name}" has used ${used} of its ${cap} agent tokens (agents.maxTokens)`);
+}
+
+function activityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,59 @@
+// One structured-output request to an OpenAI-compatible Chat Completions endpoint: `response_format` with a strict
+// JSON schema, or, when the endpoint refuses that (a 400 naming response_format / json_schema), the same schema as
+// a forced tool call. No retries here (Temporal's policy owns them); `signal` aborts the HTTP request.
+import OpenAI from 'openai';
+import type { AgentMessage, ReplySchema } from './agent-request';
+import type { ReplyChoice } from './structured-reply';
+
+export type StructuredMode = 'json_schema' | 'tool';
+
+export interface StructuredResult {
+  choice: ReplyChoice;
+  mode: StructuredMode;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export async function requestStructured(
+  client: OpenAI,
+  req: { model: string; messages: AgentMessage[]; schema: ReplySchema },
+  signal?: AbortSignal,
+): Promise<StructuredResult> {
+  try {
+    const c = await client.chat.completions.create(
+      { model: req.model, messages: req.messages, response_format: { type: 'json_schema', json_schema: req.schema } },
+      { signal },
+    );
+    return { choice: firstChoice(c), mode: 'json_schema', ...usage(c) };
+  } catch (e) {
+    if (!refusesJsonSchema(e)) throw e;
+  }
+  const c = await client.chat.completions.create(
+    {
+      model: req.model,
+      messages: req.messages,
+      tools: [{ type: 'function', function: { name: req.schema.name, description: req.schema.description, parameters: req.schema.schema, strict: true } }],
+      tool_choice: { type: 'function', function: { name: req.schema.name } },
+    },
+    { signal },
+  );
+  const choice = c.choices[0];
+  const call = choice?.message.tool_calls?.find((t) => t.type === 'function' && t.function.name === req.schema.name);
+  const content = call && call.type === 'function' ? call.function.arguments : (choice?.message.content ?? null);
+  return { choice: { finish_reason: choice?.finish_reason, message: { content, refusal: choice?.message.refusal } }, mode: 'tool', ...usage(c) };
+}
+
+function firstChoice(c: OpenAI.Chat.Completions.ChatCompletion): ReplyChoice {
+  const choice = c.choices[0];
+  return { finish_reason: choice?.finish_reason, message: { content: choice?.message.content ?? null, refusal: choice?.message.refusal } };
+}
+
+function usage(c: OpenAI.Chat.Completions.ChatCompletion): { tokensIn: number; tokensOut: number } {
+  return { tokensIn: c.usage?.prompt_tokens ?? 0, tokensOut: c.usage?.completion_tokens ?? 0 };
+}
+
+/** A 400 (or 422) whose message names structured outputs: the endpoint lacks them, a tool call may still work. */
+function refusesJsonSchema(e: unknown): boolean {
+  if (!(e instanceof OpenAI.APIError) || (e.status !== 400 && e.status !== 422)) return false;
+  return /response_format|json_schema|structured output/i.test(`${e.message} ${JSON.stringify(e.error ?? '')}`);
+}
