@@ -40,11 +40,13 @@ th{background:#f0f3f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 export interface PageOptions {
   /** Extra markup for the end of <body> (the live-update script). */
   tail?: Safe;
+  /** The header's subtitle. @default "read-only dashboard" */
+  subtitle?: string;
 }
 
 export function page(title: string, body: Safe, opts: PageOptions = {}): string {
   return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><title>${title} · Flywheel</title><style>${raw(STYLE)}</style></head>
-<body><header><a href="/">Flywheel</a><span class="muted">read-only dashboard</span></header><main>${body}</main>${opts.tail ?? ''}</body></html>`.html}`;
+<body><header><a href="/">Flywheel</a><span class="muted">${opts.subtitle ?? 'read-only dashboard'}</span></header><main>${body}</main>${opts.tail ?? ''}</body></html>`.html}`;
 }
 
 /** A message box: what is (not) there and what to do about it. */

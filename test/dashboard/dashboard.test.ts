@@ -2,11 +2,13 @@
 // database that is down; the leaderboard against the database; a curve that updates while an experiment runs;
 // pause and resume from the page; the token. Screenshots of each main page go to test-artifacts/dashboard/.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { openDb } from '../../db/client';
 import { startDashboard, type DashboardServer } from '../../cli/dashboard/server';
 import { statusQuery } from '../../workflows/inner-loop-api';
-import { temporalAddress } from '../helpers/env';
+import { runCli } from '../helpers/cli';
+import { scratchDir, temporalAddress } from '../helpers/env';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 import { launchBrowser, screenshot } from './browser';
@@ -132,6 +134,30 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   expect(Number(await page.getAttribute('#curves svg', 'data-points'))).toBe(points.n);
   await screenshot(page, 'experiment');
   for (const f of ['campaigns', 'campaign', 'loop-running', 'loop-finished', 'experiment']) expect(fs.statSync(`test-artifacts/dashboard/${f}.png`).size).toBeGreaterThan(1000);
+
+  // `flywheel report`: the same leaderboard and decisions in a self-contained HTML file and in Markdown.
+  const out = scratchDir('report');
+  const env = { ...process.env, DATABASE_URL: harness.dbUrl, FLYWHEEL_HOME: harness.home };
+  const r = await runCli(env, ['report', id, '--out', out, '--json']);
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const written = JSON.parse(r.stdout) as { html: string; markdown: string; images: string[] };
+  const htmlText = fs.readFileSync(written.html, 'utf8');
+  const md = fs.readFileSync(written.markdown, 'utf8');
+  expect(htmlText).not.toMatch(/href="\/|<script|src="http/);
+  expect(htmlText.match(/<svg /g)).toHaveLength(2);
+  for (const row of expected) expect(htmlText).toContain(`<td>${row.status}</td>`);
+  expect(htmlText).toContain(h.workflowId);
+  expect(md).toContain(`### ${h.workflowId} (completed, ${dbRows.length} experiments)`);
+  expect(md.match(/^\| -?\d+ \|/gm)).toHaveLength(dbRows.length);
+  expect(md).toMatch(/\| select \| yes \|/);
+  for (const img of written.images) {
+    expect(md).toContain(`](${path.basename(img)})`);
+    expect(fs.readFileSync(img, 'utf8')).toMatch(/^<svg /);
+  }
+  const unknown = await runCli(env, ['report', 'no-such-campaign', '--out', out]);
+  expect(unknown.status).toBe(2);
+  expect(unknown.stderr).toBe('flywheel: unknown campaign "no-such-campaign": nothing in the database by that id\n');
 });
 
 test('with a token: pages need it, a ?token= link signs the browser in, a POST needs the form field', async () => {
