@@ -23,7 +23,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function seed(db: DbHandle, experiments: number, points: number): Promise<void> {
+/** Seeds campaign `bench`: one inner loop of `experiments` experiments, one run each with `points` loss points. */
+export async function seed(db: DbHandle, experiments: number, points: number): Promise<void> {
   const q = (text: string, params: unknown[] = []) => db.pool.query(text, params);
   await q("INSERT INTO campaigns (id, spec, spec_hash) VALUES ('bench', '{\"name\":\"bench\",\"selection\":{\"metric\":\"exact_match\",\"mode\":\"max\"}}', 'x')");
   await q("INSERT INTO datasets (id, campaign_id, name) VALUES ('bench/code', 'bench', 'code')");
@@ -108,7 +109,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

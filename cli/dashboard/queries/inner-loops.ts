@@ -20,11 +20,10 @@ export interface InnerLoopRow {
 
 const SELECT = `SELECT l.id, l.campaign_id, l.dataset_version_id, l.base_checkpoint_id, l.status, l.best_experiment_id, l.created_at, l.updated_at,
   coalesce(c.spec->'selection'->>'metric', 'bits_per_byte') AS metric, coalesce(c.spec->'selection'->>'mode', 'min') AS mode,
-  (SELECT count(*)::int FROM experiments e WHERE e.inner_loop_id = l.id) AS experiments,
-  (SELECT count(*)::int FROM experiments e WHERE e.inner_loop_id = l.id AND e.status = 'running') AS running,
-  (SELECT CASE WHEN coalesce(c.spec->'selection'->>'mode', 'min') = 'max' THEN max(e.public_score) ELSE min(e.public_score) END
-     FROM experiments e WHERE e.inner_loop_id = l.id) AS best_public
-  FROM inner_loops l LEFT JOIN campaigns c ON c.id = l.campaign_id`;
+  x.experiments, x.running, CASE WHEN coalesce(c.spec->'selection'->>'mode', 'min') = 'max' THEN x.max_public ELSE x.min_public END AS best_public
+  FROM inner_loops l LEFT JOIN campaigns c ON c.id = l.campaign_id
+  CROSS JOIN LATERAL (SELECT count(*)::int AS experiments, (count(*) FILTER (WHERE e.status = 'running'))::int AS running,
+    max(e.public_score) AS max_public, min(e.public_score) AS min_public FROM experiments e WHERE e.inner_loop_id = l.id) x`;
 
 export const innerLoopsOf = (db: Db, campaignId: string, limit: number, offset: number): Promise<InnerLoopRow[]> =>
   rows<InnerLoopRow>(db, `${SELECT} WHERE l.campaign_id = $1 ORDER BY l.created_at DESC, l.id LIMIT $2 OFFSET $3`, [campaignId, limit, offset]);

@@ -1,0 +1,30 @@
+// `npm run bench -- NAME [ARGS...]`: runs one bench by name; with no name, lists them. Each bench is also runnable
+// on its own with `node bin/run-ts.js bench/FILE.ts`. Add a line here for a new bench.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const BENCHES: Record<string, { file: string; measures: string }> = {
+  'stack-startup': { file: 'stack-startup.ts', measures: '`flywheel up` to ready, cold and warm' },
+  'orchestration-overhead': { file: 'orchestration-overhead.ts', measures: "an experiment's wall time minus its trainer's" },
+  'sample-efficiency': { file: 'sample-efficiency.ts', measures: 'held-out score after 8/16/32 trials, TPE vs random' },
+  'charlm-throughput': { file: 'charlm-throughput.ts', measures: "the built-in trainer's bytes/s" },
+  'feedback-throughput': { file: 'feedback-throughput.ts', measures: 'feedback events/s through the HTTP API' },
+  'torch-throughput': { file: 'torch-throughput.ts', measures: "the PyTorch trainer's tokens/s" },
+  'idle-gap': { file: 'idle-gap.ts', measures: 'idle time between consecutive experiments on one slot' },
+  'launch-latency': { file: 'launch-latency.ts', measures: 'time from launch to the first metric' },
+  'outer-iteration': { file: 'outer-iteration.ts', measures: 'one outer iteration end to end' },
+  'dashboard-pages': { file: 'dashboard-pages.ts', measures: 'dashboard page time (median, p95 of 50) at 10,000 experiments and 1,000,000 metric points' },
+};
+
+const [name, ...args] = process.argv.slice(2);
+if (!name) {
+  for (const [n, b] of Object.entries(BENCHES)) console.log(`${n.padEnd(24)} ${b.measures}`);
+  process.exit(0);
+}
+const bench = BENCHES[name];
+if (!bench) {
+  console.error(`bench: unknown bench "${name}" (known: ${Object.keys(BENCHES).join(', ')})`);
+  process.exit(2);
+}
+const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'run-ts.js'), path.join(__dirname, bench.file), ...args], { stdio: 'inherit' });
+process.exit(r.status ?? 1);
