@@ -160,6 +160,30 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   expect(unknown.stderr).toBe('flywheel: unknown campaign "no-such-campaign": nothing in the database by that id\n');
 });
 
+test('proposals awaiting approval are approved and rejected from the page', async () => {
+  const id = uniqueName('dash-approve');
+  const h = await workers.startLoop(id, fixtureSpec(id, { steps: 3, offset: 0 }, { budget: { experiments: 2, parallelism: 2 }, batchSize: 2, requireApproval: true }));
+  const pending = await eventually('two proposals awaiting approval', async () => {
+    const st = await h.query(statusQuery).catch(() => undefined);
+    return st && st.awaitingApproval.length === 2 ? [...st.awaitingApproval].sort() : undefined;
+  });
+  await page.goto(`${dashboard.url}/loops/${encodeURIComponent(h.workflowId)}`);
+  const decide = async (experimentId: string, verb: 'Approve' | 'Reject') => {
+    await page.locator('#controls li', { hasText: experimentId }).getByRole('button', { name: verb }).click();
+    await expect(page.textContent('#confirm-text')).resolves.toBe(`${verb} proposal ${experimentId} of inner loop ${h.workflowId}.`);
+    await page.click('#confirm');
+    return page.textContent('#result');
+  };
+  await expect(decide(pending[0], 'Approve')).resolves.toBe(`approved ${pending[0]}`);
+  await page.click('#back');
+  await screenshot(page, 'loop-awaiting-approval');
+  await expect(decide(pending[1], 'Reject')).resolves.toMatch(new RegExp(`^rejected ${pending[1]}`));
+  const result = await h.result();
+  expect(result.best?.experimentId).toBe(pending[0]);
+  const rows = await rowsOf(harness.db, 'SELECT id, status FROM experiments WHERE id = ANY($1) ORDER BY id', [pending]);
+  expect(rows.map((r) => r.status)).toEqual(['succeeded', 'rejected']);
+});
+
 test('with a token: pages need it, a ?token= link signs the browser in, a POST needs the form field', async () => {
   const s = await startDashboard({ db: harness.db.db, port: 0, token: 's3cret' });
   try {
