@@ -160,7 +160,7 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   expect(unknown.stderr).toBe('flywheel: unknown campaign "no-such-campaign": nothing in the database by that id\n');
 });
 
-test('proposals awaiting approval are approved and rejected from the page', async () => {
+test('proposals are approved and rejected from the loop page; an outer iteration is triggered from the campaign page', async () => {
   const id = uniqueName('dash-approve');
   const h = await workers.startLoop(id, fixtureSpec(id, { steps: 3, offset: 0 }, { budget: { experiments: 2, parallelism: 2 }, batchSize: 2, requireApproval: true }));
   const pending = await eventually('two proposals awaiting approval', async () => {
@@ -182,6 +182,19 @@ test('proposals awaiting approval are approved and rejected from the page', asyn
   expect(result.best?.experimentId).toBe(pending[0]);
   const rows = await rowsOf(harness.db, 'SELECT id, status FROM experiments WHERE id = ANY($1) ORDER BY id', [pending]);
   expect(rows.map((r) => r.status)).toEqual(['succeeded', 'rejected']);
+
+  // An outer iteration triggered from the campaign page is a started outerLoop workflow (stopped here at once:
+  // running it through is the outer loop's own tests' job).
+  await page.goto(`${dashboard.url}/campaigns/${encodeURIComponent(id)}`);
+  await page.click('button[data-action=trigger-outer]');
+  await expect(page.textContent('#confirm-text')).resolves.toBe(`Start one outer iteration of campaign ${id} now, with its stored spec.`);
+  await page.click('#confirm');
+  const started = /^started (\S+)$/.exec((await page.textContent('#result'))!)![1];
+  expect(started).toMatch(new RegExp(`^${id}/outer/\\d{8}-\\d{6}$`));
+  const outer = harness.client.workflow.getHandle(started);
+  const desc = await outer.describe();
+  expect(desc.type).toBe('outerLoop');
+  await outer.terminate('dashboard test: only the start is checked').catch(() => undefined);
 });
 
 test('with a token: pages need it, a ?token= link signs the browser in, a POST needs the form field', async () => {
