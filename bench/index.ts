@@ -1,20 +1,32 @@
-// The benchmarks, one line each: what they measure and how to run them (`node bin/run-ts.js FILE [ARGS]`). Nothing
-// here is asserted by tests; each prints figures and ratios.
-export interface BenchEntry {
-  file: string;
-  args?: string;
-  measures: string;
-}
+// `npm run bench -- NAME [ARGS...]`: runs one bench by name; with no name, lists them. Each bench is also runnable
+// on its own with `node bin/run-ts.js bench/FILE.ts`. Add a line here for a new bench.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 
-export const BENCHES: BenchEntry[] = [
-  { file: 'bench/stack-startup.ts', measures: '`flywheel up` to ready, cold and warm; peak memory; the workflow-bundle cache' },
-  { file: 'bench/orchestration-overhead.ts', args: '[N] [PARALLEL]', measures: "an experiment's wall time minus its trainer's, by activity" },
-  { file: 'bench/sample-efficiency.ts', args: '[--quick]', measures: 'held-out score of the best-by-public config after 8/16/32 trials, TPE vs random, same seeds' },
-  { file: 'bench/agent-proposer.ts', args: '[--quick] [--reps N] [--trials N]', measures: 'the hybrid proposer agent (a configured endpoint, or a scripted local one) vs TPE vs random: held-out of the best-by-public per trial count, same budget and seeds' },
-  { file: 'bench/charlm-throughput.ts', measures: "the built-in trainer's bytes/s and bits per byte before/after" },
-  { file: 'bench/feedback-throughput.ts', measures: 'feedback events/s through the HTTP API into PostgreSQL, single and batched' },
-  { file: 'bench/torch-throughput.ts', args: '[--steps N] [--threads N]', measures: "the PyTorch trainer's tokens/s, bits per byte and (on a GPU) MFU" },
-  { file: 'bench/idle-gap.ts', args: '[N]', measures: 'idle time between consecutive experiments on one slot, per backend' },
-  { file: 'bench/launch-latency.ts', args: '[N]', measures: 'launch-to-first-metric latency per backend' },
-  { file: 'bench/outer-iteration.ts', args: '[ITER] [EXPERIMENTS] [FEEDBACK]', measures: "each outer iteration's wall time minus its inner loop's, by activity" },
-];
+const BENCHES: Record<string, { file: string; measures: string }> = {
+  'stack-startup': { file: 'stack-startup.ts', measures: '`flywheel up` to ready, cold and warm' },
+  'orchestration-overhead': { file: 'orchestration-overhead.ts', measures: "an experiment's wall time minus its trainer's" },
+  'sample-efficiency': { file: 'sample-efficiency.ts', measures: 'held-out score after 8/16/32 trials, TPE vs random' },
+  'charlm-throughput': { file: 'charlm-throughput.ts', measures: "the built-in trainer's bytes/s" },
+  'feedback-throughput': { file: 'feedback-throughput.ts', measures: 'feedback events/s through the HTTP API' },
+  'torch-throughput': { file: 'torch-throughput.ts', measures: "the PyTorch trainer's tokens/s" },
+  'idle-gap': { file: 'idle-gap.ts', measures: 'idle time between consecutive experiments on one slot' },
+  'launch-latency': { file: 'launch-latency.ts', measures: 'time from launch to the first metric' },
+  'outer-iteration': { file: 'outer-iteration.ts', measures: 'one outer iteration end to end' },
+  'agent-proposer': { file: 'agent-proposer.ts', measures: 'the hybrid proposer agent vs TPE vs random: held-out of the best-by-public per trial count' },
+  'eval-integrity': { file: 'eval-integrity.ts', measures: "eval scoring items/s per grader kind; the gate's detection table over seeds" },
+  'dashboard-pages': { file: 'dashboard-pages.ts', measures: 'dashboard page time (median, p95 of 50) at 10,000 experiments and 1,000,000 metric points' },
+};
+
+const [name, ...args] = process.argv.slice(2);
+if (!name) {
+  for (const [n, b] of Object.entries(BENCHES)) console.log(`${n.padEnd(24)} ${b.measures}`);
+  process.exit(0);
+}
+const bench = BENCHES[name];
+if (!bench) {
+  console.error(`bench: unknown bench "${name}" (known: ${Object.keys(BENCHES).join(', ')})`);
+  process.exit(2);
+}
+const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'run-ts.js'), path.join(__dirname, bench.file), ...args], { stdio: 'inherit' });
+process.exit(r.status ?? 1);

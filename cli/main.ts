@@ -1,45 +1,7 @@
 // The `flywheel` command (loaded by bin/flywheel.js): a commander program with one file per subcommand.
-// To add a command, write cli/commands/<name>.ts exporting register<Name>(program) and add one line below.
-import type { Command as CommandType } from 'commander';
-import { Command } from 'commander';
+// The commands themselves are listed in cli/program.ts.
 import { EXIT_USAGE, exitCodeFor, reportError } from './errors';
-
-type Register = (program: CommandType) => void;
-
-/**
- * One line per command file: the command names it registers, and how to load it. A file is loaded only when one of
- * its commands runs (or for help), so `flywheel worker` does not pay for the imports of `flywheel run`, and so on.
- */
-const COMMANDS: Array<[names: string[], load: () => Register]> = [
-  [['up'], () => (require('./commands/up') as typeof import('./commands/up')).registerUp],
-  [['worker'], () => (require('./commands/worker') as typeof import('./commands/worker')).registerWorker],
-  [['validate'], () => (require('./commands/validate') as typeof import('./commands/validate')).registerValidate],
-  [['run'], () => (require('./commands/run') as typeof import('./commands/run')).registerRun],
-  [['status'], () => (require('./commands/status') as typeof import('./commands/status')).registerStatus],
-  [['pause', 'resume', 'stop', 'budget', 'approve'], () => (require('./commands/control') as typeof import('./commands/control')).registerControl],
-  [['outer'], () => (require('./commands/outer') as typeof import('./commands/outer')).registerOuter],
-  [['promote'], () => (require('./commands/promote') as typeof import('./commands/promote')).registerPromote],
-  [['schedule'], () => (require('./commands/schedule') as typeof import('./commands/schedule')).registerSchedule],
-  [['demo'], () => (require('./commands/demo') as typeof import('./commands/demo')).registerDemo],
-  [['serve'], () => (require('./commands/serve') as typeof import('./commands/serve')).registerServe],
-  [['feedback'], () => (require('./commands/feedback') as typeof import('./commands/feedback')).registerFeedback],
-  [['simulate-users'], () => (require('./commands/simulate-users') as typeof import('./commands/simulate-users')).registerSimulateUsers],
-  [['lineage'], () => (require('./commands/lineage') as typeof import('./commands/lineage')).registerLineage],
-  [['report'], () => (require('./commands/report') as typeof import('./commands/report')).registerReport],
-];
-
-/** The program with every command, or only the file that registers `only` when that names a known command. */
-export function buildProgram(only?: string): Command {
-  const program = new Command('flywheel')
-    .description('Durable model-improvement loops on Temporal')
-    .version((require('../package.json') as { version: string }).version)
-    // Subcommands created with .command() inherit these: usage errors throw (exit 2) instead of exiting 1.
-    .exitOverride()
-    .showHelpAfterError('(add --help for usage)');
-  const wanted = COMMANDS.filter(([names]) => only !== undefined && names.includes(only));
-  for (const [, load] of wanted.length ? wanted : COMMANDS) load()(program);
-  return program;
-}
+import { buildProgram } from './program';
 
 async function main(argv: string[]): Promise<number> {
   try {

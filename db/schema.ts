@@ -102,7 +102,13 @@ export const experiments = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
-  (t) => [index('experiments_loop_idx').on(t.innerLoopId), index('experiments_campaign_idx').on(t.campaignId)],
+  (t) => [
+    index('experiments_loop_idx').on(t.innerLoopId),
+    index('experiments_campaign_idx').on(t.campaignId),
+    // The dashboard's leaderboard pages, best first in either selection mode, without sorting the whole loop.
+    index('experiments_loop_rank_min_idx').on(t.innerLoopId, t.publicScore.asc().nullsLast(), t.index),
+    index('experiments_loop_rank_max_idx').on(t.innerLoopId, t.publicScore.desc().nullsLast(), t.index),
+  ],
 );
 
 export const trainingRuns = pgTable(

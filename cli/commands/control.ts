@@ -20,12 +20,13 @@ export function registerControl(program: Command): void {
       .command(name)
       .description(`${help[name]} (signals the latest inner loop)`)
       .argument('<campaign>')
-      .addHelpText('after', `\nExample:\n  $ flywheel ${name} builtin-demo\n`)
-      .action(async (campaignId: string) =>
+      .option('--json', 'print {"workflowId", "sent"} as JSON')
+      .addHelpText('after', `\nExit codes: 0 sent, 1 Temporal unreachable, 2 no inner loop for the campaign.\n\nExample:\n  $ flywheel ${name} builtin-demo\n`)
+      .action(async (campaignId: string, opts: { json?: boolean }) =>
         withSession(async (s) => {
           const h = await loopOf(s, campaignId);
           await h.signal(signals[name]);
-          console.log(`${name} sent to ${h.workflowId}`);
+          console.log(opts.json ? JSON.stringify({ workflowId: h.workflowId, sent: name }) : `${name} sent to ${h.workflowId}`);
         }),
       );
   }
@@ -35,12 +36,13 @@ export function registerControl(program: Command): void {
     .argument('<campaign>')
     .option('--experiments <n>', 'total experiments', (v) => Number(v))
     .option('--parallelism <n>', 'experiments at once', (v) => Number(v))
-    .addHelpText('after', '\nExample:\n  $ flywheel budget builtin-demo --experiments 20 --parallelism 3\n')
-    .action(async (campaignId: string, opts: { experiments?: number; parallelism?: number }) =>
+    .option('--json', 'print {"workflowId", "experiments", "parallelism"} as JSON')
+    .addHelpText('after', '\nExit codes: 0 changed, 1 refused by the loop or Temporal unreachable, 2 no inner loop for the campaign.\n\nExample:\n  $ flywheel budget builtin-demo --experiments 20 --parallelism 3\n')
+    .action(async (campaignId: string, opts: { experiments?: number; parallelism?: number; json?: boolean }) =>
       withSession(async (s) => {
         const h = await loopOf(s, campaignId);
-        const r = await h.executeUpdate(setBudgetUpdate, { args: [opts] });
-        console.log(`budget of ${h.workflowId}: ${r.experiments} experiments, ${r.parallelism} at once`);
+        const r = await h.executeUpdate(setBudgetUpdate, { args: [{ experiments: opts.experiments, parallelism: opts.parallelism }] });
+        console.log(opts.json ? JSON.stringify({ workflowId: h.workflowId, ...r }) : `budget of ${h.workflowId}: ${r.experiments} experiments, ${r.parallelism} at once`);
       }),
     );
   program
@@ -49,11 +51,13 @@ export function registerControl(program: Command): void {
     .argument('<campaign>')
     .argument('<experimentId>')
     .option('--reject', 'reject instead')
-    .addHelpText('after', '\nExample:\n  $ flywheel approve builtin-demo builtin-demo/inner/20261202-150000/e3\n')
-    .action(async (campaignId: string, experimentId: string, opts: { reject?: boolean }) =>
+    .option('--json', 'print {"workflowId", "result"} as JSON')
+    .addHelpText('after', '\nExit codes: 0 decided, 1 refused by the loop (not awaiting approval) or Temporal unreachable, 2 no inner loop.\n\nExample:\n  $ flywheel approve builtin-demo builtin-demo/inner/20261202-150000/e3\n')
+    .action(async (campaignId: string, experimentId: string, opts: { reject?: boolean; json?: boolean }) =>
       withSession(async (s) => {
         const h = await loopOf(s, campaignId);
-        console.log(await h.executeUpdate(approveProposalUpdate, { args: [{ experimentId, approve: !opts.reject }] }));
+        const result = await h.executeUpdate(approveProposalUpdate, { args: [{ experimentId, approve: !opts.reject }] });
+        console.log(opts.json ? JSON.stringify({ workflowId: h.workflowId, result }) : result);
       }),
     );
 }

@@ -45,7 +45,10 @@ export function readFeedbackFile(file: string): Array<{ line: number; event: Fee
 }
 
 export function registerFeedback(program: Command): void {
-  const feedback = program.command('feedback').description('user signals on production outputs (accept, reject, edit, rating)');
+  const feedback = program
+    .command('feedback')
+    .description('user signals on production outputs (accept, reject, edit, rating)')
+    .addHelpText('after', '\nExample:\n  $ flywheel feedback import feedback.jsonl\n');
   feedback
     .command('import')
     .description('validate every line of a JSONL file of feedback events, then store them all in one transaction (ids already stored count as duplicates)')

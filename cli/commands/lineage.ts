@@ -19,6 +19,7 @@ export function registerLineage(program: Command): void {
     .option('--json', 'print the lineage as JSON')
     .option('--limit <n>', 'critique-made examples to list', integerOption('--limit', 0), 50)
     .option('--offset <n>', 'critique-made examples to skip (the next page)', integerOption('--offset', 0), 0)
+    .addHelpText('after', '\nExit codes: 0 printed, 1 database unreachable, 2 unknown checkpoint or bad option.\n\nExample:\n  $ flywheel lineage builtin-demo/outer/i1/inner/e3/r1/step-300 --json\n')
     .action(async (checkpointId: string, opts: { json?: boolean; limit: number; offset: number }) => {
       const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 1 });
       try {

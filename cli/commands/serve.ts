@@ -5,7 +5,8 @@ import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
 import { UsageError } from '../errors';
 import { startFeedbackServer } from '../feedback-server';
-import { requireDatabaseUrl } from '../endpoints';
+import { requireDatabaseUrl, resolveEndpoints } from '../endpoints';
+import { dashboardPort, serveDashboard } from '../dashboard/serve-dashboard';
 
 export function registerServe(program: Command): void {
   program
@@ -13,11 +14,15 @@ export function registerServe(program: Command): void {
     .description('serve the feedback API and the production model: POST /v1/feedback, POST /v1/feedback:batch, POST /v1/complete, GET /healthz')
     .option('--port <port>', 'TCP port (0: any free port)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback exposes the API to the network', '127.0.0.1')
+    .option('--dashboard-port <port>', 'TCP port of the web dashboard (0: any free port; env FLYWHEEL_DASHBOARD_PORT)', process.env.FLYWHEEL_DASHBOARD_PORT ?? '8788')
+    .option('--no-dashboard', 'serve the API only')
     .addHelpText(
       'after',
       [
         '',
         'Writes and completions need "Authorization: Bearer $FLYWHEEL_API_TOKEN" when FLYWHEEL_API_TOKEN is set.',
+        'The dashboard (campaigns, leaderboards, curves, decisions) is on --dashboard-port; with a token, open it once',
+        'as http://127.0.0.1:8788/?token=$FLYWHEEL_API_TOKEN (a cookie keeps you signed in).',
         '',
         'Example:',
         '  $ FLYWHEEL_API_TOKEN=s3cret flywheel serve --port 8787',
@@ -30,22 +35,26 @@ export function registerServe(program: Command): void {
         '',
       ].join('\n'),
     )
-    .action(async (opts: { port: string; host: string }) => {
+    .action(async (opts: { port: string; host: string; dashboardPort: string; dashboard: boolean }) => {
       const port = Number(opts.port);
+      const uiPort = opts.dashboard ? dashboardPort(opts.dashboardPort, '--dashboard-port') : undefined;
       if (!/^\d+$/.test(opts.port) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${opts.port}"`);
       const token = process.env.FLYWHEEL_API_TOKEN || undefined;
       const loopback = ['127.0.0.1', 'localhost', '::1'].includes(opts.host);
       if (!loopback && !token) throw new UsageError(`refusing to serve on ${opts.host} without FLYWHEEL_API_TOKEN: anyone on the network could write feedback and call the model`);
-      const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 10 });
+      const config = resolveConfig(process.env, process.cwd());
+      const dbh = openDb(requireDatabaseUrl(config), { max: 10 });
       try {
         const server = await startFeedbackServer({ db: dbh.db, port, host: opts.host, token });
         if (!token) console.error(`warning: FLYWHEEL_API_TOKEN is not set: anyone who can reach ${server.url} can write feedback and call the model`);
-        console.log(`feedback API and completions on ${server.url} (Ctrl-C to stop)`);
+        const dashboard = uiPort === undefined ? undefined : await serveDashboard({ config, db: dbh.db, endpoints: resolveEndpoints(config), port: uiPort, host: opts.host, token });
+        console.log(`feedback API and completions on ${server.url}${dashboard ? `, dashboard on ${dashboard.url}` : ''} (Ctrl-C to stop)`);
         await new Promise<void>((resolve) => {
           process.once('SIGINT', resolve);
           process.once('SIGTERM', resolve);
         });
         await server.close();
+        await dashboard?.close();
       } finally {
         await dbh.close();
       }

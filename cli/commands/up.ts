@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { EXIT_FAILURE } from '../errors';
+import { dashboardPort } from '../dashboard/serve-dashboard';
 
 export function registerUp(program: Command): void {
   program
@@ -16,7 +17,8 @@ Examples:
   $ TEMPORAL_ADDRESS=temporal:7233 DATABASE_URL=postgres://u:p@db/flywheel flywheel up
 
 Environment: FLYWHEEL_HOME, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS*, TEMPORAL_API_KEY,
-DATABASE_URL, FLYWHEEL_TEMPORAL_PORT, FLYWHEEL_TEMPORAL_UI_PORT, FLYWHEEL_PG_PORT.
+DATABASE_URL, FLYWHEEL_TEMPORAL_PORT, FLYWHEEL_TEMPORAL_UI_PORT, FLYWHEEL_PG_PORT,
+FLYWHEEL_DASHBOARD_PORT (the web dashboard, default 8788; "off" for none), FLYWHEEL_API_TOKEN (guards it).
 Logs of each component are in $FLYWHEEL_HOME/logs/.
 `,
     )
@@ -37,10 +39,30 @@ Logs of each component are in $FLYWHEEL_HOME/logs/.
         };
         for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
       });
+      const uiPort = process.env.FLYWHEEL_DASHBOARD_PORT === 'off' ? undefined : dashboardPort();
       const stack = await startStack(config, { onEvent: (e) => console.log(formatStackEvent(e)) });
+      const dashboard = uiPort === undefined ? undefined : await startUpDashboard(config, stack.databaseUrl, uiPort).catch((e: Error) => {
+        console.error(`flywheel: dashboard not started: ${e.message}`);
+        return undefined;
+      });
       const outcome = await Promise.race([signalled.then((s) => ({ signal: s })), stack.failed.then((error) => ({ error }))]);
       if ('error' in outcome) console.error(`flywheel: ${outcome.error.message}`);
+      await dashboard?.close();
       await stack.stop();
       if ('error' in outcome) process.exitCode = EXIT_FAILURE;
     });
+}
+
+/** The dashboard on the stack just started (its database and Temporal, found through stack.json like any command). */
+async function startUpDashboard(config: import('../../core/config').FlywheelConfig, databaseUrl: string, port: number) {
+  const { openDb } = require('../../db/client') as typeof import('../../db/client');
+  const { resolveEndpoints } = require('../endpoints') as typeof import('../endpoints');
+  const { serveDashboard } = require('../dashboard/serve-dashboard') as typeof import('../dashboard/serve-dashboard');
+  const dbh = openDb(databaseUrl, { max: 5 });
+  const server = await serveDashboard({ config, db: dbh.db, endpoints: resolveEndpoints(config), port, host: '127.0.0.1', token: process.env.FLYWHEEL_API_TOKEN || undefined }).catch(async (e) => {
+    await dbh.close();
+    throw e;
+  });
+  console.log(`dashboard        ${server.url}`);
+  return { close: async () => (await server.close(), await dbh.close()) };
 }

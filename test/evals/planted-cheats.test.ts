@@ -94,7 +94,7 @@ test('`flywheel report CAMPAIGN` shows each gate decision with its rule, its fig
   const bin = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
   const report = (campaign: string) =>
     new Promise<{ code: number; out: string }>((resolve) =>
-      execFile(process.execPath, [bin, 'report', campaign], { env: { ...process.env, DATABASE_URL: dbUrl, FLYWHEEL_HOME: home }, timeout: 60_000 }, (err, stdout, stderr) =>
+      execFile(process.execPath, [bin, 'report', campaign, '--stdout'], { env: { ...process.env, DATABASE_URL: dbUrl, FLYWHEEL_HOME: home }, timeout: 60_000 }, (err, stdout, stderr) =>
         resolve({ code: err ? Number(err.code) : 0, out: stdout + stderr }),
       ),
     );
@@ -109,5 +109,5 @@ test('`flywheel report CAMPAIGN` shows each gate decision with its rule, its fig
   expect((await report(`${prefix}-honest`)).out).toContain('promoted (rule: allChecksPassed)');
   const unknown = await report('no-such-campaign');
   expect(unknown.code).toBe(2);
-  expect(unknown.out).toContain('no campaign "no-such-campaign"');
+  expect(unknown.out).toContain('unknown campaign "no-such-campaign"');
 }, 120_000);

@@ -21,6 +21,11 @@ it('uses an external PostgreSQL and Temporal', async () => {
   expect(out).toMatch(/✓ postgres  postgres:\/\/.*\/fw_stack_ext_\w+ \(external, [1-9]\d* migration\(s\) applied\)/);
   expect(out).toContain(`✓ worker training  queue ${prefix}-training`);
   expect(out).toContain('(external cluster: use its UI)');
+  // The dashboard comes up on the same stack: its front page answers from the migrated database.
+  const dash = up.lines[await up.waitFor(/^dashboard +http:\/\/127\.0\.0\.1:\d+$/)].split(/ +/)[1];
+  const front = await fetch(dash);
+  expect(front.status).toBe(200);
+  expect(await front.text()).toContain('No campaigns yet');
   const state = up.state()!;
   expect(state.temporal.pid).toBeUndefined();
   expect(state.postgres.pid).toBeUndefined();

@@ -34,6 +34,7 @@ export async function stackEnv(home: string, extra: Record<string, string | unde
     FLYWHEEL_TEMPORAL_PORT: String(await freePort()),
     FLYWHEEL_TEMPORAL_UI_PORT: String(await freePort()),
     FLYWHEEL_PG_PORT: String(await freePort()),
+    FLYWHEEL_DASHBOARD_PORT: String(await freePort()),
     ...extra,
   };
   for (const k of ['DATABASE_URL', 'TEMPORAL_ADDRESS']) if (!extra[k]) delete env[k];

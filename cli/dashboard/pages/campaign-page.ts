@@ -1,0 +1,122 @@
+// `/campaigns/ID`: one campaign — production held-out score over the outer iterations, the iterations, inner
+// loops, dataset versions, gate decisions and the agent's analyses, with the campaign-level actions.
+import { latestOuterLoop } from '../../campaign-loops';
+import { outerStatusQuery, type PromotionEvidence } from '../../../workflows/outer-loop-api';
+import { NotFoundError, within, type DashboardContext } from '../context';
+import { fmtJson, fmtNum, fmtTime, href, html, message, page, pager, raw, table, temporalLink, type Safe } from '../html';
+import { analysesOf } from '../queries/analyses';
+import { getCampaign } from '../queries/campaigns';
+import { datasetVersionsOf } from '../queries/datasets';
+import { countDecisions, decisionsOf, type DecisionRow } from '../queries/decisions';
+import { countInnerLoops, innerLoopsOf } from '../queries/inner-loops';
+import { outerIterationsOf, type OuterIterationRow } from '../queries/outer-iterations';
+import { lineChart } from '../svg-chart';
+import { actionButton } from './action-pages';
+import { pageParam } from './campaigns-page';
+
+const SIZE = 50;
+
+export async function campaignPage(ctx: DashboardContext, url: URL, id: string): Promise<string> {
+  const c = await getCampaign(ctx.db, id);
+  if (!c) throw new NotFoundError(`no campaign "${id}"`);
+  const loopsPage = pageParam(url, 'loops');
+  const decisionsPage = pageParam(url, 'decisions');
+  const [iterations, loopCount, loops, versions, decisionCount, decisions, analyses, pending] = await Promise.all([
+    outerIterationsOf(ctx.db, id),
+    countInnerLoops(ctx.db, id),
+    innerLoopsOf(ctx.db, id, SIZE, loopsPage * SIZE),
+    datasetVersionsOf(ctx.db, id),
+    countDecisions(ctx.db, id),
+    decisionsOf(ctx.db, id, SIZE, decisionsPage * SIZE),
+    analysesOf(ctx.db, id),
+    pendingPromotion(ctx, id),
+  ]);
+  const base = href.campaign(id);
+  const body = html`<h1>Campaign ${id}</h1>
+<p>Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) · ${c.experiments} experiments, ${c.running} running</p>
+<section id="actions"><h2>Actions</h2>${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
+${pending ? promotionBlock(ctx, pending) : ''}</section>
+<h2>Production held-out score</h2>${heldoutChart(iterations)}
+<h2>Outer iterations</h2>${iterations.length ? iterationsTable(ctx, iterations) : message('No outer iterations yet: run `flywheel outer ' + id + '` or trigger one above.')}
+<h2>Inner loops</h2>${loopCount ? html`${table(loops, [
+    { head: 'inner loop', cell: (l) => html`<a href="${href.loop(l.id)}">${l.id}</a>${temporalLink(ctx.link(l.id))}` },
+    { head: 'status', cell: (l) => l.status },
+    { head: 'experiments', cell: (l) => l.experiments, num: true },
+    { head: 'running', cell: (l) => l.running, num: true },
+    { head: `best public ${l0(loops)}`, cell: (l) => fmtNum(l.best_public), num: true },
+    { head: 'dataset version', cell: (l) => l.dataset_version_id },
+    { head: 'started', cell: (l) => fmtTime(l.created_at) },
+  ], 'id="inner-loops"')}${pager(base, loopsPage, SIZE, loopCount, 'loops')}` : message('No inner loops yet.')}
+<h2>Dataset versions</h2>${versions.length ? table(versions, [
+    { head: 'version', cell: (v) => v.id },
+    { head: 'dataset', cell: (v) => v.dataset },
+    { head: 'examples', cell: (v) => v.examples, num: true },
+    { head: 'sources', cell: (v) => Object.entries(v.counts_by_source).map(([k, n]) => `${k}: ${n}`).join(', ') },
+    { head: 'mix weights', cell: (v) => fmtJson(v.mix_weights) },
+    { head: 'parents', cell: (v) => v.parent_ids.join(', ') || '–' },
+    { head: 'created', cell: (v) => fmtTime(v.created_at) },
+  ], 'id="dataset-versions"') : message('No dataset versions yet.')}
+<h2>Decisions</h2>${decisionCount ? html`${decisionsTable(decisions)}${pager(base, decisionsPage, SIZE, decisionCount, 'decisions')}` : message('No decisions yet: the inner loop records one when it selects a winner, the gate one per candidate.')}
+<h2>Analyses</h2>${analysesBlock(analyses)}`;
+  return page(`Campaign ${id}`, body);
+}
+
+const l0 = (loops: Array<{ metric: string }>): string => (loops[0] ? `(${loops[0].metric})` : '');
+
+function heldoutChart(iterations: OuterIterationRow[]): Safe {
+  const pts = iterations.filter((i) => i.heldout_production !== null).map((i) => [i.iteration, i.heldout_production!] as [number, number]);
+  const cand = iterations.filter((i) => i.heldout_candidate !== null).map((i) => [i.iteration, i.heldout_candidate!] as [number, number]);
+  if (!pts.length && !cand.length) return message('No held-out scores yet: the gate measures them in outer iterations.');
+  const metric = iterations.find((i) => i.heldout_metric)?.heldout_metric ?? 'held-out';
+  return raw(lineChart([{ name: 'production', points: pts }, { name: 'candidate', points: cand }], { id: 'heldout-chart', xLabel: 'outer iteration', yLabel: metric, dots: true }));
+}
+
+function iterationsTable(ctx: DashboardContext, iterations: OuterIterationRow[]): Safe {
+  return table(iterations, [
+    { head: '#', cell: (i) => i.iteration, num: true },
+    { head: 'status', cell: (i) => i.status },
+    { head: 'trigger', cell: (i) => i.trigger },
+    { head: 'new feedback', cell: (i) => i.new_feedback, num: true },
+    { head: 'dataset version', cell: (i) => i.dataset_version_id ?? '–' },
+    { head: 'inner loop', cell: (i) => (i.inner_loop_id ? html`<a href="${href.loop(i.inner_loop_id)}">${i.inner_loop_id}</a>` : '–') },
+    { head: 'held-out candidate', cell: (i) => fmtNum(i.heldout_candidate), num: true },
+    { head: 'held-out incumbent', cell: (i) => fmtNum(i.heldout_incumbent), num: true },
+    { head: 'held-out production', cell: (i) => fmtNum(i.heldout_production), num: true },
+    { head: 'reason', cell: (i) => i.reason ?? '' },
+    { head: 'workflow', cell: (i) => html`<code>${i.workflow_id}</code>${temporalLink(ctx.link(i.workflow_id))}` },
+  ], 'id="outer-iterations"');
+}
+
+export function decisionsTable(decisions: DecisionRow[]): Safe {
+  return table(decisions, [
+    { head: 'kind', cell: (d) => d.kind },
+    { head: 'accepted', cell: (d) => (d.accepted ? 'yes' : 'no') },
+    { head: 'rule', cell: (d) => d.rule },
+    { head: 'reason', cell: (d) => d.reason },
+    { head: 'figures', cell: (d) => html`<code>${fmtJson(d.figures, 400)}</code>` },
+    { head: 'experiment', cell: (d) => (d.experiment_id ? html`<a href="${href.experiment(d.experiment_id)}">${d.experiment_id}</a>` : '–') },
+    { head: 'when', cell: (d) => fmtTime(d.created_at) },
+  ], 'id="decisions"');
+}
+
+function analysesBlock(analyses: Record<string, unknown>[] | undefined): Safe {
+  if (analyses === undefined) return message('This database has no analyses table (the agents record analyses once their migration is applied).');
+  if (!analyses.length) return message('No analyses yet.');
+  const cols = Object.keys(analyses[0]).filter((k) => k !== 'campaign_id');
+  return table(analyses, cols.map((k) => ({ head: k, cell: (r: Record<string, unknown>) => (r[k] instanceof Date ? fmtTime(r[k]) : fmtJson(r[k], 600)) })), 'id="analyses"');
+}
+
+async function pendingPromotion(ctx: DashboardContext, campaignId: string): Promise<{ workflowId: string; evidence: PromotionEvidence } | undefined> {
+  if (!ctx.temporal) return undefined;
+  const h = await within(latestOuterLoop(ctx.temporal.client, campaignId, { running: true }));
+  if (!h) return undefined;
+  const s = await within(h.query(outerStatusQuery));
+  return s?.awaitingApproval ? { workflowId: h.workflowId, evidence: s.awaitingApproval } : undefined;
+}
+
+function promotionBlock(ctx: DashboardContext, p: { workflowId: string; evidence: PromotionEvidence }): Safe {
+  const e = p.evidence;
+  return html`<div class="msg" id="pending-promotion"><b>Promotion awaiting approval</b> in <code>${p.workflowId}</code>: candidate <code>${e.candidateCheckpointId}</code>
+vs incumbent <code>${e.incumbentCheckpointId}</code>. Gate: ${e.gate.promote ? 'promote' : 'reject'} (${e.gate.rule}: ${e.gate.reason}). Default at ${e.deadline}: ${e.defaultDecision}.<br>
+${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'true' }, 'Approve promotion')} ${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'false' }, 'Reject promotion')}</div>`;
+}

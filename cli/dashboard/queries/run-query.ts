@@ -1,0 +1,16 @@
+// One way for the dashboard's queries to reach PostgreSQL: plain SQL with numbered parameters on the pool, so
+// every aggregate runs in the database and only a page of rows comes back.
+import type { Db } from '../../../db/client';
+
+export async function rows<R>(db: Db, text: string, params: unknown[] = []): Promise<R[]> {
+  return (await db.$client.query(text, params)).rows as R[];
+}
+
+export async function one<R>(db: Db, text: string, params: unknown[] = []): Promise<R | undefined> {
+  return (await rows<R>(db, text, params))[0];
+}
+
+/** Whether a table exists (tables other branches add, such as `analyses`, are read only when present). */
+export async function tableExists(db: Db, name: string): Promise<boolean> {
+  return (await one<{ ok: boolean }>(db, 'SELECT to_regclass($1) IS NOT NULL AS ok', [`public.${name}`]))?.ok ?? false;
+}

@@ -1,0 +1,2 @@
+CREATE INDEX "experiments_loop_rank_min_idx" ON "experiments" USING btree ("inner_loop_id","public_score","index");--> statement-breakpoint
+CREATE INDEX "experiments_loop_rank_max_idx" ON "experiments" USING btree ("inner_loop_id","public_score" DESC NULLS LAST,"index");
