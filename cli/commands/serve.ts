@@ -6,6 +6,7 @@ import { openDb } from '../../db/client';
 import { UsageError } from '../errors';
 import { startFeedbackServer } from '../feedback-server';
 import { requireDatabaseUrl } from '../endpoints';
+import { checkBindHost } from '../bearer-token';
 
 export function registerServe(program: Command): void {
   program
@@ -34,8 +35,7 @@ export function registerServe(program: Command): void {
       const port = Number(opts.port);
       if (!/^\d+$/.test(opts.port) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${opts.port}"`);
       const token = process.env.FLYWHEEL_API_TOKEN || undefined;
-      const loopback = ['127.0.0.1', 'localhost', '::1'].includes(opts.host);
-      if (!loopback && !token) throw new UsageError(`refusing to serve on ${opts.host} without FLYWHEEL_API_TOKEN: anyone on the network could write feedback and call the model`);
+      checkBindHost(opts.host, token, 'write feedback and call the model');
       const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 10 });
       try {
         const server = await startFeedbackServer({ db: dbh.db, port, host: opts.host, token });
