@@ -1,9 +1,11 @@
 // A real run under `flywheel up` (workers as child processes, on the run's Temporal server and a PostgreSQL role with
 // its own password) with FLYWHEEL_PAYLOAD_KEY set: the raw histories hold ciphertext only, the codec endpoint
 // decodes them for a caller with the token, and no configured secret appears in any history, log or CLI output.
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { Client as PgClient } from 'pg';
@@ -11,11 +13,13 @@ import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, parsePayloadKeys } from '../../
 import { startCodecServer, type CodecServer } from '../../cli/codec-server';
 import { ensureDatabase } from '../../db/embedded-server';
 import { applyMigrations } from '../../db/migrate';
+import { findTemporalCli } from '../../infra/temporal-cli';
 import { runCli, type CliResult } from '../helpers/cli';
 import { pgServerUrl, scratchDir, temporalAddress } from '../helpers/env';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 import { spawnUp, stackEnv, type UpProcess } from '../stack/up-process';
 
+const execFileAsync = promisify(execFile);
 const secret = (label: string): string => `${label}-${crypto.randomBytes(12).toString('hex')}`;
 const API_TOKEN = secret('tok');
 const OPENAI_KEY = secret('sk');
@@ -155,6 +159,18 @@ test('the codec endpoint decodes them for a caller with the token, and refuses o
   const foreign = await fetch(`${codec.url}/decode`, { method: 'OPTIONS', headers: { origin: 'http://evil.example' } });
   expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
 });
+
+test("the temporal CLI shows the history decoded through the endpoint (the UI's protocol)", async () => {
+  // Asynchronously: the codec server answers from this process.
+  const show = async (extra: string[]): Promise<string> =>
+    (await execFileAsync(findTemporalCli(), ['workflow', 'show', '--address', temporalAddress(), '-w', workflowId, '--output', 'json', ...extra], { maxBuffer: 64 << 20, timeout: 60_000 })).stdout;
+  const encrypted = Buffer.from(ENCRYPTED_ENCODING).toString('base64');
+  expect(await show([])).toContain(encrypted);
+  const decoded = await show(['--codec-endpoint', codec.url, '--codec-auth', `Bearer ${API_TOKEN}`]);
+  expect(decoded).not.toContain(encrypted);
+  expect(decoded).toContain(Buffer.from('json/plain').toString('base64'));
+  await expect(show(['--codec-endpoint', codec.url, '--codec-auth', 'Bearer wrong'])).rejects.toThrow();
+}, 180_000);
 
 test('no configured secret appears in any history (raw or decoded), log file or CLI output', async () => {
   const local = new AesGcmPayloadCodec(parsePayloadKeys(PAYLOAD_KEY));
