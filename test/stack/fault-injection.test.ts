@@ -1,0 +1,20 @@
+// The short, seeded version of the fault suite (the long one: `npm run test:faults`): the same campaign without
+// faults and under a schedule that SIGKILLs a worker and a trainer and kills Temporal (restarted on its SQLite file),
+// with concurrent feedback writes; every invariant holds and the decisions match, or a recorded retry explains them.
+import { scratchDir } from '../helpers/env';
+import { faultSchedule } from '../faults/fault-schedule';
+import { runFaultCampaign } from '../faults/fault-run';
+import { faultFigures } from '../faults/fault-report';
+import { unexplainedDifferences } from '../faults/invariants';
+
+const SEED = Number(process.env.FLYWHEEL_FAULT_SEED ?? 4242);
+
+it(`keeps every invariant under a seeded fault schedule (seed ${SEED})`, async () => {
+  const clean = await runFaultCampaign({ seed: SEED, schedule: [], home: scratchDir('faults-clean'), experiments: 2 });
+  expect(clean.violations).toEqual([]);
+  const schedule = faultSchedule(SEED, { count: 3, kinds: ['worker', 'trainer', 'temporal'], windowMs: 20_000, minGapMs: 3_000 });
+  const faulted = await runFaultCampaign({ seed: SEED, schedule, home: scratchDir('faults'), experiments: 2, feedbackEvents: 60 });
+  console.log([`seed ${SEED}`, ...faultFigures([faulted])].join('\n'));
+  expect(faulted.faults.filter((f) => !f.skipped).length).toBeGreaterThan(0);
+  expect([...faulted.violations, ...unexplainedDifferences(faulted.facts, clean.facts)]).toEqual([]);
+}, 600_000);
