@@ -91,9 +91,11 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
     for (const f of opts.schedule) {
       while (!done && Date.now() - t0 < f.atMs) await sleep(100);
       if (done) break;
+      // Between experiments no trainer runs: wait a little for the next one rather than miss the kind.
+      for (let i = 0; f.kind === 'trainer' && !trainerPids(opts.home).length && !done && i < 100; i++) await sleep(100);
       const before = await progress(pool);
-      const at = Date.now();
       const skipped = await inject(f.kind);
+      const at = Date.now();
       if (skipped) {
         faults.push({ kind: f.kind, atMs: at - t0, skipped });
         continue;
