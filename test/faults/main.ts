@@ -23,7 +23,11 @@ async function main(): Promise<void> {
   for (let i = 0; i < runs; i++) {
     const seed = first + i;
     console.log(`seed ${seed}`);
-    const home = (label: string) => fs.mkdtempSync(path.join(os.tmpdir(), `flywheel-faults-${seed}-${label}-`));
+    const home = (label: string): string => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flywheel-faults-${seed}-${label}-`));
+      fs.chmodSync(dir, 0o755); // the embedded PostgreSQL runs as `postgres` when we are root
+      return dir;
+    };
     const clean = await runFaultCampaign({ seed, schedule: [], home: home('clean') });
     const schedule = faultSchedule(seed, { count: faults, kinds: FAULT_KINDS, windowMs: 40_000, minGapMs: 3_000 });
     console.log(`  schedule: ${schedule.map((f) => `${f.kind}@${(f.atMs / 1000).toFixed(1)}s`).join(' ')}`);
