@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { FlywheelConfig } from '../core/config';
 import { findRunningStack } from '../infra/dev-stack/stack-state';
+import { flywheelDataConverter } from '../infra/payload-codec';
 
 export interface Endpoints {
   temporalAddress: string;
@@ -47,7 +48,7 @@ export async function connectClient(config: FlywheelConfig, e: Endpoints): Promi
       }
     : undefined;
   const connection = await Connection.connect({ address: e.temporalAddress, tls, apiKey: config.temporalApiKey });
-  return { client: new Client({ connection, namespace: e.namespace }), connection };
+  return { client: new Client({ connection, namespace: e.namespace, dataConverter: flywheelDataConverter(config.payloadKeys) }), connection };
 }
 
 /** The database alone, for commands that need no Temporal (serve, feedback import). */

@@ -20,7 +20,7 @@ export class LoopFailedError extends Error {
 }
 
 /** Error classes (by name, so classes from lazily loaded modules count too) that mean bad input or settings. */
-const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError', 'InvalidSimulationError']);
+const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError', 'InvalidSimulationError', 'PayloadKeyError']);
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;

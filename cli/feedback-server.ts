@@ -1,7 +1,6 @@
 // The feedback API (`flywheel serve`): how user signals reach the outer loop, and the production model they judge
 // (`POST /v1/complete`, see completion-service.ts). Plain node:http, JSON in and out; writes are idempotent by the
 // client's event id, so a client may retry any request that did not answer.
-import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
@@ -9,6 +8,7 @@ import { checkCompletionRequest } from '../core/completion';
 import { checkFeedback, type FeedbackEvent } from '../core/feedback';
 import type { Db } from '../db/client';
 import { DatabaseUnavailableError, FeedbackConflictError, isUnavailable, storeFeedback } from '../activities/feedback/store-feedback';
+import { bearerCheck } from './bearer-token';
 import { CampaignNotFoundError, CompletionService, NoProductionModelError, UnsupportedCheckpointFormatError } from './completion-service';
 
 export interface FeedbackServerOptions {
@@ -46,13 +46,7 @@ const bad = (error: string, problems: string[]): Reply => [400, { error, problem
 
 export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<FeedbackServer> {
   const o = { host: '127.0.0.1', maxBodyBytes: 8 << 20, maxBatch: 1000, ...opts };
-  // Digests have equal length whatever was sent, so timingSafeEqual leaks neither the token nor its length.
-  const tokenDigest = o.token ? sha256(o.token) : undefined;
-  const authorized = (req: http.IncomingMessage): boolean => {
-    if (!tokenDigest) return true;
-    const m = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
-    return !!m && crypto.timingSafeEqual(sha256(m[1]), tokenDigest);
-  };
+  const authorized = bearerCheck(o.token);
 
   const completions = new CompletionService({ db: o.db, maxCachedModels: o.maxCachedModels });
   // `guarded`: needs the token when one is set; a POST's body is read and parsed before `handle`.
@@ -210,8 +204,4 @@ function drained(req: http.IncomingMessage, reply: Reply, max = DRAIN_MAX): Prom
     req.on('close', () => resolve(reply));
     req.on('error', () => resolve(reply));
   });
-}
-
-function sha256(s: string): Buffer {
-  return crypto.createHash('sha256').update(s).digest();
 }

@@ -21,6 +21,8 @@ export interface FlywheelConfig {
   temporalUiPort: number;
   /** Embedded PostgreSQL port, `FLYWHEEL_PG_PORT` @default 54329 */
   pgPort: number;
+  /** `FLYWHEEL_PAYLOAD_KEY`: `id:base64key[,id:base64key…]` encrypts workflow payloads (infra/payload-codec.ts); never logged. @default unset: plaintext */
+  payloadKeys: string | undefined;
 }
 
 export function resolveConfig(env: Record<string, string | undefined>, cwd: string): FlywheelConfig {
@@ -43,6 +45,7 @@ export function resolveConfig(env: Record<string, string | undefined>, cwd: stri
     temporalPort: intEnv(env.FLYWHEEL_TEMPORAL_PORT, 7233),
     temporalUiPort: intEnv(env.FLYWHEEL_TEMPORAL_UI_PORT, 8233),
     pgPort: intEnv(env.FLYWHEEL_PG_PORT, 54329),
+    payloadKeys: env.FLYWHEEL_PAYLOAD_KEY || undefined,
   };
 }
 

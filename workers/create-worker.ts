@@ -7,6 +7,7 @@ import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { FlywheelConfig } from '../core/config';
 import { taskQueue, type QueueFamily } from '../core/queues';
 import { createActivities, type ActivityDeps } from '../activities';
+import { flywheelDataConverter } from '../infra/payload-codec';
 import { cachedWorkflowBundle } from './workflow-bundle';
 
 export interface CreateWorkerOptions {
@@ -42,6 +43,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     namespace: config.namespace,
     taskQueue: queue,
     identity: workerIdentity(family),
+    dataConverter: flywheelDataConverter(config.payloadKeys),
     activities,
     ...workflows,
     shutdownGraceTime: opts.shutdownGraceTime ?? '5s',

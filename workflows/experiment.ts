@@ -87,11 +87,27 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
   const checkpointId = outcome.checkpointId!;
   let publicMetrics: Record<string, number> | undefined;
   if (!input.skipPublic) {
-    const scored = await scoreCheckpoint({ checkpointId, suiteId: input.suiteId, split: 'public', purpose: 'select' });
-    publicMetrics = scored.metrics;
+    try {
+      const scored = await scoreCheckpoint({ checkpointId, suiteId: input.suiteId, split: 'public', purpose: 'select' });
+      publicMetrics = scored.metrics;
+    } catch (e) {
+      // A trainer whose predictions break the contract fails this experiment (recorded, with the reason), not the
+      // loop; executions recorded before this change keep failing the workflow.
+      const broken = brokenContract(e);
+      if (broken === undefined || !patched('score-contract-failure')) throw e;
+      await orch.finishExperiment({ experimentId: input.experimentId, status: 'failed', error: broken });
+      return { experimentId: input.experimentId, status: 'failed', attempts: attempt, error: broken };
+    }
   }
   await orch.finishExperiment({ experimentId: input.experimentId, status: 'succeeded', checkpointId });
   return { experimentId: input.experimentId, status: 'succeeded', checkpointId, attempts: attempt, publicMetrics };
+}
+
+/** What scoring found wrong with the trainer's output, when `e` is one of the contract errors; else undefined. */
+function brokenContract(e: unknown): string | undefined {
+  const contract = ['PredictionsMismatchError', 'ChecksumMismatchError', 'ContractViolationError'];
+  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && contract.includes(e.cause.type ?? '')) return `scoring the public split: ${e.cause.message}`;
+  return undefined;
 }
 
 /** The cost cap's message when `e` is launchTraining refusing on BudgetExceededError. */

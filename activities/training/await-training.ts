@@ -60,9 +60,12 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
   let last: { step: number; value: number } | undefined;
   let lastCheckedStep = -1;
   let lastFlush = 0;
+  /** Bytes after the last newline at the last flush: after the trainer's exit, a truncated line. */
+  let partialTail = 0;
 
   const flush = async () => {
     const chunk = readMetrics(metricsFile, offset);
+    partialTail = chunk.partialBytes;
     await storeMetricPoints(db, input.runId, chunk.points);
     for (const p of chunk.points) if (p.name === input.pruning.metric && (!last || p.step >= last.step)) last = { step: p.step, value: p.value };
     offset = chunk.nextOffset;
@@ -73,7 +76,15 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
   for (;;) {
     const status = await backend.status(input.handle);
     if (status.state !== 'running' || Date.now() - lastFlush >= FLUSH_MS) await flush();
-    if (status.state !== 'running') return finish(deps, backend, input, status);
+    if (status.state !== 'running') {
+      // One read takes at most 4 MiB: after the exit, read on to the end before judging the tail.
+      for (let before = -1; before !== offset; ) {
+        before = offset;
+        await flush();
+      }
+      const truncated = partialTail > 0 ? `${metricsFile} ends with a truncated line (${partialTail} bytes at offset ${offset}, no newline)` : undefined;
+      return finish(deps, backend, input, status, truncated);
+    }
 
     if (input.pruning.rule === 'median' && last && last.step > lastCheckedStep) {
       lastCheckedStep = last.step;
@@ -108,7 +119,8 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
   }
 }
 
-async function finish(deps: ActivityDeps, backend: TrainingBackend, input: AwaitTrainingInput, status: JobStatus): Promise<TrainingOutcome> {
+/** `truncated`: what is wrong with metrics.jsonl's tail, if anything; a successful exit with it breaks the contract. */
+async function finish(deps: ActivityDeps, backend: TrainingBackend, input: AwaitTrainingInput, status: JobStatus, truncated?: string): Promise<TrainingOutcome> {
   const stderrTail = await backend.stderrTail(input.handle, 20);
   if (status.reason === 'timeout') {
     // The scheduler's time limit (Slurm's --time), not our own clock, ended the job: the same verdict as ours.
@@ -126,6 +138,7 @@ async function finish(deps: ActivityDeps, backend: TrainingBackend, input: Await
   }
   let entries;
   try {
+    if (truncated) throw new Error(truncated);
     entries = readManifest(input.handle.runDir);
     if (entries.length === 0) throw new Error('the manifest lists no checkpoint');
     for (const c of entries) verifyCheckpoint(path.join(input.handle.runDir, c.path), c.sha256, input.runId);

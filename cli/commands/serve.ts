@@ -7,6 +7,7 @@ import { UsageError } from '../errors';
 import { startFeedbackServer } from '../feedback-server';
 import { requireDatabaseUrl, resolveEndpoints } from '../endpoints';
 import { dashboardPort, serveDashboard } from '../dashboard/serve-dashboard';
+import { checkBindHost } from '../bearer-token';
 
 export function registerServe(program: Command): void {
   program
@@ -40,8 +41,7 @@ export function registerServe(program: Command): void {
       const uiPort = opts.dashboard ? dashboardPort(opts.dashboardPort, '--dashboard-port') : undefined;
       if (!/^\d+$/.test(opts.port) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${opts.port}"`);
       const token = process.env.FLYWHEEL_API_TOKEN || undefined;
-      const loopback = ['127.0.0.1', 'localhost', '::1'].includes(opts.host);
-      if (!loopback && !token) throw new UsageError(`refusing to serve on ${opts.host} without FLYWHEEL_API_TOKEN: anyone on the network could write feedback and call the model`);
+      checkBindHost(opts.host, token, 'write feedback and call the model');
       const config = resolveConfig(process.env, process.cwd());
       const dbh = openDb(requireDatabaseUrl(config), { max: 10 });
       try {

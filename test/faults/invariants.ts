@@ -1,0 +1,73 @@
+// The invariants of a run, read from PostgreSQL, the run directories and the workflow histories: nothing lost,
+// nothing duplicated. Each violation is one line naming the row or file.
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { Pool } from 'pg';
+import { readMetrics } from '../../activities/training/metrics-stream';
+import { METRICS_FILE } from '../../core/job-contract';
+
+export interface RunFacts {
+  /** experiment index → its params and status, for comparing with a fault-free run of the same seed. */
+  decisions: { index: number; params: unknown; status: string; attempts: number }[];
+  best: string | undefined;
+}
+
+export async function checkInvariants(pg: Pool, client: Client, innerLoopId: string, accepted: Set<string>, sentIds: Set<string>): Promise<{ violations: string[]; facts: RunFacts }> {
+  const v: string[] = [];
+  const exps = (await pg.query(`SELECT id, index, params, status FROM experiments WHERE inner_loop_id = $1 ORDER BY index, id`, [innerLoopId])).rows;
+  const runs = (await pg.query(`SELECT r.id, r.experiment_id, r.attempt, r.launches, r.run_dir, r.status FROM training_runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.inner_loop_id = $1`, [innerLoopId])).rows;
+  for (const e of exps) {
+    if (!['succeeded', 'failed', 'pruned', 'timed_out'].includes(e.status)) v.push(`experiment ${e.id}: status ${e.status} after the loop ended`);
+    // One training job per attempt the history records.
+    const history = await client.workflow.getHandle(e.id).fetchHistory();
+    const launches = (history.events ?? []).filter((ev) => ev.activityTaskScheduledEventAttributes?.activityType?.name === 'launchTraining').length;
+    const mine = runs.filter((r) => r.experiment_id === e.id);
+    if (mine.length !== launches) v.push(`experiment ${e.id}: ${mine.length} training_runs rows, history schedules launchTraining ${launches} times`);
+    const attempts = mine.map((r) => r.attempt).sort((a, b) => a - b);
+    if (attempts.some((a, i) => a !== i + 1)) v.push(`experiment ${e.id}: attempts ${attempts.join(',')} are not 1..n`);
+  }
+  for (const r of runs) {
+    if (r.launches !== 1) v.push(`run ${r.id}: launched ${r.launches} times`);
+    // Every complete metrics line is stored exactly once (the primary key forbids twice; count finds missing ones).
+    const file = readMetrics(path.join(r.run_dir, METRICS_FILE), 0);
+    const want = new Set(file.points.map((p) => `${p.name}@${p.step}`));
+    const have = (await pg.query(`SELECT name, step FROM metric_points WHERE run_id = $1`, [r.id])).rows.map((p) => `${p.name}@${p.step}`);
+    const missing = [...want].filter((k) => !have.includes(k));
+    const extra = have.filter((k) => !want.has(k));
+    if (missing.length) v.push(`run ${r.id}: ${missing.length} metric points in metrics.jsonl missing from PostgreSQL (first ${missing[0]})`);
+    if (extra.length) v.push(`run ${r.id}: ${extra.length} metric points not in metrics.jsonl (first ${extra[0]})`);
+  }
+  // One public eval result per succeeded experiment, none for others.
+  const evals = (await pg.query(`SELECT experiment_id, split, count(*)::int AS n FROM eval_results WHERE experiment_id LIKE $1 GROUP BY 1, 2`, [`${innerLoopId}/%`])).rows;
+  for (const e of exps.filter((x) => !/baseline$/.test(x.id))) {
+    const pub = evals.find((r) => r.experiment_id === e.id && r.split === 'public');
+    if (e.status === 'succeeded' && pub?.n !== 1) v.push(`experiment ${e.id}: ${pub?.n ?? 0} public eval results, expected 1`);
+    if (e.status !== 'succeeded' && pub) v.push(`experiment ${e.id}: ${e.status} but has a public eval result`);
+  }
+  // Every accepted feedback event stored once; nothing stored that was not sent.
+  const stored = new Set((await pg.query(`SELECT id FROM feedback_events`)).rows.map((r) => r.id as string));
+  for (const id of accepted) if (!stored.has(id)) v.push(`feedback ${id}: accepted (2xx) but not stored`);
+  for (const id of stored) if (!sentIds.has(id)) v.push(`feedback ${id}: stored but never sent`);
+
+  const result = (await client.workflow.getHandle(innerLoopId).result()) as { best?: { experimentId: string } };
+  const attemptsOf = (id: string) => runs.filter((r) => r.experiment_id === id).length;
+  return {
+    violations: v,
+    facts: { decisions: exps.map((e) => ({ index: e.index, params: e.params, status: e.status, attempts: attemptsOf(e.id) })), best: result.best?.experimentId },
+  };
+}
+
+/** Differences between a faulted run and the fault-free run of the same seed that no recorded retry explains. */
+export function unexplainedDifferences(faulted: RunFacts, clean: RunFacts): string[] {
+  const out: string[] = [];
+  const retried = faulted.decisions.some((d) => d.attempts > 1);
+  for (const c of clean.decisions) {
+    const f = faulted.decisions.find((d) => d.index === c.index);
+    if (!f) out.push(`experiment ${c.index}: in the fault-free run, missing under faults`);
+    else if (JSON.stringify(f.params) !== JSON.stringify(c.params) && !retried) out.push(`experiment ${c.index}: params differ`);
+    else if (f.status !== c.status && f.attempts <= 1) out.push(`experiment ${c.index}: ${f.status} under faults, ${c.status} without, and no retry recorded`);
+  }
+  const bestIndex = (r: RunFacts) => r.best?.split('/').pop();
+  if (bestIndex(faulted) !== bestIndex(clean) && !retried) out.push(`best ${bestIndex(faulted)} under faults, ${bestIndex(clean)} without`);
+  return out;
+}
