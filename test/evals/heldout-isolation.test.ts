@@ -3,8 +3,6 @@
 // recorded history (outer loops, inner loops, experiments) and every prompt sent to the agent is scanned for
 // held-out text, and every logged held-out read names an eval-side reader.
 import { eq } from 'drizzle-orm';
-import { teacherFor } from '../../agents/select-teacher';
-import type { CampaignSpec } from '../../core/spec';
 import { evalItems, experiments, heldoutReads, innerLoops } from '../../db/schema';
 import type { OuterLoopResult } from '../../workflows/outer-loop-api';
 import { failureOf, startChatServer, type ChatServer } from '../helpers/chat-server';
@@ -28,7 +26,7 @@ beforeAll(async () => {
   closeClient = () => c.connection.close();
   server = await startChatServer((req) => ({ content: JSON.stringify({ critique: 'A plain mistake.', target: failureOf(req).reference, weight: 1 }) }));
   const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseUrl };
-  workers = await startTestWorkers({ prefix: uniqueName('t-iso'), db: h.db, home: scratchDir('heldout-isolation'), teacher: (spec: CampaignSpec) => teacherFor(spec, env) });
+  workers = await startTestWorkers({ prefix: uniqueName('t-iso'), db: h.db, home: scratchDir('heldout-isolation'), agentEnv: env });
 }, 60_000);
 afterAll(async () => {
   await workers?.stop();
