@@ -14,7 +14,10 @@ export function registerCodecServer(program: Command): void {
     .option('--port <port>', 'TCP port (0: any free port)', '8888')
     .option('--host <host>', 'address to bind; anything but loopback needs FLYWHEEL_API_TOKEN', '127.0.0.1')
     .option('--ui-origin <origin...>', 'browser origins allowed by CORS (default: the dev stack UI on 127.0.0.1 and localhost)')
-    .addHelpText('after', '\nWith FLYWHEEL_API_TOKEN set, requests need "Authorization: Bearer $FLYWHEEL_API_TOKEN".\n')
+    .addHelpText(
+      'after',
+      '\nWith FLYWHEEL_API_TOKEN set, requests need "Authorization: Bearer $FLYWHEEL_API_TOKEN".\n\nExample:\n  $ FLYWHEEL_PAYLOAD_KEY=k1:$(openssl rand -base64 32) flywheel codec-server --port 8888\n  then set the Temporal UI\'s codec endpoint to http://127.0.0.1:8888\n',
+    )
     .action(async (opts: { port: string; host: string; uiOrigin?: string[] }) => {
       const port = Number(opts.port);
       if (!/^\d+$/.test(opts.port) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${opts.port}"`);
