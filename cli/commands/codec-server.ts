@@ -16,7 +16,7 @@ export function registerCodecServer(program: Command): void {
     .option('--ui-origin <origin...>', 'browser origins allowed by CORS (default: the dev stack UI on 127.0.0.1 and localhost)')
     .addHelpText(
       'after',
-      '\nWith FLYWHEEL_API_TOKEN set, requests need "Authorization: Bearer $FLYWHEEL_API_TOKEN".\n\nExample:\n  $ FLYWHEEL_PAYLOAD_KEY=k1:$(openssl rand -base64 32) flywheel codec-server --port 8888\n  then set the Temporal UI\'s codec endpoint to http://127.0.0.1:8888\n',
+      '\nWith FLYWHEEL_API_TOKEN set, requests need "Authorization: Bearer $FLYWHEEL_API_TOKEN".\n\nExample:\n  $ FLYWHEEL_PAYLOAD_KEY=k1:$KEY_BASE64 flywheel codec-server --port 8888\n  then set the Temporal UI\'s codec endpoint to http://127.0.0.1:8888\n',
     )
     .action(async (opts: { port: string; host: string; uiOrigin?: string[] }) => {
       const port = Number(opts.port);
