@@ -2,7 +2,7 @@
 // show them decoded to an authorised user. It speaks the Temporal codec-server protocol: POST /encode and POST
 // /decode with `{"payloads": [{"metadata": {k: base64}, "data": base64}]}`, answered in the same shape.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenHttp } from './listen-http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { bearerCheck } from './bearer-token';
 
@@ -78,20 +78,7 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return {
-    url: `http://${host}:${addr.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenHttp(server, o.port, o.host);
 }
 
 function parsePayloads(body: unknown): Payload[] {

@@ -2,7 +2,7 @@
 // (`POST /v1/complete`, see completion-service.ts). Plain node:http, JSON in and out; writes are idempotent by the
 // client's event id, so a client may retry any request that did not answer.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenHttp } from './listen-http';
 import { sql } from 'drizzle-orm';
 import { checkCompletionRequest } from '../core/completion';
 import { checkFeedback, type FeedbackEvent } from '../core/feedback';
@@ -95,21 +95,7 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return {
-    url: `http://${host}:${addr.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Keep-alive clients would otherwise hold close() open until they time out.
-        server.closeAllConnections();
-      }),
-  };
+  return listenHttp(server, o.port, o.host);
 }
 
 /** Thrown by request parsing to answer with `reply`. */

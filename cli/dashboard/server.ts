@@ -3,7 +3,7 @@
 // message: an unknown id is a 404, a database that is down a 503, never a stack trace.
 import crypto from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenHttp } from '../listen-http';
 import { isUnavailable } from '../../activities/feedback/store-feedback';
 import type { Db } from '../../db/client';
 import { BadRequestError, makeContext, NotFoundError, type DashboardContext, type DashboardTemporal } from './context';
@@ -54,20 +54,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<DashboardS
       res.end(r.body);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, host, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return {
-    url: `http://${shown}:${addr.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenHttp(server, opts.port, host);
 }
 
 async function answer(ctx: DashboardContext, req: http.IncomingMessage, tokenDigest: Buffer | undefined): Promise<Reply> {
