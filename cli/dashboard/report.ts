@@ -24,7 +24,7 @@ export interface CampaignReport {
   iterations: OuterIterationRow[];
   loops: Array<{ loop: InnerLoopRow; board: LeaderboardRow[]; metric?: string; curvesSvg: string }>;
   decisions: DecisionRow[];
-  analyses?: Record<string, unknown>[];
+  analyses: Record<string, unknown>[];
   heldoutSvg: string;
   /** The promotion gate's decisions, each check with its figures and named items (Markdown lines). */
   gateSection: string[];
@@ -104,7 +104,7 @@ ${l.board.length ? table(l.board, boardCols(l.loop.metric)) : message('No experi
 <h2>Outer iterations</h2>${r.iterations.length ? table(r.iterations, iterationCols) : message('No outer iterations.')}
 <h2>Inner loops${c.inner_loops > r.loops.length ? ` (newest ${r.loops.length} of ${c.inner_loops})` : ''}</h2>${loops.length ? loops : message('No inner loops.')}
 <h2>Decisions</h2>${r.decisions.length ? table(r.decisions, decisionCols) : message('No decisions.')}
-<h2>Analyses</h2>${r.analyses === undefined ? message('No analyses table in this database.') : r.analyses.length ? table(r.analyses, analysisCols(r.analyses)) : message('No analyses.')}`;
+<h2>Analyses</h2>${r.analyses.length ? table(r.analyses, analysisCols(r.analyses)) : message('No analyses.')}`;
   // Self-contained: no link may point back at a dashboard that the reader does not have.
   return page(`Report: ${c.id}`, body, { subtitle: 'campaign report' }).replace('<a href="/">Flywheel</a>', '<b>Flywheel</b>');
 }
@@ -132,7 +132,7 @@ export function reportMarkdown(r: CampaignReport, images: { heldout: string; loo
   });
   if (!r.loops.length) out.push('', 'No inner loops.');
   out.push('', '## Decisions', '', mdTable(r.decisions, decisionCols, 'No decisions.'), '', ...r.gateSection, '', '## Analyses', '');
-  out.push(r.analyses === undefined ? 'No analyses table in this database.' : mdTable(r.analyses, analysisCols(r.analyses), 'No analyses.'), '');
+  out.push(mdTable(r.analyses, analysisCols(r.analyses), 'No analyses.'), '');
   return out.join('\n');
 }
 

@@ -1,5 +1,5 @@
 // The campaign page and the report over rows an outer loop would write (seeded here): the held-out chart has one
-// point per measured iteration, dataset versions show their sizes, and analyses appear once a table for them exists.
+// point per measured iteration, dataset versions show their sizes, and the agent's analyses appear.
 import { startDashboard, type DashboardServer } from '../../cli/dashboard/server';
 import { collectReport, reportHtml } from '../../cli/dashboard/report';
 import { lineChart } from '../../cli/dashboard/svg-chart';
@@ -42,13 +42,13 @@ test('the campaign page charts production held-out per iteration and lists versi
   expect(text).toContain('<td class="num">127</td>');
   expect(text).toContain('<td>gap too wide</td>');
   expect(text).toContain('held-out +0.1 &gt; 0.02');
-  expect(text).toContain('This database has no analyses table');
+  expect(text).toContain('No analyses yet.');
   expect(text).toContain('No inner loops yet.');
 });
 
-test('analyses show once the table exists, whatever its columns', async () => {
-  await db.pool.query('CREATE TABLE analyses (id text PRIMARY KEY, campaign_id text NOT NULL, text text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
-  await db.pool.query("INSERT INTO analyses (id, campaign_id, text) VALUES ('a1', 'c1', 'lr above 0.01 <diverges>'), ('a2', 'other', 'not this campaign')");
+test("analyses show on their campaign's page and in its report", async () => {
+  await db.pool.query(`INSERT INTO analyses (id, campaign_id, inner_loop_id, start_index, author, prompt_version, text) VALUES
+    ('c1/inner/x/a0', 'c1', 'c1/inner/x', 0, 'builtin', 'analyst.v1', 'lr above 0.01 <diverges>'), ('o/inner/y/a0', 'other', 'o/inner/y', 0, 'builtin', 'analyst.v1', 'not this campaign')`);
   const { text } = await get('/campaigns/c1');
   expect(text).toMatch(/<table id="analyses">/);
   expect(text).toContain('lr above 0.01 &lt;diverges&gt;');

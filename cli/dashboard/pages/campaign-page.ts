@@ -99,8 +99,7 @@ export function decisionsTable(decisions: DecisionRow[]): Safe {
   ], 'id="decisions"');
 }
 
-function analysesBlock(analyses: Record<string, unknown>[] | undefined): Safe {
-  if (analyses === undefined) return message('This database has no analyses table (the agents record analyses once their migration is applied).');
+function analysesBlock(analyses: Record<string, unknown>[]): Safe {
   if (!analyses.length) return message('No analyses yet.');
   const cols = Object.keys(analyses[0]).filter((k) => k !== 'campaign_id');
   return table(analyses, cols.map((k) => ({ head: k, cell: (r: Record<string, unknown>) => (r[k] instanceof Date ? fmtTime(r[k]) : fmtJson(r[k], 600)) })), 'id="analyses"');

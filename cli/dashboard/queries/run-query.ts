@@ -9,8 +9,3 @@ export async function rows<R>(db: Db, text: string, params: unknown[] = []): Pro
 export async function one<R>(db: Db, text: string, params: unknown[] = []): Promise<R | undefined> {
   return (await rows<R>(db, text, params))[0];
 }
-
-/** Whether a table exists (tables other branches add, such as `analyses`, are read only when present). */
-export async function tableExists(db: Db, name: string): Promise<boolean> {
-  return (await one<{ ok: boolean }>(db, 'SELECT to_regclass($1) IS NOT NULL AS ok', [`public.${name}`]))?.ok ?? false;
-}
