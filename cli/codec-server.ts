@@ -3,6 +3,7 @@
 // /decode with `{"payloads": [{"metadata": {k: base64}, "data": base64}]}`, answered in the same shape.
 import http from 'node:http';
 import { listenHttp } from './listen-http';
+import { drained, readBody } from './http-body';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { bearerCheck } from './bearer-token';
 
@@ -47,7 +48,8 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
             vary: 'Origin',
           }
         : {};
-    void answer(req).then(([status, body]) => {
+    // The only rejection left is a client that went away mid-body: nobody reads the answer.
+    void answer(req).catch((e: Error): Reply => [400, { error: e.message }]).then(([status, body]) => {
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...cors });
       res.end(body === undefined ? '' : JSON.stringify(body) + '\n');
     });
@@ -57,10 +59,10 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
     const path = (req.url ?? '/').split('?')[0];
     const op = path === '/encode' ? 'encode' : path === '/decode' ? 'decode' : undefined;
     // A preflight carries no credentials: it is answered (with CORS headers for a known origin) and does nothing.
-    if (req.method === 'OPTIONS') return drain(req, [op ? 204 : 404, undefined]);
-    if (!op) return drain(req, [404, { error: `no such endpoint: ${req.method} ${path} (POST /encode or /decode)` }]);
-    if (req.method !== 'POST') return drain(req, [405, { error: `${req.method} is not allowed here; use POST` }]);
-    if (!authorized(req)) return drain(req, [401, { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' }]);
+    if (req.method === 'OPTIONS') return drained(req, [op ? 204 : 404, undefined]);
+    if (!op) return drained(req, [404, { error: `no such endpoint: ${req.method} ${path} (POST /encode or /decode)` }]);
+    if (req.method !== 'POST') return drained(req, [405, { error: `${req.method} is not allowed here; use POST` }]);
+    if (!authorized(req)) return drained(req, [401, { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' }]);
     const raw = await readBody(req, o.maxBodyBytes);
     if (raw === undefined) return [413, { error: `request body larger than ${o.maxBodyBytes} bytes` }];
     let payloads: Payload[];
@@ -101,28 +103,4 @@ function toJson(p: Payload): JsonPayload {
     metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? []).toString('base64')])),
     data: Buffer.from(p.data ?? []).toString('base64'),
   };
-}
-
-function readBody(req: http.IncomingMessage, max: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= max) chunks.push(c);
-      else req.destroy();
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('close', () => (size > max ? resolve(undefined) : undefined));
-    req.on('error', reject);
-  });
-}
-
-function drain(req: http.IncomingMessage, reply: Reply): Promise<Reply> {
-  return new Promise((resolve) => {
-    if (req.complete) return resolve(reply);
-    req.resume();
-    req.on('end', () => resolve(reply));
-    req.on('close', () => resolve(reply));
-  });
 }

@@ -3,6 +3,7 @@
 // client's event id, so a client may retry any request that did not answer.
 import http from 'node:http';
 import { listenHttp } from './listen-http';
+import { drained, readBody, RequestAbortedError } from './http-body';
 import { sql } from 'drizzle-orm';
 import { checkCompletionRequest } from '../core/completion';
 import { checkFeedback, type FeedbackEvent } from '../core/feedback';
@@ -38,9 +39,6 @@ export interface FeedbackServer {
 
 /** An answer: status and JSON body. */
 type Reply = [status: number, body: Record<string, unknown>, headers?: Record<string, string>];
-
-/** Most bytes read from a request that is refused before its body matters (404, 405, 401). */
-const DRAIN_MAX = 1 << 20;
 
 const bad = (error: string, problems: string[]): Reply => [400, { error, problems }];
 
@@ -82,6 +80,7 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
       return await route.handle(body);
     } catch (e) {
       if (e instanceof Reject) return e.reply;
+      if (e instanceof RequestAbortedError) return [400, { error: e.message }];
       if (e instanceof FeedbackConflictError) return [409, { error: e.message, ids: e.ids }];
       const status = completionStatus(e);
       if (status) return [status, { error: (e as Error).message }];
@@ -156,38 +155,4 @@ async function health(db: Db): Promise<Reply> {
     if (!isUnavailable(e)) throw e;
     return [503, { status: 'unavailable', error: 'database unavailable' }];
   }
-}
-
-/**
- * The body as text, or undefined past `max` bytes. An oversized body is still read (and dropped) up to 4x the cap,
- * because a client still sending when the socket closes sees a reset instead of the 413.
- */
-function readBody(req: http.IncomingMessage, max: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= max) chunks.push(c);
-      else if (size > 4 * max) req.destroy();
-    });
-    req.on('end', () => resolve(size > max ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('close', () => (size > max ? resolve(undefined) : reject(new Reject([400, { error: 'request aborted by the client' }]))));
-    req.on('error', () => reject(new Reject([400, { error: 'request aborted by the client' }])));
-  });
-}
-
-/** Answers only after the request body (if any) is consumed, so keep-alive connections stay usable; drops a huge one. */
-function drained(req: http.IncomingMessage, reply: Reply, max = DRAIN_MAX): Promise<Reply> {
-  return new Promise((resolve) => {
-    if (req.complete) return resolve(reply);
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) req.destroy();
-    });
-    req.on('end', () => resolve(reply));
-    req.on('close', () => resolve(reply));
-    req.on('error', () => resolve(reply));
-  });
 }

@@ -5,6 +5,7 @@ import { resolveConfig } from '../../core/config';
 import { AesGcmPayloadCodec, parsePayloadKeys } from '../../infra/payload-codec';
 import { UsageError } from '../errors';
 import { checkBindHost } from '../bearer-token';
+import { integerOption } from '../integer-option';
 import { startCodecServer } from '../codec-server';
 
 export function registerCodecServer(program: Command): void {
@@ -19,8 +20,7 @@ export function registerCodecServer(program: Command): void {
       '\nWith FLYWHEEL_API_TOKEN set, requests need "Authorization: Bearer $FLYWHEEL_API_TOKEN".\n\nExample:\n  $ FLYWHEEL_PAYLOAD_KEY=k1:$KEY_BASE64 flywheel codec-server --port 8888\n  then set the Temporal UI\'s codec endpoint to http://127.0.0.1:8888\n',
     )
     .action(async (opts: { port: string; host: string; uiOrigin?: string[] }) => {
-      const port = Number(opts.port);
-      if (!/^\d+$/.test(opts.port) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${opts.port}"`);
+      const port = integerOption('--port', 0, 65535)(opts.port);
       const config = resolveConfig(process.env, process.cwd());
       if (!config.payloadKeys) throw new UsageError('FLYWHEEL_PAYLOAD_KEY is not set: there is nothing to decode (format: id:base64key[,id:base64key…])');
       const token = process.env.FLYWHEEL_API_TOKEN || undefined;

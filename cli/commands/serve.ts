@@ -3,11 +3,11 @@
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
-import { UsageError } from '../errors';
 import { startFeedbackServer } from '../feedback-server';
 import { requireDatabaseUrl, resolveEndpoints } from '../endpoints';
 import { dashboardPort, serveDashboard } from '../dashboard/serve-dashboard';
 import { checkBindHost } from '../bearer-token';
+import { integerOption } from '../integer-option';
 
 export function registerServe(program: Command): void {
   program
@@ -37,9 +37,8 @@ export function registerServe(program: Command): void {
       ].join('\n'),
     )
     .action(async (opts: { port: string; host: string; dashboardPort: string; dashboard: boolean }) => {
-      const port = Number(opts.port);
       const uiPort = opts.dashboard ? dashboardPort(opts.dashboardPort, '--dashboard-port') : undefined;
-      if (!/^\d+$/.test(opts.port) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${opts.port}"`);
+      const port = integerOption('--port', 0, 65535)(opts.port);
       const token = process.env.FLYWHEEL_API_TOKEN || undefined;
       checkBindHost(opts.host, token, 'write feedback and call the model');
       const config = resolveConfig(process.env, process.cwd());

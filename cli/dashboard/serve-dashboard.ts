@@ -4,7 +4,7 @@ import type { Connection } from '@temporalio/client';
 import type { FlywheelConfig } from '../../core/config';
 import type { Db } from '../../db/client';
 import { connectClient, type Endpoints } from '../endpoints';
-import { UsageError } from '../errors';
+import { integerOption } from '../integer-option';
 import { startDashboard, type DashboardServer } from './server';
 
 export interface ServeDashboardOptions {
@@ -20,9 +20,7 @@ export interface ServeDashboardOptions {
 
 /** The dashboard's port: FLYWHEEL_DASHBOARD_PORT, else 8788 (the feedback API's 8787 plus one). */
 export function dashboardPort(value = process.env.FLYWHEEL_DASHBOARD_PORT ?? '8788', what = 'FLYWHEEL_DASHBOARD_PORT'): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${what} must be an integer from 0 to 65535, got "${value}"`);
-  return port;
+  return integerOption(what, 0, 65535)(value);
 }
 
 export async function serveDashboard(o: ServeDashboardOptions): Promise<DashboardServer> {

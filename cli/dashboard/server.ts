@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { listenHttp } from '../listen-http';
+import { readBody } from '../http-body';
 import { isUnavailable } from '../../activities/feedback/store-feedback';
 import type { Db } from '../../db/client';
 import { BadRequestError, makeContext, NotFoundError, type DashboardContext, type DashboardTemporal } from './context';
@@ -141,18 +142,10 @@ function decode(s: string): string {
   }
 }
 
-function readForm(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_FORM) return reject(new BadRequestError('form too large', 413));
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+async function readForm(req: http.IncomingMessage): Promise<string> {
+  const body = await readBody(req, MAX_FORM);
+  if (body === undefined) throw new BadRequestError('form too large', 413);
+  return body;
 }
 
 function sha256(s: string): Buffer {
