@@ -13,8 +13,19 @@ export function faultFigures(reports: FaultRunReport[]): string[] {
   const violations = reports.reduce((n, r) => n + r.violations.length, 0);
   return [
     `runs: ${reports.length} (seeds ${reports.map((r) => r.seed).join(', ')})`,
+    ...reports.map((r) => `  seed ${r.seed}: ${finalState(r)}`),
     ...[...byKind].map(([kind, k]) => `  ${kind.padEnd(9)} injected ${k.injected}, skipped ${k.skipped} (nothing to hit), longest time to resume ${(k.longestMs / 1000).toFixed(1)} s`),
     `invariant violations: ${violations}`,
     ...reports.flatMap((r) => r.violations.map((v) => `  seed ${r.seed}: ${v}`)),
   ];
+}
+
+/** The final state in one line: experiments by status, outer iterations, the promoted model, rows compared. */
+function finalState(r: FaultRunReport): string {
+  const f = r.facts;
+  const byStatus = new Map<string, number>();
+  for (const e of f.experiments) byStatus.set(e.status, (byStatus.get(e.status) ?? 0) + 1);
+  const retried = f.experiments.filter((e) => e.attempts > 1).length;
+  const outer = f.outer ? `; outer ${f.outer.iterations.map((i) => `i${i.iteration} ${i.status}`).join(', ')}; promoted ${f.outer.promoted ?? 'none'}` : '';
+  return `${f.experiments.length} experiments (${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}; ${retried} retried)${outer}; rows ${Object.entries(f.counts).map(([t, n]) => `${t} ${n}`).join(', ')}`;
 }

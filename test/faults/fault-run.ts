@@ -1,26 +1,32 @@
-// One campaign under a seeded fault schedule: a real `flywheel up` (Temporal dev server on SQLite, embedded
-// PostgreSQL, supervised workers), the fixture trainer on the local backend, the feedback API under concurrent
-// writes; each fault is injected at its moment and the time until the loop makes progress again is measured.
-import fs from 'node:fs';
-import path from 'node:path';
+// One campaign under a seeded fault schedule: a real `flywheel up` (Temporal dev server on SQLite, supervised
+// workers) on a PostgreSQL the harness owns behind a TCP proxy, the loop on the local or Slurm backend, the feedback
+// API under concurrent writes; each fault is injected at its moment and the time until the loop makes progress
+// again is measured. Then every invariant is checked.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { Pool } from 'pg';
 import { openDb } from '../../db/client';
 import { startFeedbackServer } from '../../cli/feedback-server';
-import { commandLine, isAlive } from '../../infra/dev-stack/processes';
-import { runCli } from '../helpers/cli';
-import { fixtureSpec } from '../helpers/specs';
+import { isAlive } from '../../infra/dev-stack/processes';
 import { processesMentioning, spawnUp, stackEnv, type UpProcess } from '../stack/up-process';
+import { startCampaign, type BackendKind, type LoopKind } from './fault-campaign';
+import { startFaultPostgres } from './fault-postgres';
+import { writeFeedback } from './feedback-hammer';
 import { seededRandom, type FaultKind, type ScheduledFault } from './fault-schedule';
-import { checkInvariants, type RunFacts } from './invariants';
+import { activeSlurmJobs, trainerPids } from './leftovers';
+import { checkRun, type RunFacts } from './run-checks';
 
 export interface FaultRunOptions {
   seed: number;
   schedule: ScheduledFault[];
   home: string;
+  /** @default "inner" */
+  loop?: LoopKind;
+  /** @default "local" */
+  backend?: BackendKind;
   /** Feedback events written concurrently (each sent 1–3 times) while faults land. @default 0 */
   feedbackEvents?: number;
+  /** Experiments per inner loop. @default 4 */
   experiments?: number;
   log?: (line: string) => void;
 }
@@ -38,11 +44,19 @@ export interface FaultRunReport {
   faults: InjectedFault[];
   violations: string[];
   facts: RunFacts;
+  /** From the loop's start to its end. */
+  durationMs: number;
 }
+
+/** PostgreSQL down (killed) or unreachable (cut) this long. */
+const PG_DOWN_MS = 2_000;
 
 export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunReport> {
   const log = opts.log ?? (() => undefined);
-  const env = await stackEnv(opts.home);
+  const backend = opts.backend ?? 'local';
+  const rnd = seededRandom(opts.seed ^ 0xfa17);
+  const pgServer = await startFaultPostgres(opts.home);
+  let env = await stackEnv(opts.home, { DATABASE_URL: pgServer.url });
   const ups: UpProcess[] = [];
   const startUp = async (): Promise<UpProcess> => {
     const u = spawnUp(opts.home, env);
@@ -51,33 +65,37 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
     u.state();
     return u;
   };
-  let up = await startUp();
-  const pgUrl = up.state()!.postgres.url;
-  const pool = new Pool({ connectionString: pgUrl, max: 3, connectionTimeoutMillis: 5_000 });
-  pool.on('error', () => undefined);
-  const connection = await Connection.connect({ address: up.state()!.temporal.address });
-  const client = new Client({ connection });
-  const feedbackDb = openDb(pgUrl, { max: 8 });
-  const feedback = await startFeedbackServer({ db: feedbackDb.db, port: 0 });
+  /** The first start: a free port taken by another process between our probe and the bind gets new ports. */
+  const firstUp = async (): Promise<UpProcess> => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await startUp();
+      } catch (e) {
+        if (tries >= 3 || !/address already in use/.test((e as Error).message)) throw e;
+        env = await stackEnv(opts.home, { DATABASE_URL: pgServer.url });
+      }
+    }
+  };
   const violations: string[] = [];
   const faults: InjectedFault[] = [];
+  let up: UpProcess | undefined;
+  const pool = new Pool({ connectionString: pgServer.url, max: 3, connectionTimeoutMillis: 5_000 });
+  pool.on('error', () => undefined);
+  const feedbackDb = openDb(pgServer.url, { max: 8 });
+  let connection: Connection | undefined;
+  let feedback: Awaited<ReturnType<typeof startFeedbackServer>> | undefined;
   try {
-    const campaignId = `faults-s${opts.seed}`;
-    const workflowId = `${campaignId}/inner/1`;
-    const n = opts.experiments ?? 4;
-    const spec = fixtureSpec(campaignId, { steps: 12, sleepMs: 6000 }, { budget: { experiments: n, parallelism: 2 }, batchSize: 2, maxTrainingAttempts: 3, seed: opts.seed, startupTrials: n });
-    // A real choice for the sampler: the seed decides the proposals, the offset their scores.
-    spec.searchSpace = { ...spec.searchSpace, offset: { type: 'categorical', choices: [0, 0.5, 1, 1.5] } } as typeof spec.searchSpace;
-    const specFile = path.join(opts.home, 'spec.json');
-    fs.writeFileSync(specFile, JSON.stringify(spec));
-    const started = await runCli(env, ['run', specFile, '--id', workflowId, '--detach'], 120_000);
-    if (started.status !== 0) throw new Error(`flywheel run failed: ${started.stderr}`);
+    up = await firstUp();
+    connection = await Connection.connect({ address: up.state()!.temporal.address });
+    const client = new Client({ connection });
+    feedback = await startFeedbackServer({ db: feedbackDb.db, port: 0 });
+    const run = await startCampaign(env, opts.home, feedbackDb.db, { loop: opts.loop ?? 'inner', backend, seed: opts.seed, experiments: opts.experiments ?? 4 });
     const t0 = Date.now();
     let done = false;
     const finished = (async () => {
       for (;;) {
         try {
-          await client.workflow.getHandle(workflowId).result();
+          await client.workflow.getHandle(run.workflowId).result();
           return;
         } catch (e) {
           if ((e as Error).name === 'WorkflowFailedError') throw e;
@@ -86,61 +104,69 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
       }
     })().finally(() => (done = true));
 
-    const hammer = writeFeedback(feedback.url, campaignId, opts.feedbackEvents ?? 0, seededRandom(opts.seed ^ 0x5eed));
-    const rnd = seededRandom(opts.seed ^ 0xfa17);
+    const feedbackCampaign = `${run.campaignId}-api`;
+    const hammer = writeFeedback(feedback.url, feedbackCampaign, opts.feedbackEvents ?? 0, seededRandom(opts.seed ^ 0x5eed));
     for (const f of opts.schedule) {
       while (!done && Date.now() - t0 < f.atMs) await sleep(100);
       if (done) break;
       // Between experiments no trainer runs: wait a little for the next one rather than miss the kind.
       for (let i = 0; f.kind === 'trainer' && !trainerPids(opts.home).length && !done && i < 100; i++) await sleep(100);
       const before = await progress(pool);
-      const skipped = await inject(f.kind);
       const at = Date.now();
+      const skipped = await inject(f.kind, up);
       if (skipped) {
         faults.push({ kind: f.kind, atMs: at - t0, skipped });
         continue;
       }
-      if (f.kind === 'temporal' || f.kind === 'postgres') up = await restartUp(up);
+      if (f.kind === 'temporal') up = await restartUp(up);
       while (!done && (await progress(pool)) <= before) await sleep(100);
       faults.push({ kind: f.kind, atMs: at - t0, resumeMs: Date.now() - at });
       log(`  fault ${f.kind} at ${((at - t0) / 1000).toFixed(1)} s: resumed after ${((Date.now() - at) / 1000).toFixed(1)} s`);
     }
     await finished;
+    const durationMs = Date.now() - t0;
     const fb = await hammer;
-    const checked = await checkInvariants(pool, client, workflowId, fb.accepted, fb.sent);
+    const checked = await checkRun(pool, client, run, backend, opts.home, { campaignId: feedbackCampaign, ...fb });
     violations.push(...checked.violations);
-    return { seed: opts.seed, faults, violations, facts: checked.facts };
-
-    async function inject(kind: FaultKind): Promise<string | undefined> {
-      const state = up.state()!;
-      if (kind === 'worker') {
-        const live = Object.entries(state.workers).filter(([, w]) => w?.pid && isAlive(w.pid));
-        if (!live.length) return 'no live worker';
-        process.kill(live[Math.floor(rnd() * live.length)][1]!.pid!, 'SIGKILL');
-      } else if (kind === 'trainer') {
-        const trainers = trainerPids(opts.home);
-        if (!trainers.length) return 'no trainer running';
-        process.kill(trainers[Math.floor(rnd() * trainers.length)], 'SIGKILL');
-      } else {
-        const pid = kind === 'temporal' ? state.temporal.pid : state.postgres.pid;
-        if (!pid) return `no ${kind} pid`;
-        process.kill(pid, 'SIGKILL');
-      }
-      return undefined;
-    }
+    return { seed: opts.seed, faults, violations, facts: checked.facts, durationMs };
   } finally {
-    await feedback.close();
+    await feedback?.close();
     await feedbackDb.close().catch(() => undefined);
-    await connection.close().catch(() => undefined);
+    await connection?.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
-    up.child.kill('SIGINT');
-    await Promise.race([up.exited, sleep(30_000)]);
+    if (up) {
+      up.child.kill('SIGINT');
+      await Promise.race([up.exited, sleep(30_000)]);
+    }
     for (const u of ups) u.killAll();
+    await pgServer.stop();
     const orphans = processesMentioning(opts.home);
     if (orphans.length) violations.push(`${orphans.length} processes left after the stack stopped: ${orphans[0]}`);
+    if (backend === 'slurm') for (const job of await activeSlurmJobs(opts.home)) violations.push(`Slurm job left after the stack stopped: ${job}`);
   }
 
-  /** Temporal or PostgreSQL died: `up` ends the stack; a new `up` on the same home (same SQLite file and data). */
+  async function inject(kind: FaultKind, current: UpProcess): Promise<string | undefined> {
+    const state = current.state()!;
+    if (kind === 'worker') {
+      const live = Object.entries(state.workers).filter(([, w]) => w?.pid && isAlive(w.pid));
+      if (!live.length) return 'no live worker';
+      process.kill(live[Math.floor(rnd() * live.length)][1]!.pid!, 'SIGKILL');
+    } else if (kind === 'trainer') {
+      const trainers = trainerPids(opts.home);
+      if (!trainers.length) return 'no trainer running';
+      process.kill(trainers[Math.floor(rnd() * trainers.length)], 'SIGKILL');
+    } else if (kind === 'temporal') {
+      if (!state.temporal.pid) return 'no temporal pid';
+      process.kill(state.temporal.pid, 'SIGKILL');
+    } else if (kind === 'postgres') {
+      await pgServer.killAndRestart(PG_DOWN_MS);
+    } else {
+      await pgServer.proxy.cut(PG_DOWN_MS);
+    }
+    return undefined;
+  }
+
+  /** Temporal died: `up` ends the stack; a new `up` on the same home (same SQLite file). */
   async function restartUp(old: UpProcess): Promise<UpProcess> {
     await Promise.race([old.exited, sleep(30_000)]);
     old.killAll();
@@ -148,50 +174,13 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
   }
 }
 
-/** Rows the loop has written so far; -1 while PostgreSQL does not answer. */
+/** Rows the loops have written so far; -1 while PostgreSQL does not answer. */
 async function progress(pool: Pool): Promise<number> {
+  const tables = ['metric_points', 'eval_results', 'training_runs', 'critiques', 'examples', 'decisions', 'outer_iterations'];
   try {
-    const r = await pool.query(`SELECT (SELECT count(*) FROM metric_points) + (SELECT count(*) FROM eval_results) + (SELECT count(*) FROM training_runs) AS n`);
+    const r = await pool.query(`SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})`).join(' + ')} AS n`);
     return Number(r.rows[0].n);
   } catch {
     return -1;
   }
-}
-
-function trainerPids(home: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .filter((pid) => {
-      const cmd = commandLine(pid) ?? '';
-      return cmd.includes('fixture-trainer.js') && cmd.includes(' train ') && cmd.includes(home);
-    });
-}
-
-/** Sends `count` feedback events from 8 concurrent clients, each 1–3 times, retrying until each is answered 2xx. */
-async function writeFeedback(url: string, campaignId: string, count: number, rnd: () => number): Promise<{ sent: Set<string>; accepted: Set<string> }> {
-  const sent = new Set<string>();
-  const accepted = new Set<string>();
-  const queue = Array.from({ length: count }, (_, i) => ({ id: `fb-${campaignId}-${i}`, copies: 1 + Math.floor(rnd() * 3) }));
-  const client = async (): Promise<void> => {
-    for (let job = queue.shift(); job; job = queue.shift()) {
-      const event = { id: job.id, campaignId, kind: 'accept', modelVersion: 'm0', prompt: `p${job.id}`, output: 'o' };
-      for (let copy = 0; copy < job.copies; copy++) {
-        for (let tries = 0; ; tries++) {
-          sent.add(job.id);
-          const status = await fetch(`${url}/v1/feedback`, { method: 'POST', body: JSON.stringify(event), signal: AbortSignal.timeout(15_000) }).then((r) => r.status, () => 0);
-          if (status === 200 || status === 201) {
-            accepted.add(job.id);
-            break;
-          }
-          if (status !== 0 && status !== 503) throw new Error(`feedback ${job.id}: HTTP ${status}`);
-          if (tries > 600) throw new Error(`feedback ${job.id}: no answer after ${tries} tries`);
-          await sleep(100);
-        }
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, client));
-  return { sent, accepted };
 }

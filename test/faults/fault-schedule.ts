@@ -1,6 +1,7 @@
 // A seeded fault schedule: which component fails, and when, replayable from the seed alone.
 
-export const FAULT_KINDS = ['worker', 'trainer', 'temporal', 'postgres'] as const;
+/** `network`: every PostgreSQL connection reset and new ones refused for a few seconds, through the proxy. */
+export const FAULT_KINDS = ['worker', 'trainer', 'temporal', 'postgres', 'network'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface ScheduledFault {

@@ -1,19 +1,27 @@
-// The invariants of a run, read from PostgreSQL, the run directories and the workflow histories: nothing lost,
-// nothing duplicated. Each violation is one line naming the row or file.
+// The invariants of an inner loop, read from PostgreSQL, the run directories and the workflow histories: nothing
+// lost, nothing duplicated. Each violation is one line naming the row or file.
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { readMetrics } from '../../activities/training/metrics-stream';
 import { METRICS_FILE } from '../../core/job-contract';
 
-export interface RunFacts {
-  /** experiment index → its params and status, for comparing with a fault-free run of the same seed. */
-  decisions: { index: number; params: unknown; status: string; attempts: number }[];
-  best: string | undefined;
+export interface ExperimentFacts {
+  /** `${loop}:${index}`: the loop's place in the run (0 for an inner-loop run; the outer iteration − 1) and the experiment's. */
+  key: string;
+  params: unknown;
+  status: string;
+  attempts: number;
 }
 
-export async function checkInvariants(pg: Pool, client: Client, innerLoopId: string, accepted: Set<string>, sentIds: Set<string>): Promise<{ violations: string[]; facts: RunFacts }> {
-  const v: string[] = [];
+export interface InnerLoopFacts {
+  experiments: ExperimentFacts[];
+  /** The best experiment's index, as the loop returned it. */
+  best: string | undefined;
+  runs: { id: string; runDir: string }[];
+}
+
+export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: string, loop: number, v: string[]): Promise<InnerLoopFacts> {
   const exps = (await pg.query(`SELECT id, index, params, status FROM experiments WHERE inner_loop_id = $1 ORDER BY index, id`, [innerLoopId])).rows;
   const runs = (await pg.query(`SELECT r.id, r.experiment_id, r.attempt, r.launches, r.run_dir, r.status FROM training_runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.inner_loop_id = $1`, [innerLoopId])).rows;
   for (const e of exps) {
@@ -44,30 +52,17 @@ export async function checkInvariants(pg: Pool, client: Client, innerLoopId: str
     if (e.status === 'succeeded' && pub?.n !== 1) v.push(`experiment ${e.id}: ${pub?.n ?? 0} public eval results, expected 1`);
     if (e.status !== 'succeeded' && pub) v.push(`experiment ${e.id}: ${e.status} but has a public eval result`);
   }
-  // Every accepted feedback event stored once; nothing stored that was not sent.
-  const stored = new Set((await pg.query(`SELECT id FROM feedback_events`)).rows.map((r) => r.id as string));
-  for (const id of accepted) if (!stored.has(id)) v.push(`feedback ${id}: accepted (2xx) but not stored`);
-  for (const id of stored) if (!sentIds.has(id)) v.push(`feedback ${id}: stored but never sent`);
-
   const result = (await client.workflow.getHandle(innerLoopId).result()) as { best?: { experimentId: string } };
-  const attemptsOf = (id: string) => runs.filter((r) => r.experiment_id === id).length;
   return {
-    violations: v,
-    facts: { decisions: exps.map((e) => ({ index: e.index, params: e.params, status: e.status, attempts: attemptsOf(e.id) })), best: result.best?.experimentId },
+    experiments: exps.map((e) => ({ key: `${loop}:${e.index}`, params: e.params, status: e.status, attempts: runs.filter((r) => r.experiment_id === e.id).length })),
+    best: result.best?.experimentId.split('/').pop(),
+    runs: runs.map((r) => ({ id: r.id, runDir: r.run_dir })),
   };
 }
 
-/** Differences between a faulted run and the fault-free run of the same seed that no recorded retry explains. */
-export function unexplainedDifferences(faulted: RunFacts, clean: RunFacts): string[] {
-  const out: string[] = [];
-  const retried = faulted.decisions.some((d) => d.attempts > 1);
-  for (const c of clean.decisions) {
-    const f = faulted.decisions.find((d) => d.index === c.index);
-    if (!f) out.push(`experiment ${c.index}: in the fault-free run, missing under faults`);
-    else if (JSON.stringify(f.params) !== JSON.stringify(c.params) && !retried) out.push(`experiment ${c.index}: params differ`);
-    else if (f.status !== c.status && f.attempts <= 1) out.push(`experiment ${c.index}: ${f.status} under faults, ${c.status} without, and no retry recorded`);
-  }
-  const bestIndex = (r: RunFacts) => r.best?.split('/').pop();
-  if (bestIndex(faulted) !== bestIndex(clean) && !retried) out.push(`best ${bestIndex(faulted)} under faults, ${bestIndex(clean)} without`);
-  return out;
+/** Every accepted feedback event of `campaignId` stored once; nothing stored that was not sent. */
+export async function checkFeedback(pg: Pool, campaignId: string, accepted: Set<string>, sent: Set<string>, v: string[]): Promise<void> {
+  const stored = new Set((await pg.query(`SELECT id FROM feedback_events WHERE campaign_id = $1`, [campaignId])).rows.map((r) => r.id as string));
+  for (const id of accepted) if (!stored.has(id)) v.push(`feedback ${id}: accepted (2xx) but not stored`);
+  for (const id of stored) if (!sent.has(id)) v.push(`feedback ${id}: stored but never sent`);
 }

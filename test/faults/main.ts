@@ -1,37 +1,46 @@
-// `npm run test:faults [-- --runs N] [--seed S] [--faults K]`: each run plays the demo campaign twice for its seed,
-// without faults and under a seeded schedule (worker and trainer SIGKILLs, Temporal and PostgreSQL killed and
-// restarted on the same files, concurrent feedback writes), checks the invariants, and prints the figures.
-// Exit 1 on any violation; replay one run with its printed seed.
+// `npm run test:faults [-- --runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm]`: each
+// run plays the campaign twice for its seed, without faults and under a seeded schedule (worker and trainer
+// SIGKILLs, Temporal killed and restarted on its SQLite file, PostgreSQL killed and restarted on its data folder,
+// the network to PostgreSQL cut, concurrent feedback writes), checks the invariants, and prints the figures.
+// Exit 1 on any violation; replay one run with its printed seed (and the same --loop, --backend and --faults).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { BackendKind, LoopKind } from './fault-campaign';
 import { FAULT_KINDS, faultSchedule } from './fault-schedule';
 import { runFaultCampaign, type FaultRunReport } from './fault-run';
 import { faultFigures } from './fault-report';
-import { unexplainedDifferences } from './invariants';
+import { unexplainedDifferences } from './run-checks';
 
-function arg(name: string, dflt: number): number {
+function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+  return i >= 0 ? process.argv[i + 1] : dflt;
 }
 
 async function main(): Promise<void> {
-  const runs = arg('runs', 3);
-  const first = arg('seed', Date.now() % 100000);
-  const faults = arg('faults', 6);
+  const runs = Number(arg('runs', '3'));
+  const first = Number(arg('seed', String(Date.now() % 100000)));
+  const faults = Number(arg('faults', '6'));
+  const loop = arg('loop', 'outer') as LoopKind;
+  const backend = arg('backend', 'local') as BackendKind;
+  if (!['inner', 'outer'].includes(loop) || !['local', 'slurm'].includes(backend) || !(runs > 0) || !(faults >= 0) || !Number.isInteger(first)) {
+    throw new Error('usage: npm run test:faults -- [--runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm]');
+  }
   const reports: FaultRunReport[] = [];
   for (let i = 0; i < runs; i++) {
     const seed = first + i;
-    console.log(`seed ${seed}`);
+    console.log(`seed ${seed} (--loop ${loop} --backend ${backend} --faults ${faults})`);
     const home = (label: string): string => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flywheel-faults-${seed}-${label}-`));
       fs.chmodSync(dir, 0o755); // the embedded PostgreSQL runs as `postgres` when we are root
       return dir;
     };
-    const clean = await runFaultCampaign({ seed, schedule: [], home: home('clean') });
-    const schedule = faultSchedule(seed, { count: faults, kinds: FAULT_KINDS, windowMs: 40_000, minGapMs: 3_000 });
+    const clean = await runFaultCampaign({ seed, schedule: [], home: home('clean'), loop, backend });
+    // Faults land while the loop runs: within the first 80% of the fault-free run's time.
+    const schedule = faultSchedule(seed, { count: faults, kinds: FAULT_KINDS, windowMs: Math.max(0.8 * clean.durationMs, faults * 3_000), minGapMs: 1_500 });
+    console.log(`  fault-free run: ${(clean.durationMs / 1000).toFixed(1)} s`);
     console.log(`  schedule: ${schedule.map((f) => `${f.kind}@${(f.atMs / 1000).toFixed(1)}s`).join(' ')}`);
-    const r = await runFaultCampaign({ seed, schedule, home: home('faults'), feedbackEvents: 300, log: console.log });
+    const r = await runFaultCampaign({ seed, schedule, home: home('faults'), loop, backend, feedbackEvents: 300, log: console.log });
     r.violations.push(...unexplainedDifferences(r.facts, clean.facts), ...clean.violations.map((v) => `(fault-free run) ${v}`));
     reports.push(r);
   }
@@ -40,6 +49,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(err);
+  console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -1,22 +1,35 @@
-// The short, seeded version of the fault suite (the long one: `npm run test:faults`): the same campaign without
-// faults and under a schedule that SIGKILLs a worker and a trainer and kills Temporal (restarted on its SQLite file),
-// with concurrent feedback writes; every invariant holds and the decisions match, or a recorded retry explains them.
+// The short, seeded versions of the fault suite (the long one: `npm run test:faults`). The outer loop (two
+// iterations, the inner loops on the built-in trainer) without faults and under a schedule that SIGKILLs a trainer
+// and a worker, kills PostgreSQL (restarted on its data folder), cuts the network to it and kills Temporal
+// (restarted on its SQLite file), with concurrent feedback writes; and the inner loop on the real Slurm backend under
+// trainer, worker and network faults. Every invariant holds and the final state matches the fault-free run's, or a
+// recorded retry explains the difference.
 import { scratchDir } from '../helpers/env';
-import { faultSchedule } from '../faults/fault-schedule';
+import type { BackendKind, LoopKind } from '../faults/fault-campaign';
+import { faultSchedule, type FaultKind } from '../faults/fault-schedule';
 import { runFaultCampaign } from '../faults/fault-run';
 import { faultFigures } from '../faults/fault-report';
-import { unexplainedDifferences } from '../faults/invariants';
+import { unexplainedDifferences } from '../faults/run-checks';
 
 const SEED = Number(process.env.FLYWHEEL_FAULT_SEED ?? 4242);
 
-it(`keeps every invariant under a seeded fault schedule (seed ${SEED})`, async () => {
-  const clean = await runFaultCampaign({ seed: SEED, schedule: [], home: scratchDir('faults-clean'), experiments: 4 });
+async function faultedMatchesClean(loop: LoopKind, backend: BackendKind, kinds: FaultKind[]): Promise<void> {
+  const clean = await runFaultCampaign({ seed: SEED, schedule: [], home: scratchDir(`faults-${loop}-clean`), loop, backend });
   expect(clean.violations).toEqual([]);
-  // Seeded moments; each kind once, the trainer first so that one is still running when it lands.
-  const kinds = ['trainer', 'worker', 'temporal'] as const;
-  const schedule = faultSchedule(SEED, { count: 3, kinds, windowMs: 9_000, minGapMs: 2_000 }).map((f, i) => ({ ...f, kind: kinds[i] }));
-  const faulted = await runFaultCampaign({ seed: SEED, schedule, home: scratchDir('faults'), experiments: 4, feedbackEvents: 60 });
-  console.log([`seed ${SEED}`, ...faultFigures([faulted])].join('\n'));
-  expect(faulted.faults.filter((f) => !f.skipped).map((f) => f.kind).sort()).toEqual(['temporal', 'trainer', 'worker']);
+  // Seeded moments within the first 70% of the fault-free run; each kind once, in the order given (the trainer
+  // first, so that one is still running when it lands).
+  const window = Math.max(0.7 * clean.durationMs, kinds.length * 2_000);
+  const schedule = faultSchedule(SEED, { count: kinds.length, kinds, windowMs: window, minGapMs: 2_000 }).map((f, i) => ({ ...f, kind: kinds[i] }));
+  const faulted = await runFaultCampaign({ seed: SEED, schedule, home: scratchDir(`faults-${loop}`), loop, backend, feedbackEvents: 60 });
+  console.log([`seed ${SEED}, ${loop} loop on ${backend}; fault-free ${(clean.durationMs / 1000).toFixed(1)} s`, ...faultFigures([faulted])].join('\n'));
+  expect(faulted.faults.filter((f) => !f.skipped).map((f) => f.kind).sort()).toEqual([...kinds].sort());
   expect([...faulted.violations, ...unexplainedDifferences(faulted.facts, clean.facts)]).toEqual([]);
-}, 600_000);
+}
+
+it(`outer loop: every invariant holds under trainer, worker, PostgreSQL, network and Temporal faults (seed ${SEED})`, async () => {
+  await faultedMatchesClean('outer', 'local', ['trainer', 'worker', 'postgres', 'network', 'temporal']);
+}, 900_000);
+
+it(`inner loop on Slurm: every invariant holds under trainer, worker and network faults, and no Slurm job is left (seed ${SEED})`, async () => {
+  await faultedMatchesClean('inner', 'slurm', ['trainer', 'worker', 'network']);
+}, 900_000);

@@ -1,0 +1,66 @@
+// The campaign a fault run plays: the inner loop alone on the fixture trainer (short, every experiment a real
+// choice), or the outer loop (critiques of seeded feedback → dataset version → inner loop on the built-in trainer →
+// gate → decision) for two iterations; on the local backend or the real Slurm one.
+import fs from 'node:fs';
+import path from 'node:path';
+import { storeFeedback } from '../../activities/feedback/store-feedback';
+import type { CampaignSpecInput } from '../../core/spec';
+import type { Db } from '../../db/client';
+import { runCli } from '../helpers/cli';
+import { fastBuiltinSpec, fixtureSpec } from '../helpers/specs';
+
+export type LoopKind = 'inner' | 'outer';
+export type BackendKind = 'local' | 'slurm';
+
+export interface CampaignOptions {
+  loop: LoopKind;
+  backend: BackendKind;
+  seed: number;
+  /** Experiments per inner loop. */
+  experiments: number;
+}
+
+export interface StartedCampaign {
+  campaignId: string;
+  /** The workflow to wait for: the inner loop, or the outer loop (its continue-as-new chain). */
+  workflowId: string;
+  /** Outer iterations the run asks for (0 for an inner-loop run). */
+  iterations: number;
+}
+
+export const OUTER_ITERATIONS = 2;
+
+export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db, o: CampaignOptions): Promise<StartedCampaign> {
+  const campaignId = `faults-${o.loop}-${o.backend}-s${o.seed}`;
+  const backend = o.backend === 'slurm' ? { backend: { kind: 'slurm' } } : {};
+  const specFile = path.join(home, 'spec.json');
+  if (o.loop === 'inner') {
+    const workflowId = `${campaignId}/inner/1`;
+    const n = o.experiments;
+    const spec = fixtureSpec(campaignId, { steps: 12, sleepMs: 6000 }, { budget: { experiments: n, parallelism: 2 }, batchSize: 2, maxTrainingAttempts: 3, seed: o.seed, startupTrials: n });
+    // A real choice for the sampler: the seed decides the proposals, the offset their scores.
+    spec.searchSpace = { ...spec.searchSpace, offset: { type: 'categorical', choices: [0, 0.5, 1, 1.5] } } as typeof spec.searchSpace;
+    fs.writeFileSync(specFile, JSON.stringify({ ...spec, ...backend }));
+    const r = await runCli(env, ['run', specFile, '--id', workflowId, '--detach'], 120_000);
+    if (r.status !== 0) throw new Error(`flywheel run failed: ${r.stderr.trim()}`);
+    return { campaignId, workflowId, iterations: 0 };
+  }
+  const spec: CampaignSpecInput = {
+    ...fastBuiltinSpec(campaignId, {
+      innerLoop: { budget: { experiments: o.experiments, parallelism: 2 }, batchSize: 2, startupTrials: o.experiments, seed: o.seed, maxTrainingAttempts: 3 },
+      // Every iteration trains, so both are compared with the fault-free run.
+      outerLoop: { minNewFeedback: 0, innerBudget: { experiments: o.experiments } },
+    }),
+    ...backend,
+  } as CampaignSpecInput;
+  // Runs long enough (several seconds each) for a fault to find a trainer at work.
+  spec.searchSpace = { ...spec.searchSpace, steps: { type: 'int', low: 1200, high: 2000 } };
+  fs.writeFileSync(specFile, JSON.stringify(spec));
+  // The feedback the iterations critique, stored before they start (the API's concurrent writes go to another campaign).
+  const fix = (i: number) => ({ id: `${campaignId}-e${i}`, campaignId, kind: 'edit' as const, modelVersion: 'v0', prompt: `const total${i} = items.reduce((a, b) => `, output: 'a', correction: `a + b.price * ${i}, 0);\n` });
+  await storeFeedback(db, [1, 2, 3, 4, 5, 6].map(fix));
+  const r = await runCli(env, ['outer', campaignId, '--spec', specFile, '--iterations', String(OUTER_ITERATIONS), '--detach'], 120_000);
+  const workflowId = /started (\S+)/.exec(r.stderr)?.[1];
+  if (r.status !== 0 || !workflowId) throw new Error(`flywheel outer failed: ${r.stderr.trim()}`);
+  return { campaignId, workflowId, iterations: OUTER_ITERATIONS };
+}

@@ -1,0 +1,84 @@
+// The fault harness's own parts (test/faults/), so that a green fault run means something: the proxy really cuts
+// PostgreSQL connections, the schedule is a function of its seed, and the comparison with the fault-free run reports
+// what no retry explains.
+import { Client } from 'pg';
+import { faultSchedule, FAULT_KINDS } from '../faults/fault-schedule';
+import type { RunFacts } from '../faults/run-checks';
+import { unexplainedDifferences } from '../faults/run-checks';
+import { startTcpProxy } from '../faults/tcp-proxy';
+import { freshDatabase } from '../helpers/env';
+
+test('the proxy resets open PostgreSQL connections and refuses new ones while cut, then lets them through again', async () => {
+  const { url, handle } = await freshDatabase('fault_proxy');
+  const target = new URL(url);
+  const proxy = await startTcpProxy({ host: target.hostname, port: () => Number(target.port) });
+  const via = new URL(url);
+  via.port = String(proxy.port);
+  const connect = async (): Promise<Client> => {
+    const c = new Client({ connectionString: via.toString(), connectionTimeoutMillis: 2_000 });
+    c.on('error', () => undefined);
+    await c.connect();
+    return c;
+  };
+  try {
+    const before = await connect();
+    expect((await before.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+    expect(proxy.open()).toBe(1);
+    const cut = proxy.cut(1_500);
+    await expect(before.query('SELECT 1')).rejects.toThrow();
+    await expect(connect()).rejects.toThrow();
+    expect(await cut).toBe(1);
+    const after = await connect();
+    expect((await after.query('SELECT 2 AS two')).rows[0].two).toBe(2);
+    await after.end();
+  } finally {
+    await proxy.close();
+    await handle.close();
+  }
+});
+
+test('a fault schedule is a function of its seed: same seed, same faults; each within the window and apart', () => {
+  const opts = { count: 6, kinds: FAULT_KINDS, windowMs: 30_000, minGapMs: 1_500 };
+  const a = faultSchedule(11, opts);
+  expect(faultSchedule(11, opts)).toEqual(a);
+  expect(faultSchedule(12, opts)).not.toEqual(a);
+  expect(a).toHaveLength(6);
+  a.forEach((f, i) => {
+    expect(FAULT_KINDS).toContain(f.kind);
+    expect(f.atMs).toBeLessThanOrEqual(30_000);
+    if (i > 0) expect(f.atMs - a[i - 1].atMs).toBeGreaterThanOrEqual(1_500);
+  });
+});
+
+describe('the comparison with the fault-free run', () => {
+  const facts = (over: Partial<RunFacts> = {}): RunFacts => ({
+    experiments: [
+      { key: '0:0', params: { lr: 0.01 }, status: 'succeeded', attempts: 1 },
+      { key: '0:1', params: { lr: 0.02 }, status: 'succeeded', attempts: 1 },
+    ],
+    best: ['e1'],
+    outer: { iterations: [{ iteration: 1, status: 'promoted', innerLoopId: 'c/outer/i1/inner', datasetHash: 'abc', gateAccepted: true }], promoted: 'i1:e1@step-10' },
+    counts: { experiments: 2, examples: 40, decisions: 2 },
+    ...over,
+  });
+
+  test('the same final state: nothing to explain', () => {
+    expect(unexplainedDifferences(facts(), facts())).toEqual([]);
+  });
+
+  test('a lost row, other dataset contents or another promoted model without a retry are reported', () => {
+    const faulted = facts({ counts: { experiments: 2, examples: 39, decisions: 2 } });
+    faulted.outer = { iterations: [{ ...facts().outer!.iterations[0], datasetHash: 'abd' }], promoted: 'i1:e0@step-10' };
+    expect(unexplainedDifferences(faulted, facts())).toEqual([
+      'examples: 39 rows under faults, 40 without',
+      'outer iteration 1: dataset version content differs (abd vs abc)',
+      'promoted i1:e0@step-10 under faults, i1:e1@step-10 without',
+    ]);
+  });
+
+  test('a recorded retry explains another status or winner, never a lost row', () => {
+    const faulted = facts({ best: ['e0'], counts: { experiments: 2, examples: 40, decisions: 1 } });
+    faulted.experiments = [{ ...faulted.experiments[0], attempts: 2 }, { ...faulted.experiments[1], status: 'failed' }];
+    expect(unexplainedDifferences(faulted, facts())).toEqual(['experiment 0:1: failed under faults, succeeded without, and no retry recorded', 'decisions: 1 rows under faults, 2 without']);
+  });
+});
