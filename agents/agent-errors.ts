@@ -17,10 +17,16 @@ export class AgentRequestError extends Error {
   override readonly name = 'AgentRequestError';
 }
 
+/** A 200 whose body is no chat completion (a gateway's error page, say): the endpoint is not answering as one; retryable. */
+export class NotACompletionError extends Error {
+  override readonly name = 'NotACompletionError';
+}
+
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
 /** The SDK's error as one of ours; `secrets` (the key, the base URL) are scrubbed from the message. */
 export function classifyAgentError(e: unknown, what: string, secrets: (string | null | undefined)[]): Error {
+  if (e instanceof NotACompletionError) return new AgentUnavailableError(redact(`${what}: ${e.message}`, secrets));
   if (e instanceof APIConnectionError) return new AgentUnavailableError(redact(`${what}: ${e.message.split('\n')[0]}`, secrets));
   if (e instanceof APIError && typeof e.status === 'number') {
     const msg = redact(`${what}: HTTP ${e.status}${e.error ? ` ${summary(e.error)}` : ''}`, secrets);

@@ -2,6 +2,7 @@
 // JSON schema, or, when the endpoint refuses that (a 400 naming response_format / json_schema), the same schema as
 // a forced tool call. No retries here (Temporal's policy owns them); `signal` aborts the HTTP request.
 import OpenAI from 'openai';
+import { NotACompletionError } from './agent-errors';
 import type { AgentMessage, ReplySchema } from './agent-request';
 import type { ReplyChoice } from './structured-reply';
 
@@ -24,7 +25,7 @@ export async function requestStructured(
       { model: req.model, messages: req.messages, response_format: { type: 'json_schema', json_schema: req.schema } },
       { signal },
     );
-    return { choice: firstChoice(c), mode: 'json_schema', ...usage(c) };
+    return { choice: firstChoice(completion(c)), mode: 'json_schema', ...usage(c) };
   } catch (e) {
     if (!refusesJsonSchema(e)) throw e;
   }
@@ -37,15 +38,23 @@ export async function requestStructured(
     },
     { signal },
   );
-  const choice = c.choices[0];
-  const call = choice?.message.tool_calls?.find((t) => t.type === 'function' && t.function.name === req.schema.name);
-  const content = call && call.type === 'function' ? call.function.arguments : (choice?.message.content ?? null);
-  return { choice: { finish_reason: choice?.finish_reason, message: { content, refusal: choice?.message.refusal } }, mode: 'tool', ...usage(c) };
+  const choice = completion(c).choices[0];
+  if (!choice) return { choice: { noChoices: true, message: { content: null } }, mode: 'tool', ...usage(c) };
+  const call = choice.message.tool_calls?.find((t) => t.type === 'function' && t.function.name === req.schema.name);
+  const content = call && call.type === 'function' ? call.function.arguments : (choice.message.content ?? null);
+  return { choice: { finish_reason: choice.finish_reason, message: { content, refusal: choice.message.refusal } }, mode: 'tool', ...usage(c) };
+}
+
+/** The SDK returns whatever a 200 carried (a proxy's HTML page, say): only a body with a choices array is a completion. */
+function completion(c: OpenAI.Chat.Completions.ChatCompletion): OpenAI.Chat.Completions.ChatCompletion {
+  if (!Array.isArray((c as { choices?: unknown } | null)?.choices)) throw new NotACompletionError('the reply is not a chat completion (no choices array)');
+  return c;
 }
 
 function firstChoice(c: OpenAI.Chat.Completions.ChatCompletion): ReplyChoice {
   const choice = c.choices[0];
-  return { finish_reason: choice?.finish_reason, message: { content: choice?.message.content ?? null, refusal: choice?.message.refusal } };
+  if (!choice) return { noChoices: true, message: { content: null } };
+  return { finish_reason: choice.finish_reason, message: { content: choice.message.content ?? null, refusal: choice.message.refusal } };
 }
 
 function usage(c: OpenAI.Chat.Completions.ChatCompletion): { tokensIn: number; tokensOut: number } {

@@ -5,13 +5,15 @@ import { UnusableReplyError } from './agent-errors';
 
 /** The first choice of a chat completion, as far as an agent reads it (a tool call's arguments become `content`). */
 export interface ReplyChoice {
+  /** The completion's `choices` array was empty: there is no message to read. */
+  noChoices?: true;
   finish_reason?: string | null;
   message: { content: string | null; refusal?: string | null };
 }
 
 /** The checked reply, or UnusableReplyError with a one-line reason. */
 export function parseStructured<S extends z.ZodType>(choice: ReplyChoice | undefined, schema: S): z.output<S> {
-  if (!choice) throw new UnusableReplyError('no choices in the reply');
+  if (!choice || choice.noChoices) throw new UnusableReplyError('no choices in the reply');
   if (choice.message.refusal) throw new UnusableReplyError(`the model refused: ${oneLine(choice.message.refusal)}`);
   if (choice.finish_reason === 'length') throw new UnusableReplyError('the reply was cut off at the token limit');
   const content = choice.message.content;

@@ -1,5 +1,5 @@
-// The codec endpoint (`flywheel codec-server`): the Temporal UI and `temporal` CLI send encrypted payloads here to
-// show them decoded to an authorised user. It speaks the Temporal codec-server protocol: POST /encode and POST
+// The codec endpoint (`flywheel codec-server`): the Temporal UI and `temporal` CLI send encrypted payloads here (a
+// failure's encoded message and stack trace among them) to show them decoded to an authorised user. It speaks the Temporal codec-server protocol: POST /encode and POST
 // /decode with `{"payloads": [{"metadata": {k: base64}, "data": base64}]}`, answered in the same shape.
 import http from 'node:http';
 import { listenHttp } from './listen-http';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { FlywheelConfig } from '../core/config';
 import { findRunningStack } from '../infra/dev-stack/stack-state';
-import { flywheelDataConverter } from '../infra/payload-codec';
+import { flywheelDataConverter } from '../infra/data-converter';
 
 export interface Endpoints {
   temporalAddress: string;

@@ -1,9 +1,9 @@
-// Optional encryption of every workflow payload (inputs, results, signals, queries, memos, heartbeat details) with AES-256-GCM,
-// so a Temporal server operator or a leaked history sees ciphertext only. The key comes from FLYWHEEL_PAYLOAD_KEY:
-// `id:base64key[,oldId:base64key…]`; the first key encrypts, every listed key decrypts (rotation: prepend the new key,
-// drop an old one once no history needs it).
+// Optional encryption of every workflow payload (inputs, results, signals, queries, memos, heartbeat details, and
+// failure messages, see data-converter.ts) with AES-256-GCM, so a Temporal server operator or a leaked history sees
+// ciphertext only. The key comes from FLYWHEEL_PAYLOAD_KEY: `id:base64key[,oldId:base64key…]`; the first key
+// encrypts, every listed key decrypts (rotation: prepend the new key, drop an old one once no history needs it).
 import crypto from 'node:crypto';
-import { type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
+import type { Payload, PayloadCodec } from '@temporalio/common';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 const KEY_ID = 'encryption-key-id';
@@ -75,16 +75,6 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       }
     });
   }
-}
-
-/**
- * The data converter every Flywheel client and worker uses: the default one, plus the codec when a key is set.
- * Failure messages stay plaintext (encoding them needs a failure converter inside the workflow bundle); Flywheel's
- * errors carry ids and reasons, never payload contents or secrets.
- */
-export function flywheelDataConverter(payloadKeys: string | undefined): DataConverter | undefined {
-  if (!payloadKeys) return undefined;
-  return { payloadCodecs: [new AesGcmPayloadCodec(parsePayloadKeys(payloadKeys))] };
 }
 
 // A payload as JSON with base64 bytes: the inner format only Flywheel's codec reads, so no protobuf is needed.

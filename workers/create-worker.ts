@@ -7,7 +7,7 @@ import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { FlywheelConfig } from '../core/config';
 import { taskQueue, type QueueFamily } from '../core/queues';
 import { createActivities, type ActivityDeps } from '../activities';
-import { flywheelDataConverter } from '../infra/payload-codec';
+import { flywheelDataConverter } from '../infra/data-converter';
 import { cachedWorkflowBundle } from './workflow-bundle';
 
 export interface CreateWorkerOptions {
@@ -15,7 +15,10 @@ export interface CreateWorkerOptions {
   config: FlywheelConfig;
   connection: NativeConnection;
   deps: ActivityDeps;
-  /** A prebuilt workflow bundle (orchestration only). @default a bundle cached under `<home>/cache` */
+  /**
+   * A prebuilt workflow bundle (orchestration only); with FLYWHEEL_PAYLOAD_KEY set, build it with
+   * `failureConverterPath: ENCODED_FAILURES_PATH` or workflow failures stay plain text. @default a bundle cached under `<home>/cache`
+   */
   workflowBundlePath?: string;
   /**
    * How long running activities get after shutdown starts before they are cancelled. Long activities
@@ -34,16 +37,16 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   const { family, config } = opts;
   const queue = taskQueue(family, config.taskQueuePrefix);
   const activities = { ...createActivities(opts.deps)[family], describeWorker: describeWorkerActivity(family, queue) };
-  const workflows =
-    family === 'orchestration'
-      ? { workflowBundle: { codePath: opts.workflowBundlePath ?? (await cachedWorkflowBundle({ cacheDir: path.join(config.home, 'cache') })).codePath } }
-      : {};
+  // Workflow code converts its failures inside the bundle: the bundle must carry the same failure converter.
+  const dataConverter = flywheelDataConverter(config.payloadKeys);
+  const bundle = async () => (await cachedWorkflowBundle({ cacheDir: path.join(config.home, 'cache'), failureConverterPath: dataConverter?.failureConverterPath })).codePath;
+  const workflows = family === 'orchestration' ? { workflowBundle: { codePath: opts.workflowBundlePath ?? (await bundle()) } } : {};
   return Worker.create({
     connection: opts.connection,
     namespace: config.namespace,
     taskQueue: queue,
     identity: workerIdentity(family),
-    dataConverter: flywheelDataConverter(config.payloadKeys),
+    dataConverter,
     activities,
     ...workflows,
     shutdownGraceTime: opts.shutdownGraceTime ?? '5s',

@@ -1,13 +1,11 @@
 // One worker process: connect to Temporal and PostgreSQL, serve one queue family until SIGINT/SIGTERM (or until
 // the supervising `flywheel up` goes away), then drain and close everything.
-import path from 'node:path';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { FlywheelConfig } from '../core/config';
 import { taskQueue, type QueueFamily } from '../core/queues';
 import { openDb } from '../db/client';
 import { temporalConnectionOptions } from '../infra/temporal-connection';
 import { createWorker, workerIdentity } from './create-worker';
-import { cachedWorkflowBundle } from './workflow-bundle';
 import { workflowLiveness } from './workflow-liveness';
 
 export class DatabaseUrlMissingError extends Error {
@@ -17,12 +15,10 @@ export class DatabaseUrlMissingError extends Error {
 export interface RunWorkerOptions {
   family: QueueFamily;
   /**
-   * Must carry temporalAddress and databaseUrl. May be a promise: under `flywheel up` the worker loads its code and
-   * its workflow bundle while the servers start, and learns their addresses when they are ready.
+   * Must carry temporalAddress and databaseUrl. May be a promise: under `flywheel up` the worker loads its code
+   * while the servers start, and learns their addresses when they are ready.
    */
   config: FlywheelConfig | Promise<FlywheelConfig>;
-  /** FLYWHEEL_HOME, for the bundle cache before the config arrives. @default the config's home */
-  home?: string;
   /** A prebuilt workflow bundle for the orchestration family. @default a bundle cached under `<home>/cache` */
   workflowBundlePath?: string;
   /** Called once the worker polls its queue. @default nothing */
@@ -33,11 +29,7 @@ export interface RunWorkerOptions {
 
 export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   const { family } = opts;
-  // A config known now is checked before the (slow) bundle step; a promised one once it arrives.
-  if (!(opts.config instanceof Promise)) requireAddresses(opts.config);
-  const home = opts.home ?? (await opts.config).home;
-  const workflowBundlePath =
-    opts.workflowBundlePath ?? (family === 'orchestration' ? (await cachedWorkflowBundle({ cacheDir: path.join(home, 'cache') })).codePath : undefined);
+  // The workflow bundle (built or reused by createWorker) waits for the config: it carries the config's failure converter.
   const config = requireAddresses(await opts.config);
   installRuntime();
   const db = openDb(config.databaseUrl!);
@@ -46,7 +38,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   let stop = (): void => undefined;
   try {
     connection = await connectTemporal(config);
-    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home, isWorkflowRunning: workflowLiveness(connection, config.namespace) }, workflowBundlePath });
+    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home, isWorkflowRunning: workflowLiveness(connection, config.namespace) }, workflowBundlePath: opts.workflowBundlePath });
     stop = () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
     };

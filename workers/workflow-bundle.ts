@@ -12,6 +12,11 @@ export interface WorkflowBundleOptions {
   cacheDir: string;
   /** @default require.resolve('../workflows') */
   workflowsPath?: string;
+  /**
+   * A module exporting the `failureConverter` workflow code uses (data-converter.ts sets one when payloads are
+   * encrypted); bundles with and without one are kept apart. @default the SDK's
+   */
+  failureConverterPath?: string;
 }
 
 export interface WorkflowBundleFile {
@@ -25,9 +30,10 @@ export interface WorkflowBundleFile {
 export async function cachedWorkflowBundle(opts: WorkflowBundleOptions): Promise<WorkflowBundleFile> {
   const t0 = Date.now();
   const workflowsPath = opts.workflowsPath ?? require.resolve('../workflows');
-  const codePath = path.join(opts.cacheDir, `workflow-bundle-${bundleKey(workflowsPath)}.js`);
+  const { failureConverterPath } = opts;
+  const codePath = path.join(opts.cacheDir, `workflow-bundle-${bundleKey(workflowsPath, failureConverterPath)}.js`);
   if (fs.existsSync(codePath)) return { codePath, cached: true, ms: Date.now() - t0 };
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: quietLogger });
   fs.mkdirSync(opts.cacheDir, { recursive: true });
   for (const old of fs.readdirSync(opts.cacheDir).filter((f) => /^workflow-bundle-.*\.js$/.test(f))) fs.rmSync(path.join(opts.cacheDir, old), { force: true });
   // Written under a temporary name, then renamed: a concurrent worker never loads half a bundle.
@@ -38,15 +44,20 @@ export async function cachedWorkflowBundle(opts: WorkflowBundleOptions): Promise
 }
 
 /**
- * sha256 over every local file the workflows reach by value imports (`import type` is erased, so not followed),
- * and over package-lock.json for the packages they bundle. Editing an unrelated module does not force a rebuild;
- * editing anything the bundle contains does.
+ * sha256 over every local file the workflows (and the failure converter, if any) reach by value imports (`import
+ * type` is erased, so not followed), and over package-lock.json for the packages they bundle. Editing an unrelated
+ * module does not force a rebuild; editing anything the bundle contains does.
  */
-export function bundleKey(entry: string): string {
+export function bundleKey(entry: string, failureConverterPath?: string): string {
   const h = crypto.createHash('sha256');
   const lock = path.join(ROOT, 'package-lock.json');
   if (fs.existsSync(lock)) h.update(fs.readFileSync(lock));
-  for (const file of [...importClosure(entry)].sort()) {
+  const files = importClosure(entry);
+  if (failureConverterPath) {
+    h.update('failure converter\0');
+    importClosure(failureConverterPath, files);
+  }
+  for (const file of [...files].sort()) {
     h.update(path.relative(ROOT, file) + '\0');
     h.update(fs.readFileSync(file));
   }

@@ -24,7 +24,6 @@ export function registerWorker(program: Command): void {
       await runWorker({
         family: opts.queue,
         config,
-        home: initial.home,
         workflowBundlePath: opts.workflowBundle,
         onReady: ({ taskQueue }) => {
           console.log(`${new Date().toISOString()} worker ${opts.queue} polling ${taskQueue}`);

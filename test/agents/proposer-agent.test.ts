@@ -6,41 +6,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { asc, eq, like } from 'drizzle-orm';
-import { registerCampaign } from '../../activities/campaign/register-campaign';
 import type { ActivityDeps } from '../../activities/deps';
 import { proposeExperiments } from '../../activities/inner/propose-experiments';
 import { pastBatches } from '../../activities/inner/proposer-context';
 import { validateParams } from '../../core/sampler';
 import { nextProposerMode } from '../../core/sampler/hybrid-mode';
-import { parseSpec } from '../../core/spec';
 import type { DbHandle } from '../../db/client';
-import { agentCalls, analyses, experiments, proposalBatches } from '../../db/schema';
-import { startChatServer, type ChatReply, type ChatRequest, type ChatServer } from '../helpers/chat-server';
+import { analyses, experiments, proposalBatches } from '../../db/schema';
+import type { ChatReply, ChatRequest } from '../helpers/chat-server';
 import { freshDatabase, scratchDir } from '../helpers/env';
-import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
+import { contextOf, proposalsReply as reply, proposerCampaigns, type ProposerCampaigns } from '../helpers/proposer-campaigns';
 
 const MODEL = 'proposer-test-model';
 const SYSTEM_PROMPT = fs.readFileSync(path.join(__dirname, '..', '..', 'agents', 'prompts', 'proposer.v1.md'), 'utf8');
 const home = scratchDir('proposer-agent');
 let h: DbHandle;
-let server: ChatServer;
-/** Replies per campaign (found by the goal in the user message): the n-th request gets the n-th reply (the last repeats). */
-const scripts = new Map<string, ((req: ChatRequest) => ChatReply)[]>();
-const seen = new Map<string, number>();
+let bench: ProposerCampaigns;
 
-const contextOf = (r: ChatRequest) => JSON.parse(r.body.messages[1].content) as { goal: string; leaderboard: Record<string, unknown>[]; analyses: string[]; count: number; searchSpace: unknown };
-function answer(req: ChatRequest): ChatReply {
-  const goal = contextOf(req).goal;
-  const n = seen.get(goal) ?? 0;
-  seen.set(goal, n + 1);
-  const replies = scripts.get(goal) ?? [() => ({ status: 500, body: { error: { message: 'no script' } } })];
-  return replies[Math.min(n, replies.length - 1)](req);
-}
-const reply = (proposals: unknown[]): ChatReply => ({ content: JSON.stringify({ proposals }) });
-const env = () => ({ OPENAI_API_KEY: 'sk-test-proposer', OPENAI_BASE_URL: server.baseUrl });
-const deps = (): ActivityDeps => ({ db: h.db, home, agentEnv: env() });
-const requestsOf = (name: string) => server.requests.filter((r) => contextOf(r).goal === `goal of ${name}`);
-const callsOf = (name: string) => h.db.select().from(agentCalls).where(eq(agentCalls.campaignId, name)).orderBy(asc(agentCalls.createdAt));
+const deps = (): ActivityDeps => ({ db: h.db, home, agentEnv: bench.env });
+const campaign: ProposerCampaigns['campaign'] = (...a) => bench.campaign(...a);
+const requestsOf = (name: string) => bench.requestsOf(name);
+const callsOf = (name: string) => bench.callsOf(name);
 const loopRows = (loop: string) => h.db.select().from(experiments).where(like(experiments.id, `${loop}/e%`)).orderBy(asc(experiments.index));
 
 const GOOD = [
@@ -48,28 +34,12 @@ const GOOD = [
   { params: { lr: 0.01, hidden: 48, context: 6, steps: 250 }, hypothesis: 'More capacity with a longer context.' },
 ];
 
-/** A registered campaign whose proposer is the model, with `history` finished experiments of loop `${name}/inner/1`. */
-async function campaign(label: string, script: ((req: ChatRequest) => ChatReply)[], over: Record<string, unknown> = {}, history: { params: Record<string, number>; score: number; proposer?: string; hypothesis?: string }[] = []) {
-  const name = uniqueName(label);
-  const spec = fastBuiltinSpec(name, { goal: `goal of ${name}`, agents: { proposer: { model: MODEL } }, ...over });
-  await registerCampaign(h.db, { campaignId: name, spec });
-  scripts.set(`goal of ${name}`, script);
-  const loop = `${name}/inner/1`;
-  if (history.length > 0) {
-    await h.db.insert(experiments).values(
-      history.map((x, i) => ({ id: `${loop}/e${i}`, campaignId: name, innerLoopId: loop, index: i, datasetVersionId: 'v', params: x.params, hypothesis: x.hypothesis ?? '', proposer: x.proposer ?? 'tpe', status: 'succeeded', publicScore: x.score, heldoutScore: 0.98765 })),
-    );
-  }
-  const input = (startIndex = history.length, count = 2) => ({ campaignId: name, innerLoopId: loop, datasetVersionId: 'v', startIndex, count });
-  return { name, loop, spec: parseSpec(spec), input };
-}
-
 beforeAll(async () => {
   ({ handle: h } = await freshDatabase('proposer_agent'));
-  server = await startChatServer(answer);
+  bench = await proposerCampaigns(h.db, MODEL);
 });
 afterAll(async () => {
-  await server?.close();
+  await bench?.close();
   await h?.close();
 });
 

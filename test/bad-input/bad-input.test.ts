@@ -1,12 +1,20 @@
-// Malformed input at every entry point, table-driven: campaign specs and feedback files through the real CLI, and
-// trainer outputs that break the job contract through a real inner loop. Each gets a clear error that says what and
-// where, and writes nothing partial (row counts unchanged; no checkpoint, metric or eval row from the bad part).
+// Malformed input at every entry point, table-driven: campaign specs and feedback files through the real CLI,
+// trainer outputs that break the job contract through a real inner loop, and research-agent replies through the
+// propose activity and the real `openai` client. Each gets a clear error that says what and where, and writes nothing
+// partial (row counts unchanged; no checkpoint, metric or eval row from the bad part; no experiment from a bad reply).
 import fs from 'node:fs';
 import path from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import { eq, inArray } from 'drizzle-orm';
-import { checkpoints, evalResults, experiments, metricPoints, trainingRuns } from '../../db/schema';
+import { proposeExperiments } from '../../activities/inner/propose-experiments';
+import type { Proposal } from '../../activities/inner/types';
+import { AgentUnavailableError } from '../../agents/agent-errors';
+import { checkpoints, evalResults, experiments, metricPoints, proposalBatches, trainingRuns } from '../../db/schema';
+import type { ChatReply } from '../helpers/chat-server';
 import { cliEnv, runCli } from '../helpers/cli';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
+import { proposalsReply, proposerCampaigns, type ProposerCampaigns } from '../helpers/proposer-campaigns';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 
 let h: LoopHarness;
@@ -104,5 +112,82 @@ describe('trainer outputs that break the contract', () => {
       const points = await h.db.db.select().from(metricPoints).where(eq(metricPoints.runId, runId));
       expect({ runId, steps: points.map((p) => p.step).sort((a, b) => a - b) }).toEqual({ runId, steps: [1, 2, 3, 4, 5, 6] });
     }
+  });
+});
+
+// Research-agent replies: the proposer's model (a local Chat Completions server) answers badly, twice (the request
+// and its one repair). Designed outcome: each call is recorded in agent_calls with a one-line reason, nothing of the
+// bad reply becomes an experiment, and the built-in sampler proposes the whole batch.
+const PLACE = { lr: 0.003, hidden: 32, context: 5, steps: 200 };
+const unusableReplies: [string, ChatReply, string, RegExp][] = [
+  ['prose instead of JSON', { content: 'Sure! I would try lr=0.003 with 32 hidden units.' }, 'unusable', /^not JSON: Sure! I would try lr=0\.003 with 32 hidden units\.$/],
+  ['JSON without the proposals field', { content: JSON.stringify({ experiments: [{ params: PLACE, hypothesis: 'h' }] }) }, 'unusable', /^schema mismatch: proposals: .*; \(reply\): .*"experiments"/],
+  ['a proposal without its hypothesis', proposalsReply([{ params: PLACE }]), 'unusable', /^schema mismatch: proposals\.0\.hypothesis: /],
+  ['proposals of the wrong type', { content: JSON.stringify({ proposals: 'lr 0.003, 32 hidden' }) }, 'unusable', /^schema mismatch: proposals: .*array/],
+  ['a value outside the search space', proposalsReply([{ params: { ...PLACE, lr: 5 }, hypothesis: 'huge lr' }]), 'rejected', /^proposals\.0: lr: 5 is outside \[0\.0003, 0\.03\]$/],
+  ['an unknown knob', proposalsReply([{ params: { ...PLACE, dropout: 0.5 }, hypothesis: 'extra knob' }]), 'rejected', /^proposals\.0: dropout: not in the search space$/],
+  ['a knob of the wrong type', proposalsReply([{ params: { ...PLACE, hidden: 'wide' }, hypothesis: 'a word' }]), 'rejected', /^proposals\.0: hidden: /],
+  ['an empty choices array', { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 0, total_tokens: 1 } } }, 'unusable', /^no choices in the reply$/],
+  ['a refusal', { content: null, refusal: 'I cannot help with\nthat.' }, 'unusable', /^the model refused: I cannot help with that\.$/],
+];
+
+// Replies that are no chat completion at all: the call is an error and the attempt fails (retryable), writing
+// nothing; the attempt that may fail last (AGENT_ATTEMPTS) hands the batch to the sampler.
+const failedReplies: [string, ChatReply, RegExp][] = [
+  ['an HTTP 500', { status: 500, body: { error: { message: 'upstream\nexploded' } } }, /^proposer model "bad-input-model": HTTP 500 upstream exploded$/],
+  ['an HTTP 200 whose body is not JSON', { status: 200, body: '<html>bad gateway</html>', headers: { 'content-type': 'text/html' } }, /^proposer model "bad-input-model": the reply is not a chat completion \(no choices array\)$/],
+];
+
+describe('research-agent replies', () => {
+  const MODEL = 'bad-input-model';
+  let bench: ProposerCampaigns;
+  beforeAll(async () => {
+    bench = await proposerCampaigns(h.db.db, MODEL);
+  });
+  afterAll(() => bench?.close());
+
+  const deps = () => ({ db: h.db.db, home: h.home, agentEnv: bench.env });
+  // The failed attempt is the expected outcome here, not worth a warning in the test output.
+  const quiet = new DefaultLogger('ERROR');
+  const rowsOf = async (loop: string) => ({
+    experiments: await h.db.db.select().from(experiments).where(eq(experiments.innerLoopId, loop)),
+    batches: await h.db.db.select().from(proposalBatches).where(eq(proposalBatches.innerLoopId, loop)),
+  });
+
+  test.each(unusableReplies)('%s: both calls recorded with a one-line reason, the sampler proposes the batch, no experiment from the reply', async (_what, bad, outcome, reason) => {
+    const c = await bench.campaign('bad-reply', [() => bad]);
+    const got = await proposeExperiments(deps(), c.input(0, 2));
+    expect(bench.requestsOf(c.name)).toHaveLength(2);
+    const calls = await bench.callsOf(c.name);
+    expect(calls.map((x) => x.outcome)).toEqual([outcome, outcome]);
+    for (const call of calls) {
+      expect(call.reason).not.toContain('\n');
+      expect(call.reason).toMatch(reason);
+    }
+    expect(got.map((p) => p.proposer)).toEqual(['tpe-startup', 'tpe-startup']);
+    const rows = await rowsOf(c.loop);
+    expect(rows.experiments.map((r) => r.proposer).sort()).toEqual(['tpe-startup', 'tpe-startup']);
+    expect(rows.batches).toHaveLength(1);
+    expect(rows.batches[0].note).toContain(`rejected: ${calls[0].reason} | repair: ${calls[1].reason}`);
+    expect(rows.batches[0].note).toContain('0 of 2 from the agent');
+  });
+
+  test.each(failedReplies)('%s: the call is an error naming the model, the attempt fails writing nothing; the last attempt falls back to the sampler', async (_what, bad, message) => {
+    const c = await bench.campaign('bad-http', [() => bad]);
+    const attempt = (n: number): Promise<Proposal[]> => new MockActivityEnvironment({ attempt: n, activityId: 'propose', workflowExecution: { workflowId: c.loop, runId: 'r1' } }, { logger: quiet }).run(proposeExperiments, deps(), c.input(0, 2));
+
+    const first = await attempt(1).then(() => undefined, (e: unknown) => e);
+    expect(first).toBeInstanceOf(AgentUnavailableError);
+    expect((first as Error).message).toMatch(message);
+    expect(await rowsOf(c.loop)).toEqual({ experiments: [], batches: [] });
+    const [call] = await bench.callsOf(c.name);
+    expect(call).toMatchObject({ outcome: 'error', rawReply: null, reason: (first as Error).message });
+
+    const last = await attempt(3);
+    expect(last.map((p) => p.proposer)).toEqual(['tpe-startup', 'tpe-startup']);
+    const rows = await rowsOf(c.loop);
+    expect(rows.experiments).toHaveLength(2);
+    expect(rows.batches[0].note).toContain(`no agent proposals: ${(first as Error).message}`);
+    expect((await bench.callsOf(c.name)).map((x) => x.outcome)).toEqual(['error', 'error']);
   });
 });

@@ -1,14 +1,18 @@
 // A real run under `flywheel up` (workers as child processes, on the run's Temporal server and a PostgreSQL role with
-// its own password) with FLYWHEEL_PAYLOAD_KEY set: the raw histories hold ciphertext only, the codec endpoint
-// decodes them for a caller with the token, and no configured secret appears in any history, log or CLI output.
+// its own password) with FLYWHEEL_PAYLOAD_KEY set: the raw histories hold ciphertext only, failure messages and stack
+// traces included, the codec endpoint decodes them for a caller with the token, and no configured secret appears in
+// any history, log or CLI output.
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { Client as PgClient } from 'pg';
+import { taskQueue } from '../../core/queues';
+import type { CampaignSpecInput } from '../../core/spec';
+import { flywheelDataConverter } from '../../infra/data-converter';
 import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, parsePayloadKeys } from '../../infra/payload-codec';
 import { startCodecServer, type CodecServer } from '../../cli/codec-server';
 import { ensureDatabase } from '../../db/embedded-server';
@@ -29,6 +33,13 @@ const SECRETS = { FLYWHEEL_API_TOKEN: API_TOKEN, OPENAI_API_KEY: OPENAI_KEY, 'da
 
 const campaignId = uniqueName('secrets');
 const workflowId = `${campaignId}/inner/1`;
+/** A loop started with a spec whose unknown key carries a secret: an activity fails, its message naming the key. */
+const FAILURE_SECRET = secret('fail');
+const badSpecLoop = `${uniqueName('secrets-badspec')}/inner/1`;
+/** A loop whose untrained baseline crashes: the workflow code itself fails (BaselineFailed). */
+const crashLoop = `${uniqueName('secrets-crash')}/inner/1`;
+/** What a client with the key got from each failing loop. */
+const failures = new Map<string, unknown>();
 let up: UpProcess | undefined;
 let home: string;
 let run: CliResult;
@@ -77,6 +88,20 @@ beforeAll(async () => {
 
   connection = await Connection.connect({ address: temporalAddress() });
   raw = new Client({ connection }); // no codec: sees what the server stores
+  // The same data converter as the CLI and the workers: a client with the key.
+  const keyed = new Client({ connection, dataConverter: flywheelDataConverter(PAYLOAD_KEY) });
+  const failing: [string, (name: string) => CampaignSpecInput][] = [
+    [badSpecLoop, (name) => ({ ...fixtureSpec(name, { steps: 5 }), [`bogus_${FAILURE_SECRET}`]: 1 }) as CampaignSpecInput],
+    [crashLoop, (name) => { const s = fixtureSpec(name, { steps: 5 }); return { ...s, trainer: { ...s.trainer, fixed: { crash: true } } }; }],
+  ];
+  await Promise.all(
+    failing.map(async ([id, spec]) => {
+      const name = id.split('/')[0];
+      const handle = await keyed.workflow.start('innerLoop', { taskQueue: taskQueue('orchestration', prefix), workflowId: id, args: [{ campaignId: name, spec: spec(name) }] });
+      failures.set(id, await handle.result().then(() => undefined, (e: unknown) => e));
+      histories.set(id, await raw.workflow.getHandle(id).fetchHistory());
+    }),
+  );
   for await (const w of raw.workflow.list({ query: `WorkflowId STARTS_WITH "${campaignId}/"` })) {
     histories.set(w.workflowId, await raw.workflow.getHandle(w.workflowId, w.runId).fetchHistory());
   }
@@ -94,6 +119,9 @@ afterAll(async () => {
   await codec?.close();
   await connection?.close();
 });
+
+/** A payload as the codec-server protocol carries it. */
+const jsonPayload = (p: Payload) => ({ metadata: Object.fromEntries(Object.entries(p.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])), data: Buffer.from(p.data!).toString('base64') });
 
 /** Every payload in a history, with the JSON path where it sits. */
 function payloadsOf(node: unknown, at = ''): { at: string; payload: Payload }[] {
@@ -138,7 +166,7 @@ test('every payload in the stored histories is AES-GCM ciphertext, except search
 
 test('the codec endpoint decodes them for a caller with the token, and refuses one without', async () => {
   const input = payloadsOf(histories.get(workflowId)).find((p) => /workflowExecutionStartedEventAttributes\.input/.test(p.at))!.payload;
-  const body = JSON.stringify({ payloads: [{ metadata: Object.fromEntries(Object.entries(input.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])), data: Buffer.from(input.data!).toString('base64') }] });
+  const body = JSON.stringify({ payloads: [jsonPayload(input)] });
   const headers = { 'content-type': 'application/json', 'x-namespace': 'default', origin: 'http://127.0.0.1:8233' };
 
   const ok = await fetch(`${codec.url}/decode`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${API_TOKEN}` }, body });
@@ -188,4 +216,46 @@ test('no configured secret appears in any history (raw or decoded), log file or 
   expect(sources.filter(([name]) => name.startsWith('logs/worker-')).length).toBe(3);
   const leaks = sources.flatMap(([where, body]) => Object.entries(SECRETS).filter(([, s]) => body.includes(s)).map(([what]) => `${what} in ${where}`));
   expect(leaks).toEqual([]);
+});
+
+type Failure = { message?: string; stackTrace?: string; encodedAttributes?: Payload; cause?: Failure };
+type HistoryEvent = { workflowExecutionFailedEventAttributes?: { failure?: Failure }; activityTaskFailedEventAttributes?: { failure?: Failure } };
+
+const failedEvent = (id: string, kind: keyof HistoryEvent): Failure | undefined =>
+  (histories.get(id) as { events: HistoryEvent[] }).events.map((e) => e[kind]?.failure).find(Boolean);
+const encoded = (f: Failure | undefined) => ({ message: f?.message, stackTrace: f?.stackTrace || '', encoding: text(f?.encodedAttributes?.metadata?.encoding) });
+const ENCODED = { message: 'Encoded failure', stackTrace: '', encoding: ENCRYPTED_ENCODING };
+
+test("an activity's failure message and stack trace are ciphertext in the history; a client with the key reads the real message", async () => {
+  const activity = failedEvent(badSpecLoop, 'activityTaskFailedEventAttributes');
+  expect(encoded(activity)).toEqual(ENCODED);
+  // The loop's failure wraps the activity's, as it was encoded.
+  expect(encoded(failedEvent(badSpecLoop, 'workflowExecutionFailedEventAttributes')?.cause)).toEqual(ENCODED);
+  expect(historyText(histories.get(badSpecLoop))).not.toContain(FAILURE_SECRET);
+
+  const failure = failures.get(badSpecLoop);
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  const cause = (failure as WorkflowFailedError).cause;
+  expect(cause).toBeInstanceOf(ActivityFailure);
+  expect(cause?.cause).toBeInstanceOf(ApplicationFailure);
+  expect(cause?.cause).toMatchObject({ type: 'InvalidSpecError', message: expect.stringContaining(`bogus_${FAILURE_SECRET}`) });
+
+  // The UI decodes a failure's attributes through the same endpoint.
+  const res = await fetch(`${codec.url}/decode`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${API_TOKEN}` },
+    body: JSON.stringify({ payloads: [jsonPayload(activity!.encodedAttributes!)] }),
+  });
+  expect(res.status).toBe(200);
+  const [decoded] = ((await res.json()) as { payloads: { data: string }[] }).payloads;
+  const attrs = JSON.parse(Buffer.from(decoded.data, 'base64').toString()) as { message: string; stack_trace: string };
+  expect(attrs.message).toContain(`bogus_${FAILURE_SECRET}`);
+  expect(attrs.stack_trace).toMatch(/register-campaign/);
+});
+
+test("the workflow code's own failure is encoded inside the workflow bundle, and a client with the key reads it", () => {
+  expect(encoded(failedEvent(crashLoop, 'workflowExecutionFailedEventAttributes'))).toEqual(ENCODED);
+  const failure = failures.get(crashLoop);
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'BaselineFailed', message: expect.stringMatching(/^the untrained baseline failed: the trainer exited with code 3$/) });
 });
