@@ -13,6 +13,7 @@ import { AgentUnavailableError } from '../../agents/agent-errors';
 import { checkpoints, evalResults, experiments, metricPoints, proposalBatches, trainingRuns } from '../../db/schema';
 import type { ChatReply } from '../helpers/chat-server';
 import { cliEnv, runCli } from '../helpers/cli';
+import { saveHistory } from '../helpers/histories';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { proposalsReply, proposerCampaigns, type ProposerCampaigns } from '../helpers/proposer-campaigns';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
@@ -112,6 +113,11 @@ describe('trainer outputs that break the contract', () => {
       const points = await h.db.db.select().from(metricPoints).where(eq(metricPoints.runId, runId));
       expect({ runId, steps: points.map((p) => p.step).sort((a, b) => a - b) }).toEqual({ runId, steps: [1, 2, 3, 4, 5, 6] });
     }
+  });
+
+  test('the wrong-predictions experiment history is recordable for the replay suite (the score-contract-failure path)', () => {
+    // Saved as a test artefact; test/histories/experiment-contract-failure.json is a copy (see README).
+    expect(saveHistory('experiment-contract-failure', `${outcomes.get('a predictions file for the wrong items')!.wf}/e0`)).toBeGreaterThan(5);
   });
 });
 

@@ -7,13 +7,36 @@ import { Worker } from '@temporalio/worker';
 import { workflowBundlePath } from '../helpers/env';
 
 const DIR = path.join(__dirname, '..', 'histories');
+const WORKFLOWS = path.join(__dirname, '..', '..', 'workflows');
 const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
-test('there are committed histories for every workflow type', () => {
+test('there are committed histories for every workflow type and every patched() path', () => {
   // experiment and inner-loop predate capacity slots and the cost cap (they replay through patched() === false);
   // experiment-capacity and inner-loop-budget take the patched paths ('capacity-slots', 'budget-stop');
-  // inner-loop-analyst takes 'agent-analyst' (an analyzeBatch after each batch) as well.
-  expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual(['experiment', 'experiment-capacity', 'inner-loop', 'inner-loop-analyst', 'inner-loop-budget', 'outer-loop']);
+  // inner-loop-analyst takes 'agent-analyst' (an analyzeBatch after each batch) as well;
+  // inner-loop-contamination takes 'contamination-check', outer-loop-hacking-guard 'hacking-guard', and
+  // experiment-contract-failure 'score-contract-failure' (a trainer's predictions for the wrong items).
+  expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual([
+    'experiment',
+    'experiment-capacity',
+    'experiment-contract-failure',
+    'inner-loop',
+    'inner-loop-analyst',
+    'inner-loop-budget',
+    'inner-loop-contamination',
+    'outer-loop',
+    'outer-loop-hacking-guard',
+  ]);
+  const patchesIn = (file: string): string[] =>
+    (JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as { events: { markerRecordedEventAttributes?: { markerName: string; details: Record<string, { payloads: { data: string }[] }> } }[] }).events
+      .flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_patch' ? e.markerRecordedEventAttributes.details['patch-data'].payloads : []))
+      .map((p) => (JSON.parse(Buffer.from(p.data, 'base64').toString()) as { id: string }).id);
+  const recorded = new Set(files.flatMap(patchesIn));
+  const inCode = fs
+    .readdirSync(WORKFLOWS)
+    .flatMap((f) => [...fs.readFileSync(path.join(WORKFLOWS, f), 'utf8').matchAll(/patched\('([^']+)'\)/g)].map((m) => m[1]));
+  expect(inCode.length).toBeGreaterThan(0);
+  expect([...new Set(inCode)].filter((id) => !recorded.has(id))).toEqual([]);
 });
 
 test.each(files)('%s replays without nondeterminism', async (file) => {
