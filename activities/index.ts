@@ -20,6 +20,7 @@ import { evaluateGate } from './outer/evaluate-gate';
 import { finishOuterIteration } from './outer/finish-iteration';
 import { promotionEvidence } from './outer/promotion-evidence';
 import { checkContamination } from './eval/check-contamination';
+import { autoHeartbeatAll } from './auto-heartbeat';
 
 export type { ActivityDeps } from './deps';
 
@@ -29,9 +30,13 @@ export interface FamilyActivities {
   eval: EvalActivities;
 }
 
+/**
+ * Every activity heartbeats while it runs (autoHeartbeatAll), except awaitTraining and acquireCapacity, which
+ * heartbeat their own progress details.
+ */
 export function createActivities(deps: ActivityDeps): FamilyActivities & Record<QueueFamily, object> {
   return {
-    orchestration: {
+    orchestration: autoHeartbeatAll<OrchestrationActivities>({
       registerCampaign: (i) => registerCampaign(deps.db, i),
       prepareTask: (i) => prepareTask(deps, i),
       startInnerLoop: (i) => startInnerLoop(deps, i),
@@ -46,17 +51,19 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
       promotionEvidence: (i) => promotionEvidence(deps, i),
       finishOuterIteration: (i) => finishOuterIteration(deps, i),
       analyzeBatch: (i) => analyzeBatch(deps, i),
-    },
+    }),
     training: {
-      launchTraining: (i) => launchTraining(deps, i),
+      ...autoHeartbeatAll<Pick<TrainingActivities, 'launchTraining' | 'releaseCapacity'>>({
+        launchTraining: (i) => launchTraining(deps, i),
+        releaseCapacity: (i) => releaseCapacity(deps, i),
+      }),
       awaitTraining: (i) => awaitTraining(deps, i),
       acquireCapacity: (i) => acquireCapacity(deps, i),
-      releaseCapacity: (i) => releaseCapacity(deps, i),
     },
-    eval: {
+    eval: autoHeartbeatAll<EvalActivities>({
       scoreCheckpoint: (i) => scoreCheckpoint(deps, i),
       critiqueEvalFailures: (i) => critiqueEvalFailures(deps, i),
       checkContamination: (i) => checkContamination(deps, i),
-    },
+    }),
   };
 }

@@ -5,12 +5,19 @@ import { NON_RETRYABLE } from '../core/errors';
 
 const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: NON_RETRYABLE };
 
+/**
+ * Orchestration and launch activities are short steps; they heartbeat while they run (activities/auto-heartbeat.ts),
+ * so a worker killed in one, or a completion Temporal lost while restarting, is retried after 30 s, not 2 minutes.
+ * Long enough for a step that keeps the event loop busy for a while (hashing a dataset version).
+ */
+const STEP_HEARTBEAT = '30 seconds';
+
 export function orchestrationOptions(taskQueue: string): ActivityOptions {
-  return { taskQueue, startToCloseTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 10 } };
+  return { taskQueue, startToCloseTimeout: '2 minutes', heartbeatTimeout: STEP_HEARTBEAT, retry: { ...retry, maximumAttempts: 10 } };
 }
 
 export function launchOptions(taskQueue: string): ActivityOptions {
-  return { taskQueue, startToCloseTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 10 } };
+  return { taskQueue, startToCloseTimeout: '2 minutes', heartbeatTimeout: STEP_HEARTBEAT, retry: { ...retry, maximumAttempts: 10 } };
 }
 
 export function awaitOptions(taskQueue: string, trainingTimeoutSeconds: number): ActivityOptions {
