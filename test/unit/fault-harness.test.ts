@@ -81,4 +81,13 @@ describe('the comparison with the fault-free run', () => {
     faulted.experiments = [{ ...faulted.experiments[0], attempts: 2 }, { ...faulted.experiments[1], status: 'failed' }];
     expect(unexplainedDifferences(faulted, facts())).toEqual(['experiment 0:1: failed under faults, succeeded without, and no retry recorded', 'decisions: 1 rows under faults, 2 without']);
   });
+
+  test('an experiment that failed after retries explains one public eval result fewer, and no more', () => {
+    const clean = facts({ counts: { experiments: 2, eval_results: 3, decisions: 2 } });
+    const faulted = facts({ counts: { experiments: 2, eval_results: 2, decisions: 2 } });
+    faulted.experiments = [faulted.experiments[0], { ...faulted.experiments[1], status: 'failed', attempts: 3 }];
+    expect(unexplainedDifferences(faulted, clean)).toEqual([]);
+    faulted.counts.eval_results = 1;
+    expect(unexplainedDifferences(faulted, clean)).toEqual(['eval_results: 1 rows under faults, 3 without (1 fewer explained by experiments that failed after retries)']);
+  });
 });
