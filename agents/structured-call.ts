@@ -25,7 +25,7 @@ export async function requestStructured(
       { model: req.model, messages: req.messages, response_format: { type: 'json_schema', json_schema: req.schema } },
       { signal },
     );
-    return { choice: firstChoice(completion(c)), mode: 'json_schema', ...usage(c) };
+    return { choice: replyChoice(completion(c), (m) => m.content ?? null), mode: 'json_schema', ...usage(c) };
   } catch (e) {
     if (!refusesJsonSchema(e)) throw e;
   }
@@ -38,11 +38,11 @@ export async function requestStructured(
     },
     { signal },
   );
-  const choice = completion(c).choices[0];
-  if (!choice) return { choice: { noChoices: true, message: { content: null } }, mode: 'tool', ...usage(c) };
-  const call = choice.message.tool_calls?.find((t) => t.type === 'function' && t.function.name === req.schema.name);
-  const content = call && call.type === 'function' ? call.function.arguments : (choice.message.content ?? null);
-  return { choice: { finish_reason: choice.finish_reason, message: { content, refusal: choice.message.refusal } }, mode: 'tool', ...usage(c) };
+  const content = (m: OpenAI.Chat.Completions.ChatCompletionMessage): string | null => {
+    const call = m.tool_calls?.find((t) => t.type === 'function' && t.function.name === req.schema.name);
+    return call && call.type === 'function' ? call.function.arguments : (m.content ?? null);
+  };
+  return { choice: replyChoice(completion(c), content), mode: 'tool', ...usage(c) };
 }
 
 /** The SDK returns whatever a 200 carried (a proxy's HTML page, say): only a body with a choices array is a completion. */
@@ -51,10 +51,11 @@ function completion(c: OpenAI.Chat.Completions.ChatCompletion): OpenAI.Chat.Comp
   return c;
 }
 
-function firstChoice(c: OpenAI.Chat.Completions.ChatCompletion): ReplyChoice {
+/** The first choice as an agent reads it, its content taken from the message by `content`. */
+function replyChoice(c: OpenAI.Chat.Completions.ChatCompletion, content: (m: OpenAI.Chat.Completions.ChatCompletionMessage) => string | null): ReplyChoice {
   const choice = c.choices[0];
   if (!choice) return { noChoices: true, message: { content: null } };
-  return { finish_reason: choice.finish_reason, message: { content: choice.message.content ?? null, refusal: choice.message.refusal } };
+  return { finish_reason: choice.finish_reason, message: { content: content(choice.message), refusal: choice.message.refusal } };
 }
 
 function usage(c: OpenAI.Chat.Completions.ChatCompletion): { tokensIn: number; tokensOut: number } {

@@ -2,7 +2,6 @@
 // the request is sent (aborted when the activity is cancelled), and its record is written to `agent_calls` (and
 // its tokens to `cost_ledger`) exactly once. The record's id is attempt-independent, so a retried activity reuses
 // the reply its earlier attempt paid for instead of asking again.
-import { Context } from '@temporalio/activity';
 import { eq, sql } from 'drizzle-orm';
 import type OpenAI from 'openai';
 import { APIUserAbortError } from 'openai';
@@ -15,6 +14,7 @@ import type { CampaignSpec } from '../../core/spec';
 import type { Db } from '../../db/client';
 import { agentCalls, costLedger } from '../../db/schema';
 import { checkBudget } from '../cost/cost-ledger';
+import { currentActivity } from '../heartbeat';
 
 export interface AgentCallerOptions {
   db: Db;
@@ -40,7 +40,7 @@ export function agentCaller(opts: AgentCallerOptions): AgentCaller {
   const campaignId = spec.name;
   return {
     async complete(req: AgentRequest): Promise<AgentReply> {
-      const ctx = activityContext();
+      const ctx = currentActivity();
       const wf = ctx?.info.workflowExecution;
       const scope = ctx && wf ? `${wf.workflowId}/${wf.runId}/${ctx.info.activityId}` : (opts.scope ?? `direct/${campaignId}`);
       const callId = `${scope}/${req.callIndex}`;
@@ -100,12 +100,4 @@ async function checkTokens(db: Db, spec: CampaignSpec): Promise<void> {
   if (cap === undefined) return;
   const used = await campaignTokens(db, spec.name);
   if (used >= cap) throw new TokenBudgetExceededError(`campaign "${spec.name}" has used ${used} of its ${cap} agent tokens (agents.maxTokens)`);
-}
-
-function activityContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
 }

@@ -71,8 +71,17 @@ export async function sbatch(options: string[], script: string, args: string[], 
 }
 
 /** Jobs Slurm still knows (any state, finished ones until MinJobAge) named `name`. */
-export async function jobsNamed(name: string, opts: SlurmCommandOptions = {}): Promise<SlurmQueueEntry[]> {
-  const out = await run('squeue', ['--noheader', '--states=all', `--name=${name}`, '--format=%i\t%T\t%Z'], opts);
+export function jobsNamed(name: string, opts: SlurmCommandOptions = {}): Promise<SlurmQueueEntry[]> {
+  return squeue(['--states=all', `--name=${name}`], opts);
+}
+
+/** Jobs in any of `states` (e.g. PENDING,RUNNING), whatever their name. */
+export function jobsInStates(states: string[], opts: SlurmCommandOptions = {}): Promise<SlurmQueueEntry[]> {
+  return squeue([`--states=${states.join(',')}`], opts);
+}
+
+async function squeue(filters: string[], opts: SlurmCommandOptions): Promise<SlurmQueueEntry[]> {
+  const out = await run('squeue', ['--noheader', ...filters, '--format=%i\t%T\t%Z'], opts);
   return out
     .split('\n')
     .filter((l) => l.trim() !== '')

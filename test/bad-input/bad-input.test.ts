@@ -7,6 +7,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { eq, inArray } from 'drizzle-orm';
+import { AGENT_ATTEMPTS } from '../../activities/inner/agent-batch';
 import { proposeExperiments } from '../../activities/inner/propose-experiments';
 import type { Proposal } from '../../activities/inner/types';
 import { AgentUnavailableError } from '../../agents/agent-errors';
@@ -189,7 +190,7 @@ describe('research-agent replies', () => {
     const [call] = await bench.callsOf(c.name);
     expect(call).toMatchObject({ outcome: 'error', rawReply: null, reason: (first as Error).message });
 
-    const last = await attempt(3);
+    const last = await attempt(AGENT_ATTEMPTS);
     expect(last.map((p) => p.proposer)).toEqual(['tpe-startup', 'tpe-startup']);
     const rows = await rowsOf(c.loop);
     expect(rows.experiments).toHaveLength(2);

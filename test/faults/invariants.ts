@@ -40,7 +40,8 @@ export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: stri
     const file = readMetrics(path.join(r.run_dir, METRICS_FILE), 0);
     const want = new Set(file.points.map((p) => `${p.name}@${p.step}`));
     const have = (await pg.query(`SELECT name, step FROM metric_points WHERE run_id = $1`, [r.id])).rows.map((p) => `${p.name}@${p.step}`);
-    const missing = [...want].filter((k) => !have.includes(k));
+    const stored = new Set(have);
+    const missing = [...want].filter((k) => !stored.has(k));
     const extra = have.filter((k) => !want.has(k));
     if (missing.length) v.push(`run ${r.id}: ${missing.length} metric points in metrics.jsonl missing from PostgreSQL (first ${missing[0]})`);
     if (extra.length) v.push(`run ${r.id}: ${extra.length} metric points not in metrics.jsonl (first ${extra[0]})`);

@@ -1,29 +1,21 @@
 // What a fault run can hit and what it must not leave behind: the trainer processes of this run's home, and its
 // Slurm jobs (one per training attempt, none still queued or running once the loop has ended).
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { jobNameOf } from '../../backends/slurm/slurm-backend';
-import { jobsNamed } from '../../backends/slurm/slurm-commands';
-import { commandLine } from '../../infra/dev-stack/processes';
+import { jobsInStates, jobsNamed } from '../../backends/slurm/slurm-commands';
+import { processesMentioning } from '../stack/up-process';
 
 /** Trainer processes (`… train --run-dir HOME/…`, any trainer, local or under slurmstepd) of the run in `home`. */
 export function trainerPids(home: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .filter((pid) => {
-      const cmd = commandLine(pid) ?? '';
-      return cmd.includes(' train --run-dir ') && cmd.includes(home);
-    });
+  return processesMentioning(home)
+    .filter((line) => line.includes(' train --run-dir '))
+    .map((line) => Number(line.split(':')[0]));
 }
 
 /** Slurm jobs of the run in `home` still pending, running or completing. */
 export async function activeSlurmJobs(home: string): Promise<string[]> {
-  const { stdout } = await promisify(execFile)('squeue', ['--noheader', '--states=PENDING,RUNNING,CONFIGURING,COMPLETING,SUSPENDED,REQUEUED', '--format=%i\t%T\t%Z']);
-  return stdout.split('\n').filter((l) => l.trim() && l.includes(home));
+  const jobs = await jobsInStates(['PENDING', 'RUNNING', 'CONFIGURING', 'COMPLETING', 'SUSPENDED', 'REQUEUED']);
+  return jobs.filter((j) => j.workDir.startsWith(home)).map((j) => `${j.jobId} ${j.state} ${j.workDir}`);
 }
 
 /** Violations of "one Slurm job per training attempt": each training_runs row has exactly one job in its run directory. */

@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { withAutoHeartbeat } from '../../activities/auto-heartbeat';
+import { heartbeatIfActivity } from '../../activities/heartbeat';
 
 const slow = withAutoHeartbeat(async (ms: number) => {
   await sleep(ms);
@@ -34,4 +35,17 @@ test('without a heartbeat timeout no heartbeat is sent', async () => {
 
 test('outside an activity the function runs as it is', async () => {
   await expect(slow(10)).resolves.toBe(20);
+});
+
+test('progress the activity reported is re-sent by the automatic heartbeats, not overwritten', async () => {
+  const reporting = withAutoHeartbeat(async (_: number) => {
+    heartbeatIfActivity({ phase: 'asking the proposer' });
+    await sleep(2_300);
+  });
+  const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 3_000 });
+  const details: unknown[] = [];
+  env.on('heartbeat', (d: unknown) => details.push(d));
+  await env.run(reporting, 0);
+  expect(details.length).toBeGreaterThanOrEqual(2);
+  expect(details.every((d) => JSON.stringify(d) === JSON.stringify({ phase: 'asking the proposer' }))).toBe(true);
 });
