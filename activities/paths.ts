@@ -1,4 +1,6 @@
-// Where runs, datasets and eval scratch live under FLYWHEEL_HOME. Ids contain '/', so they are flattened.
+// Where runs and datasets live under FLYWHEEL_HOME (eval scratch never does: activities/eval/run-predict.ts). Ids contain '/', so they are flattened.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export function safeName(id: string): string {
@@ -6,6 +8,15 @@ export function safeName(id: string): string {
 }
 
 export const runDirOf = (home: string, runId: string) => path.join(home, 'runs', safeName(runId));
-export const evalDirOf = (home: string, checkpointId: string, split: string) => path.join(home, 'evals', safeName(checkpointId), split);
 export const datasetDirOf = (home: string, versionId: string) => path.join(home, 'datasets', safeName(versionId));
 export const corpusDirOf = (home: string) => path.join(home, 'corpus');
+
+/**
+ * The eval activity's scratch for predict (held-out prompts while they are answered): outside FLYWHEEL_HOME, mode
+ * 0700, each use removed when it ends, and hidden from every trainer's sandbox.
+ */
+export function predictScratchRoot(): string {
+  const dir = path.join(os.tmpdir(), 'flywheel-predict');
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}

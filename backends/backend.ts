@@ -31,6 +31,10 @@ export interface LaunchRequest {
   runDir: string;
   /** The trainer's argv: program and arguments as data, never a shell string. */
   argv: string[];
+  /**
+   * The job's whole environment (core/trainer-environment.ts builds it from an allow-list): a backend adds nothing
+   * of the worker's own, whose variables hold Flywheel's secrets. @default PATH only
+   */
   env?: Record<string, string>;
   /** The campaign the run belongs to (a label on cluster objects). */
   campaignId?: string;

@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBuiltinCorpus } from '../activities/builtin-task/corpus';
-import { buildCompletionItems, buildLossItems, type SourceFile } from '../core/builtin-task/eval-items';
+import { buildBuiltinCorpus, collectBuiltinCorpus } from '../activities/builtin-task/corpus';
+import { buildCompletionItems, buildLossItems } from '../core/builtin-task/eval-items';
 import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../core/builtin-task/search-space';
 import { COMPLETION_BUDGET, gradeExactToken } from '../core/graders';
 import { CharLm, greedyComplete, scoreLossItems } from '../core/charlm/model';
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   try {
     const manifest = await buildBuiltinCorpus(dir);
     const train = fs.readFileSync(path.join(dir, 'train.txt'));
-    const pub = fs.readFileSync(path.join(dir, 'public.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SourceFile);
+    const pub = (await collectBuiltinCorpus()).splits.public;
     const loss = buildLossItems('public', pub, { count: 40, seed: 1 });
     const completions = buildCompletionItems('public', pub, { count: 200, seed: 1 });
     console.log(`corpus: train ${manifest.splits.train.bytes} B, public ${manifest.splits.public.bytes} B; ${loss.length} loss chunks, ${completions.length} completion items`);

@@ -7,9 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildBuiltinCorpus } from '../activities/builtin-task/corpus';
+import { buildBuiltinCorpus, collectBuiltinCorpus } from '../activities/builtin-task/corpus';
 import { runPredict } from '../activities/eval/run-predict';
-import { buildCompletionItems, type SourceFile } from '../core/builtin-task/eval-items';
+import { trainerSetupOf } from '../activities/training/trainer-isolation';
+import { parseSpec } from '../core/spec';
+import { buildCompletionItems } from '../core/builtin-task/eval-items';
 import { COMPLETION_BUDGET, gradeExactToken } from '../core/graders';
 import type { MetricLine, RunJson } from '../core/job-contract';
 
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'torch-bench-'));
   try {
     const manifest = await buildBuiltinCorpus(path.join(dir, 'data'));
-    const pub = fs.readFileSync(path.join(dir, 'data', 'public.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SourceFile);
+    const pub = (await collectBuiltinCorpus()).splits.public;
     const completions = buildCompletionItems('public', pub, { count: 100, seed: 1 });
     const runDir = path.join(dir, 'run');
     fs.mkdirSync(runDir);
@@ -54,10 +56,9 @@ async function main(): Promise<void> {
     const [ckpt] = JSON.parse(fs.readFileSync(path.join(runDir, 'checkpoints', 'manifest.json'), 'utf8')).checkpoints as { path: string }[];
     const p0 = process.hrtime.bigint();
     const predictions = await runPredict({
-      command: ['python3', MAIN],
+      trainer: trainerSetupOf(parseSpec({ name: 'torch-bench', searchSpace: { steps: { type: 'categorical', choices: [steps] } }, trainer: { command: ['python3', MAIN] } }), dir),
       checkpointFile: path.join(runDir, ckpt.path),
       prompts: completions.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: COMPLETION_BUDGET })),
-      workDir: path.join(dir, 'predict'),
     });
     const pwall = Number(process.hrtime.bigint() - p0) / 1e9;
     const right = completions.reduce((n, i) => n + gradeExactToken(predictions.get(i.id)!, i.reference), 0);

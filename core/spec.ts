@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { gateSettingsSchema } from './gate/settings';
 import { InvalidSpecError, formatIssues } from './spec-errors';
+import { declaredEnvironmentProblems } from './trainer-environment';
 
 /** A float knob; `log: true` samples on a log scale. */
 const floatParam = z.strictObject({
@@ -48,6 +49,28 @@ const trainerSchema = z.strictObject({
   command: z.union([z.literal('builtin'), z.array(z.string().min(1)).min(1)]).default('builtin'),
   /** Parameters passed to every run beside the searched ones (in run.json). @default {} */
   fixed: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * Environment variables set for `train` and `predict`, as literal values, beside the sandbox's allow-list (PATH,
+   * HOME, locale, thread counts, CUDA/NCCL). A Flywheel or agent secret's name is refused (backends/sandbox).
+   * @default {}
+   */
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'), z.string()).default({}),
+  /** Names of the worker's environment variables passed through to the trainer (a token of your own, say). @default [] */
+  passEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).default([]),
+  /**
+   * Absolute paths the trainer may read besides its run directory, dataset version, base checkpoint, interpreter and
+   * the folders of the files its argv names (a code checkout, a model cache). Never a path under FLYWHEEL_HOME.
+   * @default []
+   */
+  readOnlyPaths: z.array(z.string().regex(/^\//, 'must be an absolute path')).default([]),
+  /** Whether the sandbox keeps the host's network (to download weights, stream to a tracker). @default false */
+  network: z.boolean().default(false),
+  /**
+   * Run the trainer without the filesystem and network sandbox, where the host cannot make one (no bubblewrap, no
+   * user namespaces). The environment allow-list still applies; reports and the dashboard show the campaign as
+   * unsandboxed. @default false
+   */
+  unsandboxed: z.boolean().default(false),
 });
 
 /** What each training job asks Slurm for (`backend.kind: slurm`). Unset fields take the cluster's defaults. */
@@ -389,6 +412,8 @@ export function parseSpec(raw: unknown, where?: string): CampaignSpec {
   if (spec.backend.kind === 'slurm' && slurm && spec.budget.gpusPerJob !== undefined && spec.budget.gpusPerJob !== slurm.nodes * slurm.gpusPerNode) {
     throw new InvalidSpecError([`budget.gpusPerJob: must equal backend.slurm.nodes × gpusPerNode (${slurm.nodes * slurm.gpusPerNode}) or be left out`], where);
   }
+  const envProblems = declaredEnvironmentProblems(spec.trainer);
+  if (envProblems.length > 0) throw new InvalidSpecError(envProblems, where);
   const { min, max } = spec.outerLoop.lossWeights;
   if (min > max) throw new InvalidSpecError([`outerLoop.lossWeights.min: must not exceed outerLoop.lossWeights.max (${max})`], where);
   return spec;

@@ -1,8 +1,8 @@
-// The built-in corpus is built once per FLYWHEEL_HOME: into a temporary folder, then renamed into place,
-// so two workers preparing at once never see a half-written corpus.
+// The built-in corpus's training side is built once per FLYWHEEL_HOME: into a temporary folder, then renamed into
+// place, so two workers preparing at once never see a half-written corpus. Its eval splits are never written.
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildBuiltinCorpus, type CorpusManifest } from './corpus';
+import { buildBuiltinCorpus, collectBuiltinCorpus, type BuiltinCorpus, type CorpusManifest } from './corpus';
 
 export interface CorpusFile {
   file: string;
@@ -21,6 +21,8 @@ export async function ensureCorpus(dir: string): Promise<CorpusManifest> {
       fs.rmSync(tmp, { recursive: true, force: true }); // another process won the race
     }
   }
+  // A corpus built by an earlier Flywheel kept its eval splits beside train.txt: they go.
+  for (const stale of ['public.jsonl', 'heldout.jsonl']) fs.rmSync(path.join(dir, stale), { force: true });
   return JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as CorpusManifest;
 }
 
@@ -37,10 +39,13 @@ export function readTrainFiles(dir: string, manifest: CorpusManifest): { text: s
   return { text: buf.toString('utf8'), files };
 }
 
-export function readSplit(dir: string, split: 'public' | 'heldout'): CorpusFile[] {
-  return fs
-    .readFileSync(path.join(dir, `${split}.jsonl`), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as CorpusFile);
+let collected: Promise<BuiltinCorpus> | undefined;
+
+/**
+ * One eval split's source files, rebuilt in memory from the installed packages (the same lockfile gives the same
+ * bytes) and kept for the life of the process, never on disk.
+ */
+export async function evalSplitFiles(split: 'public' | 'heldout'): Promise<CorpusFile[]> {
+  collected ??= collectBuiltinCorpus();
+  return (await collected).splits[split];
 }

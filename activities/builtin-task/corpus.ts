@@ -1,6 +1,6 @@
 // Builds the built-in task's corpus from permissively licensed source files already installed under
-// node_modules (pinned by package-lock.json), split by file: train.txt for the trainer, public.jsonl and
-// heldout.jsonl ({file, text} lines) for the eval builders, and a manifest of every source and licence.
+// node_modules (pinned by package-lock.json), split by file: train.txt for the trainer and a manifest of every
+// source and licence on disk; the public and held-out files only in memory, for the eval builders.
 // The same lockfile gives the same bytes: sorted walks, fixed caps, no timestamps or absolute paths.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -28,6 +28,11 @@ export const BUILTIN_CORPUS_PACKAGES: CorpusPackage[] = [
   { name: 'pg-protocol', dirs: ['src'], ext: ['.ts'] },
   { name: 'zod', dirs: ['src/v4/core', 'src/v4/classic', 'src/v4/mini'], ext: ['.ts'] },
 ];
+
+/** The folders the corpus is cut from: a trainer's sandbox hides them, since their held-out files are eval text. */
+export function builtinCorpusSourceDirs(nodeModules: string, packages: CorpusPackage[] = BUILTIN_CORPUS_PACKAGES): string[] {
+  return packages.flatMap((p) => p.dirs.map((d) => path.join(nodeModules, p.name, d)));
+}
 
 const ALLOWED_LICENSES = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD']);
 /** Tests, type declarations, generated code, benchmarks and translations are not the code we want to model. */
@@ -63,7 +68,14 @@ export class CorpusLicenseError extends Error {
 
 const SEPARATOR = '\n';
 
-export async function buildBuiltinCorpus(outDir: string, opts: BuildCorpusOptions = {}): Promise<CorpusManifest> {
+/** The corpus in memory: the training text and every split's files. Held-out text is never written to disk. */
+export interface BuiltinCorpus {
+  manifest: CorpusManifest;
+  trainText: string;
+  splits: Record<Split, SourceFile[]>;
+}
+
+export async function collectBuiltinCorpus(opts: BuildCorpusOptions = {}): Promise<BuiltinCorpus> {
   const nodeModules = opts.nodeModules ?? path.join(__dirname, '..', '..', 'node_modules');
   const maxFileBytes = opts.maxFileBytes ?? 40_000;
   const maxPackageBytes = opts.maxPackageBytes ?? 200_000;
@@ -89,29 +101,34 @@ export async function buildBuiltinCorpus(outDir: string, opts: BuildCorpusOption
     packages.push({ name: pkg.name, version, license, licenseFile, files, bytes });
   }
 
-  const bySplit: Record<Split, SourceFile[]> = { train: [], public: [], heldout: [] };
-  for (const s of sources) bySplit[splitOfFile(s.file)].push(s);
-  const trainText = bySplit.train.map((s) => s.text).join(SEPARATOR);
+  const splits: Record<Split, SourceFile[]> = { train: [], public: [], heldout: [] };
+  for (const s of sources) splits[splitOfFile(s.file)].push(s);
+  const trainText = splits.train.map((s) => s.text).join(SEPARATOR);
   const jsonl = (list: SourceFile[]): string => list.map((s) => JSON.stringify({ file: s.file, text: s.text }) + '\n').join('');
-  const contents: [string, string][] = [
-    ['train.txt', trainText],
-    ['public.jsonl', jsonl(bySplit.public)],
-    ['heldout.jsonl', jsonl(bySplit.heldout)],
-  ];
+  // The hash covers the eval splits too (the same lockfile gives the same suite), computed in memory.
   const hash = createHash('sha256');
-  for (const [, text] of contents) hash.update(text);
+  for (const text of [trainText, jsonl(splits.public), jsonl(splits.heldout)]) hash.update(text);
   const splitStats = (list: SourceFile[]) => ({ files: list.length, bytes: list.reduce((n, s) => n + Buffer.byteLength(s.text), 0) });
   const manifest: CorpusManifest = {
     format: 'flywheel-builtin-corpus-v1',
     separator: SEPARATOR,
     packages,
-    splits: { train: splitStats(bySplit.train), public: splitStats(bySplit.public), heldout: splitStats(bySplit.heldout) },
+    splits: { train: splitStats(splits.train), public: splitStats(splits.public), heldout: splitStats(splits.heldout) },
     files: sources.map((s) => ({ file: s.file, split: splitOfFile(s.file), bytes: Buffer.byteLength(s.text) })),
     options: { maxFileBytes, maxPackageBytes },
     contentSha256: hash.digest('hex'),
   };
+  return { manifest, trainText, splits };
+}
+
+/**
+ * Writes the corpus's training side to `outDir`: train.txt and manifest.json. The public and held-out files stay
+ * in memory (collectBuiltinCorpus): eval text under FLYWHEEL_HOME is what a trainer could find and learn.
+ */
+export async function buildBuiltinCorpus(outDir: string, opts: BuildCorpusOptions = {}): Promise<CorpusManifest> {
+  const { manifest, trainText } = await collectBuiltinCorpus(opts);
   await fs.mkdir(outDir, { recursive: true });
-  for (const [name, text] of contents) await fs.writeFile(path.join(outDir, name), text);
+  await fs.writeFile(path.join(outDir, 'train.txt'), trainText);
   await fs.writeFile(path.join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   return manifest;
 }

@@ -13,7 +13,7 @@ import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../.
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { corpusDirOf, datasetDirOf } from '../paths';
-import { ensureCorpus, readSplit, readTrainFiles } from './corpus-cache';
+import { ensureCorpus, evalSplitFiles, readTrainFiles } from './corpus-cache';
 import type { CorpusManifest } from './corpus';
 
 export interface PrepareTaskInput {
@@ -71,8 +71,9 @@ async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusD
 async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: CorpusManifest, completions: number, losses: number, seed: number): Promise<string> {
   const { db } = deps;
   const corpusHash = manifest.contentSha256;
+  const splitFiles = { public: await evalSplitFiles('public'), heldout: await evalSplitFiles('heldout') };
   const built = (['public', 'heldout'] as const).flatMap((split) => {
-    const files = readSplit(corpusDir, split);
+    const files = splitFiles[split];
     return [...buildCompletionItems(split, files, { count: completions, seed }), ...buildLossItems(split, files, { count: losses, seed })].map((d) => ({ ...d, split }));
   });
   // Files are split disjointly, but code repeats across packages (licence headers, shared helpers): an eval

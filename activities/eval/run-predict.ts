@@ -5,32 +5,42 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PredictionsMismatchError } from '../../core/errors';
 import type { Prediction, PredictPrompt } from '../../core/job-contract';
-import { trainerArgv } from '../training/trainer-command';
+import { predictScratchRoot } from '../paths';
+import { isolatedEntry, type TrainerSetup } from '../training/trainer-isolation';
 
 export interface PredictOptions {
-  command: 'builtin' | string[];
+  /** The campaign's trainer and what its sandbox hides (trainerSetupOf). */
+  trainer: TrainerSetup;
+  /** A checkpoint file or folder: the only thing of FLYWHEEL_HOME that predict sees, read-only. */
   checkpointFile: string;
   prompts: PredictPrompt[];
-  workDir: string;
   /** @default 300000 */
   timeoutMs?: number;
   signal?: AbortSignal;
 }
 
+/**
+ * Answers the prompts in a scratch folder of the eval activity's own (outside FLYWHEEL_HOME, mode 0700), which is
+ * removed when predict ends: held-out prompts exist on disk only while they are being answered.
+ */
 export async function runPredict(opts: PredictOptions): Promise<Map<string, string>> {
-  fs.mkdirSync(opts.workDir, { recursive: true });
-  const promptsFile = path.join(opts.workDir, 'prompts.jsonl');
-  const outFile = path.join(opts.workDir, 'predictions.jsonl');
-  fs.writeFileSync(promptsFile, opts.prompts.map((p) => JSON.stringify(p)).join('\n') + '\n');
-  fs.rmSync(outFile, { force: true });
-  const [cmd, ...args] = trainerArgv(opts.command, 'predict', ['--checkpoint', opts.checkpointFile, '--prompts', promptsFile, '--out', outFile]);
-  await new Promise<void>((resolve, reject) => {
-    execFile(cmd, args, { cwd: opts.workDir, timeout: opts.timeoutMs ?? 300_000, maxBuffer: 16 << 20, signal: opts.signal }, (err, _out, stderr) => {
-      if (err) reject(new Error(`predict failed (${err.killed ? 'killed at its time limit' : `exit ${err.code}`}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
-      else resolve();
+  const workDir = fs.mkdtempSync(path.join(predictScratchRoot(), 'p-'));
+  try {
+    const promptsFile = path.join(workDir, 'prompts.jsonl');
+    const outFile = path.join(workDir, 'predictions.jsonl');
+    fs.writeFileSync(promptsFile, opts.prompts.map((p) => JSON.stringify(p)).join('\n') + '\n');
+    const args = ['--checkpoint', opts.checkpointFile, '--prompts', promptsFile, '--out', outFile];
+    const [cmd, ...rest] = isolatedEntry(opts.trainer, 'predict', args, { cwd: workDir, data: [opts.checkpointFile], readWrite: [workDir] }).argv;
+    await new Promise<void>((resolve, reject) => {
+      execFile(cmd, rest, { cwd: workDir, env: {}, timeout: opts.timeoutMs ?? 300_000, maxBuffer: 16 << 20, signal: opts.signal }, (err, _out, stderr) => {
+        if (err) reject(new Error(`predict failed (${err.killed ? 'killed at its time limit' : `exit ${err.code}`}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+        else resolve();
+      });
     });
-  });
-  return readPredictions(outFile, opts.prompts);
+    return readPredictions(outFile, opts.prompts);
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
 }
 
 export function readPredictions(file: string, prompts: PredictPrompt[]): Map<string, string> {

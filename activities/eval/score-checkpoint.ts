@@ -9,8 +9,8 @@ import { hasEndpoint, openAiClient } from '../../agents/openai-client';
 import { checkpoints, evalItems, evalResults, evalSuites, experiments } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
-import { evalDirOf } from '../paths';
 import { verifyCheckpoint } from '../training/manifest';
+import { trainerSetupOf } from '../training/trainer-isolation';
 import { gradeItem, type GradeContext } from './graders/grade-item';
 import { readHeldoutItems } from './heldout-items';
 import { lossScorerFor } from './loss-scorers';
@@ -73,10 +73,9 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const graded = items.filter((i) => i.grader !== 'bits_per_byte');
   if (graded.length > 0) {
     const predictions = await runPredict({
-      command: spec.trainer.command,
+      trainer: trainerSetupOf(spec, deps.home),
       checkpointFile: ckpt.path,
       prompts: graded.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: i.grader === 'exact_token' ? COMPLETION_BUDGET : OUTPUT_BUDGET })),
-      workDir: evalDirOf(deps.home, input.checkpointId, input.split),
       signal: Context.current().cancellationSignal,
     });
     const ctx: GradeContext = { rubrics: settings.rubrics ?? {}, judge: hasEndpoint(process.env) ? openAiClient(process.env) : undefined };

@@ -10,7 +10,7 @@ import { checkpoints, critiques, evalItems, evalResults, experiments } from '../
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { runPredict } from '../eval/run-predict';
-import { evalDirOf, safeName } from '../paths';
+import { trainerSetupOf } from '../training/trainer-isolation';
 import { verifyCheckpoint } from '../training/manifest';
 import { teachFailures, teacherChoiceOf } from './teach-failures';
 
@@ -57,10 +57,9 @@ export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEv
   const [exp] = await db.select({ campaignId: experiments.campaignId }).from(experiments).where(eq(experiments.id, ckpt.experimentId));
   const spec = await loadCampaignSpec(db, exp.campaignId);
   const outputs = await runPredict({
-    command: spec.trainer.command,
+    trainer: trainerSetupOf(spec, deps.home),
     checkpointFile: ckpt.path,
     prompts: sample.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: COMPLETION_BUDGET })),
-    workDir: `${evalDirOf(deps.home, input.checkpointId, 'public')}-critique-${safeName(input.outerIterationId)}`,
   });
 
   const byCategory: Record<string, number> = {};

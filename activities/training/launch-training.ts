@@ -13,7 +13,7 @@ import type { ActivityDeps } from '../deps';
 import { warmStartOfLoop } from '../inner/warm-start';
 import { runDirOf } from '../paths';
 import { runIdOf } from './run-id';
-import { trainerArgv } from './trainer-command';
+import { ISOLATION_FILE, trainCommand } from './train-command';
 
 export interface LaunchTrainingInput {
   experimentId: string;
@@ -55,13 +55,9 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));
 
   const backend = backendFor(spec.backend.kind, spec.backend);
-  const handle = await backend.launch({
-    runId,
-    runDir,
-    argv: trainerArgv(spec.trainer.command, 'train', ['--run-dir', runDir]),
-    campaignId: exp.campaignId,
-    timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds,
-  });
+  const { argv, env, isolation } = trainCommand(spec, deps.home, runJson, runDir);
+  writeOnce(path.join(runDir, ISOLATION_FILE), JSON.stringify(isolation) + '\n');
+  const handle = await backend.launch({ runId, runDir, argv, env, campaignId: exp.campaignId, timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds });
   const [slot] = await db.select({ waited: capacitySlots.waitedSeconds }).from(capacitySlots).where(eq(capacitySlots.runId, runId));
   await db
     .insert(trainingRuns)

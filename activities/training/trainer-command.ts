@@ -1,7 +1,7 @@
 // Turns a spec's trainer into an argv for one entry point. `builtin` is the TypeScript char-level model.
 import path from 'node:path';
 
-const REPO = path.join(__dirname, '..', '..');
+export const REPO = path.join(__dirname, '..', '..');
 export const BUILTIN_TRAINER = path.join(REPO, 'infra', 'trainers', 'charlm', 'main.ts');
 
 export function trainerArgv(command: 'builtin' | string[], entry: 'train' | 'predict', args: string[]): string[] {

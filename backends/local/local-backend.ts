@@ -64,7 +64,8 @@ export class LocalBackend implements TrainingBackend {
       cwd: req.runDir,
       detached: true,
       stdio: 'ignore',
-      env: { ...process.env, ...req.env },
+      // Only the job's own environment: the launcher's is readable from /proc by an unsandboxed trainer.
+      env: req.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     });
     child.unref();
     const pid = await waitForPid(req.runDir, this.pidWaitMs);

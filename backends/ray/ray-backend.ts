@@ -107,7 +107,9 @@ export class RayBackend implements TrainingBackend {
     if (existing !== undefined) return this.adopt(req, existing);
 
     // Every file is written whole and is the same for two racing launchers: Ray's submission id decides who submits.
-    writeAtomic(path.join(req.runDir, ARGV_FILE), JSON.stringify({ argv: req.argv, env: req.env ?? {} }));
+    // The launcher gives the trainer this env and, of the driver's own, only the runtime_env's variables (and CUDA's).
+    const keep = Object.keys((this.o.runtimeEnv as { env_vars?: Record<string, string> } | undefined)?.env_vars ?? {});
+    writeAtomic(path.join(req.runDir, ARGV_FILE), JSON.stringify({ argv: req.argv, env: req.env ?? {}, keep }));
     writeAtomic(path.join(req.runDir, LAUNCHER_FILE), fs.readFileSync(LAUNCHER_SOURCE, 'utf8'));
     const request: RaySubmitRequest = {
       entrypoint: entrypointOf(req.runDir),

@@ -50,7 +50,10 @@ def main():
         f.write("%s %s %d\n" % (submission_id(), socket.gethostname(), os.getpid()))
     write(os.path.join(d, "ray-launcher.pid"), "%d\n" % os.getpid())
     write(os.path.join(d, "started_at"), "%.6f\n" % time.time())
-    env = dict(os.environ)
+    # The trainer's environment is the allow-list the worker built (no Flywheel or agent secret), plus what Ray
+    # itself sets for this job: the runtime_env's variables and the GPU runtime's (CUDA_VISIBLE_DEVICES).
+    keep = set(job.get("keep") or [])
+    env = {k: v for k, v in os.environ.items() if k in keep or k.startswith(("CUDA_", "NCCL_", "NVIDIA_"))}
     env.update(job.get("env") or {})
     with open(os.path.join(d, "stdout.log"), "ab") as out, open(os.path.join(d, "stderr.log"), "ab") as err:
         try:

@@ -131,7 +131,7 @@ export class SlurmBackend implements TrainingBackend {
     fs.writeFileSync(script, BATCH_SCRIPT, { mode: 0o755 });
     const jobId = await sbatch(this.sbatchOptions(req), script, [req.runDir, ...req.argv], {
       timeoutMs: this.o.timeoutMs,
-      env: { ...process.env, ...req.env },
+      env: process.env,
     });
     return this.record(req, jobId);
   }
@@ -202,6 +202,8 @@ export class SlurmBackend implements TrainingBackend {
       `--error=${file('stderr.log')}`,
       '--open-mode=append',
       '--requeue',
+      // The job gets none of the worker's environment (its secrets): the trainer's comes from its argv (sandbox).
+      '--export=NONE',
       `--nodes=${o.nodes}`,
       `--cpus-per-task=${o.cpusPerTask}`,
     ];

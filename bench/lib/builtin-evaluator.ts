@@ -1,6 +1,6 @@
 // The built-in task as a bench objective: train the char-level model in-process for a configuration and seed, and
 // score it on the public and held-out loss items. Deterministic in (params, seed), so results are cached.
-import { ensureCorpus, readSplit, readTrainFiles } from '../../activities/builtin-task/corpus-cache';
+import { ensureCorpus, evalSplitFiles, readTrainFiles } from '../../activities/builtin-task/corpus-cache';
 import { corpusDirOf } from '../../activities/paths';
 import { resolveConfig } from '../../core/config';
 import { buildLossItems } from '../../core/builtin-task/eval-items';
@@ -27,8 +27,8 @@ export async function builtinEvaluator(opts: { steps: number; lossItems: number 
   const corpusDir = corpusDirOf(resolveConfig(process.env, process.cwd()).home);
   const manifest = await ensureCorpus(corpusDir);
   const { text } = readTrainFiles(corpusDir, manifest);
-  const publicItems = buildLossItems('public', readSplit(corpusDir, 'public'), { count: opts.lossItems, seed: 1 });
-  const heldoutItems = buildLossItems('heldout', readSplit(corpusDir, 'heldout'), { count: opts.lossItems, seed: 1 });
+  const publicItems = buildLossItems('public', await evalSplitFiles('public'), { count: opts.lossItems, seed: 1 });
+  const heldoutItems = buildLossItems('heldout', await evalSplitFiles('heldout'), { count: opts.lossItems, seed: 1 });
   const cache = new Map<string, Scored | undefined>();
   let trained = 0;
   return {

@@ -1,6 +1,7 @@
 // `flywheel up`: the whole local stack in the foreground — Temporal, PostgreSQL, one worker per queue family —
 // until Ctrl-C, which stops everything it started.
 import type { Command } from 'commander';
+import { sandboxStatusLine } from '../../backends/sandbox/bubblewrap';
 import { resolveConfig } from '../../core/config';
 import { EXIT_FAILURE } from '../errors';
 import { dashboardPort } from '../dashboard/serve-dashboard';
@@ -25,6 +26,7 @@ Logs of each component are in $FLYWHEEL_HOME/logs/.
     .action(async () => {
       const config = resolveConfig(process.env, process.cwd());
       console.log(`flywheel up  home ${config.home}`);
+      console.log(`flywheel up  ${sandboxStatusLine()}`);
       // Loaded here, not at the top: the Temporal SDK takes a second to load and other commands do not need it.
       const { startStack } = require('../../infra/dev-stack/stack') as typeof import('../../infra/dev-stack/stack');
       const { formatStackEvent } = require('../../infra/dev-stack/events') as typeof import('../../infra/dev-stack/events');

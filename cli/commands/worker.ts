@@ -1,6 +1,7 @@
 // `flywheel worker --queue <family>`: one worker process. `flywheel up` starts one per family; run it by hand
 // to add capacity or to serve a queue against an external cluster.
 import { Option, type Command } from 'commander';
+import { sandboxStatusLine } from '../../backends/sandbox/bubblewrap';
 import { resolveConfig, type FlywheelConfig } from '../../core/config';
 import { QUEUE_FAMILIES, type QueueFamily } from '../../core/queues';
 import { AWAIT_START_ENV, type WorkerReadyMessage, type WorkerStartMessage } from '../../infra/dev-stack/worker-supervisor';
@@ -20,6 +21,7 @@ export function registerWorker(program: Command): void {
       // Loaded here, not at the top: the worker SDK takes a second to load and other commands do not need it.
       const { runWorker } = require('../../workers/main') as typeof import('../../workers/main');
       const initial = resolveConfig(process.env, process.cwd());
+      if (opts.queue === 'training' || opts.queue === 'eval') console.log(`${new Date().toISOString()} ${sandboxStatusLine()}`);
       const config = process.env[AWAIT_START_ENV] === '1' ? awaitStart().then((env) => resolveConfig(env, process.cwd())) : joinRunningStack(initial);
       await runWorker({
         family: opts.queue,

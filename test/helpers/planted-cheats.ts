@@ -2,6 +2,8 @@
 // each recipe a campaign whose trainer is that recipe (infra/trainers/cheats), scored and gated by the real activities.
 import fs from 'node:fs';
 import path from 'node:path';
+import { REPO } from '../../activities/training/trainer-command';
+import { sandboxAvailable } from './sandbox';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { and, eq } from 'drizzle-orm';
 import { prepareTask } from '../../activities/builtin-task/prepare-task';
@@ -39,7 +41,10 @@ const run = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, ...args: A): P
 
 export async function plantedCheats(db: Db, home: string, prefix: string): Promise<PlantedCheats> {
   const deps: ActivityDeps = { db, home };
-  const leakFile = path.join(home, 'leak.json');
+  // Beside FLYWHEEL_HOME, not in it: the sandbox hides FLYWHEEL_HOME from the cheat, and the leak is given on purpose.
+  const leakDir = `${home}-leak`;
+  fs.mkdirSync(leakDir, { recursive: true });
+  const leakFile = path.join(leakDir, 'leak.json');
   const prod = `${prefix}-production`;
   await registerCampaign(db, { campaignId: prod, spec: fastBuiltinSpec(prod) });
   const { suiteId, datasetVersionId: baseVersionId } = await prepareTask(deps, { campaignId: prod });
@@ -66,7 +71,8 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
     async candidate(recipe, tag, file) {
       const campaignId = `${prefix}-${recipe}${tag}`;
       const command = [process.execPath, RUN_TS, CHEATS, recipe, leakFile];
-      await registerCampaign(db, { campaignId, spec: fastBuiltinSpec(campaignId, { trainer: { command } } as never) });
+      const trainer = { command, readOnlyPaths: [REPO, leakDir], unsandboxed: !sandboxAvailable };
+      await registerCampaign(db, { campaignId, spec: fastBuiltinSpec(campaignId, { trainer } as never) });
       const experimentId = `${campaignId}/e1`;
       await db.insert(experiments).values({ id: experimentId, campaignId, innerLoopId: `${campaignId}/inner`, index: 1, datasetVersionId: baseVersionId, params: { recipe }, proposer: 'test', status: 'succeeded' });
       const id = `${experimentId}/r1/step-300`;

@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { CampaignSpecInput } from '../../core/spec';
+import { sandboxAvailable } from './sandbox';
 
 export function uniqueName(label: string): string {
   return `${label}-${crypto.randomBytes(3).toString('hex')}`;
@@ -39,7 +40,7 @@ export function fixtureSpec(name: string, params: Record<string, number | boolea
   return {
     name,
     task: { kind: 'builtin-code', completionItems: 10, lossItems: 5 },
-    trainer: { command: [process.execPath, FIXTURE_TRAINER] },
+    trainer: { command: [process.execPath, FIXTURE_TRAINER], unsandboxed: !sandboxAvailable },
     searchSpace,
     selection: { metric: 'exact_match', mode: 'max' },
     innerLoop: { budget: { experiments: 1, parallelism: 1 }, batchSize: 1, startupTrials: 0, pruning: { rule: 'none' }, ...innerLoop },
@@ -60,6 +61,7 @@ export function torchSpec(name: string, lrChoices: number[], steps: number, inne
     task: { kind: 'builtin-code', completionItems: 10, lossItems: 5 },
     trainer: {
       command: ['python3', TORCH_TRAINER],
+      unsandboxed: !sandboxAvailable,
       fixed: { n_layer: 1, n_head: 2, d_model: 32, context: 32, batchSize: 8, logEvery: 25, steps: 0 },
     },
     searchSpace: { lr: { type: 'categorical', choices: lrChoices }, steps: { type: 'categorical', choices: [steps] } },

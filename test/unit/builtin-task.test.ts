@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBuiltinCorpus, type CorpusManifest } from '../../activities/builtin-task/corpus';
+import { buildBuiltinCorpus, collectBuiltinCorpus, type CorpusManifest } from '../../activities/builtin-task/corpus';
 import { buildCompletionItems, buildLossItems, codeMask, splitOfFile, type SourceFile } from '../../core/builtin-task/eval-items';
 import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../../core/builtin-task/search-space';
 import { firstToken, tokenAt } from '../../core/builtin-task/tokens';
@@ -14,13 +14,12 @@ let scratch: string;
 let manifest: CorpusManifest;
 let publicFiles: SourceFile[];
 
-const readJsonl = (file: string): SourceFile[] =>
-  fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SourceFile);
+let heldoutFiles: SourceFile[];
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'builtin-task-'));
   manifest = await buildBuiltinCorpus(path.join(scratch, 'a'));
-  publicFiles = readJsonl(path.join(scratch, 'a', 'public.jsonl'));
+  ({ public: publicFiles, heldout: heldoutFiles } = (await collectBuiltinCorpus()).splits);
 });
 
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -40,10 +39,17 @@ describe('splitOfFile', () => {
 });
 
 describe('buildBuiltinCorpus', () => {
+  test('writes only the training side: no eval split reaches the disk', () => {
+    expect(fs.readdirSync(path.join(scratch, 'a')).sort()).toEqual(['manifest.json', 'train.txt']);
+    const train = fs.readFileSync(path.join(scratch, 'a', 'train.txt'), 'utf8');
+    expect(publicFiles.length).toBeGreaterThan(0);
+    for (const f of publicFiles.slice(0, 20)) expect(train.includes(f.text)).toBe(false);
+  });
+
   test('writes the same bytes on every build', async () => {
     const again = await buildBuiltinCorpus(path.join(scratch, 'b'));
     expect(again.contentSha256).toBe(manifest.contentSha256);
-    for (const f of ['train.txt', 'public.jsonl', 'heldout.jsonl', 'manifest.json']) {
+    for (const f of ['train.txt', 'manifest.json']) {
       expect(fs.readFileSync(path.join(scratch, 'b', f)).equals(fs.readFileSync(path.join(scratch, 'a', f)))).toBe(true);
     }
   });
@@ -64,7 +70,7 @@ describe('buildBuiltinCorpus', () => {
   });
 
   test('splits are disjoint by file and follow splitOfFile', () => {
-    const heldout = readJsonl(path.join(scratch, 'a', 'heldout.jsonl'));
+    const heldout = heldoutFiles;
     const bySplit = { train: new Set<string>(), public: new Set<string>(), heldout: new Set<string>() };
     for (const f of manifest.files) {
       expect(splitOfFile(f.file)).toBe(f.split);

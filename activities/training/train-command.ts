@@ -1,0 +1,32 @@
+// The argv and environment of one training run, by backend: local processes and Slurm jobs run the trainer in the
+// bubblewrap sandbox (backends/sandbox); Ray and Kubernetes jobs run in the cluster's own containers, so the
+// trainer gets the environment allow-list there and the operator keeps eval data off the volumes it mounts.
+import type { RunJson } from '../../core/job-contract';
+import type { CampaignSpec } from '../../core/spec';
+import { trainerEnvironment } from '../../core/trainer-environment';
+import { trainerArgv } from './trainer-command';
+import { isolatedEntry, trainerSetupOf } from './trainer-isolation';
+
+/** In the run directory: how the trainer was isolated (`{"sandbox": "bubblewrap"}`). */
+export const ISOLATION_FILE = 'isolation.json';
+
+/** Backends whose jobs run on hosts that make the sandbox themselves (the worker's host, or Slurm's nodes). */
+const SANDBOXED_BACKENDS = new Set(['local', 'slurm']);
+
+export interface TrainCommand {
+  argv: string[];
+  env: Record<string, string>;
+  /** How the trainer is isolated: recorded in the run directory (isolation.json) and shown in reports. */
+  isolation: { sandbox: 'bubblewrap' | 'none' | 'cluster'; reason?: string };
+}
+
+export function trainCommand(spec: CampaignSpec, home: string, run: RunJson, runDir: string): TrainCommand {
+  const args = ['--run-dir', runDir];
+  if (!SANDBOXED_BACKENDS.has(spec.backend.kind)) {
+    const reason = `${spec.backend.kind} runs the trainer in the cluster's container, with the environment allow-list`;
+    return { argv: trainerArgv(spec.trainer.command, 'train', args), env: trainerEnvironment(process.env, spec.trainer), isolation: { sandbox: 'cluster', reason } };
+  }
+  const data = [run.dataset.path, ...(run.baseCheckpoint ? [run.baseCheckpoint] : [])];
+  const { argv, env, sandbox, reason } = isolatedEntry(trainerSetupOf(spec, home), 'train', args, { cwd: runDir, data, readWrite: [runDir] });
+  return { argv, env, isolation: { sandbox, ...(reason ? { reason } : {}) } };
+}

@@ -1,0 +1,48 @@
+// How a campaign's trainer is run, isolated: its argv for an entry point, the environment the spec allows, the
+// code it may read, and what is hidden from it (FLYWHEEL_HOME, the task's eval sources). The launch activity and
+// the eval activity both go through here, so `train` and `predict` get the same sandbox.
+import path from 'node:path';
+import { isolate, type IsolatedCommand } from '../../backends/sandbox/sandbox';
+import type { CampaignSpec } from '../../core/spec';
+import { trainerEnvironment } from '../../core/trainer-environment';
+import { builtinCorpusSourceDirs } from '../builtin-task/corpus';
+import { predictScratchRoot } from '../paths';
+import { REPO, trainerArgv } from './trainer-command';
+
+/** The spec's trainer block plus what the worker hides from it. */
+export interface TrainerSetup {
+  trainer: Pick<CampaignSpec['trainer'], 'command' | 'env' | 'passEnv' | 'readOnlyPaths' | 'network' | 'unsandboxed'>;
+  /** FLYWHEEL_HOME, the eval activity's predict scratch and the task's eval sources. */
+  hide: string[];
+}
+
+export function trainerSetupOf(spec: Pick<CampaignSpec, 'trainer' | 'task'>, home: string): TrainerSetup {
+  const sources = spec.task.kind === 'builtin-code' ? builtinCorpusSourceDirs(path.join(REPO, 'node_modules')) : [];
+  return { trainer: spec.trainer, hide: [path.resolve(home), predictScratchRoot(), ...sources] };
+}
+
+export interface EntryPaths {
+  cwd: string;
+  /** Read-only inputs: the dataset version and base checkpoint, or predict's checkpoint and prompts. */
+  data: string[];
+  /** The run directory, or predict's scratch folder. */
+  readWrite: string[];
+}
+
+/** The command that runs one entry point of the trainer under the campaign's isolation. */
+export function isolatedEntry(setup: TrainerSetup, entry: 'train' | 'predict', args: string[], paths: EntryPaths): IsolatedCommand {
+  const { trainer } = setup;
+  const builtin = trainer.command === 'builtin';
+  return isolate({
+    argv: trainerArgv(trainer.command, entry, args),
+    env: trainerEnvironment(process.env, trainer),
+    cwd: paths.cwd,
+    code: [...(builtin ? [REPO] : []), ...trainer.readOnlyPaths],
+    data: paths.data,
+    readWrite: paths.readWrite,
+    hide: setup.hide,
+    network: trainer.network,
+    unsandboxed: trainer.unsandboxed,
+    trusted: builtin,
+  });
+}

@@ -1,0 +1,53 @@
+// Turns a trainer entry point (`train` or `predict`) into the argv that runs it isolated: inside bubblewrap where
+// the host can make the sandbox, or, for a campaign that set `trainer.unsandboxed`, under `env -i` so that the
+// environment allow-list holds even then. One place for both the training backends and the eval activity.
+import { bubblewrapArgv, probeSandbox, type SandboxPolicy } from './bubblewrap';
+import { programPaths } from './program-paths';
+
+export interface IsolationRequest {
+  argv: string[];
+  /** The trainer's whole environment (core/trainer-environment.ts); PATH is extended with the interpreter's bin. */
+  env: Record<string, string>;
+  cwd: string;
+  /** Read-only code beyond what the argv names: the built-in trainer's checkout, `trainer.readOnlyPaths`. */
+  code: string[];
+  /** Read-only data: the dataset version, the base checkpoint, predict's checkpoint and prompts. */
+  data: string[];
+  readWrite: string[];
+  /** FLYWHEEL_HOME and the task's eval sources: masked wherever code would show them. */
+  hide: string[];
+  network: boolean;
+  /** `trainer.unsandboxed`: run without the filesystem and network sandbox where none can be made. */
+  unsandboxed: boolean;
+  /** Flywheel's own code (the built-in trainer): may run without a sandbox on a host that cannot make one. */
+  trusted?: boolean;
+}
+
+export interface IsolatedCommand {
+  argv: string[];
+  env: Record<string, string>;
+  /** `bubblewrap`, or `none` with the reason (shown in reports beside the campaign). */
+  sandbox: 'bubblewrap' | 'none';
+  reason?: string;
+}
+
+/** The host cannot make the sandbox and the campaign did not set `trainer.unsandboxed`: nothing is started. */
+export class SandboxUnavailableError extends Error {
+  override readonly name = 'SandboxUnavailableError';
+}
+
+export function isolate(req: IsolationRequest): IsolatedCommand {
+  const program = programPaths(req.argv, req.env.PATH ?? process.env.PATH);
+  const env = { ...req.env, PATH: [...program.pathDirs, req.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'].join(':') };
+  const probe = probeSandbox();
+  if (req.unsandboxed || !probe.ok) {
+    if (!probe.ok && !req.unsandboxed && !req.trusted) {
+      throw new SandboxUnavailableError(`no sandbox for the trainer on this host: ${probe.reason}; set trainer.unsandboxed: true to run it anyway`);
+    }
+    const reason = req.unsandboxed ? 'trainer.unsandboxed is set' : `the built-in trainer runs without one: ${(probe as { reason: string }).reason}`;
+    const assignments = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    return { argv: ['/usr/bin/env', '-i', ...assignments, ...program.argv], env, sandbox: 'none', reason };
+  }
+  const policy: SandboxPolicy = { code: [...program.code, ...req.code], hide: req.hide, data: req.data, readWrite: req.readWrite, env, cwd: req.cwd, network: req.network };
+  return { argv: bubblewrapArgv(probe.bwrap, policy, program.argv), env, sandbox: 'bubblewrap' };
+}
