@@ -15,6 +15,7 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
   'outer-iteration': { file: 'outer-iteration.ts', measures: 'one outer iteration end to end' },
   'agent-proposer': { file: 'agent-proposer.ts', measures: 'the hybrid proposer agent vs TPE vs random: held-out of the best-by-public per trial count' },
   'eval-integrity': { file: 'eval-integrity.ts', measures: "eval scoring items/s per grader kind; the gate's detection table over seeds" },
+  'sandbox-startup': { file: 'sandbox-startup.ts', measures: "the trainer sandbox's start-up cost per launch (median of 50) against an unsandboxed launch" },
   'dashboard-pages': { file: 'dashboard-pages.ts', measures: 'dashboard page time (median, p95 of 50) at 10,000 experiments and 1,000,000 metric points' },
 };
 

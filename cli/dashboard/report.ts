@@ -3,7 +3,7 @@
 import type { Db } from '../../db/client';
 import { fmtJson, fmtNum, fmtSeconds, fmtTime, html, message, page, raw, table, type Safe } from './html';
 import { analysesOf } from './queries/analyses';
-import { getCampaign, type CampaignRow } from './queries/campaigns';
+import { getCampaign, UNSANDBOXED_NOTE, type CampaignRow } from './queries/campaigns';
 import { curves, metricNames } from './queries/curves';
 import { datasetVersionsOf } from './queries/datasets';
 import { decisionsOf, type DecisionRow } from './queries/decisions';
@@ -98,7 +98,7 @@ export function reportHtml(r: CampaignReport, generatedAt = new Date()): string 
 <p>Training curves (${l.metric ?? 'no metrics'}) of the best ${Math.min(CURVES, l.board.length)}:</p>${raw(l.curvesSvg)}
 ${l.board.length ? table(l.board, boardCols(l.loop.metric)) : message('No experiments.')}${l.loop.experiments > l.board.length ? html`<p class="muted">Top ${l.board.length} of ${l.loop.experiments}.</p>` : ''}`,
   );
-  const body = html`<h1>Campaign ${c.id}</h1>
+  const body = html`<h1>Campaign ${c.id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
 <p>Report made ${fmtTime(generatedAt)} UTC · production checkpoint <code>${c.production_checkpoint_id ?? 'none'}</code> · selection ${c.metric} (${c.mode}) · ${c.experiments} experiments in ${c.inner_loops} inner loops, ${c.outer_iterations} outer iterations</p>
 <h2>Production held-out score</h2>${raw(r.heldoutSvg)}
 <h2>Outer iterations</h2>${r.iterations.length ? table(r.iterations, iterationCols) : message('No outer iterations.')}
@@ -115,6 +115,7 @@ export function reportMarkdown(r: CampaignReport, images: { heldout: string; loo
   const out: string[] = [
     `# Campaign ${c.id}`,
     '',
+    ...(c.unsandboxed ? [`**${UNSANDBOXED_NOTE}**`, ''] : []),
     `Report made ${fmtTime(generatedAt)} UTC · production checkpoint \`${c.production_checkpoint_id ?? 'none'}\` · selection ${c.metric} (${c.mode}) · ${c.experiments} experiments in ${c.inner_loops} inner loops, ${c.outer_iterations} outer iterations`,
     '',
     '## Production held-out score',

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { checkpoints, experiments, trainingRuns } from '../../db/schema';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
+import { sandboxAvailable } from '../helpers/sandbox';
 import { torchSpec, uniqueName } from '../helpers/specs';
 
 const STEPS = 50;
@@ -28,6 +29,10 @@ test.each(['slurm', 'ray'])('a torch campaign completes on the %s backend', asyn
     expect(result.best?.experimentId).toBe(`${wf}/e0`);
     const [run] = await harness.db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, `${wf}/e0`));
     expect(run).toMatchObject({ backend: kind, status: 'succeeded', exitCode: 0, launches: 1 });
+    // On Slurm the job runs the trainer in the bubblewrap sandbox, as the local backend does; Ray runs it in the
+    // cluster's own container with the environment allow-list.
+    const isolation = JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8')) as { sandbox: string };
+    expect(isolation.sandbox).toBe(kind === 'slurm' ? (sandboxAvailable ? 'bubblewrap' : 'none') : 'cluster');
     const steps = fs.readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { step: number }).step);
     expect(steps[steps.length - 1]).toBe(STEPS);
     const ckpts = await harness.db.db.select().from(checkpoints).where(eq(checkpoints.experimentId, `${wf}/e0`));

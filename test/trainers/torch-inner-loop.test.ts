@@ -8,6 +8,7 @@ import type { DbHandle } from '../../db/client';
 import { checkpoints, evalResults, experiments, trainingRuns } from '../../db/schema';
 import type { InnerLoopResult } from '../../workflows/inner-loop-api';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
+import { sandboxAvailable } from '../helpers/sandbox';
 import { torchSpec, uniqueName } from '../helpers/specs';
 
 const STEPS = 150;
@@ -59,6 +60,8 @@ test('each experiment ran the torch trainer to its last step, its loss falling, 
     const lines = fs.readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { step: number; loss: number });
     expect(lines[lines.length - 1].step).toBe(STEPS);
     expect(lines[lines.length - 1].loss).toBeLessThan(lines[0].loss);
+    // Trained inside the sandbox (where the host can make one), and from it found its data and torch.
+    expect(JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8'))).toEqual(sandboxAvailable ? { sandbox: 'bubblewrap' } : { sandbox: 'none', reason: 'trainer.unsandboxed is set' });
     const ckpts = await db.db.select().from(checkpoints).where(eq(checkpoints.experimentId, id));
     expect(ckpts.length).toBeGreaterThan(0);
     for (const c of ckpts) expect(c.format).toBe('torch-gpt-v1');

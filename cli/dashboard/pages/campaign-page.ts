@@ -5,7 +5,7 @@ import { outerStatusQuery, type PromotionEvidence } from '../../../workflows/out
 import { NotFoundError, within, type DashboardContext } from '../context';
 import { fmtJson, fmtNum, fmtTime, href, html, message, page, pager, raw, table, temporalLink, type Safe } from '../html';
 import { analysesOf } from '../queries/analyses';
-import { getCampaign } from '../queries/campaigns';
+import { getCampaign, UNSANDBOXED_NOTE } from '../queries/campaigns';
 import { datasetVersionsOf } from '../queries/datasets';
 import { countDecisions, decisionsOf, type DecisionRow } from '../queries/decisions';
 import { countInnerLoops, innerLoopsOf } from '../queries/inner-loops';
@@ -32,7 +32,7 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
     pendingPromotion(ctx, id),
   ]);
   const base = href.campaign(id);
-  const body = html`<h1>Campaign ${id}</h1>
+  const body = html`<h1>Campaign ${id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
 <p>Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) · ${c.experiments} experiments, ${c.running} running</p>
 <section id="actions"><h2>Actions</h2>${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
 ${pending ? promotionBlock(ctx, pending) : ''}</section>

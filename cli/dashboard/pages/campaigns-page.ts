@@ -1,7 +1,7 @@
 // `/`: every campaign with its state, newest first, paginated.
 import type { DashboardContext } from '../context';
 import { fmtTime, href, html, message, page, pager, table } from '../html';
-import { countCampaigns, listCampaigns } from '../queries/campaigns';
+import { countCampaigns, listCampaigns, UNSANDBOXED_NOTE } from '../queries/campaigns';
 
 const SIZE = 50;
 
@@ -10,7 +10,7 @@ export async function campaignsPage(ctx: DashboardContext, url: URL): Promise<st
   const [total, list] = await Promise.all([countCampaigns(ctx.db), listCampaigns(ctx.db, SIZE, pageNo * SIZE)]);
   const body = total
     ? html`${table(list, [
-        { head: 'campaign', cell: (c) => html`<a href="${href.campaign(c.id)}">${c.id}</a>` },
+        { head: 'campaign', cell: (c) => html`<a href="${href.campaign(c.id)}">${c.id}</a>${c.unsandboxed ? html` <b class="warning" title="${UNSANDBOXED_NOTE}">unsandboxed</b>` : ''}` },
         { head: 'state', cell: (c) => (c.running ? `${c.running} experiment(s) running` : c.last_outer_status ? `last outer iteration: ${c.last_outer_status}` : 'idle') },
         { head: 'production checkpoint', cell: (c) => c.production_checkpoint_id ?? '–' },
         { head: 'selection', cell: (c) => `${c.metric} (${c.mode})` },

@@ -13,7 +13,12 @@ export interface CampaignRow {
   running: number;
   outer_iterations: number;
   last_outer_status: string | null;
+  /** The spec set `trainer.unsandboxed`: its trainer runs without the filesystem and network sandbox. */
+  unsandboxed: boolean;
 }
+
+/** The line every page and report shows beside an unsandboxed campaign. */
+export const UNSANDBOXED_NOTE = "unsandboxed: this campaign's trainer runs without the filesystem and network sandbox (trainer.unsandboxed)";
 
 const COLUMNS = `c.id, c.created_at, c.production_checkpoint_id,
   coalesce(c.spec->'selection'->>'metric', 'bits_per_byte') AS metric, coalesce(c.spec->'selection'->>'mode', 'min') AS mode,
@@ -21,7 +26,8 @@ const COLUMNS = `c.id, c.created_at, c.production_checkpoint_id,
   (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id) AS experiments,
   (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.status = 'running') AS running,
   (SELECT count(*)::int FROM outer_iterations o WHERE o.campaign_id = c.id) AS outer_iterations,
-  (SELECT o.status FROM outer_iterations o WHERE o.campaign_id = c.id ORDER BY o.iteration DESC LIMIT 1) AS last_outer_status`;
+  (SELECT o.status FROM outer_iterations o WHERE o.campaign_id = c.id ORDER BY o.iteration DESC LIMIT 1) AS last_outer_status,
+  coalesce((c.spec->'trainer'->>'unsandboxed')::boolean, false) AS unsandboxed`;
 
 export const listCampaigns = (db: Db, limit: number, offset: number): Promise<CampaignRow[]> =>
   rows<CampaignRow>(db, `SELECT ${COLUMNS} FROM campaigns c ORDER BY c.created_at DESC, c.id LIMIT $1 OFFSET $2`, [limit, offset]);
