@@ -49,4 +49,7 @@ export const NON_RETRYABLE = [
   'AgentRequestError',
   'UnusableReplyError',
   'TokenBudgetExceededError',
+  // backends/sandbox: no sandbox on this host for a trainer that needs one, and a trainer program that does not exist.
+  'SandboxUnavailableError',
+  'TrainerProgramNotFoundError',
 ];
