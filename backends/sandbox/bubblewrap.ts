@@ -101,22 +101,28 @@ export function minimalCover(paths: string[]): string[] {
 
 export type SandboxProbe = { ok: true; bwrap: string } | { ok: false; reason: string };
 
-let probed: SandboxProbe | undefined;
+const probes = new Map<string, SandboxProbe>();
 
 /**
  * Whether this host can make the sandbox: bubblewrap on PATH (or `FLYWHEEL_BWRAP`) and namespaces it may use.
- * Asked once per process, by running `true` inside a sandbox like a trainer's.
+ * Asked once per process and bubblewrap path, by running `true` inside a sandbox like a trainer's.
  */
 export function probeSandbox(): SandboxProbe {
-  if (probed) return probed;
   const bwrap = process.env.FLYWHEEL_BWRAP ?? findOnPath('bwrap');
-  if (!bwrap) return (probed = { ok: false, reason: 'bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)' });
+  const key = bwrap ?? '';
+  const known = probes.get(key);
+  if (known) return known;
+  const probe = probeWith(bwrap);
+  probes.set(key, probe);
+  return probe;
+}
+
+function probeWith(bwrap: string | undefined): SandboxProbe {
+  if (!bwrap) return { ok: false, reason: 'bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)' };
   const r = spawnSync(bwrap, bubblewrapArgv(bwrap, { code: [], hide: [], data: [], readWrite: [], env: {}, cwd: '/' }, ['/bin/true']).slice(1), { encoding: 'utf8', timeout: 10_000 });
-  if (r.status !== 0) {
-    const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
-    return (probed = { ok: false, reason: `bubblewrap cannot make namespaces here: ${why}` });
-  }
-  return (probed = { ok: true, bwrap });
+  if (r.status === 0) return { ok: true, bwrap };
+  const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
+  return { ok: false, reason: `bubblewrap cannot make namespaces here: ${why}` };
 }
 
 /** The first executable `name` on PATH, or undefined. */

@@ -1,8 +1,7 @@
 // A host that cannot make the sandbox (here: FLYWHEEL_BWRAP names a program that does not exist, set before the
-// first probe of this test file's module registry): a campaign with its own trainer is refused at its first launch,
+// whole file): a campaign with its own trainer is refused at its first launch,
 // before any trainer starts, with one line naming the fix; the built-in trainer still runs (without a sandbox, and
 // says so in isolation.json); a campaign that sets trainer.unsandboxed runs, with the environment allow-list.
-process.env.FLYWHEEL_BWRAP = '/nonexistent/bwrap';
 import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -14,6 +13,7 @@ import { fastBuiltinSpec, fixtureSpec, uniqueName } from '../helpers/specs';
 
 let harness: LoopHarness;
 beforeAll(async () => {
+  process.env.FLYWHEEL_BWRAP = '/nonexistent/bwrap';
   harness = await loopHarness('no-sandbox');
 });
 afterAll(async () => {
