@@ -1,7 +1,7 @@
 // Held-out canaries for the built-in task: random-looking strings that exist only in held-out items' text. A model
-// that completes one from its beginning saw held-out text, whatever the channel (a read of the database or of the
-// corpus's held-out files, a leaked export): proof, where the held-out/public gain comparison is statistics.
-// Pure and deterministic.
+// that completes one from its beginning saw the held-out items, whatever channel carried them (a database read, an
+// export of the suite): proof, where the held-out/public gain comparison is statistics. They are not in the corpus's
+// held-out source files, so a trainer reading those is left to that comparison. Pure and deterministic.
 import { createHash } from 'node:crypto';
 
 /** A held-out item that carries a canary: its prompt is the canary's beginning, its reference the secret rest. */

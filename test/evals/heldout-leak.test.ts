@@ -3,7 +3,7 @@
 // entry run as a trainer is (a child process on a run directory whose run.json names the base dataset version), its
 // own `predict` run by scoreCheckpoint, the contamination check and the gate's decision rows. The leak itself is
 // simulated: the held-out items' text, read from the database, is handed to the cheat in a file named in its argv
-// (test/helpers/planted-cheats.ts), standing for any channel (a database read, the corpus's held-out files, an export).
+// (test/helpers/planted-cheats.ts), standing for any channel that carries held-out text to a trainer.
 import { and, eq } from 'drizzle-orm';
 import { checkContamination } from '../../activities/eval/check-contamination';
 import { ContaminatedDatasetError } from '../../core/errors';
