@@ -86,7 +86,8 @@ export const publicHeldoutGap: GateCheck = (e) => {
  *   outrun = ḡ_heldout − ḡ_public                      (the two mean paired gains)
  *   σ      = √(s²_heldout / n_heldout + s²_public / n_public)
  * where s² is each split's sample variance of its paired deltas and n its item count: the standard error of the
- * difference of two means over disjoint item sets, i.e. the spread the paired test itself sees, nothing assumed.
+ * difference of two means over disjoint item sets, from the spread the paired test itself sees (items taken as
+ * independent; items cut from one file are not quite, so the real false-alarm rate is somewhat above the nominal).
  * The candidate fails when outrun > k·σ, k = `heldoutOutrunSigmas` (default 3: under a normal approximation an
  * honest model that gains alike on both splits trips it about once in 740 gates). The bound grows with the spread
  * and shrinks with more items. Failing holds the candidate for a researcher instead of rejecting it when
