@@ -1,5 +1,6 @@
-// The hacking guard's evidence for the gate: both checkpoints' public and probe results (ids, scores, canary hits),
-// paired with the probe items' kinds and twins. Public and probe items only: no held-out text is read here.
+// The hacking guard's evidence for the gate: both checkpoints' public and probe results (ids, scores, the spread of
+// the public paired deltas, canary and held-out canary hits), paired with the probe items' kinds and twins. Public and
+// probe items only: no held-out text is read here.
 import { and, eq, inArray } from 'drizzle-orm';
 import { HIGHER_IS_BETTER } from '../../core/gate/checks';
 import type { IntegrityEvidence, TwinPair } from '../../core/gate/integrity-checks';
