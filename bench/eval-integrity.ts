@@ -1,6 +1,7 @@
 // Eval integrity: (1) scoring throughput per grader kind (items per second, graded two at a time as the eval
-// activity does, on this machine), and (2) the gate's detection table: for each planted cheat and for the honest
-// recipe, over several seeds, how often it is refused or rejected. Figures only; nothing here is asserted.
+// activity does, on this machine), and (2) the gate's detection table: for each planted cheat (held-out leaks
+// included) and for the honest recipe, over several seeds, how often it is refused or rejected. Figures only;
+// nothing here is asserted.
 // Run: node bin/run-ts.js bench/eval-integrity.ts [SEEDS] [ITEMS]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -71,10 +72,18 @@ async function detection(seeds: number): Promise<void> {
     for (let seed = 1; seed <= seeds; seed++) {
       const incumbent = await p.production(`s${seed}`, seed);
       const trained = await trainCheckpoint({ dir: home, id: `cand-s${seed}`, text: p.trainText, seed: 100 + seed, steps: 300 });
-      for (const recipe of ['honest', 'memorise', 'tamper'] as OutputRecipe[]) {
+      for (const recipe of ['honest', 'memorise', 'tamper', 'heldout-memorise'] as OutputRecipe[]) {
         const { summary, checks } = await p.gate(recipe, `-s${seed}`, await p.candidate(recipe, `-s${seed}`, trained), incumbent);
         const guard = INTEGRITY_RULES.filter((rule) => checks[rule] && !checks[rule].passed);
         count(recipe, summary.promote ? undefined : summary.rule, guard);
+      }
+      // Held-out text in training: each recipe's own train entry, 600 steps from the same seed; only the leak differs.
+      for (const recipe of ['honest', 'heldout-train'] as OutputRecipe[]) {
+        const tag = `-own-s${seed}`;
+        const file = await p.train(recipe, tag, { steps: 600, seed: 100 + seed });
+        const { summary, checks } = await p.gate(recipe, tag, await p.candidate(recipe, tag, file), incumbent);
+        const guard = INTEGRITY_RULES.filter((rule) => checks[rule] && !checks[rule].passed);
+        count(`${recipe} (own train, 600 steps)`, summary.promote ? undefined : summary.rule, guard);
       }
       // Dataset cheats: a few public items (a different handful per seed), or one canary, in the data.
       const pick = publicItems.filter((_, i) => i % seeds === seed - 1).slice(0, 5);

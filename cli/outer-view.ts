@@ -17,7 +17,7 @@ export const promoteCommand = (campaignId: string): string => `flywheel promote 
 export function formatEvidence(e: PromotionEvidence, campaignId: string): string {
   const lines = [
     `promotion awaiting approval (${e.outerIterationId}): candidate ${e.candidateCheckpointId} vs production ${e.incumbentCheckpointId}`,
-    `  gate: ${e.gate.promote ? 'PROMOTE' : 'REJECT'} (${e.gate.rule}): ${e.gate.reason}`,
+    `  gate: ${e.gate.promote ? 'PROMOTE' : 'HOLD'} (${e.gate.rule}): ${e.gate.reason}`,
     ...e.gate.checks.map((c) => `    ${c.passed ? 'pass' : 'FAIL'}  ${c.rule}: ${c.reason}`),
     '  held-out, candidate minus production (positive = better):',
     ...(e.categoryDeltas.length ? e.categoryDeltas.map((d) => `    ${`${d.metric} / ${d.category}`.padEnd(32)} ${signed(d.delta).padStart(9)}  (${d.items} items)`) : ['    (none)']),

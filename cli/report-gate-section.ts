@@ -10,14 +10,14 @@ interface CheckFigures {
   [figure: string]: unknown;
 }
 
-/** Gate decisions (kinds promote and reject; approvals and selections are other sections), oldest first. */
+/** Gate decisions (kinds promote, reject and hold; approvals and selections are other sections), oldest first. */
 export async function gateDecisionsSection(db: Db, campaignId: string): Promise<string[]> {
   const rows = await db.select().from(decisions).where(eq(decisions.campaignId, campaignId)).orderBy(asc(decisions.createdAt), asc(decisions.id));
-  const gates = rows.filter((r) => (r.kind === 'promote' || r.kind === 'reject') && (r.figures as { checks?: unknown }).checks !== undefined);
+  const gates = rows.filter((r) => (r.kind === 'promote' || r.kind === 'reject' || r.kind === 'hold') && (r.figures as { checks?: unknown }).checks !== undefined);
   const out = [`## Promotion gate: ${campaignId}`, ''];
   if (gates.length === 0) return [...out, 'No gate decisions yet.'];
   for (const d of gates) {
-    out.push(`### ${d.id}: ${d.kind === 'promote' ? 'promoted' : 'REJECTED'} (rule: ${d.rule})`, '', `- candidate: ${d.checkpointId ?? '?'}`, `- reason: ${d.reason}`);
+    out.push(`### ${d.id}: ${d.kind === 'promote' ? 'promoted' : d.kind === 'hold' ? 'HELD for approval' : 'REJECTED'} (rule: ${d.rule})`, '', `- candidate: ${d.checkpointId ?? '?'}`, `- reason: ${d.reason}`);
     const checks = (d.figures as { checks: Record<string, CheckFigures> }).checks;
     out.push('', '| check | verdict | figures |', '| --- | --- | --- |');
     for (const [rule, c] of Object.entries(checks).sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -206,8 +206,11 @@ export const evalResults = pgTable('eval_results', {
   metrics: jsonb('metrics').$type<Record<string, number>>().notNull(),
   /** Per-item outcomes (id → score); for the held-out split, ids and scores only. */
   perItem: jsonb('per_item').$type<Record<string, number>>().notNull(),
-  /** Items a grader could not score (`errors`: id → one line; never a pass) and outputs holding a canary (`canaryHits`). */
-  details: jsonb('details').$type<{ errors?: Record<string, string>; canaryHits?: string[] }>().notNull().default({}),
+  /**
+   * Items a grader could not score (`errors`: id → one line; never a pass), outputs holding a canary (`canaryHits`),
+   * and outputs completing a held-out canary their prompt did not hold (`heldoutCanaryHits`).
+   */
+  details: jsonb('details').$type<{ errors?: Record<string, string>; canaryHits?: string[]; heldoutCanaryHits?: string[] }>().notNull().default({}),
   createdAt: createdAt(),
 });
 
@@ -256,7 +259,7 @@ export const decisions = pgTable('decisions', {
   /** Deterministic: `${workflowId}/${kind}`. */
   id: text('id').primaryKey(),
   campaignId: text('campaign_id').notNull(),
-  /** select | promote | reject */
+  /** select | promote | reject | hold (a gate decision awaiting a researcher: `heldoutOutrun: hold`) */
   kind: text('kind').notNull(),
   checkpointId: text('checkpoint_id'),
   experimentId: text('experiment_id'),

@@ -161,8 +161,13 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
 
   let promote = gate.promote;
   let approval: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'];
-  if (promote && settings.approval.requireApproval) {
-    const { timeoutSeconds, onTimeout } = settings.approval;
+  // A candidate the gate holds (`promotion.heldoutOutrun: hold`) goes to a researcher with the gate's evidence, like a
+  // passed one under requireApproval; nobody answering rejects it. Histories from before hold was possible never
+  // carry `gate.hold`, so they never reach the patch.
+  const held = !promote && gate.hold === true && patched('heldout-outrun-hold');
+  if ((promote && settings.approval.requireApproval) || held) {
+    const { timeoutSeconds } = settings.approval;
+    const onTimeout = held ? 'reject' : settings.approval.onTimeout;
     pending = await orch.promotionEvidence({
       outerIterationId,
       decisionId,
@@ -182,7 +187,9 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
     promote = approval.approve;
     pending = undefined;
     setCurrentDetails('');
-    if (!promote) summary.reason = `the gate passed, but the promotion was ${approval.timedOut ? 'not approved before the deadline' : `rejected by ${approval.by}`}`;
+    const answeredBy = approval.timedOut ? 'not approved before the deadline' : `${promote ? 'approved' : 'rejected'} by ${approval.by}`;
+    if (held) summary.reason = `${gate.reason}; the promotion was ${answeredBy}`;
+    else if (!promote) summary.reason = `the gate passed, but the promotion was ${answeredBy}`;
   }
   summary.status = promote ? 'promoted' : 'rejected';
   summary.heldout!.production = promote ? cand.metrics[metric] : incumbent ? inc.metrics[metric] : undefined;

@@ -1,11 +1,12 @@
 // prepareTask: makes the built-in code task ready for a campaign: the corpus (built once per FLYWHEEL_HOME),
 // the base dataset version (the corpus's train split) and the eval suite (public and held-out items, disjoint
-// by file from the training text and from each other). Every row has a deterministic key: a retry upserts.
+// by file from the training text and from each other, probes, and held-out canaries). Every row has a deterministic key: a retry upserts.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { buildCompletionItems, buildLossItems, languageOf, type CompletionItem } from '../../core/builtin-task/eval-items';
+import { buildHeldoutCanaries } from '../../core/builtin-task/heldout-canaries';
 import { buildBuiltinProbes } from '../../core/builtin-task/probes';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError } from '../../core/errors';
@@ -83,8 +84,11 @@ async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: Corp
   // the same rule, and a twin goes with its original.
   const publicCompletions = built.filter((d): d is CompletionItem & { split: 'public' } => d.split === 'public' && d.grader === 'exact_token');
   const { probes, canaries } = buildBuiltinProbes(publicCompletions, seed);
+  // Held-out canaries (core/builtin-task/heldout-canaries.ts): held-out items only, derived from the held-out text.
+  const heldoutDigest = sha256(JSON.stringify(built.filter((d) => d.split === 'heldout').map((d) => [d.id, d.prompt, d.reference])));
+  const heldoutCanaries = buildHeldoutCanaries(seed, heldoutDigest);
   const all = [
-    ...built.map((d) => ({ ...d, graderConfig: null as Record<string, unknown> | null, probe: null as { kind: string; of?: string } | null })),
+    ...[...built, ...heldoutCanaries.items.map((d) => ({ ...d, split: 'heldout' as const }))].map((d) => ({ ...d, graderConfig: null as Record<string, unknown> | null, probe: null as { kind: string; of?: string } | null })),
     ...probes.map((p) => ({ ...p, split: 'probe' as const, grader: p.grader.kind, graderConfig: p.grader as Record<string, unknown>, probe: p.probe })),
   ];
   const { text: train } = readTrainFiles(corpusDir, manifest);
@@ -95,7 +99,8 @@ async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: Corp
     ).flatMap((o) => o.evalIds),
   );
   const drafts = all.filter((d) => !leaked.has(d.id) && !(d.probe?.of !== undefined && leaked.has(d.probe.of)));
-  const contentHash = sha256(JSON.stringify([canaries, drafts.map((d) => [d.id, d.split, d.prompt, d.reference, d.graderConfig, d.probe])]));
+  const heldoutCanaryTexts = heldoutCanaries.canaries.filter((_, k) => !leaked.has(heldoutCanaries.items[k].id));
+  const contentHash = sha256(JSON.stringify([canaries, heldoutCanaryTexts, drafts.map((d) => [d.id, d.split, d.prompt, d.reference, d.graderConfig, d.probe])]));
   const suiteId = `builtin-code@${contentHash.slice(0, 12)}`;
   const [existing] = await db.select({ id: evalSuites.id }).from(evalSuites).where(eq(evalSuites.id, suiteId));
   if (existing) return suiteId;
@@ -114,7 +119,7 @@ async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: Corp
       probe: d.probe && { ...d.probe, of: d.probe.of === undefined ? undefined : `${suiteId}/${d.probe.of}` },
     }));
     for (let i = 0; i < rows.length; i += 500) await tx.insert(evalItems).values(rows.slice(i, i + 500)).onConflictDoNothing();
-    await tx.insert(evalSuites).values({ id: suiteId, name: 'builtin-code', version: 1, contentHash, settings: { corpusHash, droppedForOverlapWithTrain: leaked.size, canaries } }).onConflictDoNothing();
+    await tx.insert(evalSuites).values({ id: suiteId, name: 'builtin-code', version: 1, contentHash, settings: { corpusHash, droppedForOverlapWithTrain: leaked.size, canaries, heldoutCanaries: heldoutCanaryTexts } }).onConflictDoNothing();
   });
   return suiteId;
 }

@@ -1,6 +1,7 @@
 // checkContamination: runs before any training run on a dataset version (the inner loop calls it first). Every
-// example of the version against every item of every suite and split, and every suite's canaries; a contaminated
-// version is refused with ContaminatedDatasetError (non-retryable) naming the examples and the items they overlap.
+// example of the version against every item of every suite and split, and every suite's canaries and held-out
+// canaries; a contaminated version is refused with ContaminatedDatasetError (non-retryable) naming the examples
+// and the items they overlap.
 import { eq, ne } from 'drizzle-orm';
 import { ContaminatedDatasetError, NotFoundError } from '../../core/errors';
 import { describeContamination, findContamination, type ContaminationFinding } from '../../core/dataset/contamination';
@@ -29,7 +30,12 @@ export async function checkContamination(deps: ActivityDeps, input: CheckContami
   const suites = await db.select({ id: evalSuites.id, settings: evalSuites.settings }).from(evalSuites);
   const items = await db.select({ id: evalItems.id, split: evalItems.split, prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems).where(ne(evalItems.split, 'heldout'));
   for (const s of suites) items.push(...(await readHeldoutItems(db, s.id, `checkContamination:${input.reader}`, 'contamination')));
-  const canaries = suites.flatMap((s) => ((s.settings as { canaries?: string[] }).canaries ?? []).map((text, k) => ({ id: `${s.id}#canary${k}`, text })));
+  // Held-out canaries are checked by name too: the overlap check would catch the items that carry them, but a bare
+  // canary in an example is proof of a held-out leak on its own.
+  const canaries = suites.flatMap((s) => {
+    const { canaries: pub = [], heldoutCanaries = [] } = s.settings as { canaries?: string[]; heldoutCanaries?: string[] };
+    return [...pub.map((text, k) => ({ id: `${s.id}#canary${k}`, text })), ...heldoutCanaries.map((text, k) => ({ id: `${s.id}#heldout-canary${k}`, text }))];
+  });
 
   const findings: ContaminationFinding[] = findContamination(
     rows.map((r) => ({ key: `${r.source}:${r.sourceRef}`, text: r.content })),

@@ -33,7 +33,8 @@ export interface ScoreResult {
   itemCount: number;
   /**
    * `exact_match` (share of exact-token items right), `bits_per_byte` (when Flywheel can read the format),
-   * `accuracy` (share of all output-graded items passed), `grader_errors` and `canary_hits` (counts).
+   * `accuracy` (share of all output-graded items passed), `grader_errors`, `canary_hits` and
+   * `heldout_canary_hits` (counts).
    */
   metrics: Record<string, number>;
 }
@@ -64,12 +65,13 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   if (items.length === 0 && input.split === 'probe') return { checkpointId: input.checkpointId, split: input.split, itemCount: 0, metrics: {} };
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no ${input.split} items`);
   const [suite] = await db.select({ settings: evalSuites.settings }).from(evalSuites).where(eq(evalSuites.id, input.suiteId));
-  const settings = (suite?.settings ?? {}) as { rubrics?: Record<string, string>; canaries?: string[] };
+  const settings = (suite?.settings ?? {}) as { rubrics?: Record<string, string>; canaries?: string[]; heldoutCanaries?: string[] };
 
   const perItem: Record<string, number> = {};
   const metrics: Record<string, number> = {};
   const errors: Record<string, string> = {};
   const canaryHits: string[] = [];
+  const heldoutCanaryHits: string[] = [];
   const graded = items.filter((i) => i.grader !== 'bits_per_byte');
   if (graded.length > 0) {
     const predictions = await runPredict({
@@ -93,15 +95,19 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
       right += o.score;
       if (i.grader === 'exact_token') tokenRight += o.score;
       if (o.error !== undefined) errors[i.id] = o.error;
-      // A canary the output writes, or completes from a prompt that holds its beginning.
+      // A canary the output writes, or completes from a prompt that holds its beginning. Held-out canaries apart:
+      // their text is only in held-out items, so completing one proves the model saw held-out text.
       const out = predictions.get(i.id)!;
-      if ((settings.canaries ?? []).some((c) => (i.prompt + out).includes(c) && !i.prompt.includes(c))) canaryHits.push(i.id);
+      const completes = (c: string) => (i.prompt + out).includes(c) && !i.prompt.includes(c);
+      if ((settings.canaries ?? []).some(completes)) canaryHits.push(i.id);
+      if ((settings.heldoutCanaries ?? []).some(completes)) heldoutCanaryHits.push(i.id);
     });
     const tokenItems = graded.filter((i) => i.grader === 'exact_token').length;
     if (tokenItems > 0) metrics.exact_match = tokenRight / tokenItems;
     metrics.accuracy = right / graded.length;
     metrics.grader_errors = Object.keys(errors).length;
     metrics.canary_hits = canaryHits.length;
+    metrics.heldout_canary_hits = heldoutCanaryHits.length;
   }
   const loss = items.filter((i) => i.grader === 'bits_per_byte');
   const scorer = lossScorerFor(ckpt.format);
@@ -113,7 +119,7 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
 
   await db
     .insert(evalResults)
-    .values({ id, checkpointId: input.checkpointId, experimentId: ckpt.experimentId, suiteId: input.suiteId, split: input.split, itemCount: items.length, metrics, perItem, details: { errors, canaryHits } })
+    .values({ id, checkpointId: input.checkpointId, experimentId: ckpt.experimentId, suiteId: input.suiteId, split: input.split, itemCount: items.length, metrics, perItem, details: { errors, canaryHits, heldoutCanaryHits } })
     .onConflictDoNothing();
   const score = metrics[spec.selection.metric];
   if (score !== undefined && input.split !== 'probe') {

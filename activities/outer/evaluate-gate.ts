@@ -25,6 +25,11 @@ export interface EvaluateGateInput {
 /** Small enough for workflow history: no items, no per-item scores. */
 export interface GateSummary {
   promote: boolean;
+  /**
+   * Not promoted, but held for a researcher's approval rather than rejected: every failing check is one the settings
+   * hold (`heldoutOutrun: hold`). The decision row's kind is then `hold`.
+   */
+  hold: boolean;
   rule: string;
   reason: string;
   /** The primary metric's mean improvement (positive = better); 0 when it has no scores. */
@@ -49,7 +54,7 @@ export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<Ga
     .values({
       id: input.decisionId,
       campaignId: input.campaignId,
-      kind: outcome.promote ? 'promote' : 'reject',
+      kind: outcome.promote ? 'promote' : outcome.hold ? 'hold' : 'reject',
       checkpointId: input.candidateCheckpointId,
       experimentId: evidence.candidateExperimentId,
       rule: outcome.rule,
@@ -133,6 +138,7 @@ function summaryOf(row: typeof decisions.$inferSelect, input: EvaluateGateInput)
   const figures = row.figures as { meanDelta?: unknown; pValue?: unknown };
   return {
     promote: row.kind === 'promote',
+    hold: row.kind === 'hold',
     rule: row.rule,
     reason: row.reason,
     meanDelta: typeof figures.meanDelta === 'number' ? figures.meanDelta : 0,

@@ -1,7 +1,10 @@
-// The hacking guard's evidence for the gate: both checkpoints' public and probe results (ids, scores, canary hits),
-// paired with the probe items' kinds and twins. Public and probe items only: no held-out text is read here.
+// The hacking guard's evidence for the gate: both checkpoints' public and probe results (ids, scores, the spread of
+// the public paired deltas, canary and held-out canary hits), paired with the probe items' kinds and twins. Public and
+// probe items only: no held-out text is read here.
 import { and, eq, inArray } from 'drizzle-orm';
+import { HIGHER_IS_BETTER } from '../../core/gate/checks';
 import type { IntegrityEvidence, TwinPair } from '../../core/gate/integrity-checks';
+import { orientedDeltas, sampleVariance } from '../../core/gate/paired-test';
 import type { GateMetric } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
 import { evalItems, evalResults } from '../../db/schema';
@@ -38,7 +41,20 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
       const ids = items.filter((i) => i.split === 'public' && i.grader === grader && candPublic.perItem[i.id] !== undefined && incPublic.perItem[i.id] !== undefined).map((i) => i.id);
       if (ids.length === 0) continue;
       const mean = (r: Record<string, number>) => ids.reduce((s, id) => s + r[id], 0) / ids.length;
-      out.means.push({ metric, candidatePublic: mean(candPublic.perItem), incumbentPublic: mean(incPublic.perItem), candidateHeldout: held.candidate, incumbentHeldout: held.incumbent });
+      // The public paired deltas' spread, for the bound of heldoutOutrunsPublic (numbers only, no ids needed).
+      const deltas = orientedDeltas(
+        ids.map((id) => candPublic.perItem[id]),
+        ids.map((id) => incPublic.perItem[id]),
+        HIGHER_IS_BETTER[metric],
+      );
+      out.means.push({
+        metric,
+        candidatePublic: mean(candPublic.perItem),
+        incumbentPublic: mean(incPublic.perItem),
+        candidateHeldout: held.candidate,
+        incumbentHeldout: held.incumbent,
+        publicSpread: { n: deltas.length, variance: sampleVariance(deltas) },
+      });
     }
   }
   if (candProbe && incProbe && candPublic && incPublic) {
@@ -58,5 +74,6 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
   }
   const hits = await db.select({ details: evalResults.details }).from(evalResults).where(and(eq(evalResults.checkpointId, input.candidateCheckpointId), eq(evalResults.suiteId, input.suiteId)));
   out.canaryHits = [...new Set(hits.flatMap((h) => h.details.canaryHits ?? []))].sort();
+  out.heldoutCanaryHits = [...new Set(hits.flatMap((h) => h.details.heldoutCanaryHits ?? []))].sort();
   return out;
 }

@@ -1,5 +1,6 @@
 // An eval suite as data: items with a prompt, a reference and a grader, in a public, held-out or probe split, plus
-// the suite's LLM-judge rubrics and canary strings. `parseSuite` rejects a malformed suite naming every failing item.
+// the suite's LLM-judge rubrics, canary strings and held-out canaries. `parseSuite` rejects a malformed suite naming
+// every failing item.
 import { z } from 'zod';
 import { graderConfigSchema, type GraderConfig } from '../graders';
 
@@ -38,6 +39,12 @@ export const suiteSchema = z.strictObject({
   rubrics: z.record(z.string(), z.string().min(1)).default({}),
   /** Strings that must never appear in a training example nor in a candidate's outputs. @default [] */
   canaries: z.array(z.string().min(12, 'a canary needs at least 12 characters to be unmistakable')).default([]),
+  /**
+   * Held-out canaries: strings written into held-out items' text (and no other split's), that no candidate output
+   * may complete. One that does proves the model saw held-out text; the gate rejects it (`heldoutCanaryInOutputs`).
+   * @default []
+   */
+  heldoutCanaries: z.array(z.string().min(12, 'a canary needs at least 12 characters to be unmistakable')).default([]),
   items: z.array(z.unknown()).min(1, 'a suite needs at least one item'),
 });
 
@@ -45,6 +52,7 @@ export interface Suite {
   name: string;
   rubrics: Record<string, string>;
   canaries: string[];
+  heldoutCanaries: string[];
   items: SuiteItem[];
 }
 
@@ -78,11 +86,19 @@ export function parseSuite(input: unknown): Suite {
     const problem = crossCheck(item, byId, top.data.rubrics);
     if (problem) problems.push(`item "${item.id}": ${problem}`);
   }
+  // A held-out canary lives in held-out text only: elsewhere it would be no proof of a held-out leak.
+  top.data.heldoutCanaries.forEach((c, k) => {
+    const holders = items.filter((i) => (i.prompt + i.reference).includes(c));
+    const outside = holders.filter((i) => i.split !== 'heldout').map((i) => `"${i.id}"`);
+    if (holders.length === 0) problems.push(`heldoutCanaries[${k}]: no held-out item's text holds it`);
+    if (outside.length > 0) problems.push(`heldoutCanaries[${k}]: ${outside.join(', ')} outside the held-out split hold it`);
+    if (top.data.canaries.includes(c)) problems.push(`heldoutCanaries[${k}]: it is also a public canary`);
+  });
   if (problems.length > 0) {
     const more = problems.length > MAX_LISTED ? ` and ${problems.length - MAX_LISTED} more` : '';
     throw new MalformedSuiteError(`malformed eval suite "${top.data.name}", ${problems.length} failing item(s): ${problems.slice(0, MAX_LISTED).join('; ')}${more}`);
   }
-  return { name: top.data.name, rubrics: top.data.rubrics, canaries: top.data.canaries, items };
+  return { name: top.data.name, rubrics: top.data.rubrics, canaries: top.data.canaries, heldoutCanaries: top.data.heldoutCanaries, items };
 }
 
 function crossCheck(item: SuiteItem, byId: Map<string, SuiteItem>, rubrics: Record<string, string>): string | undefined {

@@ -34,6 +34,8 @@ export interface CheckResult {
   reason: string;
   /** Flat figures, recorded with the decision. */
   figures: Record<string, number | string>;
+  /** A failure the settings say to hold for a researcher's approval rather than reject (`heldoutOutrun: hold`). */
+  hold?: boolean;
 }
 
 export type GateCheck = (e: GateEvidence) => CheckResult;
@@ -44,6 +46,8 @@ export interface GateOutcome {
   rule: string;
   reason: string;
   results: CheckResult[];
+  /** Not promoted, but every failing check asks to hold the candidate for a researcher rather than reject it. */
+  hold: boolean;
 }
 
 export const ALL_CHECKS_PASSED = 'allChecksPassed';
@@ -121,12 +125,18 @@ export const noCategoryRegression: GateCheck = (e) => {
 /** The held-out checks, then the hacking guard's (core/gate/integrity-checks.ts). */
 export const DEFAULT_CHECKS: readonly GateCheck[] = [heldoutImprovement, noCategoryRegression, ...INTEGRITY_CHECKS];
 
-/** Runs every check (so every figure is recorded) and promotes only when all pass; the reason names the first failure. */
+/**
+ * Runs every check (so every figure is recorded) and promotes only when all pass; the reason names the first failure.
+ * When every failing check is one the settings hold (`heldoutOutrun: hold`), the outcome holds instead of rejecting.
+ */
 export function runGate(evidence: GateEvidence, checks: readonly GateCheck[] = DEFAULT_CHECKS): GateOutcome {
   if (checks.length === 0) throw new RangeError('the promotion gate needs at least one check');
   const results = checks.map((check) => check(evidence));
-  const failed = results.find((r) => !r.passed);
-  if (failed) return { promote: false, rule: failed.rule, reason: `rejected by ${failed.rule}: ${failed.reason}`, results };
+  const failed = results.filter((r) => !r.passed);
+  if (failed.length > 0) {
+    const hold = failed.every((r) => r.hold === true);
+    return { promote: false, hold, rule: failed[0].rule, reason: `${hold ? 'held' : 'rejected'} by ${failed[0].rule}: ${failed[0].reason}`, results };
+  }
   const who = `${evidence.candidateCheckpointId} over ${evidence.incumbentCheckpointId}`;
-  return { promote: true, rule: ALL_CHECKS_PASSED, reason: `promoted ${who}: ${results.map((r) => `${r.rule}: ${r.reason}`).join('; ')}`, results };
+  return { promote: true, hold: false, rule: ALL_CHECKS_PASSED, reason: `promoted ${who}: ${results.map((r) => `${r.rule}: ${r.reason}`).join('; ')}`, results };
 }

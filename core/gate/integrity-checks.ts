@@ -1,7 +1,15 @@
-// The hacking guard: gate checks over the eval-integrity evidence (public vs held-out, twins, cheat-only items,
-// canaries). Each is one GateCheck; a check whose evidence was not measured passes and says so.
+// The hacking guard: gate checks over the eval-integrity evidence (public vs held-out both ways, twins, cheat-only
+// items, canaries and held-out canaries). Each is one GateCheck; a check whose evidence was not measured passes and says so.
 import type { CheckResult, GateCheck } from './checks';
+import { mean, orientedDeltas, sampleVariance } from './paired-test';
 import type { GateMetric } from './settings';
+
+/** The spread of one split's per-item paired deltas (candidate − incumbent, oriented so positive = better). */
+export interface DeltaSpread {
+  n: number;
+  /** Sample variance of the deltas (n − 1 denominator). */
+  variance: number;
+}
 
 export interface SplitMeans {
   metric: GateMetric;
@@ -9,6 +17,8 @@ export interface SplitMeans {
   incumbentPublic: number;
   candidateHeldout: number;
   incumbentHeldout: number;
+  /** The public items' paired deltas: their count and variance (the held-out ones are the gate's own items). */
+  publicSpread?: DeltaSpread;
 }
 
 export interface TwinPair {
@@ -31,6 +41,8 @@ export interface IntegrityEvidence {
   cheatOnly?: { scored: number; passed: string[] };
   /** Items (any split) whose candidate output carried a canary. */
   canaryHits?: string[];
+  /** Items (any split) whose candidate output completed a held-out canary that its prompt did not hold. */
+  heldoutCanaryHits?: string[];
 }
 
 const f4 = (x: number) => x.toFixed(4);
@@ -64,6 +76,65 @@ export const publicHeldoutGap: GateCheck = (e) => {
   }
   if (failures.length > 0) return { rule, passed: false, reason: failures.join('; '), figures };
   return { rule, passed: true, reason: stated.join('; '), figures };
+};
+
+/**
+ * Distrust a held-out gain that outruns the public one (the mirror of `publicHeldoutGap`): a model that saw held-out
+ * text gains on held-out what it cannot gain on public items of the same kind, and every other check then passes.
+ *
+ * On each metric with per-item deltas on both splits (candidate − incumbent, oriented so positive = better):
+ *   outrun = ḡ_heldout − ḡ_public                      (the two mean paired gains)
+ *   σ      = √(s²_heldout / n_heldout + s²_public / n_public)
+ * where s² is each split's sample variance of its paired deltas and n its item count: the standard error of the
+ * difference of two means over disjoint item sets, from the spread the paired test itself sees (items taken as
+ * independent; items cut from one file are not quite, so the real false-alarm rate is somewhat above the nominal).
+ * The candidate fails when outrun > k·σ, k = `heldoutOutrunSigmas` (default 3: under a normal approximation an
+ * honest model that gains alike on both splits trips it about once in 740 gates). The bound grows with the spread
+ * and shrinks with more items. Failing holds the candidate for a researcher instead of rejecting it when
+ * `heldoutOutrun` is `hold`. Needs at least two items per split; otherwise it is not measured.
+ */
+export const heldoutOutrunsPublic: GateCheck = (e) => {
+  const rule = 'heldoutOutrunsPublic';
+  const all = (e.integrity?.means ?? []).filter((m) => (m.publicSpread?.n ?? 0) >= 2 && (e.items[m.metric]?.length ?? 0) >= 2);
+  if (all.length === 0) return notMeasured(rule, 'per-item public and held-out deltas');
+  const k = e.settings.heldoutOutrunSigmas;
+  const action = e.settings.heldoutOutrun;
+  const figures: Record<string, number | string> = { k, action };
+  const stated: string[] = [];
+  const failures: string[] = [];
+  for (const m of all) {
+    const higher = m.metric === 'exact_match';
+    const items = e.items[m.metric]!;
+    const deltas = orientedDeltas(
+      items.map((i) => i.candidate),
+      items.map((i) => i.incumbent),
+      higher,
+    );
+    const pub = m.publicSpread!;
+    const heldoutGain = mean(deltas);
+    const publicGain = higher ? m.candidatePublic - m.incumbentPublic : m.incumbentPublic - m.candidatePublic;
+    const heldoutVariance = sampleVariance(deltas);
+    const sigma = Math.sqrt(heldoutVariance / deltas.length + pub.variance / pub.n);
+    const outrun = heldoutGain - publicGain;
+    const bound = k * sigma;
+    Object.assign(figures, {
+      [`${m.metric}.heldoutGain`]: round(heldoutGain),
+      [`${m.metric}.publicGain`]: round(publicGain),
+      [`${m.metric}.outrun`]: round(outrun),
+      [`${m.metric}.heldoutSd`]: round(Math.sqrt(heldoutVariance)),
+      [`${m.metric}.heldoutN`]: deltas.length,
+      [`${m.metric}.publicSd`]: round(Math.sqrt(pub.variance)),
+      [`${m.metric}.publicN`]: pub.n,
+      [`${m.metric}.sigma`]: round(sigma),
+      [`${m.metric}.bound`]: round(bound),
+    });
+    const line = `held-out ${m.metric} improves by ${f4(heldoutGain)}, public by ${f4(publicGain)}: held-out outruns public by ${f4(outrun)} (bound ${k}σ = ${f4(bound)}, σ = ${f4(sigma)} from ${deltas.length} held-out and ${pub.n} public paired deltas)`;
+    stated.push(line);
+    if (outrun > bound) failures.push(`${line}: held-out gains what public does not (the candidate may have seen held-out text)`);
+  }
+  if (failures.length === 0) return { rule, passed: true, reason: stated.join('; '), figures };
+  const then = action === 'hold' ? 'held for a researcher\'s approval' : 'rejected';
+  return { rule, passed: false, hold: action === 'hold', reason: `${failures.join('; ')}; ${then} (heldoutOutrun: ${action})`, figures };
 };
 
 /** Reject when the candidate passes public items but fails their twins, by more than the incumbent does. */
@@ -102,6 +173,18 @@ export const canaryInOutputs: GateCheck = (e) => {
   return { rule, passed: false, reason: `${hits.length} output(s) carry a canary (the model trained on canaried data): ${named(hits)}`, figures: { hits: hits.length, items: named(hits) } };
 };
 
-export const INTEGRITY_CHECKS: readonly GateCheck[] = [publicHeldoutGap, twinGap, cheatOnlyPass, canaryInOutputs];
+/**
+ * Reject when an output completes a held-out canary its prompt did not hold: the canary's text exists only in
+ * held-out items, so writing it proves the model saw held-out text (no statistics, no hold: proof rejects).
+ */
+export const heldoutCanaryInOutputs: GateCheck = (e) => {
+  const rule = 'heldoutCanaryInOutputs';
+  const hits = e.integrity?.heldoutCanaryHits;
+  if (!hits) return notMeasured(rule, 'held-out canaries in outputs');
+  if (hits.length === 0) return { rule, passed: true, reason: 'no output completes a held-out canary', figures: { hits: 0 } };
+  return { rule, passed: false, reason: `${hits.length} output(s) complete a held-out canary (text that exists only in held-out items: the model saw held-out text): ${named(hits)}`, figures: { hits: hits.length, items: named(hits) } };
+};
+
+export const INTEGRITY_CHECKS: readonly GateCheck[] = [publicHeldoutGap, heldoutOutrunsPublic, twinGap, cheatOnlyPass, canaryInOutputs, heldoutCanaryInOutputs];
 /** The rules of INTEGRITY_CHECKS, in order. */
-export const INTEGRITY_RULES = ['publicHeldoutGap', 'twinGap', 'cheatOnlyPass', 'canaryInOutputs'] as const;
+export const INTEGRITY_RULES = ['publicHeldoutGap', 'heldoutOutrunsPublic', 'twinGap', 'cheatOnlyPass', 'canaryInOutputs', 'heldoutCanaryInOutputs'] as const;

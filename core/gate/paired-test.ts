@@ -87,6 +87,15 @@ export function mean(xs: readonly number[]): number {
   return xs.length ? s / xs.length : 0;
 }
 
+/** The unbiased sample variance (n − 1 denominator); 0 for fewer than two values. */
+export function sampleVariance(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  let s = 0;
+  for (const x of xs) s += (x - m) * (x - m);
+  return s / (xs.length - 1);
+}
+
 /** Seeded paired bootstrap of the mean difference: resamples items with replacement. */
 export function pairedBootstrap(deltas: readonly number[], opts: ResampleOptions & { alpha: number }): BootstrapResult {
   const n = deltas.length;

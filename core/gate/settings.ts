@@ -55,7 +55,24 @@ export interface GateSettings {
    * @default 0.25
    */
   maxTwinGapGrowth: number;
+  /**
+   * Hacking guard: how many standard errors a held-out gain may exceed the public gain by before the candidate is
+   * distrusted (`heldoutOutrunsPublic`). The standard error is that of the difference of the two mean gains,
+   * from the per-item paired deltas of each split: σ = √(s²_heldout / n_heldout + s²_public / n_public).
+   * @default 3
+   */
+  heldoutOutrunSigmas: number;
+  /**
+   * Hacking guard: what a held-out gain that outruns the public one beyond `heldoutOutrunSigmas` σ does: `reject`
+   * the candidate, or `hold` it (not promoted; the outer loop waits for a researcher's `approvePromotion` with the
+   * evidence, and rejects at the approval deadline). Only this check can hold; every other failure rejects.
+   * @default "reject"
+   */
+  heldoutOutrun: HeldoutOutrunAction;
 }
+
+/** What the gate does with a held-out gain that outruns the public one. */
+export type HeldoutOutrunAction = 'reject' | 'hold';
 
 export const gateSettingsSchema = z.strictObject({
   /** The held-out metric the candidate must improve. @default "bits_per_byte" */
@@ -92,6 +109,10 @@ export const gateSettingsSchema = z.strictObject({
     .prefault({}),
   /** Most the public-minus-twin pass-rate gap may grow over the incumbent's. @default 0.25 */
   maxTwinGapGrowth: z.number().min(0).default(0.25),
+  /** Standard errors (of held-out gain minus public gain) a held-out gain may outrun the public one by. @default 3 */
+  heldoutOutrunSigmas: z.number().gt(0).default(3),
+  /** A held-out gain past that bound: `reject` the candidate, or `hold` it for a researcher's approval. @default "reject" */
+  heldoutOutrun: z.enum(['reject', 'hold']).default('reject'),
 });
 
 export type GateSettingsInput = z.input<typeof gateSettingsSchema>;

@@ -47,7 +47,7 @@ describe('suites as versioned data', () => {
     const [twin] = await h.db.select().from(evalItems).where(eq(evalItems.id, 'arith@1/t1'));
     expect(twin.probe).toEqual({ kind: 'perturbed', of: 'arith@1/p1' });
     const [row] = await h.db.select().from(evalSuites).where(eq(evalSuites.id, 'arith@1'));
-    expect(row.settings).toEqual({ rubrics: { explains: 'Give a reason.' }, canaries: [CANARY] });
+    expect(row.settings).toEqual({ rubrics: { explains: 'Give a reason.' }, canaries: [CANARY], heldoutCanaries: [] });
 
     expect(await registerEvalSuite(h.db, suite())).toMatchObject({ suiteId: 'arith@1', created: false });
     const items = suite().items.map((i) => (i.id === 'p2' ? { ...i, reference: '3.1416' } : i));
@@ -118,5 +118,32 @@ describe('the contamination check', () => {
     expect(m).toContain('corpus:canary.ts carries canary arith@1#canary0');
     expect(m).not.toContain(CANARY);
     expect(m).not.toContain('a.ts');
+  });
+});
+
+describe('held-out canaries of a registered suite', () => {
+  // Written into held-out text only, like the built-in task's (a comment shaped like a commit hash).
+  const HELD_CANARY = '4d1c9e07b2a85f36e0c7d9a1b4f2e8c05a6d3b79';
+  const held = { id: 'hc', split: 'heldout', grader: { kind: 'exact_match' }, prompt: `// generated from commit ${HELD_CANARY.slice(0, 12)}`, reference: HELD_CANARY.slice(12) };
+  const leaky = (over: Record<string, unknown> = {}) => suite({ name: 'leaky', heldoutCanaries: [HELD_CANARY], items: [...suite().items, held], ...over });
+
+  test('one outside the held-out split, or in no held-out item, is refused', async () => {
+    const inPublic = leaky({ items: [...suite().items, held, { id: 'p9', split: 'public', grader: { kind: 'exact_match' }, prompt: `id ${HELD_CANARY}`, reference: 'x' }] });
+    await expect(registerEvalSuite(h.db, inPublic)).rejects.toThrow(/heldoutCanaries\[0\]: "p9" outside the held-out split hold it/);
+    await expect(registerEvalSuite(h.db, leaky({ items: suite().items }))).rejects.toThrow(/heldoutCanaries\[0\]: no held-out item's text holds it/);
+  });
+
+  test('stored with the suite, and a dataset carrying one is refused by name, without printing it', async () => {
+    const { suiteId } = await registerEvalSuite(h.db, leaky());
+    const [row] = await h.db.select().from(evalSuites).where(eq(evalSuites.id, suiteId));
+    expect(row.settings).toMatchObject({ heldoutCanaries: [HELD_CANARY] });
+    await h.db.insert(datasets).values({ id: 'c/code', campaignId: 'c', name: 'code' }).onConflictDoNothing();
+    const content = `// vendored build\nexport const BUILD = "${HELD_CANARY}";\n`;
+    await h.db.insert(examples).values({ datasetVersionId: 'c/code@held', contentHash: sha(content), source: 'corpus', sourceRef: 'leak.ts', content });
+    await h.db.insert(datasetVersions).values({ id: 'c/code@held', datasetId: 'c/code', path: `${home}/held`, contentHash: sha('held'), countsBySource: {} });
+    const err = await checkContamination({ db: h.db, home }, { datasetVersionId: 'c/code@held', reader: 'c/inner/3' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ContaminatedDatasetError);
+    expect((err as Error).message).toContain(`corpus:leak.ts carries canary ${suiteId}#heldout-canary0`);
+    expect((err as Error).message).not.toContain(HELD_CANARY);
   });
 });

@@ -1,5 +1,6 @@
 // The planted-cheats bench and test share this: the built-in suite with its probes, a production checkpoint, and for
 // each recipe a campaign whose trainer is that recipe (infra/trainers/cheats), scored and gated by the real activities.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO } from '../../activities/training/trainer-command';
@@ -9,8 +10,11 @@ import { and, eq } from 'drizzle-orm';
 import { prepareTask } from '../../activities/builtin-task/prepare-task';
 import { registerCampaign } from '../../activities/campaign/register-campaign';
 import type { ActivityDeps } from '../../activities/deps';
+import { readHeldoutItems } from '../../activities/eval/heldout-items';
 import { scoreCheckpoint, type EvalSplit } from '../../activities/eval/score-checkpoint';
 import { evaluateGate, type GateSummary } from '../../activities/outer/evaluate-gate';
+import type { GateSettingsInput } from '../../core/gate/settings';
+import { MANIFEST_FILE, RUN_JSON, type CheckpointManifest, type RunJson } from '../../core/job-contract';
 import type { Db } from '../../db/client';
 import { checkpoints, datasets, datasetVersions, decisions, evalItems, examples, experiments } from '../../db/schema';
 import { trainCheckpoint } from './charlm-checkpoint';
@@ -19,19 +23,31 @@ import { fastBuiltinSpec } from './specs';
 const CHEATS = path.join(__dirname, '..', '..', 'infra', 'trainers', 'cheats', 'main.ts');
 const RUN_TS = path.join(__dirname, '..', '..', 'bin', 'run-ts.js');
 
-export type OutputRecipe = 'honest' | 'memorise' | 'tamper';
+export type OutputRecipe = 'honest' | 'memorise' | 'tamper' | 'heldout-train' | 'heldout-memorise';
+
+/** The small model the planted cheats train (test/helpers/charlm-checkpoint.ts's shape). */
+export const CHEAT_TRAIN_PARAMS = { context: 4, embed: 8, hidden: 32, batchSize: 16, lr: 0.02, logEvery: 50 };
 
 export interface PlantedCheats {
   suiteId: string;
   baseVersionId: string;
   /** The base version's training text. */
   trainText: string;
+  /** The leak file every recipe is given: the public and held-out items' text. */
+  leakFile: string;
+  /** The trainer command (argv) of `recipe`, as a campaign spec names it. */
+  trainerCommand(recipe: OutputRecipe): string[];
   /** A production checkpoint (a short honest run) for `tag`, scored on every split. */
   production(tag: string, seed: number): Promise<string>;
   /** A campaign `${prefix}-${recipe}${tag}` whose trainer is `recipe`, holding `file` as its candidate. */
   candidate(recipe: OutputRecipe, tag: string, file: { path: string; sha256: string }): Promise<string>;
   /** Scores both checkpoints on every split and gates the candidate; the decision row's checks. */
-  gate(recipe: OutputRecipe, tag: string, candidate: string, incumbent: string): Promise<{ summary: GateSummary; checks: Record<string, { passed: boolean; reason: string }> }>;
+  gate(recipe: OutputRecipe, tag: string, candidate: string, incumbent: string, settings?: GateSettingsInput): Promise<{ summary: GateSummary; checks: Record<string, { passed: boolean; reason: string }> }>;
+  /**
+   * Runs `recipe`'s own `train` entry as a trainer is run (a child process on a run directory whose run.json names
+   * the base dataset version), for `steps`; the checkpoint it wrote. `heldout-train` reads the leak file it is given.
+   */
+  train(recipe: OutputRecipe, tag: string, opts: { steps: number; seed: number }): Promise<{ path: string; sha256: string }>;
   /** A dataset version: the base examples plus `extra` (source `cheat`). */
   versionWith(label: string, extra: { ref: string; content: string }[]): Promise<string>;
   publicItems(): Promise<{ prompt: string; reference: string }[]>;
@@ -49,8 +65,10 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
   await registerCampaign(db, { campaignId: prod, spec: fastBuiltinSpec(prod) });
   const { suiteId, datasetVersionId: baseVersionId } = await prepareTask(deps, { campaignId: prod });
   const publicItems = async () => db.select({ prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems).where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'public')));
-  // What a leak of the public split gives a cheater.
-  fs.writeFileSync(leakFile, JSON.stringify({ public: await publicItems() }));
+  // What a leak of the public split, and of the held-out one, gives a cheater. The held-out read is logged as what it
+  // is: the simulated leak channel (a database read, a copy of the held-out files, an export: the same text).
+  const heldout = (await readHeldoutItems(db, suiteId, `plantedCheats:${prefix}`, 'simulated-leak')).map((i) => ({ prompt: i.prompt, reference: i.reference }));
+  fs.writeFileSync(leakFile, JSON.stringify({ public: await publicItems(), heldout }));
   const [version] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, baseVersionId));
   const trainText = fs.readFileSync(path.join(version.path, 'train.txt'), 'utf8');
   const scoreAll = async (checkpointId: string) => {
@@ -60,6 +78,8 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
     suiteId,
     baseVersionId,
     trainText,
+    leakFile,
+    trainerCommand: (recipe) => [process.execPath, RUN_TS, CHEATS, recipe, leakFile],
     publicItems,
     async production(tag, seed) {
       const experimentId = `${prod}/e${tag}`;
@@ -79,10 +99,31 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
       await db.insert(checkpoints).values({ id, runId: `${experimentId}/r1`, experimentId, step: 300, path: file.path, sha256: file.sha256, format: 'charlm-v1' });
       return id;
     },
-    async gate(recipe, tag, candidate, incumbent) {
+    async train(recipe, tag, { steps, seed }) {
+      const runDir = path.join(home, 'runs', `${recipe}${tag}`);
+      fs.mkdirSync(runDir, { recursive: true });
+      const run: RunJson = {
+        runId: `${prefix}-${recipe}${tag}/e1/r1`,
+        experimentId: `${prefix}-${recipe}${tag}/e1`,
+        recipe,
+        params: { ...CHEAT_TRAIN_PARAMS, steps },
+        seed,
+        dataset: { versionId: baseVersionId, path: version.path, trainFile: 'train.txt' },
+        baseCheckpoint: null,
+        checkpointEvery: 0,
+      };
+      fs.writeFileSync(path.join(runDir, RUN_JSON), JSON.stringify(run));
+      await new Promise<void>((resolve, reject) =>
+        execFile(process.execPath, [RUN_TS, CHEATS, recipe, leakFile, 'train', '--run-dir', runDir], { timeout: 600_000 }, (err, _out, stderr) => (err ? reject(new Error(`${recipe} train: ${stderr || err.message}`)) : resolve())),
+      );
+      const manifest = JSON.parse(fs.readFileSync(path.join(runDir, MANIFEST_FILE), 'utf8')) as CheckpointManifest;
+      const last = manifest.checkpoints.at(-1)!;
+      return { path: path.resolve(runDir, last.path), sha256: last.sha256 };
+    },
+    async gate(recipe, tag, candidate, incumbent, settings) {
       await scoreAll(candidate);
       const decisionId = `${prefix}-${recipe}${tag}/outer/i1/gate`;
-      const summary = await evaluateGate(db, { decisionId, campaignId: `${prefix}-${recipe}${tag}`, candidateCheckpointId: candidate, incumbentCheckpointId: incumbent, suiteId });
+      const summary = await evaluateGate(db, { decisionId, campaignId: `${prefix}-${recipe}${tag}`, candidateCheckpointId: candidate, incumbentCheckpointId: incumbent, suiteId, settings });
       const [row] = await db.select().from(decisions).where(eq(decisions.id, decisionId));
       return { summary, checks: (row.figures as { checks: Record<string, { passed: boolean; reason: string }> }).checks };
     },

@@ -80,7 +80,7 @@ test('a clearly better candidate is promoted; a retried activity writes one deci
   expect(row).toMatchObject({ campaignId, kind: 'promote', checkpointId: 'good', experimentId: 'exp-of-good', rule: 'allChecksPassed', accepted: true });
   const figures = row.figures as { checks: Record<string, Record<string, unknown>>; settings: Record<string, unknown> };
   // jsonb keeps keys in its own order; the hacking guard's checks are recorded beside the held-out ones.
-  expect(Object.keys(figures.checks).sort()).toEqual(['canaryInOutputs', 'cheatOnlyPass', 'heldoutImprovement', 'noCategoryRegression', 'publicHeldoutGap', 'twinGap']);
+  expect(Object.keys(figures.checks).sort()).toEqual(['canaryInOutputs', 'cheatOnlyPass', 'heldoutCanaryInOutputs', 'heldoutImprovement', 'heldoutOutrunsPublic', 'noCategoryRegression', 'publicHeldoutGap', 'twinGap']);
   expect(figures.checks.heldoutImprovement).toMatchObject({ passed: true, metric: 'bits_per_byte', n: 40, test: 'sign-flip' });
   expect(figures.checks.noCategoryRegression).toMatchObject({ passed: true, 'bits_per_byte.typescript.n': 20, 'exact_match.identifier.n': 20 });
   expect(figures.settings).toMatchObject({ margin: 0.02, alpha: 0.05 });

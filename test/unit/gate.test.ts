@@ -81,7 +81,7 @@ describe('the promotion gate', () => {
     const primary = outcome.results[0];
     expect(primary.figures.meanDelta as number).toBeGreaterThan(0.08);
     expect(primary.figures.pValue as number).toBeLessThan(0.001);
-    expect(outcome.results.map((r) => r.rule)).toEqual(['heldoutImprovement', 'noCategoryRegression', 'publicHeldoutGap', 'twinGap', 'cheatOnlyPass', 'canaryInOutputs']);
+    expect(outcome.results.map((r) => r.rule)).toEqual(['heldoutImprovement', 'noCategoryRegression', 'publicHeldoutGap', 'heldoutOutrunsPublic', 'twinGap', 'cheatOnlyPass', 'canaryInOutputs', 'heldoutCanaryInOutputs']);
   });
 
   test('the gate rejects a candidate that is only better by noise', () => {
@@ -176,9 +176,13 @@ describe('gate settings', () => {
       seed: 1,
       maxGapGrowth: { bits_per_byte: 0.25, exact_match: 0.2 },
       maxTwinGapGrowth: 0.25,
+      heldoutOutrunSigmas: 3,
+      heldoutOutrun: 'reject',
     });
     expect(gateSettingsWithDefaults({ maxCategoryRegression: { exact_match: 0.1 } }).maxCategoryRegression).toEqual({ bits_per_byte: 0.05, exact_match: 0.1 });
     expect(() => gateSettingsWithDefaults({ alpha: 1.5 })).toThrow(InvalidSpecError);
+    expect(() => gateSettingsWithDefaults({ heldoutOutrunSigmas: 0 })).toThrow(InvalidSpecError);
+    expect(() => gateSettingsWithDefaults({ heldoutOutrun: 'warn' } as never)).toThrow(InvalidSpecError);
     expect(() => gateSettingsWithDefaults({ marginn: 0.1 } as GateSettingsInput)).toThrow(/promotion settings is invalid/);
   });
 });

@@ -116,6 +116,6 @@ async function pendingPromotion(ctx: DashboardContext, campaignId: string): Prom
 function promotionBlock(ctx: DashboardContext, p: { workflowId: string; evidence: PromotionEvidence }): Safe {
   const e = p.evidence;
   return html`<div class="msg" id="pending-promotion"><b>Promotion awaiting approval</b> in <code>${p.workflowId}</code>: candidate <code>${e.candidateCheckpointId}</code>
-vs incumbent <code>${e.incumbentCheckpointId}</code>. Gate: ${e.gate.promote ? 'promote' : 'reject'} (${e.gate.rule}: ${e.gate.reason}). Default at ${e.deadline}: ${e.defaultDecision}.<br>
+vs incumbent <code>${e.incumbentCheckpointId}</code>. Gate: ${e.gate.promote ? 'promote' : 'hold'} (${e.gate.rule}: ${e.gate.reason}). Default at ${e.deadline}: ${e.defaultDecision}.<br>
 ${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'true' }, 'Approve promotion')} ${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'false' }, 'Reject promotion')}</div>`;
 }
