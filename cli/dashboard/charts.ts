@@ -41,6 +41,7 @@ export function historyOption(trials: TrialPoint[], metric: string, mode: 'min' 
   const winner = scored.find((t) => t.score === best);
   return {
     ...BASE,
+    ...(scored.length ? {} : emptyTitle('no scored trial yet')),
     tooltip: { trigger: 'item' },
     legend: { top: 0 },
     grid: { left: 64, right: 90, top: 56, bottom: 44 },
@@ -100,10 +101,14 @@ export function parallelOption(space: SearchSpace, trials: TrialPoint[], metric:
   };
 }
 
+/** A chart's own message where it has nothing to draw yet. */
+const emptyTitle = (text: string) => ({ title: { text, left: 'center', top: 'middle', textStyle: { fontSize: 13, fontWeight: 'normal', color: '#656d76' } } });
+
 export function importanceOption(imp: Importance[]): ChartOption {
   const rows = [...imp].reverse();
   return {
     ...BASE,
+    ...(imp.length ? {} : emptyTitle('needs at least 4 scored trials')),
     tooltip: { trigger: 'axis' },
     grid: { left: 96, right: 48, top: 12, bottom: 36 },
     xAxis: { type: 'value', name: 'η² (share of score variance)', nameLocation: 'middle', nameGap: 24, min: 0, max: 1 },
@@ -126,6 +131,7 @@ const AXIS_NAME: Record<CurveAxis, string> = { step: 'step', tokens: 'tokens see
 export function curvesOption(series: CurveSeries[], metric: string, axis: CurveAxis, log: boolean): ChartOption {
   return {
     ...BASE,
+    ...(series.length ? {} : emptyTitle(axis === 'step' ? 'no metrics yet' : `no run logs the tokens${axis === 'time' ? ' and tokens_per_s' : ''} metric${axis === 'time' ? 's' : ''}`)),
     tooltip: { trigger: 'axis' },
     legend: { type: 'scroll', top: 0 },
     grid: { left: 64, right: 150, top: 56, bottom: 44 },
