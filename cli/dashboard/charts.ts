@@ -127,8 +127,14 @@ export interface CurveSeries {
 export type CurveAxis = 'step' | 'tokens' | 'time';
 const AXIS_NAME: Record<CurveAxis, string> = { step: 'step', tokens: 'tokens seen', time: 'trainer wall-clock (s, from tokens ÷ tokens/s)' };
 
+/** A score drawn across a curve chart (a run's public or held-out score, when it is in the curves' unit). */
+export interface ScoreMark {
+  name: string;
+  value: number;
+}
+
 /** Training curves, one labelled line per run (hover for values, click a legend entry to hide a run). */
-export function curvesOption(series: CurveSeries[], metric: string, axis: CurveAxis, log: boolean): ChartOption {
+export function curvesOption(series: CurveSeries[], metric: string, axis: CurveAxis, log: boolean, marks: ScoreMark[] = []): ChartOption {
   return {
     ...BASE,
     ...(series.length ? {} : emptyTitle(axis === 'step' ? 'no metrics yet' : `no run logs the tokens${axis === 'time' ? ' and tokens_per_s' : ''} metric${axis === 'time' ? 's' : ''}`)),
@@ -138,9 +144,12 @@ export function curvesOption(series: CurveSeries[], metric: string, axis: CurveA
     xAxis: { type: 'value', name: AXIS_NAME[axis], nameLocation: 'middle', nameGap: 26, ...(axis === 'step' ? { minInterval: 1 } : {}) },
     yAxis: { type: log ? 'log' : 'value', name: withUnit(metric), scale: true },
     dataZoom: [{ type: 'inside' }],
-    series: series.map((s) => ({
+    series: series.map((s, i) => ({
       type: 'line',
       name: s.name,
+      ...(i === 0 && marks.length
+        ? { markLine: { symbol: 'none', lineStyle: { type: 'dashed' }, label: { formatter: '{b} {c}', position: 'insideEndTop' }, data: marks.map((m) => ({ name: m.name, yAxis: m.value })) } }
+        : {}),
       showSymbol: false,
       data: s.points,
       lineStyle: { width: s.winner ? 3 : 1.5 },

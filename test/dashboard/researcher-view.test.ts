@@ -128,10 +128,13 @@ test('the campaign page: held-out from the untrained model on, integer iteration
   await screenshot(page, 'researcher-campaign');
 }, 60_000);
 
-test('the experiment page: configuration as columns, its curve labelled', async () => {
+test('the experiment page: configuration as columns, its curve labelled with its public score beside it', async () => {
   await page.goto(`${server.url}/experiments/${encodeURIComponent(`${LOOP}/e3`)}`);
   await drawn('curves');
   expect(await page.$$eval('#configuration thead th', (ths) => ths.map((t) => t.textContent))).toEqual(['lr', 'hidden', 'context']);
-  expect(await labels('curves')).toContain('e3');
+  const text = await labels('curves');
+  expect(text).toContain('e3');
+  // The public score (bits per byte, like the loss) is drawn across the curve, labelled.
+  expect(text.some((t) => /^public \d\.\d+/.test(t))).toBe(true);
   await screenshot(page, 'researcher-experiment');
 }, 60_000);

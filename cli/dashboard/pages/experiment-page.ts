@@ -6,6 +6,7 @@ import { fmtJson, fmtNum, fmtParam, fmtSeconds, fmtTime, href, html, message, pa
 import { curves, curvesOnAxis, metricNames } from '../queries/curves';
 import { decisionsOfExperiment } from '../queries/decisions';
 import { evalsOf, getExperiment, runsOf } from '../queries/experiment';
+import { one } from '../queries/run-query';
 import { lineChart } from '../svg-chart';
 import { decisionsTable } from './campaign-page';
 import { chartScripts } from './live-script';
@@ -66,5 +67,13 @@ export async function experimentCharts(ctx: DashboardContext, url: URL, id: stri
   const series = metric ? await curvesOnAxis(ctx.db, [id], metric, axis, 1000) : [];
   const short = id.slice(e.inner_loop_id.length + 1) || id;
   const named = series.map((s) => ({ name: s.name === id ? short : `${short}${s.name.slice(id.length)}`, points: s.points }));
-  return { live: e.status === 'running' || e.status === 'proposed', charts: { curves: curvesOption(named, metric ?? 'loss', axis, url.searchParams.get('log') === '1') } };
+  // The built-in task's loss and its selection metric are both bits per byte: its scores sit on the curve's axis.
+  const selection = (await one<{ metric: string }>(ctx.db, "SELECT coalesce(spec->'selection'->>'metric', 'bits_per_byte') AS metric FROM campaigns WHERE id = $1", [e.campaign_id]))?.metric;
+  const marks = metric === 'loss' && selection === 'bits_per_byte'
+    ? [
+        ...(e.public_score !== null ? [{ name: 'public', value: e.public_score }] : []),
+        ...(e.heldout_score !== null ? [{ name: 'held-out', value: e.heldout_score }] : []),
+      ]
+    : [];
+  return { live: e.status === 'running' || e.status === 'proposed', charts: { curves: curvesOption(named, metric ?? 'loss', axis, url.searchParams.get('log') === '1', marks) } };
 }
