@@ -55,6 +55,8 @@ async function main(): Promise<void> {
       ['inner loop, page 1', `/loops/${encodeURIComponent(LOOP)}`],
       [`inner loop, page ${lastPage + 1}`, `/loops/${encodeURIComponent(LOOP)}?page=${lastPage}`],
       ['live curves (svg)', `/loops/${encodeURIComponent(LOOP)}/curves.svg`],
+      // The loop page's charts, fetched by the browser after the page: curves, history, parallel coordinates, importance.
+      ['loop charts (json)', `/loops/${encodeURIComponent(LOOP)}/charts.json`],
       ['experiment', `/experiments/${encodeURIComponent(`${LOOP}/e17`)}`],
     ];
     console.log(`\ndashboard page time, ${loads} sequential loads each after 3 warm-up loads (${os.cpus().length} CPUs)`);

@@ -23,6 +23,8 @@ export interface OuterDemoOptions {
 }
 
 export interface OuterDemoResult {
+  campaign: string;
+  seed: number;
   iterations: (OuterIterationSummary & { users?: Record<string, number> })[];
   /** The production model's held-out score after each iteration (the gate's metric). */
   production: (number | undefined)[];
@@ -34,7 +36,7 @@ export async function runOuterDemo(s: Session, spec: CampaignSpec, o: OuterDemoO
   const token = crypto.randomBytes(16).toString('hex');
   const server = await startFeedbackServer({ db: s.db, port: 0, token });
   const lower = spec.outerLoop.promotion.metric === 'bits_per_byte';
-  const out: OuterDemoResult = { iterations: [], production: [], improved: false };
+  const out: OuterDemoResult = { campaign: spec.name, seed: o.seed, iterations: [], production: [], improved: false };
   try {
     console.error(`feedback and completion API on ${server.url} (a fresh token for this demo)`);
     for (let i = 1; i <= o.iterations; i++) {

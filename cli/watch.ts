@@ -36,7 +36,8 @@ export async function watchLoop(handle: WorkflowHandle, db: Db, opts: WatchOptio
         if (drawn) out.write(`\x1b[${drawn}A\x1b[J`);
         out.write(text + '\n');
         drawn = text.split('\n').length;
-      } else if (text.split('\n')[0] !== lastText.split('\n')[0]) {
+      } else if (headline(text) !== headline(lastText)) {
+        // A log gets a snapshot when a result lands or the best changes, not every second for the ETA's sake.
         out.write(text + '\n');
       }
       lastText = text;
@@ -55,3 +56,5 @@ export async function watchLoop(handle: WorkflowHandle, db: Db, opts: WatchOptio
     await inFlight;
   }
 }
+
+const headline = (text: string) => text.split('\n')[0].replace(/ {2}ETA .*$/, '');

@@ -2,13 +2,14 @@
 // a proposer model and the worker has an endpoint, the hybrid agent proposer (agent-batch.ts), written as experiment
 // rows with deterministic ids. A retried call returns the rows the first call wrote.
 import { and, asc, eq, gte, lt } from 'drizzle-orm';
-import { proposeBatch, type Trial } from '../../core/sampler';
+import { fixKnobs, proposeBatch, type Trial } from '../../core/sampler';
 import type { Params } from '../../core/spec';
 import { experiments } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import { agentCallerFor } from '../agents/agent-caller';
 import type { ActivityDeps } from '../deps';
 import { agentBatch, type BatchEntry } from './agent-batch';
+import { earlierTrials } from './campaign-trials';
 import type { Proposal, ProposeInput } from './types';
 import { pinKnobs, warmStartOfLoop } from './warm-start';
 
@@ -26,27 +27,38 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
     .where(and(eq(experiments.innerLoopId, input.innerLoopId), lt(experiments.index, input.startIndex)))
     .orderBy(asc(experiments.index));
   const sign = spec.selection.mode === 'min' ? 1 : -1;
-  const history: Trial[] = rows
+  const own: Trial[] = rows
     .filter((r) => r.proposer !== 'baseline')
     .map((r) => ({
       params: r.params as Params,
       value: r.publicScore === null ? undefined : sign * r.publicScore,
       state: trialState(r.status, r.publicScore),
     }));
+  // The campaign's earlier loops of the same space go first: seen configurations are never re-proposed, and their
+  // results seed the model, so a warm-started loop does not repeat last loop's start-up draws.
+  const earlier = await earlierTrials(db, input.campaignId, input.innerLoopId, spec.searchSpace, spec.selection.mode);
+  const history: Trial[] = [...earlier.trials, ...own];
   const kind = spec.innerLoop.proposer;
   const finished = history.filter((t) => t.state === 'finished').length;
+  const earlierFinished = earlier.trials.filter((t) => t.state === 'finished').length;
   const base = await warmStartOfLoop(db, input.innerLoopId);
   const pinned = spec.outerLoop.warmStart.pinnedKnobs;
-  const drawn = proposeBatch({ kind, space: spec.searchSpace, history, count: input.count, seed: spec.innerLoop.seed, startupTrials: spec.innerLoop.startupTrials });
+  const pinnedValues = base ? Object.fromEntries(pinned.filter((k) => base.params[k] !== undefined).map((k) => [k, base.params[k]])) : {};
+  // Pinned knobs are fixed in the space the sampler draws from, so "not seen before" holds for the run's real config.
+  const space = fixKnobs(spec.searchSpace, pinnedValues);
+  const drawn = proposeBatch({ kind, space, history, count: input.count, seed: spec.innerLoop.seed, startupTrials: spec.innerLoop.startupTrials });
   const modelBased = kind === 'tpe' && finished >= spec.innerLoop.startupTrials && finished > 0;
-  const hypothesis = modelBased
-    ? `TPE after ${finished} finished trials: drawn where the best trials' density is high relative to the rest`
-    : kind === 'tpe'
-      ? `start-up trial ${finished + 1} of ${spec.innerLoop.startupTrials}: uniform draw to seed the model`
-      : 'random search: uniform draw';
+  const fromEarlier =
+    earlier.trials.length > 0
+      ? `; warm-started from ${earlier.trials.length} earlier trials of this campaign's search space (${earlierFinished} finished, in ${earlier.loops.length} loop${earlier.loops.length === 1 ? '' : 's'}: ${earlier.loops.join(', ')}), none of them proposed again`
+      : '';
+  // Start-up draws are numbered across the loop (and the campaign's earlier trials), one per proposal.
+  const startupLabel = (i: number) => `start-up trial ${history.length + i + 1} (the model starts after ${spec.innerLoop.startupTrials} finished trials; ${finished} so far): uniform draw to seed it`;
+  const hypothesisOf = (i: number) =>
+    (modelBased ? `TPE after ${finished} finished trials: drawn where the best trials' density is high relative to the rest` : kind === 'tpe' ? startupLabel(i) : 'random search: uniform draw') + fromEarlier;
   const params = base ? drawn.map((p) => pinKnobs(p, base, pinned)) : drawn;
   const warm = base ? ` (warm start from ${base.checkpointId}; pinned: ${pinned.filter((k) => base.params[k] !== undefined).map((k) => `${k}=${String(base.params[k])}`).join(', ') || 'none'})` : '';
-  const builtin: BatchEntry[] = params.map((p) => ({ params: p, hypothesis: hypothesis + warm, proposer: modelBased ? 'tpe' : kind === 'tpe' ? 'tpe-startup' : 'random' }));
+  const builtin: BatchEntry[] = params.map((p, i) => ({ params: p, hypothesis: hypothesisOf(i) + warm, proposer: modelBased ? 'tpe' : kind === 'tpe' ? 'tpe-startup' : 'random' }));
   const model = spec.agents.proposer.model;
   const agent = model ? agentCallerFor(db, spec, deps.agentEnv ?? process.env) : undefined;
   const pin = (p: Params) => (base ? pinKnobs(p, base, pinned) : p);

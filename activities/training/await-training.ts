@@ -8,13 +8,13 @@ import { CancelledFailure } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
 import { backendFor, type JobHandle, type JobStatus, type TrainingBackend } from '../../backends';
 import { METRICS_FILE } from '../../core/job-contract';
-import { shouldPrune } from '../../core/pruning';
+import { firstPrunedStep, type PeerCurve } from '../../core/pruning';
 import { checkpoints, experiments, trainingRuns } from '../../db/schema';
 import { loadCampaignSpec } from '../campaign/load-campaign';
 import { recordTrainingCost } from '../cost/cost-ledger';
 import type { ActivityDeps } from '../deps';
 import { readManifest, verifyCheckpoint } from './manifest';
-import { peerValuesAtStep, storeMetricPoints } from './metrics-sink';
+import { peerCurves, storeMetricPoints } from './metrics-sink';
 import { readMetrics } from './metrics-stream';
 
 export interface AwaitTrainingInput {
@@ -58,7 +58,9 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
   const [run] = await db.select({ startedAt: trainingRuns.startedAt }).from(trainingRuns).where(eq(trainingRuns.id, input.runId));
   const startedAt = run?.startedAt?.getTime() ?? Date.now();
   let last: { step: number; value: number } | undefined;
-  let lastCheckedStep = -1;
+  /** Points of the pruned metric read but not yet judged, in order. */
+  let unjudged: { step: number; value: number }[] = [];
+  let peers: PeerCurve[] | undefined;
   let lastFlush = 0;
   /** Bytes after the last newline at the last flush: after the trainer's exit, a truncated line. */
   let partialTail = 0;
@@ -67,7 +69,11 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
     const chunk = readMetrics(metricsFile, offset);
     partialTail = chunk.partialBytes;
     await storeMetricPoints(db, input.runId, chunk.points);
-    for (const p of chunk.points) if (p.name === input.pruning.metric && (!last || p.step >= last.step)) last = { step: p.step, value: p.value };
+    for (const p of chunk.points) {
+      if (p.name !== input.pruning.metric || (last && p.step < last.step)) continue;
+      last = { step: p.step, value: p.value };
+      unjudged.push(last);
+    }
     offset = chunk.nextOffset;
     ctx.heartbeat({ jobRef: input.handle.ref, metricsOffset: offset } satisfies Progress);
     lastFlush = Date.now();
@@ -75,27 +81,31 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
 
   for (;;) {
     const status = await backend.status(input.handle);
-    if (status.state !== 'running' || Date.now() - lastFlush >= FLUSH_MS) await flush();
     if (status.state !== 'running') {
       // One read takes at most 4 MiB: after the exit, read on to the end before judging the tail.
       for (let before = -1; before !== offset; ) {
         before = offset;
         await flush();
       }
+    } else if (Date.now() - lastFlush >= FLUSH_MS) {
+      await flush();
+    }
+    // Every point is judged in order, the last ones too when the run has just ended, against a peer set fixed before
+    // the run started: the verdict and its step do not depend on how fast the run or this reader went.
+    if (input.pruning.rule === 'median' && unjudged.length > 0) {
+      peers ??= await peerCurves(db, input.innerLoopId, input.runId, input.pruning.metric);
+      const verdict = firstPrunedStep(input.pruning, unjudged, peers);
+      unjudged = [];
+      if (verdict) {
+        if (status.state === 'running') await backend.cancel(input.handle);
+        await flush();
+        const why = `pruned at step ${verdict.step}: ${input.pruning.metric} ${verdict.value.toFixed(4)} > median ${verdict.median.toFixed(4)} of ${verdict.peers} finished runs of earlier batches`;
+        return record(deps, input, { runId: input.runId, status: 'pruned', lastStep: verdict.step, error: why });
+      }
+    }
+    if (status.state !== 'running') {
       const truncated = partialTail > 0 ? `${metricsFile} ends with a truncated line (${partialTail} bytes at offset ${offset}, no newline)` : undefined;
       return finish(deps, backend, input, status, truncated);
-    }
-
-    if (input.pruning.rule === 'median' && last && last.step > lastCheckedStep) {
-      lastCheckedStep = last.step;
-      const peers = await peerValuesAtStep(db, input.innerLoopId, input.runId, input.pruning.metric, last.step);
-      const verdict = shouldPrune(input.pruning, last, peers);
-      if (verdict.prune) {
-        await backend.cancel(input.handle);
-        await flush();
-        const why = `pruned at step ${last.step}: ${input.pruning.metric} ${last.value.toFixed(4)} > median ${verdict.median!.toFixed(4)} of ${peers.length} finished runs`;
-        return record(deps, input, { runId: input.runId, status: 'pruned', lastStep: last.step, error: why });
-      }
     }
     if (Date.now() - startedAt > input.timeoutSeconds * 1000) {
       await backend.cancel(input.handle);

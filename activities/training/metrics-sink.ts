@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { metricPoints } from '../../db/schema';
+import type { PeerCurve } from '../../core/pruning';
 import type { MetricPoint } from './metrics-stream';
 
 const BATCH = 2000;
@@ -18,16 +19,25 @@ export async function storeMetricPoints(db: Db, runId: string, points: MetricPoi
 }
 
 /**
- * Each finished peer run's value of `metric` at the largest step not after `step`, for runs of the same
- * inner loop other than `runId` (the median pruner's comparison set).
+ * The median pruner's comparison set for `runId`: the curves of `metric` of the succeeded runs of the same inner
+ * loop whose experiments were proposed in an earlier batch (created before this one's; a batch's rows are inserted
+ * in one statement, so they share a creation time). Earlier batches have all ended before a batch starts, so the
+ * set does not depend on which of the batch's parallel runs finishes first.
  */
-export async function peerValuesAtStep(db: Db, innerLoopId: string, runId: string, metric: string, step: number): Promise<number[]> {
+export async function peerCurves(db: Db, innerLoopId: string, runId: string, metric: string): Promise<PeerCurve[]> {
   const r = await db.execute(sql`
-    SELECT DISTINCT ON (tr.id) mp.value
+    SELECT tr.id AS run, mp.step, mp.value
     FROM training_runs tr
     JOIN experiments e ON e.id = tr.experiment_id
-    JOIN metric_points mp ON mp.run_id = tr.id AND mp.name = ${metric} AND mp.step <= ${step}
-    WHERE e.inner_loop_id = ${innerLoopId} AND tr.status = 'succeeded' AND tr.id <> ${runId} AND e.proposer <> 'baseline'
-    ORDER BY tr.id, mp.step DESC`);
-  return r.rows.map((row) => Number((row as { value: number }).value));
+    JOIN metric_points mp ON mp.run_id = tr.id AND mp.name = ${metric}
+    WHERE e.inner_loop_id = ${innerLoopId} AND tr.status = 'succeeded' AND e.proposer <> 'baseline'
+      AND e.created_at < (SELECT e2.created_at FROM training_runs tr2 JOIN experiments e2 ON e2.id = tr2.experiment_id WHERE tr2.id = ${runId})
+    ORDER BY tr.id, mp.step`);
+  const byRun = new Map<string, [number, number][]>();
+  for (const row of r.rows as { run: string; step: number; value: number }[]) {
+    const c = byRun.get(row.run) ?? [];
+    c.push([Number(row.step), Number(row.value)]);
+    byRun.set(row.run, c);
+  }
+  return [...byRun.values()];
 }

@@ -11,7 +11,8 @@ import { EXIT_FAILURE, UsageError } from '../errors';
 import { runOuterDemo } from '../outer-demo';
 import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
-import { uiLink, withSession } from '../session';
+import { freshDemoCampaign } from '../demo-campaign';
+import { uiLink, withSession, type Session } from '../session';
 import { loadSpecFile } from '../spec-file';
 
 /** Experiments per inner loop in `demo --outer`: three iterations stay well inside 15 minutes on 2 cores. */
@@ -26,12 +27,15 @@ export function registerDemo(program: Command): void {
     .option('--experiments <n>', 'experiments in the inner loop (default: the demo spec\'s)', (v) => Number(v))
     .option('--outer <n>', 'run N outer iterations instead (simulated users, critiques, dataset versions, the promotion gate)', (v) => Number(v))
     .option('--users-events <n>', 'feedback events the simulated users send before each outer iteration', (v) => Number(v), 150)
+    .option('--seed <n>', "the seed of the sampler, the trainers and the simulated users (default: the demo spec's, 1)", (v) => Number(v))
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExamples:\n  $ npx flywheel demo\n  $ npx flywheel demo --outer 3\n')
-    .action(async (opts: { experiments?: number; outer?: number; usersEvents: number; json?: boolean }) => {
+    .action(async (opts: { experiments?: number; outer?: number; usersEvents: number; seed?: number; json?: boolean }) => {
       if (opts.outer !== undefined && !(Number.isInteger(opts.outer) && opts.outer >= 1)) throw new UsageError(`--outer must be a positive integer, got ${opts.outer}`);
       if (!(Number.isInteger(opts.usersEvents) && opts.usersEvents >= 1)) throw new UsageError(`--users-events must be a positive integer, got ${opts.usersEvents}`);
+      if (opts.seed !== undefined && !Number.isSafeInteger(opts.seed)) throw new UsageError(`--seed must be an integer, got ${opts.seed}`);
       const spec = loadSpecFile(DEMO_SPEC);
+      if (opts.seed !== undefined) spec.innerLoop.seed = opts.seed;
       if (opts.experiments) spec.innerLoop.budget.experiments = opts.experiments;
       if (opts.outer) spec.innerLoop.budget.experiments = opts.experiments ?? OUTER_DEMO_EXPERIMENTS;
       const config = resolveConfig(process.env, process.cwd());
@@ -44,12 +48,21 @@ export function registerDemo(program: Command): void {
           stack = await startStack(config, { onEvent: (e) => console.error(formatStackEvent(e)) });
           endpoints = { temporalAddress: stack.temporalAddress, namespace: stack.namespace, databaseUrl: stack.databaseUrl, taskQueuePrefix: config.taskQueuePrefix, uiUrl: stack.uiUrl };
         }
+        // A campaign of its own and a printed seed: the same seed gives the same figures on the same machine.
+        const announce = async (s: Session) => {
+          spec.name = await freshDemoCampaign(s.db, spec.name);
+          console.error(`campaign ${spec.name} (new, so no earlier trials or feedback), seed ${spec.innerLoop.seed}: the same seed prints the same figures (--seed to change it)`);
+        };
         if (opts.outer) {
-          const outer = await withSession((s) => runOuterDemo(s, spec, { iterations: opts.outer!, events: opts.usersEvents, seed: spec.innerLoop.seed, json: !!opts.json }), endpoints);
+          const outer = await withSession(async (s) => {
+            await announce(s);
+            return runOuterDemo(s, spec, { iterations: opts.outer!, events: opts.usersEvents, seed: spec.innerLoop.seed, json: !!opts.json });
+          }, endpoints);
           if (!outer.improved) process.exitCode = EXIT_FAILURE;
           return;
         }
         const result = await withSession(async (s) => {
+          await announce(s);
           const handle = await startInnerLoopWorkflow(s.client, s.endpoints, spec);
           const link = uiLink(s.endpoints, handle.workflowId);
           console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);

@@ -43,9 +43,14 @@ export function registerReport(program: Command): void {
         spin.step('writing files');
         const base = campaignId.replace(/[^A-Za-z0-9._-]+/g, '_');
         fs.mkdirSync(opts.out, { recursive: true });
-        const images = { heldout: `${base}-heldout.svg`, loops: r.loops.map((_, i) => `${base}-loop-${i + 1}-curves.svg`) };
-        const files: Record<string, string> = { [`${base}-report.html`]: reportHtml(r), [`${base}-report.md`]: reportMarkdown(r, images), [images.heldout]: r.heldoutSvg };
-        r.loops.forEach((l, i) => (files[images.loops[i]] = l.curvesSvg));
+        // Only plots with data become files; the Markdown links exactly those.
+        const images = { heldout: r.heldoutSvg ? `${base}-heldout.svg` : undefined, loops: r.loops.map((l, i) => (l.curvesSvg ? `${base}-loop-${i + 1}-curves.svg` : undefined)) };
+        const files: Record<string, string> = { [`${base}-report.html`]: reportHtml(r), [`${base}-report.md`]: reportMarkdown(r, images) };
+        if (images.heldout) files[images.heldout] = r.heldoutSvg!;
+        r.loops.forEach((l, i) => {
+          const name = images.loops[i];
+          if (name) files[name] = l.curvesSvg!;
+        });
         const written = Object.entries(files).map(([name, text]) => {
           const file = path.join(opts.out, name);
           fs.writeFileSync(file, text);

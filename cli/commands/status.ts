@@ -11,16 +11,18 @@ import { renderSnapshot } from '../progress-view';
 import { uiLink, withSession } from '../session';
 import { loadCampaignSpec } from '../../activities/campaign/load-campaign';
 import { formatAnalysis, latestAnalysis } from '../latest-analysis';
+import { printRunningLoops } from '../running-loops';
 
 export function registerStatus(program: Command): void {
   program
     .command('status')
     .description("show a campaign's outer loop (if any), then its latest inner loop: follow it while it runs, or print its result")
-    .argument('<campaign>', 'campaign id (the spec name)')
+    .argument('[campaign]', 'campaign id (the spec name); without it, the loops running now')
     .option('--once', 'print one snapshot instead of following')
     .option('--json', 'machine-readable output')
-    .addHelpText('after', '\nExample:\n  $ flywheel status builtin-demo --once\n')
-    .action(async (campaignId: string, opts: { once?: boolean; json?: boolean }) => {
+    .addHelpText('after', '\nExamples:\n  $ flywheel status builtin-demo --once\n  $ flywheel status\n')
+    .action(async (campaignId: string | undefined, opts: { once?: boolean; json?: boolean }) => {
+      if (campaignId === undefined) return printRunningLoops(!!opts.json);
       const ctrlC = detachOnSigint();
       await withSession(async (s) => {
         // The outer loop first (to stderr with --json, where stdout stays one JSON document).

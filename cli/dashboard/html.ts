@@ -35,7 +35,11 @@ main{padding:12px 16px;max-width:1400px}h1{font-size:20px}h2{font-size:16px;marg
 table{border-collapse:collapse;background:#fff;margin:6px 0}td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f0f3f6}td.num{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px}
 .msg{padding:10px 14px;border:1px solid #d0d7de;background:#fff;margin:12px 0}.error{border-color:#cf222e;background:#ffebe9}
-.muted{color:#656d76}.pager a{margin:0 6px}form.inline{display:inline}button{margin:2px}svg{background:#fff;border:1px solid #d0d7de}`;
+.muted{color:#656d76}.pager a{margin:0 6px}form.inline{display:inline}button{margin:2px}svg{background:#fff;border:1px solid #d0d7de}
+.chart svg{border:0}.chart{background:#fff;border:1px solid #d0d7de}figure.chart-fig{margin:8px 0}figcaption{font-weight:600;margin:4px 0}
+.grid2{display:grid;grid-template-columns:1fr 1fr;gap:12px}.grid3{display:grid;grid-template-columns:1fr 1fr 1fr;gap:12px}
+.clip{display:inline-block;max-width:200px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom}
+table.checks td,table.checks th{font-size:12px}table.checks .clip{max-width:160px}td.pass{color:#1a7f37}td.fail{color:#cf222e;font-weight:600}`;
 
 export interface PageOptions {
   /** Extra markup for the end of <body> (the live-update script). */
@@ -84,6 +88,15 @@ export function fmtSeconds(s: number | null | undefined): string {
 }
 
 export const fmtTime = (t: Date | string | null | undefined): string => (t ? new Date(t).toISOString().replace('T', ' ').slice(0, 19) : '–');
+
+/** A knob's value for a table cell: numbers to 3 significant digits (exponent form when tiny or huge). */
+export function fmtParam(v: unknown): string {
+  if (v === undefined || v === null) return '–';
+  if (typeof v !== 'number') return String(v);
+  if (Number.isInteger(v)) return String(v);
+  const a = Math.abs(v);
+  return a !== 0 && (a < 1e-3 || a >= 1e5) ? v.toExponential(2) : String(Number(v.toPrecision(3)));
+}
 
 /** A JSON value in one short line (params, figures). */
 export const fmtJson = (v: unknown, max = 200): string => {

@@ -12,8 +12,9 @@ import { html, message, page } from './html';
 import { confirmPage, runAction } from './pages/action-pages';
 import { campaignPage } from './pages/campaign-page';
 import { campaignsPage } from './pages/campaigns-page';
-import { experimentCurves, experimentPage } from './pages/experiment-page';
-import { loopCurvesFragment, loopPage } from './pages/loop-page';
+import { asset } from './assets';
+import { experimentCharts, experimentCurves, experimentPage } from './pages/experiment-page';
+import { loopCharts, loopCurvesFragment, loopPage } from './pages/loop-page';
 
 export interface DashboardOptions {
   db: Db;
@@ -79,18 +80,27 @@ async function answer(ctx: DashboardContext, req: http.IncomingMessage, tokenDig
   }
 }
 
-/** Routes: `/`, `/campaigns/ID`, `/loops/ID`, `/loops/ID/curves.svg`, `/experiments/ID`, `/experiments/ID/curves.svg`, `/actions/NAME`. */
+/** Routes: `/`, `/campaigns/ID`, `/loops/ID`, `/loops/ID/charts.json`, `/loops/ID/curves.svg`, `/experiments/ID` (and its charts.json, curves.svg), `/actions/NAME`, `/assets/NAME`. */
 async function get(ctx: DashboardContext, url: URL): Promise<Reply> {
   const [, kind, rawId, extra, ...more] = url.pathname.split('/');
   const id = rawId === undefined ? undefined : decode(rawId);
   const ok = (body: string): Reply => ({ status: 200, body });
   if (url.pathname === '/') return ok(await campaignsPage(ctx, url));
   if (url.pathname === '/healthz') return { status: 200, body: '{"status":"ok"}\n', type: 'application/json' };
+  if (kind === 'assets' && id && !extra) {
+    const a = asset(id);
+    if (!a) throw new NotFoundError(id === 'echarts.min.js' ? 'the charting library is not installed (npm ci installs echarts)' : `no asset ${id}`);
+    return { status: 200, body: a.body, type: a.type, headers: { 'cache-control': 'max-age=3600' } };
+  }
   if (id && !more.length) {
     if (kind === 'campaigns' && !extra) return ok(await campaignPage(ctx, url, id));
     if (kind === 'loops' && !extra) return ok(await loopPage(ctx, url, id));
     if (kind === 'experiments' && !extra) return ok(await experimentPage(ctx, url, id));
     if (kind === 'actions' && !extra) return ok(confirmPage(ctx, id, Object.fromEntries(url.searchParams)));
+    if (extra === 'charts.json' && (kind === 'loops' || kind === 'experiments')) {
+      const c = kind === 'loops' ? await loopCharts(ctx, url, id) : await experimentCharts(ctx, url, id);
+      return { status: 200, body: JSON.stringify(c), type: 'application/json' };
+    }
     if (extra === 'curves.svg' && (kind === 'loops' || kind === 'experiments')) {
       const c = kind === 'loops' ? await loopCurvesFragment(ctx, url, id) : await experimentCurves(ctx, id);
       return { status: 200, body: c.svg, type: 'image/svg+xml', headers: { 'x-flywheel-live': c.live ? '1' : '0' } };

@@ -8,7 +8,7 @@ import { proposeTpe, type TpeOptions } from './tpe';
 
 export type { Trial } from './space';
 export type { TpeOptions } from './tpe';
-export { validateParams, paramsKey, isNearDuplicate } from './space';
+export { validateParams, paramsKey, isNearDuplicate, fixKnobs } from './space';
 export { tpeScore } from './tpe';
 
 export type SamplerKind = 'tpe' | 'random';

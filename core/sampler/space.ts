@@ -68,6 +68,21 @@ export function validateParams(space: SearchSpace, params: Params): string[] {
   return problems;
 }
 
+/**
+ * The space with some knobs fixed at given values (the outer loop's pinned model-shape knobs): the sampler then
+ * draws only the free knobs, and a configuration it proposes is new as run, not merely before pinning. A value
+ * outside its knob's range or choices is ignored, the knob stays free.
+ */
+export function fixKnobs(space: SearchSpace, values: Params): SearchSpace {
+  const out: SearchSpace = { ...space };
+  for (const [name, v] of Object.entries(values)) {
+    const def = space[name];
+    if (!def || checkParam(def, v)) continue;
+    out[name] = def.type === 'categorical' ? { ...def, choices: [v] } : { ...def, low: v as number, high: v as number };
+  }
+  return out;
+}
+
 /** A canonical string for a configuration: keys sorted, values typed (so `1` and `"1"` differ). */
 export function paramsKey(params: Params): string {
   return JSON.stringify(Object.keys(params).sort().map((k) => [k, params[k]]));

@@ -36,8 +36,14 @@ const get = async (path: string) => {
 test('the campaign page charts production held-out per iteration and lists versions, iterations and decisions', async () => {
   const { status, text } = await get('/campaigns/c1');
   expect(status).toBe(200);
-  // Two measured iterations, each with a production and a candidate point.
-  expect(text).toMatch(/<svg [^>]*id="heldout-chart"[^>]*data-points="4"/);
+  // Two measured iterations, each with a production and a candidate point, and the untrained model (iteration 1's
+  // incumbent) at iteration 0; the chart's option travels as JSON for the browser to draw.
+  const option = JSON.parse(/<div class="chart" id="chart-heldout"[^>]*><script type="application\/json">(.*?)<\/script>/.exec(text)![1]) as { series: { name: string; data: number[][] }[] };
+  expect(option.series.map((s) => [s.name, s.data])).toEqual([
+    ['production (held-out)', [[0, 0.3], [1, 0.4], [2, 0.4]]],
+    ['candidate (held-out)', [[1, 0.4], [2, 0.38]]],
+    ['inner winner (public)', []],
+  ]);
   expect(text).toContain('<td>base: 120, feedback: 7</td>');
   expect(text).toContain('<td class="num">127</td>');
   expect(text).toContain('<td>gap too wide</td>');

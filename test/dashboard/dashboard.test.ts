@@ -75,11 +75,12 @@ test('a running loop: live curve, pause and resume from the page, then the leade
     return r[0].n >= 3 ? true : undefined;
   });
   await page.goto(loopUrl);
-  expect(await page.getAttribute('#curves', 'data-live')).toBe('1');
-  const before = Number(await page.getAttribute('#curves svg', 'data-points'));
+  expect(await page.getAttribute('#charts', 'data-live')).toBe('1');
+  await page.waitForSelector('#chart-curves[data-drawn="1"] svg', { timeout: 30_000 });
+  const before = Number(await page.getAttribute('#chart-curves', 'data-points'));
   expect(before).toBeGreaterThan(0);
-  // No reload: the page's own polling swaps the chart in place.
-  await page.waitForFunction(`Number(document.querySelector('#curves svg')?.getAttribute('data-points')) > ${before}`, undefined, { timeout: 30_000 });
+  // No reload: the page's own polling redraws the chart in place.
+  await page.waitForFunction(`Number(document.querySelector('#chart-curves')?.getAttribute('data-points')) > ${before}`, undefined, { timeout: 30_000 });
   await screenshot(page, 'loop-running');
 
   // Pause from the page: a confirmation, the result, and the workflow's own status says paused.
@@ -111,9 +112,10 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   // Exact match is maximised: the page ranks the highest public score first, unscored experiments last.
   const expected = [...dbRows].sort((a, b) => (b.public_score ?? -Infinity) - (a.public_score ?? -Infinity) || a.index - b.index);
   expect(shown.map((c) => Number(c[0]))).toEqual(expected.map((r) => r.index));
-  expect(shown.map((c) => c[6])).toEqual(expected.map((r) => r.status));
-  for (const [i, r] of expected.entries()) if (r.public_score !== null) expect(Number(shown[i][4])).toBeCloseTo(r.public_score, 3);
-  expect(await page.getAttribute('#curves', 'data-live')).toBe('0');
+  expect(shown.map((c) => c[2])).toEqual(expected.map((r) => r.status));
+  for (const [i, r] of expected.entries()) if (r.public_score !== null) expect(Number(shown[i][3])).toBeCloseTo(r.public_score, 3);
+  await page.waitForSelector('#chart-curves[data-drawn="1"] svg', { timeout: 30_000 });
+  expect(await page.getAttribute('#charts', 'data-live')).toBe('0');
   expect(await page.getAttribute('a.temporal', 'href')).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(h.workflowId)}`);
   await screenshot(page, 'loop-finished');
 
@@ -131,7 +133,8 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   const experimentId = (await page.textContent('h1'))!.replace(/^Experiment /, '');
   const [points] = await rowsOf(harness.db, "SELECT count(*)::int AS n FROM metric_points m JOIN training_runs t ON t.id = m.run_id WHERE t.experiment_id = $1 AND m.name = 'loss'", [experimentId]);
   expect(points.n).toBeGreaterThan(0);
-  expect(Number(await page.getAttribute('#curves svg', 'data-points'))).toBe(points.n);
+  await page.waitForSelector('#chart-curves[data-drawn="1"] svg', { timeout: 30_000 });
+  expect(Number(await page.getAttribute('#chart-curves', 'data-points'))).toBe(points.n);
   await screenshot(page, 'experiment');
   for (const f of ['campaigns', 'campaign', 'loop-running', 'loop-finished', 'experiment']) expect(fs.statSync(`test-artifacts/dashboard/${f}.png`).size).toBeGreaterThan(1000);
 
@@ -145,10 +148,13 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   const htmlText = fs.readFileSync(written.html, 'utf8');
   const md = fs.readFileSync(written.markdown, 'utf8');
   expect(htmlText).not.toMatch(/href="\/|<script|src="http/);
-  expect(htmlText.match(/<svg /g)).toHaveLength(2);
+  // The loop's curves; no held-out chart, as no outer iteration measured one (and no empty image in its place).
+  expect(htmlText.match(/<svg /g)).toHaveLength(1);
+  expect(written.images).toHaveLength(1);
+  expect(md).not.toMatch(/!\[[^\]]*\]\(\s*\)/);
   for (const row of expected) expect(htmlText).toContain(`<td>${row.status}</td>`);
   expect(htmlText).toContain(h.workflowId);
-  expect(md).toContain(`### ${h.workflowId} (completed, ${dbRows.length} experiments)`);
+  expect(md).toContain(`### ${h.workflowId} (completed, ${dbRows.length} experiments, untrained baseline included)`);
   expect(md.match(/^\| -?\d+ \|/gm)).toHaveLength(dbRows.length);
   expect(md).toMatch(/\| select \| yes \|/);
   for (const img of written.images) {

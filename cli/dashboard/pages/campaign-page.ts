@@ -3,16 +3,17 @@
 import { latestOuterLoop } from '../../campaign-loops';
 import { outerStatusQuery, type PromotionEvidence } from '../../../workflows/outer-loop-api';
 import { NotFoundError, within, type DashboardContext } from '../context';
-import { fmtJson, fmtNum, fmtTime, href, html, message, page, pager, raw, table, temporalLink, type Safe } from '../html';
+import { fmtJson, fmtNum, fmtTime, href, html, message, page, pager, table, temporalLink, type Safe } from '../html';
 import { analysesOf } from '../queries/analyses';
 import { getCampaign, UNSANDBOXED_NOTE } from '../queries/campaigns';
 import { datasetVersionsOf } from '../queries/datasets';
 import { countDecisions, decisionsOf, type DecisionRow } from '../queries/decisions';
 import { countInnerLoops, innerLoopsOf } from '../queries/inner-loops';
 import { outerIterationsOf, type OuterIterationRow } from '../queries/outer-iterations';
-import { lineChart } from '../svg-chart';
+import { chartBox, heldoutOption, type HeldoutPoint } from '../charts';
 import { actionButton } from './action-pages';
 import { pageParam } from './campaigns-page';
+import { chartScripts } from './live-script';
 
 const SIZE = 50;
 
@@ -33,15 +34,15 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
   ]);
   const base = href.campaign(id);
   const body = html`<h1>Campaign ${id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
-<p>Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) · ${c.experiments} experiments, ${c.running} running</p>
+<p>Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) · <span id="experiment-count">${c.experiments} experiments (the untrained baseline${c.baselines === 1 ? '' : 's'} of ${c.baselines} inner loop${c.baselines === 1 ? '' : 's'} not counted)</span>, ${c.running} running</p>
 <section id="actions"><h2>Actions</h2>${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
 ${pending ? promotionBlock(ctx, pending) : ''}</section>
-<h2>Production held-out score</h2>${heldoutChart(iterations)}
+<h2>Held-out and public scores per outer iteration</h2>${heldoutChart(iterations, c.metric)}
 <h2>Outer iterations</h2>${iterations.length ? iterationsTable(ctx, iterations) : message('No outer iterations yet: run `flywheel outer ' + id + '` or trigger one above.')}
 <h2>Inner loops</h2>${loopCount ? html`${table(loops, [
     { head: 'inner loop', cell: (l) => html`<a href="${href.loop(l.id)}">${l.id}</a>${temporalLink(ctx.link(l.id))}` },
     { head: 'status', cell: (l) => l.status },
-    { head: 'experiments', cell: (l) => l.experiments, num: true },
+    { head: 'experiments (with baseline)', cell: (l) => l.experiments, num: true },
     { head: 'running', cell: (l) => l.running, num: true },
     { head: `best public ${l0(loops)}`, cell: (l) => fmtNum(l.best_public), num: true },
     { head: 'dataset version', cell: (l) => l.dataset_version_id },
@@ -58,17 +59,22 @@ ${pending ? promotionBlock(ctx, pending) : ''}</section>
   ], 'id="dataset-versions"') : message('No dataset versions yet.')}
 <h2>Decisions</h2>${decisionCount ? html`${decisionsTable(decisions)}${pager(base, decisionsPage, SIZE, decisionCount, 'decisions')}` : message('No decisions yet: the inner loop records one when it selects a winner, the gate one per candidate.')}
 <h2>Analyses</h2>${analysesBlock(analyses)}`;
-  return page(`Campaign ${id}`, body);
+  return page(`Campaign ${id}`, body, { tail: chartScripts });
 }
 
 const l0 = (loops: Array<{ metric: string }>): string => (loops[0] ? `(${loops[0].metric})` : '');
 
-function heldoutChart(iterations: OuterIterationRow[]): Safe {
-  const pts = iterations.filter((i) => i.heldout_production !== null).map((i) => [i.iteration, i.heldout_production!] as [number, number]);
-  const cand = iterations.filter((i) => i.heldout_candidate !== null).map((i) => [i.iteration, i.heldout_candidate!] as [number, number]);
-  if (!pts.length && !cand.length) return message('No held-out scores yet: the gate measures them in outer iterations.');
+/** From the untrained model (iteration 0: the first gate's incumbent) on, integer iterations, every curve labelled. */
+function heldoutChart(iterations: OuterIterationRow[], publicMetric: string): Safe {
+  const measured = iterations.filter((i) => i.heldout_production !== null || i.heldout_candidate !== null);
+  if (!measured.length) return message('No held-out scores yet: the gate measures them in outer iterations.');
   const metric = iterations.find((i) => i.heldout_metric)?.heldout_metric ?? 'held-out';
-  return raw(lineChart([{ name: 'production', points: pts }, { name: 'candidate', points: cand }], { id: 'heldout-chart', xLabel: 'outer iteration', yLabel: metric, dots: true }));
+  const first = iterations[0];
+  const points: HeldoutPoint[] = [
+    ...(first && first.iteration === 1 && first.heldout_incumbent !== null ? [{ iteration: 0, production: first.heldout_incumbent }] : []),
+    ...iterations.map((i) => ({ iteration: i.iteration, production: i.heldout_production, candidate: i.heldout_candidate, publicBest: i.inner_best_public })),
+  ];
+  return chartBox('heldout', `Production and candidate on held-out ${metric}, inner winner on public ${publicMetric}`, heldoutOption(points, metric, publicMetric), 320);
 }
 
 function iterationsTable(ctx: DashboardContext, iterations: OuterIterationRow[]): Safe {
@@ -92,11 +98,39 @@ export function decisionsTable(decisions: DecisionRow[]): Safe {
     { head: 'kind', cell: (d) => d.kind },
     { head: 'accepted', cell: (d) => (d.accepted ? 'yes' : 'no') },
     { head: 'rule', cell: (d) => d.rule },
-    { head: 'reason', cell: (d) => d.reason },
-    { head: 'figures', cell: (d) => html`<code>${fmtJson(d.figures, 400)}</code>` },
+    { head: 'reason', cell: (d) => html`<span class="clip" title="${d.reason}">${d.reason}</span>` },
+    { head: 'figures', cell: (d) => figuresCell(d.figures) },
     { head: 'experiment', cell: (d) => (d.experiment_id ? html`<a href="${href.experiment(d.experiment_id)}">${d.experiment_id}</a>` : '–') },
     { head: 'when', cell: (d) => fmtTime(d.created_at) },
   ], 'id="decisions"');
+}
+
+interface CheckFigures {
+  passed: boolean;
+  reason: string;
+  [figure: string]: unknown;
+}
+
+/** A gate decision's checks as a table (check, verdict, reason, figures); other decisions' figures as short JSON. */
+function figuresCell(figures: unknown): Safe {
+  const checks = (figures as { checks?: Record<string, CheckFigures> } | null)?.checks;
+  if (!checks || typeof checks !== 'object') return html`<code>${fmtJson(figures, 400)}</code>`;
+  // Failed checks first, then by name (PostgreSQL's jsonb keeps no key order).
+  const rows = Object.entries(checks).sort(([a, x], [b, y]) => Number(x.passed) - Number(y.passed) || (a < b ? -1 : 1));
+  return table(rows, [
+    { head: 'check', cell: ([rule]) => rule },
+    { head: 'verdict', cell: ([, c]) => (c.passed ? 'pass' : 'FAIL') },
+    { head: 'reason', cell: ([, c]) => html`<span class="clip" title="${c.reason}">${c.reason}</span>` },
+    {
+      head: 'figures',
+      cell: ([, c]) =>
+        Object.entries(c)
+          .filter(([k]) => k !== 'passed' && k !== 'reason')
+          .slice(0, 6)
+          .map(([k, v]) => `${k} ${typeof v === 'number' ? fmtNum(v) : String(v)}`)
+          .join(' · '),
+    },
+  ], 'class="checks"');
 }
 
 function analysesBlock(analyses: Record<string, unknown>[]): Safe {

@@ -16,7 +16,7 @@ export async function campaignsPage(ctx: DashboardContext, url: URL): Promise<st
         { head: 'selection', cell: (c) => `${c.metric} (${c.mode})` },
         { head: 'outer iterations', cell: (c) => c.outer_iterations, num: true },
         { head: 'inner loops', cell: (c) => c.inner_loops, num: true },
-        { head: 'experiments', cell: (c) => c.experiments, num: true },
+        { head: 'experiments (baseline excluded)', cell: (c) => c.experiments, num: true },
         { head: 'created', cell: (c) => fmtTime(c.created_at) },
       ], 'id="campaigns"')}${pager('/', pageNo, SIZE, total)}`
     : message('No campaigns yet. Start one with `flywheel run SPEC.yaml` or `flywheel demo`; it appears here as soon as its loop registers it.');

@@ -14,3 +14,6 @@ export const liveScript = raw(`<script>
   }, 2000);
 })();
 </script>`);
+
+/** The charting library and the script that draws the page's `.chart` elements (assets.ts). */
+export const chartScripts = raw('<script src="/assets/echarts.min.js"></script><script src="/assets/charts.js"></script>');

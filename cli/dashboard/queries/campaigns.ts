@@ -9,7 +9,9 @@ export interface CampaignRow {
   metric: string;
   mode: 'min' | 'max';
   inner_loops: number;
+  /** Experiments, the untrained baselines (one per inner loop) not counted. */
   experiments: number;
+  baselines: number;
   running: number;
   outer_iterations: number;
   last_outer_status: string | null;
@@ -23,7 +25,8 @@ export const UNSANDBOXED_NOTE = "unsandboxed: this campaign's trainer runs witho
 const COLUMNS = `c.id, c.created_at, c.production_checkpoint_id,
   coalesce(c.spec->'selection'->>'metric', 'bits_per_byte') AS metric, coalesce(c.spec->'selection'->>'mode', 'min') AS mode,
   (SELECT count(*)::int FROM inner_loops l WHERE l.campaign_id = c.id) AS inner_loops,
-  (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id) AS experiments,
+  (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.proposer <> 'baseline') AS experiments,
+  (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.proposer = 'baseline') AS baselines,
   (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.status = 'running') AS running,
   (SELECT count(*)::int FROM outer_iterations o WHERE o.campaign_id = c.id) AS outer_iterations,
   (SELECT o.status FROM outer_iterations o WHERE o.campaign_id = c.id ORDER BY o.iteration DESC LIMIT 1) AS last_outer_status,

@@ -38,3 +38,37 @@ export async function curves(db: Db, experimentIds: string[], metric: string, ma
     points: x.steps.map((s, i) => [s, x.vals[i]] as [number, number]),
   }));
 }
+
+/**
+ * The same curves against tokens seen, or the trainer's wall-clock (time between logged points from the `tokens`
+ * and `tokens_per_s` metrics of the job contract). A run that logs neither is left out of those axes.
+ */
+export async function curvesOnAxis(db: Db, experimentIds: string[], metric: string, axis: 'step' | 'tokens' | 'time', maxPoints = 200): Promise<Series[]> {
+  const ys = await curves(db, experimentIds, metric, maxPoints);
+  if (axis === 'step') return ys;
+  const tokens = new Map((await curves(db, experimentIds, 'tokens', maxPoints)).map((s) => [s.name, new Map(s.points)]));
+  const rates = axis === 'time' ? new Map((await curves(db, experimentIds, 'tokens_per_s', maxPoints)).map((s) => [s.name, new Map(s.points)])) : undefined;
+  const out: Series[] = [];
+  for (const s of ys) {
+    const tok = tokens.get(s.name);
+    if (!tok) continue;
+    const points: Array<[number, number]> = [];
+    let t = 0;
+    let prevTokens = 0;
+    for (const [step, y] of s.points) {
+      const n = tok.get(step);
+      if (n === undefined) continue;
+      if (rates) {
+        const r = rates.get(s.name)?.get(step);
+        if (!r || !(r > 0)) continue;
+        t += (n - prevTokens) / r;
+        prevTokens = n;
+        points.push([Math.round(t * 100) / 100, y]);
+      } else {
+        points.push([n, y]);
+      }
+    }
+    if (points.length) out.push({ name: s.name, points });
+  }
+  return out;
+}
