@@ -35,8 +35,11 @@ export interface PlantedCheats {
   trainText: string;
   /** The leak file every recipe is given: the public and held-out items' text. */
   leakFile: string;
-  /** The trainer command (argv) of `recipe`, as a campaign spec names it. */
-  trainerCommand(recipe: OutputRecipe): string[];
+  /**
+   * The spec's trainer block for `recipe`: its argv, and the checkout and the leak's folder as the paths its sandbox
+   * may read (the leak is given on purpose; FLYWHEEL_HOME stays hidden).
+   */
+  trainer(recipe: OutputRecipe): { command: string[]; readOnlyPaths: string[]; unsandboxed: boolean };
   /** A production checkpoint (a short honest run) for `tag`, scored on every split. */
   production(tag: string, seed: number): Promise<string>;
   /** A campaign `${prefix}-${recipe}${tag}` whose trainer is `recipe`, holding `file` as its candidate. */
@@ -74,12 +77,13 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
   const scoreAll = async (checkpointId: string) => {
     for (const split of ['public', 'heldout', 'probe'] as EvalSplit[]) await run(scoreCheckpoint, deps, { checkpointId, suiteId, split, purpose: 'gate' });
   };
+  const cheatTrainer = (recipe: OutputRecipe) => ({ command: [process.execPath, RUN_TS, CHEATS, recipe, leakFile], readOnlyPaths: [REPO, leakDir], unsandboxed: !sandboxAvailable });
   return {
     suiteId,
     baseVersionId,
     trainText,
     leakFile,
-    trainerCommand: (recipe) => [process.execPath, RUN_TS, CHEATS, recipe, leakFile],
+    trainer: cheatTrainer,
     publicItems,
     async production(tag, seed) {
       const experimentId = `${prod}/e${tag}`;
@@ -90,9 +94,7 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
     },
     async candidate(recipe, tag, file) {
       const campaignId = `${prefix}-${recipe}${tag}`;
-      const command = [process.execPath, RUN_TS, CHEATS, recipe, leakFile];
-      const trainer = { command, readOnlyPaths: [REPO, leakDir], unsandboxed: !sandboxAvailable };
-      await registerCampaign(db, { campaignId, spec: fastBuiltinSpec(campaignId, { trainer } as never) });
+      await registerCampaign(db, { campaignId, spec: fastBuiltinSpec(campaignId, { trainer: cheatTrainer(recipe) } as never) });
       const experimentId = `${campaignId}/e1`;
       await db.insert(experiments).values({ id: experimentId, campaignId, innerLoopId: `${campaignId}/inner`, index: 1, datasetVersionId: baseVersionId, params: { recipe }, proposer: 'test', status: 'succeeded' });
       const id = `${experimentId}/r1/step-300`;

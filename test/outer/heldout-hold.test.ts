@@ -26,7 +26,7 @@ test('a held-out leak is held for a researcher with the evidence, and rejected b
   const p = await plantedCheats(h.db.db, h.home, name);
   const spec = fastBuiltinSpec(name, {
     // `steps: 0` in fixed is the baseline's (untrained) model; the one experiment trains 600 steps.
-    trainer: { command: p.trainerCommand('heldout-train'), fixed: { ...CHEAT_TRAIN_PARAMS, steps: 0 } },
+    trainer: { ...p.trainer('heldout-train'), fixed: { ...CHEAT_TRAIN_PARAMS, steps: 0 } },
     searchSpace: { steps: { type: 'categorical', choices: [600] } },
     innerLoop: { budget: { experiments: 1, parallelism: 1 }, batchSize: 1, startupTrials: 0 },
     // k = 2, not the default 3: against the untrained baseline of a bootstrap iteration every item gains a lot and
