@@ -58,7 +58,8 @@ export function bubblewrapArgv(bwrap: string, policy: SandboxPolicy, argv: strin
   for (const p of policy.data) args.push('--ro-bind', p, p);
   for (const p of policy.readWrite) args.push('--bind', p, p);
   args.push('--clearenv');
-  for (const [k, v] of Object.entries({ HOME: '/tmp/home', TMPDIR: '/tmp', ...policy.env })) args.push('--setenv', k, v);
+  // HOME and TMPDIR are the sandbox's own, writable, private folders: the worker's HOME is not in the sandbox.
+  for (const [k, v] of Object.entries({ ...policy.env, HOME: '/tmp/home', TMPDIR: '/tmp' })) args.push('--setenv', k, v);
   args.push('--chdir', policy.cwd, '--', ...argv);
   return args;
 }
