@@ -37,7 +37,8 @@ export function isolatedEntry(setup: TrainerSetup, entry: 'train' | 'predict', a
     argv: trainerArgv(trainer.command, entry, args),
     env: trainerEnvironment(process.env, trainer),
     cwd: paths.cwd,
-    code: [...(builtin ? [REPO] : []), ...trainer.readOnlyPaths],
+    // The checkout and its node_modules (a worktree links it from elsewhere) for the built-in trainer's TypeScript.
+    code: [...(builtin ? [REPO, path.join(REPO, 'node_modules')] : []), ...trainer.readOnlyPaths],
     data: paths.data,
     readWrite: paths.readWrite,
     hide: setup.hide,

@@ -52,9 +52,12 @@ export function bubblewrapArgv(bwrap: string, policy: SandboxPolicy, argv: strin
   for (const f of ETC_FILES) args.push('--ro-bind-try', f, f);
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/tmp/home');
   for (const dev of gpuDevices()) args.push('--dev-bind', dev, dev);
-  const hidden = (p: string) => policy.hide.some((h) => within(p, h));
-  for (const p of minimalCover(policy.code.filter((p) => !hidden(p)))) args.push('--ro-bind', p, p);
-  for (const h of minimalCover(policy.hide)) if (fs.existsSync(h)) args.push('--tmpfs', h);
+  // Real paths: a symlink on the way (a worktree's node_modules) would not resolve inside the sandbox.
+  const hide = minimalCover(policy.hide.map(realPath));
+  const code = minimalCover(policy.code.map(realPath).filter((p) => !hide.some((h) => within(p, h))));
+  for (const p of code) args.push('--ro-bind', p, p);
+  // A hidden path is masked where bound code covers it; elsewhere the sandbox never had it.
+  for (const h of hide) if (code.some((c) => within(h, c))) args.push('--tmpfs', h);
   for (const p of policy.data) args.push('--ro-bind', p, p);
   for (const p of policy.readWrite) args.push('--bind', p, p);
   args.push('--clearenv');
@@ -85,6 +88,14 @@ function gpuDevices(): string[] {
       .concat(fs.existsSync('/dev/dri') ? ['/dev/dri'] : []);
   } catch {
     return [];
+  }
+}
+
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
   }
 }
 
