@@ -14,12 +14,13 @@ export interface TestWorkers {
   stop(): Promise<void>;
 }
 
-export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[]; agentEnv?: ActivityDeps['agentEnv'] }): Promise<TestWorkers> {
+/** `address`: another Temporal server than the run's shared one (a test that restarts its own). */
+export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[]; agentEnv?: ActivityDeps['agentEnv']; address?: string }): Promise<TestWorkers> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
-  const connection = await NativeConnection.connect({ address: temporalAddress() });
+  const connection = await NativeConnection.connect({ address: opts.address ?? temporalAddress() });
   const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection), agentEnv: opts.agentEnv });
   const workers = await Promise.all(
     (opts.families ?? [...QUEUE_FAMILIES]).map((family) =>
