@@ -4,7 +4,7 @@ import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/wo
 import { createActivities, type ActivityDeps } from '../../activities';
 import type { Db } from '../../db/client';
 import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../core/queues';
-import { workflowLiveness } from '../../workers/workflow-liveness';
+import { workflowLiveness, workflowStatus } from '../../workers/workflow-liveness';
 import { temporalAddress, workflowBundlePath } from './env';
 
 let runtimeInstalled = false;
@@ -21,7 +21,7 @@ export async function startTestWorkers(opts: { prefix: string; db: Db; home: str
     runtimeInstalled = true;
   }
   const connection = await NativeConnection.connect({ address: opts.address ?? temporalAddress() });
-  const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection), agentEnv: opts.agentEnv });
+  const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection), workflowStatus: workflowStatus(connection), agentEnv: opts.agentEnv });
   const workers = await Promise.all(
     (opts.families ?? [...QUEUE_FAMILIES]).map((family) =>
       Worker.create({

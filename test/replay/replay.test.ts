@@ -15,7 +15,8 @@ test('there are committed histories for every workflow type and every patched() 
   // experiment-capacity and inner-loop-budget take the patched paths ('capacity-slots', 'budget-stop');
   // inner-loop-analyst takes 'agent-analyst' (an analyzeBatch after each batch) as well;
   // inner-loop-contamination takes 'contamination-check', outer-loop-hacking-guard 'hacking-guard', and
-  // experiment-contract-failure 'score-contract-failure' (a trainer's predictions for the wrong items).
+  // experiment-contract-failure 'score-contract-failure' (a trainer's predictions for the wrong items), and
+  // outer-loop-iteration-failure 'outer-iteration-failure' (a failed inner loop ends the attempt's row first).
   expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual([
     'experiment',
     'experiment-capacity',
@@ -26,6 +27,7 @@ test('there are committed histories for every workflow type and every patched() 
     'inner-loop-contamination',
     'outer-loop',
     'outer-loop-hacking-guard',
+    'outer-loop-iteration-failure',
   ]);
   const patchesIn = (file: string): string[] =>
     (JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as { events: { markerRecordedEventAttributes?: { markerName: string; details: Record<string, { payloads: { data: string }[] }> } }[] }).events

@@ -21,7 +21,7 @@ const COLUMNS = `c.id, c.created_at, c.production_checkpoint_id,
   (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id) AS experiments,
   (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.status = 'running') AS running,
   (SELECT count(*)::int FROM outer_iterations o WHERE o.campaign_id = c.id) AS outer_iterations,
-  (SELECT o.status FROM outer_iterations o WHERE o.campaign_id = c.id ORDER BY o.iteration DESC LIMIT 1) AS last_outer_status`;
+  (SELECT o.status FROM outer_iterations o WHERE o.campaign_id = c.id ORDER BY o.iteration DESC, o.attempt DESC LIMIT 1) AS last_outer_status`;
 
 export const listCampaigns = (db: Db, limit: number, offset: number): Promise<CampaignRow[]> =>
   rows<CampaignRow>(db, `SELECT ${COLUMNS} FROM campaigns c ORDER BY c.created_at DESC, c.id LIMIT $1 OFFSET $2`, [limit, offset]);

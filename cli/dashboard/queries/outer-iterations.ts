@@ -29,6 +29,6 @@ export const outerIterationsOf = (db: Db, campaignId: string): Promise<OuterIter
        decision_id, summary->>'reason' AS reason, summary->'heldout'->>'metric' AS heldout_metric,
        (summary->'heldout'->>'candidate')::float8 AS heldout_candidate, (summary->'heldout'->>'incumbent')::float8 AS heldout_incumbent,
        (summary->'heldout'->>'production')::float8 AS heldout_production, created_at, finished_at
-     FROM outer_iterations WHERE campaign_id = $1 ORDER BY iteration`,
+     FROM outer_iterations WHERE campaign_id = $1 ORDER BY iteration, attempt`,
     [campaignId],
   );
