@@ -16,7 +16,8 @@ test('there are committed histories for every workflow type and every patched() 
   // inner-loop-analyst takes 'agent-analyst' (an analyzeBatch after each batch) as well;
   // inner-loop-contamination takes 'contamination-check', outer-loop-hacking-guard 'hacking-guard', and
   // experiment-contract-failure 'score-contract-failure' (a trainer's predictions for the wrong items), and
-  // outer-loop-iteration-failure 'outer-iteration-failure' (a failed inner loop ends the attempt's row first).
+  // outer-loop-iteration-failure 'outer-iteration-failure' (a failed inner loop ends the attempt's row first);
+  // inner-loop-early-pause takes 'early-pause' (a pause sent while the loop prepared is applied once it has state).
   expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual([
     'experiment',
     'experiment-capacity',
@@ -25,6 +26,7 @@ test('there are committed histories for every workflow type and every patched() 
     'inner-loop-analyst',
     'inner-loop-budget',
     'inner-loop-contamination',
+    'inner-loop-early-pause',
     'outer-loop',
     'outer-loop-hacking-guard',
     'outer-loop-iteration-failure',
