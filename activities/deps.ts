@@ -15,6 +15,12 @@ export interface ActivityDeps {
    */
   isWorkflowRunning?: (workflowId: string) => Promise<boolean>;
   /**
+   * A workflow execution's status name (`RUNNING`, `FAILED`, `TERMINATED`, … or `NOT_FOUND`), of `runId` or the
+   * latest run: the claim names how a dead owner's attempt ended. Absent: `isWorkflowRunning` decides, and the
+   * reason says only that the owner is gone.
+   */
+  workflowStatus?: (workflowId: string, runId?: string) => Promise<string>;
+  /**
    * Where the agents (proposer, analyst, teacher) find their OpenAI-compatible endpoint. Tests hand in a local server.
    * @default process.env (`OPENAI_BASE_URL`, `OPENAI_API_KEY`); neither set means the built-in roles
    */

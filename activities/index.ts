@@ -18,6 +18,7 @@ import { critiqueEvalFailures } from './outer/critique-eval-failures';
 import { critiqueIterationFeedback } from './outer/critique-iteration';
 import { evaluateGate } from './outer/evaluate-gate';
 import { finishOuterIteration } from './outer/finish-iteration';
+import { failOuterIteration } from './outer/fail-iteration';
 import { promotionEvidence } from './outer/promotion-evidence';
 import { checkContamination } from './eval/check-contamination';
 import { autoHeartbeatAll } from './auto-heartbeat';
@@ -50,6 +51,7 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
       evaluateGate: (i) => evaluateGate(deps.db, i),
       promotionEvidence: (i) => promotionEvidence(deps, i),
       finishOuterIteration: (i) => finishOuterIteration(deps, i),
+      failOuterIteration: (i) => failOuterIteration(deps, i),
       analyzeBatch: (i) => analyzeBatch(deps, i),
     }),
     training: {

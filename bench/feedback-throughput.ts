@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startFeedbackServer } from '../cli/feedback-server';
 import { openDb } from '../db/client';
+import { campaigns } from '../db/schema';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
 import { applyMigrations } from '../db/migrate';
 
@@ -73,6 +74,8 @@ async function main(): Promise<void> {
   const url = await ensureDatabase(serverUrl, 'flywheel_bench_feedback');
   await applyMigrations(url);
   const db = openDb(url, { max: CLIENTS });
+  // The API refuses feedback for a campaign that does not exist.
+  await db.db.insert(campaigns).values({ id: 'bench', spec: {}, specHash: 'bench' }).onConflictDoNothing();
   const server = await startFeedbackServer({ db: db.db, port: 0, token: TOKEN });
   try {
     const run = `${Date.now().toString(36)}`;

@@ -3,12 +3,12 @@
 // client's event id, so a client may retry any request that did not answer.
 import http from 'node:http';
 import { listenHttp } from './listen-http';
-import { drained, readBody, RequestAbortedError } from './http-body';
+import { drained, InvalidUtf8BodyError, readBody, RequestAbortedError } from './http-body';
 import { sql } from 'drizzle-orm';
 import { checkCompletionRequest } from '../core/completion';
 import { checkFeedback, type FeedbackEvent } from '../core/feedback';
 import type { Db } from '../db/client';
-import { DatabaseUnavailableError, FeedbackConflictError, isUnavailable, storeFeedback } from '../activities/feedback/store-feedback';
+import { ConflictingCopiesError, DatabaseUnavailableError, FeedbackConflictError, isUnavailable, storeFeedback, UnknownCampaignError } from '../activities/feedback/store-feedback';
 import { bearerCheck } from './bearer-token';
 import { CampaignNotFoundError, CompletionService, NoProductionModelError, UnsupportedCheckpointFormatError } from './completion-service';
 
@@ -69,7 +69,7 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
       if (req.method !== route.method) return drained(req, [405, { error: `${req.method} is not allowed here; use ${route.method}` }, { allow: route.method }]);
       if (route.guarded && !authorized(req)) return drained(req, [401, { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' }, { 'www-authenticate': 'Bearer' }]);
       if (route.method === 'GET') return await route.handle(undefined);
-      const raw = await readBody(req, o.maxBodyBytes);
+      const raw = await readBody(req, o.maxBodyBytes, { strictUtf8: true });
       if (raw === undefined) return [413, { error: `request body larger than ${o.maxBodyBytes} bytes` }, { connection: 'close' }];
       let body: unknown;
       try {
@@ -81,7 +81,10 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
     } catch (e) {
       if (e instanceof Reject) return e.reply;
       if (e instanceof RequestAbortedError) return [400, { error: e.message }];
+      if (e instanceof InvalidUtf8BodyError) return bad('malformed request', [`(root): ${e.message}`]);
       if (e instanceof FeedbackConflictError) return [409, { error: e.message, ids: e.ids }];
+      if (e instanceof ConflictingCopiesError) return [400, { error: e.message, ids: e.ids }];
+      if (e instanceof UnknownCampaignError) return [404, { error: e.message, campaigns: e.campaignIds }];
       const status = completionStatus(e);
       if (status) return [status, { error: (e as Error).message }];
       if (e instanceof DatabaseUnavailableError || isUnavailable(e)) {
@@ -129,7 +132,7 @@ function batch(body: unknown, max: number): FeedbackEvent[] {
 }
 
 async function store(db: Db, events: FeedbackEvent[]): Promise<Reply> {
-  const r = await storeFeedback(db, events);
+  const r = await storeFeedback(db, events, { requireCampaign: true });
   return [r.inserted > 0 ? 201 : 200, { inserted: r.inserted, duplicates: r.duplicates }];
 }
 

@@ -10,12 +10,18 @@ export class RequestAbortedError extends Error {
   }
 }
 
+/** A body that is not valid UTF-8, read with `strictUtf8` (it would otherwise be stored with U+FFFD in its place). */
+export class InvalidUtf8BodyError extends Error {
+  override readonly name = 'InvalidUtf8BodyError';
+}
+
 /**
  * The body as text, or undefined past `max` bytes; rejects with RequestAbortedError when the client goes away. An
  * oversized body is still read (and dropped) up to 4x the cap, because a client still sending when the socket
- * closes sees a reset instead of the 413.
+ * closes sees a reset instead of the 413. With `strictUtf8`, a body that is not UTF-8 rejects with
+ * InvalidUtf8BodyError naming the first bad byte, instead of decoding to U+FFFD.
  */
-export function readBody(req: http.IncomingMessage, max: number): Promise<string | undefined> {
+export function readBody(req: http.IncomingMessage, max: number, opts: { strictUtf8?: boolean } = {}): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -24,7 +30,16 @@ export function readBody(req: http.IncomingMessage, max: number): Promise<string
       if (size <= max) chunks.push(c);
       else if (size > 4 * max) req.destroy();
     });
-    req.on('end', () => resolve(size > max ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      if (size > max) return resolve(undefined);
+      const bytes = Buffer.concat(chunks);
+      if (!opts.strictUtf8) return resolve(bytes.toString('utf8'));
+      try {
+        resolve(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      } catch {
+        reject(new InvalidUtf8BodyError(`request body is not valid UTF-8 (first bad byte at offset ${firstBadUtf8Byte(bytes)})`));
+      }
+    });
     req.on('close', () => (size > max ? resolve(undefined) : reject(new RequestAbortedError())));
     req.on('error', () => reject(new RequestAbortedError()));
   });
@@ -46,4 +61,21 @@ export function drained<R>(req: http.IncomingMessage, reply: R, max = DRAIN_MAX)
     req.on('close', () => resolve(reply));
     req.on('error', () => resolve(reply));
   });
+}
+
+/** The offset where the first invalid UTF-8 sequence starts (the body is known to hold one). */
+function firstBadUtf8Byte(bytes: Buffer): number {
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  for (let i = 0; i < bytes.length; ) {
+    const c = bytes[i];
+    const n = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+    if (n === 0 || i + n > bytes.length) return i;
+    try {
+      strict.decode(bytes.subarray(i, i + n));
+    } catch {
+      return i;
+    }
+    i += n;
+  }
+  return bytes.length;
 }

@@ -41,6 +41,8 @@ export const NON_RETRYABLE = [
   'InvalidWeightsError',
   'InvalidFeedbackError',
   'FeedbackConflictError',
+  'ConflictingCopiesError',
+  'UnknownCampaignError',
   'DecisionConflictError',
   'ContaminatedDatasetError',
   'MalformedSuiteError',

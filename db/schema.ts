@@ -131,6 +131,11 @@ export const trainingRuns = pgTable(
     launches: integer('launches').notNull().default(1),
     /** Seconds this run waited for its capacity slot before launching (null: launched without a slot). */
     capacityWaitSeconds: doublePrecision('capacity_wait_seconds'),
+    /**
+     * Flywheel's own decision to stop the job (RunVerdict: pruned, timed out, cancelled), written before the kill,
+     * so an awaitTraining that reattaches after a lost completion reports it instead of "cancelled outside Flywheel".
+     */
+    verdict: jsonb('verdict'),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
   },
@@ -274,15 +279,22 @@ export const decisions = pgTable('decisions', {
 export const outerIterations = pgTable(
   'outer_iterations',
   {
-    /** `${campaignId}/outer/i${iteration}` */
+    /** `${campaignId}/outer/i${iteration}` for the first attempt, `…/i${iteration}-a${attempt}` for later ones. */
     id: text('id').primaryKey(),
     campaignId: text('campaign_id').notNull(),
     iteration: integer('iteration').notNull(),
-    /** The outerLoop workflow that owns the iteration (a dead owner's claim is taken over by the next). */
+    /** 1, then one more each time a failed or terminated attempt of the iteration is started again (its own ids). */
+    attempt: integer('attempt').notNull().default(1),
+    /** The outerLoop workflow that owns the attempt (a dead owner's attempt is ended, and the next start makes a new one). */
     workflowId: text('workflow_id').notNull(),
+    /**
+     * The owner's run id: a later start under the same workflow id (a schedule's, or a rerun of a failed one) is
+     * another owner. Null on rows claimed before it was recorded (then the workflow id alone names the owner).
+     */
+    workflowRunId: text('workflow_run_id'),
     /** schedule | cli | ui | demo */
     trigger: text('trigger').notNull(),
-    /** running | promoted | rejected | no-candidate | failed */
+    /** running | promoted | rejected | no-candidate | failed (summary.reason says why) */
     status: text('status').notNull(),
     /** The production checkpoint when the iteration began: the incumbent the gate compares against. */
     incumbentCheckpointId: text('incumbent_checkpoint_id'),
@@ -299,7 +311,7 @@ export const outerIterations = pgTable(
     createdAt: createdAt(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('outer_iterations_campaign_iteration_idx').on(t.campaignId, t.iteration)],
+  (t) => [uniqueIndex('outer_iterations_campaign_iteration_attempt_idx').on(t.campaignId, t.iteration, t.attempt)],
 );
 
 /**

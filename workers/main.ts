@@ -6,7 +6,7 @@ import { taskQueue, type QueueFamily } from '../core/queues';
 import { openDb } from '../db/client';
 import { temporalConnectionOptions } from '../infra/temporal-connection';
 import { createWorker, workerIdentity } from './create-worker';
-import { workflowLiveness } from './workflow-liveness';
+import { workflowLiveness, workflowStatus } from './workflow-liveness';
 
 export class DatabaseUrlMissingError extends Error {
   override readonly name = 'DatabaseUrlMissingError';
@@ -38,7 +38,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   let stop = (): void => undefined;
   try {
     connection = await connectTemporal(config);
-    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home, isWorkflowRunning: workflowLiveness(connection, config.namespace) }, workflowBundlePath: opts.workflowBundlePath });
+    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home, isWorkflowRunning: workflowLiveness(connection, config.namespace), workflowStatus: workflowStatus(connection, config.namespace) }, workflowBundlePath: opts.workflowBundlePath });
     stop = () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
     };

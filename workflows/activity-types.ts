@@ -16,6 +16,7 @@ import type { BuildIterationDatasetInput, BuildIterationDatasetResult } from '..
 import type { EvaluateGateInput, GateSummary } from '../activities/outer/evaluate-gate';
 import type { PromotionEvidenceInput } from '../activities/outer/promotion-evidence';
 import type { FinishIterationInput, FinishIterationResult } from '../activities/outer/finish-iteration';
+import type { FailIterationInput } from '../activities/outer/fail-iteration';
 import type { CritiqueEvalFailuresInput, CritiqueEvalFailuresResult } from '../activities/outer/critique-eval-failures';
 import type { PromotionEvidence } from './outer-loop-api';
 import type { CheckContaminationInput, ContaminationReport } from '../activities/eval/check-contamination';
@@ -35,6 +36,7 @@ export interface OrchestrationActivities {
   evaluateGate(input: EvaluateGateInput): Promise<GateSummary>;
   promotionEvidence(input: PromotionEvidenceInput): Promise<PromotionEvidence>;
   finishOuterIteration(input: FinishIterationInput): Promise<FinishIterationResult>;
+  failOuterIteration(input: FailIterationInput): Promise<void>;
   analyzeBatch(input: AnalyzeBatchInput): Promise<{ analysisId: string; author: string }>;
 }
 

@@ -51,8 +51,11 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
   const approvals = new Map<string, boolean | undefined>();
   let state: InnerLoopState | undefined = input.carry;
 
-  setHandler(pauseSignal, () => void (state && (state.paused = true)));
-  setHandler(resumeSignal, () => void (state && (state.paused = false)));
+  // Pause and resume sent while the loop prepares (no state yet) are kept, and the last one applies once it exists.
+  let earlyPause: boolean | undefined;
+  const setPaused = (paused: boolean) => void (state ? (state.paused = paused) : (earlyPause = paused));
+  setHandler(pauseSignal, () => setPaused(true));
+  setHandler(resumeSignal, () => setPaused(false));
   setHandler(stopSignal, () => void (stopRequested = true));
   setHandler(
     setBudgetUpdate,
@@ -109,6 +112,8 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     if (patched('contamination-check')) await checkContamination({ datasetVersionId: task.datasetVersionId, reader: innerLoopId });
     const baseline = await orch.startInnerLoop({ campaignId: input.campaignId, innerLoopId, datasetVersionId: task.datasetVersionId, baseCheckpointId: input.baseCheckpointId });
     state = { settings, task, baseline: { experimentId: baseline.experimentId }, launched: 0, batches: 0, batchesWithoutImprovement: 0, leaderboard: [], paused: false };
+    // Executions recorded before this dropped such signals, and replay that way.
+    if (earlyPause !== undefined && patched('early-pause')) state.paused = earlyPause;
   }
   const s: InnerLoopState = state;
   upsertSearchAttributes([

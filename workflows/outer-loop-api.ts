@@ -19,7 +19,7 @@ export interface OuterLoopInput {
 
 /** What one iteration did, small enough for history: ids, counts and scores only. */
 export interface OuterIterationSummary {
-  /** `${campaignId}/outer/i${iteration}` */
+  /** `${campaignId}/outer/i${iteration}`, or `…/i${iteration}-a${attempt}` for a later attempt of the iteration */
   outerIterationId: string;
   iteration: number;
   status: 'promoted' | 'rejected' | 'skipped' | 'no-candidate';
@@ -78,5 +78,7 @@ export const outerStatusQuery = defineQuery<OuterLoopStatus>('outerStatus');
 /** Summaries kept in the carried state: older ones are in PostgreSQL (`outer_iterations`). */
 export const OUTER_SUMMARY_CAP = 20;
 
-export const outerIterationIdOf = (campaignId: string, iteration: number): string => `${campaignId}/outer/i${iteration}`;
+/** An attempt after the first (a failed or terminated one started again) gets ids of its own: `…/i2-a2`. */
+export const outerIterationIdOf = (campaignId: string, iteration: number, attempt = 1): string =>
+  `${campaignId}/outer/i${iteration}${attempt > 1 ? `-a${attempt}` : ''}`;
 export const outerInnerLoopIdOf = (outerIterationId: string): string => `${outerIterationId}/inner`;

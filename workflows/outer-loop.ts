@@ -2,10 +2,14 @@
 // watermark → teacher critiques (user failures, and the production model's public eval failures) → a new dataset
 // version → `innerLoop` as a child (warm-started from production) → the promotion gate on the held-out split →
 // optionally a researcher's approval → record the decision and move production → continue-as-new while
-// `iterations` asks for more. Schedules, the CLI and the Temporal UI all start it the same way.
+// `iterations` asks for more. Schedules, the CLI and the Temporal UI all start it the same way. An iteration that
+// fails ends its row with the reason (failOuterIteration) before the workflow fails, so the next start makes a new
+// attempt of it with ids of its own.
 import {
   ApplicationFailure,
+  CancellationScope,
   condition,
+  ContinueAsNew,
   continueAsNew,
   patched,
   executeChild,
@@ -31,6 +35,7 @@ import {
   type OuterLoopStatus,
   type PromotionEvidence,
 } from './outer-loop-api';
+import { failureReason } from './failure-reason';
 import { promotionDetails } from './promotion-details';
 import { queueOf } from './queues';
 import { CampaignId, Iteration, LoopKind } from './search-attributes';
@@ -66,7 +71,7 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
 
   if (input.spec !== undefined) await orch.registerCampaign({ campaignId: input.campaignId, spec: input.spec });
   const task = await orch.prepareTask({ campaignId: input.campaignId });
-  const claim = await orch.claimOuterIteration({ campaignId: input.campaignId, workflowId, trigger: input.trigger ?? 'ui' });
+  const claim = await orch.claimOuterIteration({ campaignId: input.campaignId, workflowId, runId: workflowInfo().runId, trigger: input.trigger ?? 'ui' });
   const finish = (s: OuterIterationSummary): OuterLoopResult => {
     done.push(s);
     phase = 'done';
@@ -75,125 +80,132 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
   if (!claim.claimed) return finish({ outerIterationId: '', iteration: 0, status: 'skipped', reason: claim.reason, newFeedback: 0, critiques: 0 });
 
   const { outerIterationId, settings } = claim;
-  iteration = claim.iteration;
-  upsertSearchAttributes([{ key: Iteration, value: iteration }]);
-  const incumbent = claim.incumbentCheckpointId;
-
-  phase = 'critiquing';
-  const feedback = await orch.critiqueIterationFeedback({ campaignId: input.campaignId, outerIterationId, sample: settings.feedbackSample, seed: iteration });
-  let evalCritiques = 0;
-  if (incumbent && settings.evalFailureSample > 0) {
-    await ev.scoreCheckpoint({ checkpointId: incumbent, suiteId: task.suiteId, split: 'public', purpose: 'critique' });
-    const r = await ev.critiqueEvalFailures({ campaignId: input.campaignId, outerIterationId, checkpointId: incumbent, suiteId: task.suiteId, sample: settings.evalFailureSample, seed: iteration });
-    evalCritiques = r.critiqued;
-  }
-
-  phase = 'building-dataset';
-  const dataset = await orch.buildIterationDataset({ campaignId: input.campaignId, outerIterationId, iteration, baseVersionId: task.datasetVersionId, incumbentCheckpointId: incumbent, suiteId: task.suiteId });
-  const summary: OuterIterationSummary = {
-    outerIterationId,
-    iteration,
-    status: 'no-candidate',
-    reason: '',
-    newFeedback: claim.newFeedback,
-    critiques: feedback.counts.withExample + feedback.counts.noSignal + evalCritiques,
-    datasetVersionId: dataset.versionId,
-    datasetExamples: dataset.counts.examples,
-  };
-
-  phase = 'inner-loop';
-  innerLoopId = outerInnerLoopIdOf(outerIterationId);
-  summary.innerLoopId = innerLoopId;
-  let inner: InnerLoopResult;
   try {
-    inner = await executeChild(innerLoop, {
-      workflowId: innerLoopId,
-      taskQueue: queueOf('orchestration'),
-      args: [
-        {
-          campaignId: input.campaignId,
-          datasetVersionId: dataset.versionId,
-          budget: { ...settings.innerBudget, ...input.innerBudget },
-          iteration,
-          baseCheckpointId: settings.warmStart && incumbent ? incumbent : undefined,
-        },
-      ],
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-    });
-  } catch (e) {
-    // A dead owner's inner loop that still runs: it is that iteration's; this workflow must not run a second.
-    if (e instanceof Error && e.name === 'WorkflowExecutionAlreadyStartedError') {
-      return finish({ ...summary, status: 'skipped', reason: `the inner loop ${innerLoopId} is already running` });
+    iteration = claim.iteration;
+    upsertSearchAttributes([{ key: Iteration, value: iteration }]);
+    const incumbent = claim.incumbentCheckpointId;
+
+    phase = 'critiquing';
+    const feedback = await orch.critiqueIterationFeedback({ campaignId: input.campaignId, outerIterationId, sample: settings.feedbackSample, seed: iteration });
+    let evalCritiques = 0;
+    if (incumbent && settings.evalFailureSample > 0) {
+      await ev.scoreCheckpoint({ checkpointId: incumbent, suiteId: task.suiteId, split: 'public', purpose: 'critique' });
+      const r = await ev.critiqueEvalFailures({ campaignId: input.campaignId, outerIterationId, checkpointId: incumbent, suiteId: task.suiteId, sample: settings.evalFailureSample, seed: iteration });
+      evalCritiques = r.critiqued;
     }
+
+    phase = 'building-dataset';
+    const dataset = await orch.buildIterationDataset({ campaignId: input.campaignId, outerIterationId, iteration, baseVersionId: task.datasetVersionId, incumbentCheckpointId: incumbent, suiteId: task.suiteId });
+    const summary: OuterIterationSummary = {
+      outerIterationId,
+      iteration,
+      status: 'no-candidate',
+      reason: '',
+      newFeedback: claim.newFeedback,
+      critiques: feedback.counts.withExample + feedback.counts.noSignal + evalCritiques,
+      datasetVersionId: dataset.versionId,
+      datasetExamples: dataset.counts.examples,
+    };
+
+    phase = 'inner-loop';
+    innerLoopId = outerInnerLoopIdOf(outerIterationId);
+    summary.innerLoopId = innerLoopId;
+    let inner: InnerLoopResult;
+    try {
+      inner = await executeChild(innerLoop, {
+        workflowId: innerLoopId,
+        taskQueue: queueOf('orchestration'),
+        args: [
+          {
+            campaignId: input.campaignId,
+            datasetVersionId: dataset.versionId,
+            budget: { ...settings.innerBudget, ...input.innerBudget },
+            iteration,
+            baseCheckpointId: settings.warmStart && incumbent ? incumbent : undefined,
+          },
+        ],
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      });
+    } catch (e) {
+      // A dead owner's inner loop that still runs: it is that iteration's; this workflow must not run a second.
+      if (e instanceof Error && e.name === 'WorkflowExecutionAlreadyStartedError') {
+        return finish({ ...summary, status: 'skipped', reason: `the inner loop ${innerLoopId} is already running` });
+      }
+      throw e;
+    }
+
+    const finishRecorded = async (s: OuterIterationSummary, extra: { promote?: boolean; approval?: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'] } = {}) => {
+      phase = 'recording';
+      const r = await orch.finishOuterIteration({
+        campaignId: input.campaignId,
+        outerIterationId,
+        summary: s,
+        promote: extra.promote ? { candidateCheckpointId: s.candidateCheckpointId!, incumbentCheckpointId: incumbent } : undefined,
+        approval: extra.approval,
+      });
+      return finish({ ...s, productionCheckpointId: r.productionCheckpointId ?? undefined });
+    };
+    if (!inner.best) return next(await finishRecorded({ ...summary, reason: `the inner loop produced no scored candidate (stopped by ${inner.stoppedBy})` }));
+
+    phase = 'gating';
+    const candidate = inner.best.checkpointId;
+    const against = incumbent ?? inner.baselineCheckpointId;
+    if (!against) throw ApplicationFailure.nonRetryable(`iteration ${iteration} has no incumbent to compare with: no production model and no baseline checkpoint`, 'NoIncumbentError');
+    const metric = settings.gate.metric;
+    const cand = await ev.scoreCheckpoint({ checkpointId: candidate, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
+    const inc = await ev.scoreCheckpoint({ checkpointId: against, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
+    if (patched('hacking-guard')) {
+      // The hacking guard compares public with held-out and public items with their twins, for both checkpoints.
+      for (const checkpointId of [candidate, against]) {
+        await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'public', purpose: 'gate' });
+        await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'probe', purpose: 'gate' });
+      }
+    }
+    const decisionId = `${outerIterationId}/gate`;
+    const gate = await orch.evaluateGate({ decisionId, campaignId: input.campaignId, candidateCheckpointId: candidate, incumbentCheckpointId: against, suiteId: task.suiteId, settings: settings.gate });
+    Object.assign(summary, { candidateCheckpointId: candidate, innerBest: { experimentId: inner.best.experimentId, publicScore: inner.best.publicScore }, decisionId, reason: gate.reason, heldout: { metric, candidate: cand.metrics[metric], incumbent: inc.metrics[metric] } });
+
+    let promote = gate.promote;
+    let approval: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'];
+    // A candidate the gate holds (`promotion.heldoutOutrun: hold`) goes to a researcher with the gate's evidence, like a
+    // passed one under requireApproval; nobody answering rejects it. Histories from before hold was possible never
+    // carry `gate.hold`, so they never reach the patch.
+    const held = !promote && gate.hold === true && patched('heldout-outrun-hold');
+    if ((promote && settings.approval.requireApproval) || held) {
+      const { timeoutSeconds } = settings.approval;
+      const onTimeout = held ? 'reject' : settings.approval.onTimeout;
+      pending = await orch.promotionEvidence({
+        outerIterationId,
+        decisionId,
+        innerLoopId,
+        candidateCheckpointId: candidate,
+        incumbentCheckpointId: against,
+        suiteId: task.suiteId,
+        deadline: new Date(Date.now() + timeoutSeconds * 1000).toISOString(),
+        defaultDecision: onTimeout,
+      });
+      phase = 'awaiting-approval';
+      setCurrentDetails(promotionDetails(input.campaignId, pending));
+      const answered = await condition(() => answer !== undefined, `${timeoutSeconds} seconds`);
+      approval = answered
+        ? { ...answer!, timedOut: false, candidateCheckpointId: candidate, experimentId: inner.best.experimentId }
+        : { approve: onTimeout === 'promote', by: 'timeout', timedOut: true, candidateCheckpointId: candidate, experimentId: inner.best.experimentId };
+      promote = approval.approve;
+      pending = undefined;
+      setCurrentDetails('');
+      const answeredBy = approval.timedOut ? 'not approved before the deadline' : `${promote ? 'approved' : 'rejected'} by ${approval.by}`;
+      if (held) summary.reason = `${gate.reason}; the promotion was ${answeredBy}`;
+      else if (!promote) summary.reason = `the gate passed, but the promotion was ${answeredBy}`;
+    }
+    summary.status = promote ? 'promoted' : 'rejected';
+    summary.heldout!.production = promote ? cand.metrics[metric] : incumbent ? inc.metrics[metric] : undefined;
+    return next(await finishRecorded(summary, { promote, approval }));
+  } catch (e) {
+    if (e instanceof ContinueAsNew || !patched('outer-iteration-failure')) throw e;
+    // The attempt's row ends with the reason, even when the workflow is being cancelled; then the workflow fails.
+    await CancellationScope.nonCancellable(() => orch.failOuterIteration({ outerIterationId, reason: failureReason(e), innerLoopId }));
     throw e;
   }
-
-  const finishRecorded = async (s: OuterIterationSummary, extra: { promote?: boolean; approval?: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'] } = {}) => {
-    phase = 'recording';
-    const r = await orch.finishOuterIteration({
-      campaignId: input.campaignId,
-      outerIterationId,
-      summary: s,
-      promote: extra.promote ? { candidateCheckpointId: s.candidateCheckpointId!, incumbentCheckpointId: incumbent } : undefined,
-      approval: extra.approval,
-    });
-    return finish({ ...s, productionCheckpointId: r.productionCheckpointId ?? undefined });
-  };
-  if (!inner.best) return next(await finishRecorded({ ...summary, reason: `the inner loop produced no scored candidate (stopped by ${inner.stoppedBy})` }));
-
-  phase = 'gating';
-  const candidate = inner.best.checkpointId;
-  const against = incumbent ?? inner.baselineCheckpointId;
-  if (!against) throw ApplicationFailure.nonRetryable(`iteration ${iteration} has no incumbent to compare with: no production model and no baseline checkpoint`, 'NoIncumbentError');
-  const metric = settings.gate.metric;
-  const cand = await ev.scoreCheckpoint({ checkpointId: candidate, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
-  const inc = await ev.scoreCheckpoint({ checkpointId: against, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
-  if (patched('hacking-guard')) {
-    // The hacking guard compares public with held-out and public items with their twins, for both checkpoints.
-    for (const checkpointId of [candidate, against]) {
-      await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'public', purpose: 'gate' });
-      await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'probe', purpose: 'gate' });
-    }
-  }
-  const decisionId = `${outerIterationId}/gate`;
-  const gate = await orch.evaluateGate({ decisionId, campaignId: input.campaignId, candidateCheckpointId: candidate, incumbentCheckpointId: against, suiteId: task.suiteId, settings: settings.gate });
-  Object.assign(summary, { candidateCheckpointId: candidate, innerBest: { experimentId: inner.best.experimentId, publicScore: inner.best.publicScore }, decisionId, reason: gate.reason, heldout: { metric, candidate: cand.metrics[metric], incumbent: inc.metrics[metric] } });
-
-  let promote = gate.promote;
-  let approval: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'];
-  // A candidate the gate holds (`promotion.heldoutOutrun: hold`) goes to a researcher with the gate's evidence, like a
-  // passed one under requireApproval; nobody answering rejects it. Histories from before hold was possible never
-  // carry `gate.hold`, so they never reach the patch.
-  const held = !promote && gate.hold === true && patched('heldout-outrun-hold');
-  if ((promote && settings.approval.requireApproval) || held) {
-    const { timeoutSeconds } = settings.approval;
-    const onTimeout = held ? 'reject' : settings.approval.onTimeout;
-    pending = await orch.promotionEvidence({
-      outerIterationId,
-      decisionId,
-      innerLoopId,
-      candidateCheckpointId: candidate,
-      incumbentCheckpointId: against,
-      suiteId: task.suiteId,
-      deadline: new Date(Date.now() + timeoutSeconds * 1000).toISOString(),
-      defaultDecision: onTimeout,
-    });
-    phase = 'awaiting-approval';
-    setCurrentDetails(promotionDetails(input.campaignId, pending));
-    const answered = await condition(() => answer !== undefined, `${timeoutSeconds} seconds`);
-    approval = answered
-      ? { ...answer!, timedOut: false, candidateCheckpointId: candidate, experimentId: inner.best.experimentId }
-      : { approve: onTimeout === 'promote', by: 'timeout', timedOut: true, candidateCheckpointId: candidate, experimentId: inner.best.experimentId };
-    promote = approval.approve;
-    pending = undefined;
-    setCurrentDetails('');
-    const answeredBy = approval.timedOut ? 'not approved before the deadline' : `${promote ? 'approved' : 'rejected'} by ${approval.by}`;
-    if (held) summary.reason = `${gate.reason}; the promotion was ${answeredBy}`;
-    else if (!promote) summary.reason = `the gate passed, but the promotion was ${answeredBy}`;
-  }
-  summary.status = promote ? 'promoted' : 'rejected';
-  summary.heldout!.production = promote ? cand.metrics[metric] : incumbent ? inc.metrics[metric] : undefined;
-  return next(await finishRecorded(summary, { promote, approval }));
 
   /** Continue as new while more iterations are asked for; otherwise the result. */
   async function next(result: OuterLoopResult): Promise<OuterLoopResult> {

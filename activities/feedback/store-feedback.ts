@@ -3,7 +3,7 @@
 import { inArray } from 'drizzle-orm';
 import type { FeedbackEvent } from '../../core/feedback';
 import type { Db } from '../../db/client';
-import { feedbackEvents } from '../../db/schema';
+import { campaigns, feedbackEvents } from '../../db/schema';
 
 /** An id that is already stored (or repeated within the batch) with other content; nothing of the batch was written. */
 export class FeedbackConflictError extends Error {
@@ -11,6 +11,23 @@ export class FeedbackConflictError extends Error {
   constructor(readonly ids: string[]) {
     const shown = ids.slice(0, 5).map((id) => `"${id}"`).join(', ');
     super(`feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} already stored with different content`);
+  }
+}
+
+/** One id twice in the batch with different content: the batch contradicts itself, and nothing of it was written. */
+export class ConflictingCopiesError extends Error {
+  override readonly name = 'ConflictingCopiesError';
+  constructor(readonly ids: string[]) {
+    const shown = ids.slice(0, 5).map((id) => `"${id}"`).join(', ');
+    super(`feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} appear${ids.length > 1 ? '' : 's'} twice in the batch with different content; nothing stored`);
+  }
+}
+
+/** Feedback for a campaign that does not exist (a typo, or a client pointed at the wrong server): nothing stored. */
+export class UnknownCampaignError extends Error {
+  override readonly name = 'UnknownCampaignError';
+  constructor(readonly campaignIds: string[]) {
+    super(`no campaign ${campaignIds.slice(0, 5).map((id) => `"${id}"`).join(', ')}${campaignIds.length > 5 ? ` and ${campaignIds.length - 5} more` : ''}: register it first (\`flywheel run\` or \`flywheel outer\`); nothing stored`);
   }
 }
 
@@ -53,7 +70,16 @@ async function insertChecked(q: Queryable, rows: FeedbackEvent[]): Promise<numbe
   return n;
 }
 
-export async function storeFeedback(db: Db, events: FeedbackEvent[]): Promise<StoreResult> {
+export interface StoreOptions {
+  /**
+   * Refuse the batch (UnknownCampaignError) when one of its campaigns does not exist, as the HTTP API and
+   * `flywheel feedback import` do; tests and harnesses seed feedback before registering the campaign.
+   * @default false
+   */
+  requireCampaign?: boolean;
+}
+
+export async function storeFeedback(db: Db, events: FeedbackEvent[], opts: StoreOptions = {}): Promise<StoreResult> {
   // The same id twice in one batch: one row, the copy a duplicate (or a conflict when they differ).
   const unique = new Map<string, FeedbackEvent>();
   const conflicts = new Set<string>();
@@ -62,16 +88,22 @@ export async function storeFeedback(db: Db, events: FeedbackEvent[]): Promise<St
     if (!seen) unique.set(e.id, e);
     else if (contentKey(seen) !== contentKey(e)) conflicts.add(e.id);
   }
-  if (conflicts.size) throw new FeedbackConflictError([...conflicts]);
+  if (conflicts.size) throw new ConflictingCopiesError([...conflicts]);
   // Rows are locked in id order, so two overlapping batches wait for each other instead of deadlocking.
   const rows = [...unique.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   try {
+    if (opts.requireCampaign) {
+      const ids = [...new Set(rows.map((e) => e.campaignId))];
+      const known = new Set((await db.select({ id: campaigns.id }).from(campaigns).where(inArray(campaigns.id, ids))).map((c) => c.id));
+      const missing = ids.filter((id) => !known.has(id));
+      if (missing.length) throw new UnknownCampaignError(missing);
+    }
     // One row needs no transaction: a single INSERT is atomic, and the conflict check after it writes nothing.
     // That saves BEGIN and COMMIT round trips on the hot path of the HTTP API (one event per request).
     const inserted = rows.length === 1 ? await insertChecked(db, rows) : await db.transaction((tx) => insertChecked(tx, rows));
     return { inserted, duplicates: events.length - inserted };
   } catch (e) {
-    if (e instanceof FeedbackConflictError) throw e;
+    if (e instanceof FeedbackConflictError || e instanceof UnknownCampaignError) throw e;
     if (isUnavailable(e)) throw new DatabaseUnavailableError(`database unavailable: ${rootMessage(e)}`, { cause: e });
     throw e;
   }

@@ -37,7 +37,7 @@ export async function buildIterationDataset(deps: ActivityDeps, input: BuildIter
     .select({ versionId: outerIterations.datasetVersionId })
     .from(outerIterations)
     .where(and(eq(outerIterations.campaignId, input.campaignId), lt(outerIterations.iteration, input.iteration), isNotNull(outerIterations.datasetVersionId)))
-    .orderBy(desc(outerIterations.iteration))
+    .orderBy(desc(outerIterations.iteration), desc(outerIterations.attempt))
     .limit(1);
   const parentVersionId = previous?.versionId ?? input.baseVersionId;
   const critiqueIds = (

@@ -1,9 +1,13 @@
-// claimOuterIteration: the outer loop's first step. Under a per-campaign lock it either resumes the iteration this
-// workflow already owns, takes over one whose owner is gone, skips (another live workflow is mid-iteration, or too
-// little new feedback arrived), or opens the next iteration and claims every feedback event not yet ingested: its
-// watermark. A schedule fire and a manual trigger for the same window therefore make one iteration, not two.
+// claimOuterIteration: the outer loop's first step. Under a per-campaign lock it either resumes the attempt this
+// workflow run already owns, skips (another live workflow is mid-iteration, or too little new feedback arrived),
+// starts a new attempt of an iteration whose last attempt failed or whose owner is gone (ending that attempt's row
+// with the reason first), or opens the next iteration and claims every feedback event not yet ingested: its
+// watermark. A schedule fire and a manual trigger for the same window therefore make one iteration, not two. A new
+// attempt has ids of its own (`…/i2-a2`, its inner loop, experiments and run directories), so nothing a failed
+// attempt left behind (a failed inner loop, run directories holding exit codes) is reused, and it takes over the
+// feedback its predecessor ingested.
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { campaigns, feedbackEvents, outerIterations } from '../../db/schema';
+import { campaigns, critiques, feedbackEvents, outerIterations } from '../../db/schema';
 import { outerIterationIdOf } from '../../workflows/outer-loop-api';
 import { outerSettings, type OuterSettings } from '../../core/loop-settings';
 import { loadCampaignSpec } from '../campaign/load-campaign';
@@ -13,6 +17,8 @@ export interface ClaimIterationInput {
   campaignId: string;
   /** The outerLoop workflow id (stable across continue-as-new). */
   workflowId: string;
+  /** The run claiming it: a later run under the same workflow id is another owner. Absent in old histories. */
+  runId?: string;
   trigger: string;
 }
 
@@ -21,11 +27,13 @@ export type ClaimIterationResult =
       claimed: true;
       outerIterationId: string;
       iteration: number;
+      /** 1, or more for an iteration started again after a failed or terminated attempt. */
+      attempt: number;
       /** The production checkpoint when the iteration began, or null before the first promotion. */
       incumbentCheckpointId: string | null;
       newFeedback: number;
-      /** True when this workflow took over an iteration whose owner is no longer running. */
-      takenOver: boolean;
+      /** The attempt this one replaces, and why that one ended (absent for a first attempt or a resume). */
+      replaces?: { outerIterationId: string; reason: string };
       settings: OuterSettings;
     }
   | { claimed: false; reason: string };
@@ -37,30 +45,69 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
   const spec = await loadCampaignSpec(deps.db, input.campaignId);
   // Asked outside the transaction: a Temporal round trip must not hold the lock.
   const [open] = await deps.db
-    .select({ workflowId: outerIterations.workflowId })
+    .select({ id: outerIterations.id, workflowId: outerIterations.workflowId, workflowRunId: outerIterations.workflowRunId })
     .from(outerIterations)
     .where(and(eq(outerIterations.campaignId, input.campaignId), eq(outerIterations.status, 'running')));
-  const ownerAlive = open && open.workflowId !== input.workflowId ? await isRunning(deps, open.workflowId) : false;
+  const ownerGone = open && !ownsAttempt(open, input) ? await ownerEnded(deps, open) : undefined;
 
   return deps.db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(${input.campaignId}))`);
-    const [latest] = await tx.select().from(outerIterations).where(eq(outerIterations.campaignId, input.campaignId)).orderBy(desc(outerIterations.iteration)).limit(1);
+    const [latest] = await tx
+      .select()
+      .from(outerIterations)
+      .where(eq(outerIterations.campaignId, input.campaignId))
+      .orderBy(desc(outerIterations.iteration), desc(outerIterations.attempt))
+      .limit(1);
+    const [campaign] = await tx.select({ production: campaigns.productionCheckpointId }).from(campaigns).where(eq(campaigns.id, input.campaignId));
+    const production = campaign?.production ?? null;
+    const settings = outerSettings(spec);
+
     if (latest?.status === 'running') {
-      if (latest.workflowId !== input.workflowId) {
-        // Take over only from the very owner found dead above; an owner that claimed since is alive by definition.
-        if (ownerAlive || open?.workflowId !== latest.workflowId) {
-          return { claimed: false as const, reason: `iteration ${latest.iteration} of "${input.campaignId}" is in progress in workflow ${latest.workflowId}` };
-        }
-        await tx.update(outerIterations).set({ workflowId: input.workflowId }).where(eq(outerIterations.id, latest.id));
+      if (ownsAttempt(latest, input)) {
+        // This run's own attempt (a retried claim): resume it.
+        return { claimed: true as const, outerIterationId: latest.id, iteration: latest.iteration, attempt: latest.attempt, incumbentCheckpointId: latest.incumbentCheckpointId, newFeedback: latest.newFeedback, settings };
       }
-      return { claimed: true as const, outerIterationId: latest.id, iteration: latest.iteration, incumbentCheckpointId: latest.incumbentCheckpointId, newFeedback: latest.newFeedback, takenOver: latest.workflowId !== input.workflowId, settings: outerSettings(spec) };
+      // End only the very attempt whose owner was found gone above; an owner that claimed since is alive by definition.
+      if (ownerGone === undefined || open?.id !== latest.id) {
+        return { claimed: false as const, reason: `iteration ${latest.iteration} of "${input.campaignId}" is in progress in workflow ${latest.workflowId}` };
+      }
+      await tx
+        .update(outerIterations)
+        .set({ status: 'failed', summary: failedSummary(latest, ownerGone), finishedAt: sql`coalesce(${outerIterations.finishedAt}, now())` })
+        .where(eq(outerIterations.id, latest.id));
+      latest.status = 'failed';
+      latest.summary = failedSummary(latest, ownerGone);
     }
 
-    const [campaign] = await tx.select({ production: campaigns.productionCheckpointId }).from(campaigns).where(eq(campaigns.id, input.campaignId));
+    if (latest?.status === 'failed') {
+      // The iteration again, as a new attempt with its own ids; it ingests what the failed attempt had ingested.
+      const attempt = latest.attempt + 1;
+      const id = outerIterationIdOf(input.campaignId, latest.iteration, attempt);
+      await tx.update(feedbackEvents).set({ ingestedBy: id }).where(eq(feedbackEvents.ingestedBy, latest.id));
+      // A feedback critique is keyed by its event, so it is the new attempt's too (never critiqued twice).
+      await tx.update(critiques).set({ outerIterationId: id }).where(and(eq(critiques.outerIterationId, latest.id), eq(critiques.sourceKind, 'feedback')));
+      await tx.insert(outerIterations).values({
+        id,
+        campaignId: input.campaignId,
+        iteration: latest.iteration,
+        attempt,
+        workflowId: input.workflowId,
+        workflowRunId: input.runId ?? null,
+        trigger: input.trigger,
+        status: 'running',
+        incumbentCheckpointId: production,
+        newFeedback: latest.newFeedback,
+        feedbackFrom: latest.feedbackFrom,
+        feedbackTo: latest.feedbackTo,
+      });
+      const reason = (latest.summary as { reason?: string } | null)?.reason ?? 'it failed';
+      return { claimed: true as const, outerIterationId: id, iteration: latest.iteration, attempt, incumbentCheckpointId: production, newFeedback: latest.newFeedback, replaces: { outerIterationId: latest.id, reason }, settings };
+    }
+
     const pending = and(eq(feedbackEvents.campaignId, input.campaignId), isNull(feedbackEvents.ingestedBy));
     const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(feedbackEvents).where(pending);
     const min = spec.outerLoop.minNewFeedback;
-    if (campaign?.production && n < min) {
+    if (production && n < min) {
       return { claimed: false as const, reason: `only ${n} new feedback event${n === 1 ? '' : 's'} since the last iteration (outerLoop.minNewFeedback is ${min})` };
     }
     const iteration = (latest?.iteration ?? 0) + 1;
@@ -75,18 +122,50 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
       campaignId: input.campaignId,
       iteration,
       workflowId: input.workflowId,
+      workflowRunId: input.runId ?? null,
       trigger: input.trigger,
       status: 'running',
-      incumbentCheckpointId: campaign?.production ?? null,
+      incumbentCheckpointId: production,
       newFeedback: span.n,
       feedbackFrom: span.from === null ? null : new Date(span.from),
       feedbackTo: span.to === null ? null : new Date(span.to),
     });
-    return { claimed: true as const, outerIterationId: id, iteration, incumbentCheckpointId: campaign?.production ?? null, newFeedback: span.n, takenOver: false, settings: outerSettings(spec) };
+    return { claimed: true as const, outerIterationId: id, iteration, attempt: 1, incumbentCheckpointId: production, newFeedback: span.n, settings };
   });
 }
 
-/** Unknown (no Temporal client injected) counts as alive: skipping is safe, running an iteration twice is not. */
-async function isRunning(deps: ActivityDeps, workflowId: string): Promise<boolean> {
-  return deps.isWorkflowRunning ? deps.isWorkflowRunning(workflowId) : true;
+interface Owner {
+  workflowId: string;
+  workflowRunId: string | null;
+}
+
+/** Whether the claiming run is the attempt's owner: the same workflow and, when both are known, the same run. */
+function ownsAttempt(owner: Owner, input: ClaimIterationInput): boolean {
+  return owner.workflowId === input.workflowId && (owner.workflowRunId === null || input.runId === undefined || owner.workflowRunId === input.runId);
+}
+
+/**
+ * How the attempt's owner run ended (`TERMINATED`, `FAILED`, …), or undefined while it runs. Unknown (no Temporal
+ * client injected) counts as alive: skipping is safe, running an iteration twice is not.
+ */
+async function ownerEnded(deps: ActivityDeps, owner: Owner): Promise<string | undefined> {
+  if (deps.workflowStatus) {
+    const status = await deps.workflowStatus(owner.workflowId, owner.workflowRunId ?? undefined);
+    return status === 'RUNNING' ? undefined : status;
+  }
+  if (!deps.isWorkflowRunning) return undefined;
+  return (await deps.isWorkflowRunning(owner.workflowId)) ? undefined : 'ENDED';
+}
+
+function failedSummary(row: { id: string; iteration: number; attempt: number; workflowId: string; newFeedback: number }, how: string) {
+  const ended = how === 'ENDED' ? 'is no longer running' : how === 'NOT_FOUND' ? 'no longer exists' : `ended ${how.toLowerCase().replace(/_/g, ' ')}`;
+  return {
+    outerIterationId: row.id,
+    iteration: row.iteration,
+    attempt: row.attempt,
+    status: 'failed',
+    reason: `its workflow ${row.workflowId} ${ended} before the iteration finished`,
+    newFeedback: row.newFeedback,
+    critiques: 0,
+  };
 }

@@ -1,10 +1,12 @@
 // awaitTraining: follows a launched job to its end. Heartbeats carry { jobRef, metricsOffset }, so a retry on
 // another worker (after a crash) reattaches to the same process and resumes streaming where the last one stopped.
-// New metric points go to PostgreSQL in batches; the median rule may stop a weak run early.
+// New metric points go to PostgreSQL in batches; the median rule may stop a weak run early. Every stop Flywheel
+// decides (prune, time limit, cancel) is stored as the run's verdict before the kill (run-verdict.ts), so an attempt
+// that reattaches after a lost completion reports that verdict and the experiment never relaunches the run.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
 import { backendFor, type JobHandle, type JobStatus, type TrainingBackend } from '../../backends';
 import { METRICS_FILE } from '../../core/job-contract';
@@ -16,6 +18,7 @@ import type { ActivityDeps } from '../deps';
 import { readManifest, verifyCheckpoint } from './manifest';
 import { peerCurves, storeMetricPoints } from './metrics-sink';
 import { readMetrics } from './metrics-stream';
+import { decideRun, type RunVerdict } from './run-verdict';
 
 export interface AwaitTrainingInput {
   runId: string;
@@ -55,8 +58,10 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
   const prior = ctx.info.heartbeatDetails as Progress | undefined;
   let offset = prior?.jobRef === input.handle.ref ? prior.metricsOffset : 0;
   const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
-  const [run] = await db.select({ startedAt: trainingRuns.startedAt }).from(trainingRuns).where(eq(trainingRuns.id, input.runId));
+  const [run] = await db.select({ startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict }).from(trainingRuns).where(eq(trainingRuns.id, input.runId));
   const startedAt = run?.startedAt?.getTime() ?? Date.now();
+  // An earlier attempt decided to stop the job: finish carrying it out and report that decision, not the kill's trace.
+  if (run?.verdict) return stopFor(deps, backend, input, run.verdict as RunVerdict, offset);
   let last: { step: number; value: number } | undefined;
   /** Points of the pruned metric read but not yet judged, in order. */
   let unjudged: { step: number; value: number }[] = [];
@@ -97,10 +102,9 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
       const verdict = firstPrunedStep(input.pruning, unjudged, peers);
       unjudged = [];
       if (verdict) {
-        if (status.state === 'running') await backend.cancel(input.handle);
-        await flush();
+        // The verdict is stored before the kill (run-verdict.ts): an attempt that reattaches reports it, never relaunches.
         const why = `pruned at step ${verdict.step}: ${input.pruning.metric} ${verdict.value.toFixed(4)} > median ${verdict.median.toFixed(4)} of ${verdict.peers} finished runs of earlier batches`;
-        return record(deps, input, { runId: input.runId, status: 'pruned', lastStep: verdict.step, error: why });
+        return stopFor(deps, backend, input, await decideRun(db, input.runId, { status: 'pruned', lastStep: verdict.step, error: why }), offset);
       }
     }
     if (status.state !== 'running') {
@@ -108,9 +112,8 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
       return finish(deps, backend, input, status, truncated);
     }
     if (Date.now() - startedAt > input.timeoutSeconds * 1000) {
-      await backend.cancel(input.handle);
-      await flush();
-      return record(deps, input, { runId: input.runId, status: 'timed_out', lastStep: last?.step, error: `exceeded ${input.timeoutSeconds}s` });
+      const decided = await decideRun(db, input.runId, { status: 'timed_out', lastStep: last?.step, error: `exceeded ${input.timeoutSeconds}s` });
+      return stopFor(deps, backend, input, decided, offset);
     }
     try {
       ctx.heartbeat({ jobRef: input.handle.ref, metricsOffset: offset } satisfies Progress);
@@ -119,6 +122,7 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
       if (!(e instanceof CancelledFailure)) throw e;
       // Only a real cancel request stops the job; a worker shutting down leaves it for the next attempt to reattach.
       if (ctx.cancellationDetails?.cancelRequested) {
+        await decideRun(db, input.runId, { status: 'cancelled', lastStep: last?.step, error: 'cancelled by its workflow' });
         await backend.cancel(input.handle);
         await db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date() }).where(eq(trainingRuns.id, input.runId));
         await recordRunCost(deps, input);
@@ -127,6 +131,27 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
       throw e;
     }
   }
+}
+
+/**
+ * Carries out a stored verdict: stops the job (a no-op when it is already gone), stores the metric lines it wrote
+ * up to the kill, and records the verdict as the run's outcome. A cancel reattached to (its workflow was cancelled,
+ * the completion lost) has no outcome to report: it fails, non-retryable.
+ */
+async function stopFor(deps: ActivityDeps, backend: TrainingBackend, input: AwaitTrainingInput, verdict: RunVerdict, offset: number): Promise<TrainingOutcome> {
+  await backend.cancel(input.handle);
+  const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
+  for (let before = -1; before !== offset; ) {
+    before = offset;
+    const chunk = readMetrics(metricsFile, offset);
+    await storeMetricPoints(deps.db, input.runId, chunk.points);
+    offset = chunk.nextOffset;
+  }
+  if (verdict.status === 'cancelled') {
+    await deps.db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date() }).where(eq(trainingRuns.id, input.runId));
+    throw ApplicationFailure.nonRetryable(`${input.runId}: ${verdict.error}`, 'RunCancelledError');
+  }
+  return record(deps, input, { runId: input.runId, status: verdict.status, lastStep: verdict.lastStep, error: verdict.error });
 }
 
 /** `truncated`: what is wrong with metrics.jsonl's tail, if anything; a successful exit with it breaks the contract. */

@@ -6,7 +6,7 @@ import { checkFeedback, type FeedbackEvent } from '../../core/feedback';
 import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
 import { requireDatabaseUrl } from '../endpoints';
-import { FeedbackConflictError, storeFeedback } from '../../activities/feedback/store-feedback';
+import { ConflictingCopiesError, FeedbackConflictError, storeFeedback, UnknownCampaignError } from '../../activities/feedback/store-feedback';
 import { UsageError } from '../errors';
 
 /** Problem lines printed before "and N more": a wrong file should not flood the terminal. */
@@ -15,16 +15,25 @@ const SHOWN_PROBLEMS = 50;
 /** DATABASE_URL, else the PostgreSQL of a running `flywheel up`; feedback needs no Temporal, unlike resolveEndpoints. */
 /** Every event of a JSONL file (blank lines skipped), or UsageError listing each bad line as `FILE:LINE: path: message`. */
 export function readFeedbackFile(file: string): Array<{ line: number; event: FeedbackEvent }> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
   const events: Array<{ line: number; event: FeedbackEvent }> = [];
   const problems: string[] = [];
-  text.split('\n').forEach((raw, i) => {
+  // Line by line from the bytes: a line that is not UTF-8 is refused, not stored with U+FFFD in place of its bytes.
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  splitLines(bytes).forEach((lineBytes, i) => {
     const line = i + 1;
+    let raw: string;
+    try {
+      raw = strict.decode(lineBytes);
+    } catch {
+      problems.push(`${file}:${line}: (root): not valid UTF-8`);
+      return;
+    }
     if (!raw.trim()) return;
     let value: unknown;
     try {
@@ -42,6 +51,17 @@ export function readFeedbackFile(file: string): Array<{ line: number; event: Fee
     throw new UsageError([`${file}: ${problems.length} problem${problems.length > 1 ? 's' : ''}, nothing imported`, ...problems.slice(0, SHOWN_PROBLEMS), ...more].join('\n'));
   }
   return events;
+}
+
+function splitLines(bytes: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let start = 0; start <= bytes.length; ) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl;
+    out.push(bytes.subarray(start, end));
+    start = end + 1;
+  }
+  return out;
 }
 
 export function registerFeedback(program: Command): void {
@@ -71,11 +91,13 @@ export function registerFeedback(program: Command): void {
       const lines = readFeedbackFile(file);
       const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 1 });
       try {
-        const r = await storeFeedback(dbh.db, lines.map((l) => l.event));
+        const r = await storeFeedback(dbh.db, lines.map((l) => l.event), { requireCampaign: true });
         console.log(`imported ${r.inserted}, duplicates ${r.duplicates}`);
       } catch (e) {
-        if (!(e instanceof FeedbackConflictError)) throw e;
-        const at = e.ids.slice(0, SHOWN_PROBLEMS).map((id) => `${file}:${lines.find((l) => l.event.id === id)?.line ?? '?'}: id: "${id}" already stored with different content`);
+        if (e instanceof UnknownCampaignError) throw new UsageError(`${file}: ${e.message}`);
+        if (!(e instanceof FeedbackConflictError || e instanceof ConflictingCopiesError)) throw e;
+        const why = e instanceof FeedbackConflictError ? 'already stored with different content' : 'appears again in the file with different content';
+        const at = e.ids.slice(0, SHOWN_PROBLEMS).map((id) => `${file}:${lines.filter((l) => l.event.id === id).map((l) => l.line).join(',') || '?'}: id: "${id}" ${why}`);
         throw new UsageError([`${file}: ${e.ids.length} conflicting id${e.ids.length > 1 ? 's' : ''}, nothing imported`, ...at].join('\n'));
       } finally {
         await dbh.close();

@@ -105,6 +105,8 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
     })().finally(() => (done = true));
 
     const feedbackCampaign = `${run.campaignId}-api`;
+    // The API refuses feedback for a campaign that does not exist: the hammer's campaign is registered, never run.
+    await pool.query(`INSERT INTO campaigns (id, spec, spec_hash) VALUES ($1, '{}', 'feedback-api') ON CONFLICT DO NOTHING`, [feedbackCampaign]);
     const hammer = writeFeedback(feedback.url, feedbackCampaign, opts.feedbackEvents ?? 0, seededRandom(opts.seed ^ 0x5eed));
     for (const f of opts.schedule) {
       while (!done && Date.now() - t0 < f.atMs) await sleep(100);

@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { openDb } from '../../db/client';
-import { feedbackEvents } from '../../db/schema';
+import { campaigns, feedbackEvents } from '../../db/schema';
 import { startFeedbackServer, type FeedbackServer } from '../../cli/feedback-server';
 import { freshDatabase } from '../helpers/env';
 import { freePort } from '../helpers/ports';
@@ -13,6 +13,7 @@ let server: FeedbackServer;
 
 beforeAll(async () => {
   ({ handle: db } = await freshDatabase('feedback_api'));
+  await db.db.insert(campaigns).values({ id: 'c1', spec: {}, specHash: 'x' });
   server = await startFeedbackServer({ db: db.db, port: await freePort(), token: TOKEN });
 });
 afterAll(async () => {
@@ -100,10 +101,32 @@ test('the same id with different content is a 409 and changes nothing, alone or 
   expect(r.body.ids).toEqual([e.id]);
   const fresh = event();
   expect((await post('/v1/feedback:batch', { events: [fresh, { ...e, kind: 'reject' }] })).status).toBe(409);
-  // Two copies of one id that disagree within a single batch are a conflict too.
-  expect((await post('/v1/feedback:batch', { events: [fresh, { ...fresh, prompt: 'other' }] })).status).toBe(409);
+  // Two copies of one id that disagree within a single batch: the request contradicts itself (400), and it does
+  // not claim that anything was stored.
+  const twice = await post('/v1/feedback:batch', { events: [fresh, { ...fresh, prompt: 'other' }] });
+  expect(twice.status).toBe(400);
+  expect(twice.body.error).toBe(`feedback id "${fresh.id}" appears twice in the batch with different content; nothing stored`);
   const rows = await db.db.select().from(feedbackEvents);
   expect(rows.map((x) => [x.id, x.output, x.kind])).toEqual([[e.id, e.output, 'accept']]);
+});
+
+test('feedback for a campaign that does not exist is a 404 and stores nothing, alone or inside a batch', async () => {
+  const r = await post('/v1/feedback', event({ campaignId: 'no-such-campaign' }));
+  expect(r.status).toBe(404);
+  expect(r.body.error).toMatch(/^no campaign "no-such-campaign": register it first/);
+  expect((await post('/v1/feedback:batch', { events: [event(), event({ campaignId: 'c9' })] })).status).toBe(404);
+  expect(await rowCount()).toBe(0);
+});
+
+test('a body that is not valid UTF-8 is refused with the offset of its first bad byte, not stored with U+FFFD', async () => {
+  const json = Buffer.from(JSON.stringify(event({ output: 'caf\u00e9' })));
+  const at = json.indexOf(Buffer.from('caf')) + 3;
+  // "é" as a lone Latin-1 byte (0xE9) followed by a quote: no valid UTF-8 sequence.
+  const bytes = Buffer.concat([json.subarray(0, at), Buffer.from([0xe9]), json.subarray(at + 2)]);
+  const res = await fetch(`${server.url}/v1/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: bytes });
+  expect(res.status).toBe(400);
+  expect(((await res.json()) as { problems: string[] }).problems).toEqual([`(root): request body is not valid UTF-8 (first bad byte at offset ${at})`]);
+  expect(await rowCount()).toBe(0);
 });
 
 test('writes need the bearer token: missing or wrong is 401, and the token is never echoed', async () => {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
-import { feedbackEvents } from '../../db/schema';
+import { campaigns, feedbackEvents } from '../../db/schema';
 import { freshDatabase, scratchDir } from '../helpers/env';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
@@ -15,6 +15,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   let url: string;
   ({ url, handle: db } = await freshDatabase('feedback_import'));
+  await db.db.insert(campaigns).values({ id: 'c1', spec: {}, specHash: 'x' });
   env = { ...process.env, DATABASE_URL: url, FLYWHEEL_HOME: dir };
 });
 afterAll(async () => {
@@ -70,6 +71,35 @@ test('a line whose id is stored with other content is a conflict: exit 2, its li
   const r = await cli(['feedback', 'import', file]);
   expect(r.status).toBe(2);
   expect(r.stderr).toContain(`${file}:2: id: "imp-1" already stored with different content`);
+  expect(await rowCount()).toBe(before);
+});
+
+test('a line that is not UTF-8 is refused, not stored with U+FFFD: exit 2, its line named', async () => {
+  const before = await rowCount();
+  const file = path.join(dir, 'latin1.jsonl');
+  fs.writeFileSync(file, Buffer.concat([Buffer.from(JSON.stringify(event(200)) + '\n'), Buffer.from(JSON.stringify(event(201, { output: 'caf#' })).replace('#', '\xe9'), 'latin1'), Buffer.from('\n')]));
+  const r = await cli(['feedback', 'import', file]);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain(`${file}:2: (root): not valid UTF-8`);
+  expect(await rowCount()).toBe(before);
+});
+
+test('feedback for a campaign that does not exist is refused: exit 2, nothing written', async () => {
+  const before = await rowCount();
+  const file = writeJsonl('orphan.jsonl', [event(300), event(301, { campaignId: 'no-such-campaign' })]);
+  const r = await cli(['feedback', 'import', file]);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain(`${file}: no campaign "no-such-campaign": register it first`);
+  expect(await rowCount()).toBe(before);
+});
+
+test('one id twice in the file with different content names both lines and stores nothing', async () => {
+  const before = await rowCount();
+  const file = writeJsonl('twice.jsonl', [event(400), event(400, { output: 'other' })]);
+  const r = await cli(['feedback', 'import', file]);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain(`${file}:1,2: id: "imp-400" appears again in the file with different content`);
+  expect(r.stderr).not.toContain('already stored');
   expect(await rowCount()).toBe(before);
 });
 

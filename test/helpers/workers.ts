@@ -4,7 +4,7 @@ import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/wo
 import { createActivities, type ActivityDeps } from '../../activities';
 import type { Db } from '../../db/client';
 import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../core/queues';
-import { workflowLiveness } from '../../workers/workflow-liveness';
+import { workflowLiveness, workflowStatus } from '../../workers/workflow-liveness';
 import { temporalAddress, workflowBundlePath } from './env';
 
 let runtimeInstalled = false;
@@ -14,13 +14,14 @@ export interface TestWorkers {
   stop(): Promise<void>;
 }
 
-export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[]; agentEnv?: ActivityDeps['agentEnv'] }): Promise<TestWorkers> {
+/** `address`: another Temporal server than the run's shared one (a test that restarts its own). */
+export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[]; agentEnv?: ActivityDeps['agentEnv']; address?: string }): Promise<TestWorkers> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
-  const connection = await NativeConnection.connect({ address: temporalAddress() });
-  const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection), agentEnv: opts.agentEnv });
+  const connection = await NativeConnection.connect({ address: opts.address ?? temporalAddress() });
+  const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection), workflowStatus: workflowStatus(connection), agentEnv: opts.agentEnv });
   const workers = await Promise.all(
     (opts.families ?? [...QUEUE_FAMILIES]).map((family) =>
       Worker.create({

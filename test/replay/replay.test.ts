@@ -14,9 +14,11 @@ test('there are committed histories for every workflow type and every patched() 
   // experiment and inner-loop predate capacity slots and the cost cap (they replay through patched() === false);
   // experiment-capacity and inner-loop-budget take the patched paths ('capacity-slots', 'budget-stop');
   // inner-loop-analyst takes 'agent-analyst' (an analyzeBatch after each batch) as well;
-  // inner-loop-contamination takes 'contamination-check', outer-loop-hacking-guard 'hacking-guard',
+  // inner-loop-contamination takes 'contamination-check', outer-loop-hacking-guard 'hacking-guard', and
   // experiment-contract-failure 'score-contract-failure' (a trainer's predictions for the wrong items), and
-  // outer-loop-heldout-hold 'heldout-outrun-hold' (a candidate held for a researcher, who rejects it).
+  // outer-loop-iteration-failure 'outer-iteration-failure' (a failed inner loop ends the attempt's row first);
+  // inner-loop-early-pause takes 'early-pause' (a pause sent while the loop prepared is applied once it has state);
+  // outer-loop-heldout-hold takes 'heldout-outrun-hold' (a candidate held for a researcher, who rejects it).
   expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual([
     'experiment',
     'experiment-capacity',
@@ -25,9 +27,11 @@ test('there are committed histories for every workflow type and every patched() 
     'inner-loop-analyst',
     'inner-loop-budget',
     'inner-loop-contamination',
+    'inner-loop-early-pause',
     'outer-loop',
     'outer-loop-hacking-guard',
     'outer-loop-heldout-hold',
+    'outer-loop-iteration-failure',
   ]);
   const patchesIn = (file: string): string[] =>
     (JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as { events: { markerRecordedEventAttributes?: { markerName: string; details: Record<string, { payloads: { data: string }[] }> } }[] }).events

@@ -17,6 +17,8 @@ let codec: CodecServer;
 
 beforeAll(async () => {
   db = (await freshDatabase('access')).handle;
+  // The feedback API refuses events for a campaign that does not exist.
+  await db.pool.query(`INSERT INTO campaigns (id, spec, spec_hash) VALUES ('c', '{}', 'x')`);
   feedback = await startFeedbackServer({ db: db.db, port: 0, token: TOKEN });
   codec = await startCodecServer({ codec: new AesGcmPayloadCodec(parsePayloadKeys(PAYLOAD_KEY)), port: 0, token: TOKEN });
 });

@@ -52,7 +52,7 @@ it('reports unparsable YAML, a missing file and a missing argument in one line, 
   expect(broken.code).toBe(2);
   expect(broken.stderr).toMatch(/^flywheel: .*broken\.yaml:\d+:\d+: cannot parse: .+\n$/);
   const missing = validate('missing.yaml');
-  expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/^flywheel: cannot read .*missing\.yaml: no such file\n$/) });
+  expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/^flywheel: .*missing\.yaml: cannot read: no such file\n$/) });
   const noArg = validate('');
   expect(noArg.code).toBe(2);
   expect(noArg.stderr).toMatch(/missing required argument 'spec'/);

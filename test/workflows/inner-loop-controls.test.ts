@@ -1,11 +1,12 @@
-// Steering a running inner loop: approval of proposals, budget changes, pause and resume, and a loop that
-// continues as new mid-search without losing its leaderboard or its count.
+// Steering a running inner loop: approval of proposals, budget changes, pause and resume (also sent while the loop
+// prepares), and a loop that continues as new mid-search without losing its leaderboard or its count.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { experiments } from '../../db/schema';
 import { approveProposalUpdate, leaderboardQuery, pauseSignal, resumeSignal, setBudgetUpdate, statusQuery, type InnerLoopStatus } from '../../workflows/inner-loop-api';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
+import { saveHistory } from '../helpers/histories';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 
 let harness: LoopHarness;
@@ -62,6 +63,22 @@ test('budget changes are validated; pause holds new experiments until resume', a
   expect(result.experiments).toBe(2);
   const board = await h.query(leaderboardQuery);
   expect(board.filter((e) => e.status === 'succeeded')).toHaveLength(2);
+});
+
+test('a pause sent while the loop prepares is kept: no experiment starts until resume', async () => {
+  const id = uniqueName('early');
+  const spec = fixtureSpec(id, { steps: 2 }, { budget: { experiments: 1, parallelism: 1 }, batchSize: 1 });
+  // signalWithStart delivers the pause in the loop's first workflow task, before it has prepared anything.
+  const h = await client.workflow.signalWithStart('innerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${id}/inner/1`, args: [{ campaignId: id, spec }], signal: pauseSignal, signalArgs: [] });
+  const prepared = await statusUntil(h, 'the loop to finish preparing', (x) => x.phase !== 'preparing');
+  expect(prepared).toMatchObject({ phase: 'paused', launched: 0 });
+  // The baseline is no proposal: it trains, and still nothing is proposed while the loop is paused.
+  await eventually('the baseline to finish', async () => ((await db.db.select().from(experiments).where(eq(experiments.id, `${id}/inner/1/baseline`)))[0]?.status === 'succeeded' ? true : undefined));
+  expect(await h.query(statusQuery)).toMatchObject({ phase: 'paused', launched: 0 });
+  expect(await db.db.select().from(experiments).where(eq(experiments.innerLoopId, h.workflowId))).toHaveLength(1);
+  await h.signal(resumeSignal);
+  expect((await h.result()).experiments).toBe(1);
+  saveHistory('inner-loop-early-pause', h.workflowId);
 });
 
 test('a loop that continues as new keeps its count, its best and its leaderboard', async () => {

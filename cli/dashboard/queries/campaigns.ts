@@ -29,7 +29,7 @@ const COLUMNS = `c.id, c.created_at, c.production_checkpoint_id,
   (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.proposer = 'baseline') AS baselines,
   (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.status = 'running') AS running,
   (SELECT count(*)::int FROM outer_iterations o WHERE o.campaign_id = c.id) AS outer_iterations,
-  (SELECT o.status FROM outer_iterations o WHERE o.campaign_id = c.id ORDER BY o.iteration DESC LIMIT 1) AS last_outer_status,
+  (SELECT o.status FROM outer_iterations o WHERE o.campaign_id = c.id ORDER BY o.iteration DESC, o.attempt DESC LIMIT 1) AS last_outer_status,
   coalesce((c.spec->'trainer'->>'unsandboxed')::boolean, false) AS unsandboxed`;
 
 export const listCampaigns = (db: Db, limit: number, offset: number): Promise<CampaignRow[]> =>

@@ -32,6 +32,6 @@ export const outerIterationsOf = (db: Db, campaignId: string): Promise<OuterIter
        (summary->'heldout'->>'candidate')::float8 AS heldout_candidate, (summary->'heldout'->>'incumbent')::float8 AS heldout_incumbent,
        (summary->'heldout'->>'production')::float8 AS heldout_production, created_at, finished_at,
        (SELECT (l.summary->'best'->>'publicScore')::float8 FROM inner_loops l WHERE l.id = o.inner_loop_id) AS inner_best_public
-     FROM outer_iterations o WHERE campaign_id = $1 ORDER BY iteration`,
+     FROM outer_iterations o WHERE campaign_id = $1 ORDER BY iteration, attempt`,
     [campaignId],
   );
