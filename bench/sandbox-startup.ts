@@ -44,20 +44,15 @@ function main(): void {
       ['node -e 0', [process.execPath, '-e', '0']],
       ['python3 -c pass', ['python3', '-c', 'pass']],
     ] as const) {
-      const times: Record<'none' | 'bubblewrap', number[]> = { none: [], bubblewrap: [] };
-      for (const unsandboxed of [false, true]) {
-        // The entry point's own argument ('train') is harmless to these programs: they ignore it.
+      // The entry point's own argument ('train') is harmless to these programs: they ignore it. Each mode's command
+      // is built once; only the launch is timed.
+      const cmds = [false, true].map((unsandboxed) => {
         const spec = parseSpec({ name: 'sandbox-bench', searchSpace: { x: { type: 'categorical', choices: [1] } }, trainer: { command: [...command], unsandboxed } });
-        const cmd = isolatedEntry(trainerSetupOf(spec, home), 'train', [], { cwd: runDir, data: [], readWrite: [runDir] });
-        timeOnce(cmd.argv, runDir); // warm the page cache
-      }
-      for (let i = 0; i < N; i++) {
-        for (const unsandboxed of [false, true]) {
-          const spec = parseSpec({ name: 'sandbox-bench', searchSpace: { x: { type: 'categorical', choices: [1] } }, trainer: { command: [...command], unsandboxed } });
-          const cmd = isolatedEntry(trainerSetupOf(spec, home), 'train', [], { cwd: runDir, data: [], readWrite: [runDir] });
-          times[cmd.sandbox].push(timeOnce(cmd.argv, runDir));
-        }
-      }
+        return isolatedEntry(trainerSetupOf(spec, home), 'train', [], { cwd: runDir, data: [], readWrite: [runDir] });
+      });
+      for (const cmd of cmds) timeOnce(cmd.argv, runDir); // warm the page cache
+      const times: Record<'none' | 'bubblewrap', number[]> = { none: [], bubblewrap: [] };
+      for (let i = 0; i < N; i++) for (const cmd of cmds) times[cmd.sandbox].push(timeOnce(cmd.argv, runDir));
       const [a, b] = [times.none, times.bubblewrap];
       const ma = quantile(a, 0.5);
       const mb = quantile(b, 0.5);

@@ -105,7 +105,7 @@ async function runSnoop(mode: 'sandboxed' | 'unsandboxed'): Promise<void> {
   // predict, on the campaign's own checkpoint, answering public prompts: what it found rides out in its answer.
   const [run] = runs;
   const spec = parseSpec(snoopSpec(campaignId, mode === 'unsandboxed'));
-  const [item] = await harness.db.db.select().from(evalItems).where(and(eq(evalItems.split, 'public'))).limit(1);
+  const [item] = await harness.db.db.select().from(evalItems).where(eq(evalItems.split, 'public')).limit(1);
   const answers = await runPredict({
     trainer: trainerSetupOf(spec, harness.home),
     checkpointFile: path.join(run.runDir, 'checkpoints', 'step-1.json'),
