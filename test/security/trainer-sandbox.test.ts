@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { and, eq, inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { builtinCorpusSourceDirs } from '../../activities/builtin-task/corpus';
 import { runPredict } from '../../activities/eval/run-predict';
 import { predictScratchRoot } from '../../activities/paths';
