@@ -1,8 +1,8 @@
 // The activities of each task-queue family, built from their dependencies (STYLE: dependency injection).
-import type { QueueFamily } from '../core/queues';
-import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../workflows/activity-types';
-import { prepareTask } from './builtin-task/prepare-task';
-import { registerCampaign } from './campaign/register-campaign';
+import type { QueueFamily } from '../contracts/queues';
+import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
+import { prepareTask } from './task/prepare-task';
+import { registerCampaign } from '../services/campaigns/register-campaign';
 import type { ActivityDeps } from './deps';
 import { scoreCheckpoint } from './eval/score-checkpoint';
 import { finishExperiment, finishInnerLoop, selectBest, startInnerLoop } from './inner/loop-records';

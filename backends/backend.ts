@@ -1,15 +1,8 @@
 // The one interface every training backend implements (local process today; Slurm, Ray, Kubernetes beside it).
-// A launch is idempotent per run id: asking twice returns the same job, never a second one.
+import type { JobHandle } from '../contracts/job-handle';
 
-/** Enough to find the job again from another worker process: stored in PostgreSQL and in heartbeats. */
-export interface JobHandle {
-  backend: string;
-  /** The run id the job was launched for. */
-  runId: string;
-  runDir: string;
-  /** Backend-specific: a pid, a Slurm job id, a Kubernetes Job name. */
-  ref: string;
-}
+export type { JobHandle };
+// A launch is idempotent per run id: asking twice returns the same job, never a second one.
 
 export type JobState = 'running' | 'succeeded' | 'failed' | 'lost';
 

@@ -14,7 +14,7 @@ import { openAiClient } from '../agents/openai-client';
 import { proposeWithAgent, type ProposerContext } from '../agents/proposer';
 import { spaceKey } from '../agents/proposer-reply';
 import { requestStructured } from '../agents/structured-call';
-import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../core/builtin-task/search-space';
+import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../tasks/builtin-code/search-space';
 import { proposeBatch, type Trial } from '../core/sampler';
 import { hybridBatch, type Candidate } from '../core/sampler/hybrid-batch';
 import { nextProposerMode, type PastBatch } from '../core/sampler/hybrid-mode';

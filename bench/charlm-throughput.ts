@@ -4,12 +4,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBuiltinCorpus, collectBuiltinCorpus } from '../activities/builtin-task/corpus';
-import { buildCompletionItems, buildLossItems } from '../core/builtin-task/eval-items';
-import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../core/builtin-task/search-space';
+import { buildBuiltinCorpus, collectBuiltinCorpus } from '../tasks/builtin-code/corpus';
+import { buildCompletionItems, buildLossItems } from '../tasks/builtin-code/eval-items';
+import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../tasks/builtin-code/search-space';
 import { COMPLETION_BUDGET, gradeExactToken } from '../core/graders';
-import { CharLm, greedyComplete, scoreLossItems } from '../core/charlm/model';
-import { resolveTrainParams, trainCharLm } from '../core/charlm/train';
+import { CharLm, greedyComplete, scoreLossItems } from '../formats/charlm/model';
+import { resolveTrainParams, trainCharLm } from '../trainers/charlm/train';
 import type { Params } from '../core/spec';
 
 /** The search space's most expensive corner (widest, longest context), at a learning rate that trains. */

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startDashboard } from '../cli/dashboard/server';
+import { startDashboard } from '../server/dashboard/server';
 import { openDb } from '../db/client';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
 import { applyMigrations } from '../db/migrate';

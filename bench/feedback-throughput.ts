@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startFeedbackServer } from '../cli/feedback-server';
+import { startFeedbackServer } from '../server/feedback-server';
 import { openDb } from '../db/client';
 import { campaigns } from '../db/schema';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';

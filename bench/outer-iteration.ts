@@ -2,10 +2,10 @@
 // version, gate scoring, bookkeeping), with a breakdown by activity, and the production model's held-out score after
 // each iteration. Between iterations, synthetic users send N edits of the production model's outputs.
 // Run: node bin/run-ts.js bench/outer-iteration.ts [ITERATIONS] [EXPERIMENTS] [FEEDBACK]   (defaults 3, 6 and 200)
-import { storeFeedback } from '../activities/feedback/store-feedback';
+import { storeFeedback } from '../services/feedback-store';
 import { loadSpecFile } from '../cli/spec-file';
 import { DEMO_SPEC } from '../cli/commands/demo';
-import type { OuterLoopResult } from '../workflows/outer-loop-api';
+import type { OuterLoopResult } from '../contracts/outer-loop';
 import { startBenchStack } from './lib/bench-stack';
 import { timelineOf } from './lib/history-timeline';
 

@@ -3,7 +3,7 @@
 // Run: node bin/run-ts.js bench/sample-efficiency.ts [--quick] [--reps N] [--steps N] [--trials N] [--loss-items N]
 //   [--batch N] [--startup N] [--samplers tpe,random,tpe-multivariate,tpe-scott]   (BENCH_QUICK=1: --quick)
 // Trains in-process with trainCharLm; no Temporal or database needed.
-import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../core/builtin-task/search-space';
+import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../tasks/builtin-code/search-space';
 import { builtinEvaluator, heldoutOfBest, type Scored } from './lib/builtin-evaluator';
 import { proposeBatch, type SamplerKind, type TpeOptions, type Trial } from '../core/sampler';
 import type { Params } from '../core/spec';

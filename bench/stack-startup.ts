@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { startTemporalDevServer } from '../infra/dev-stack/temporal-dev-server';
+import { startTemporalDevServer } from '../stack/temporal-dev-server';
 import { cachedWorkflowBundle } from '../workers/workflow-bundle';
 import { freePort } from '../test/helpers/ports';
 import { spawnUp, stackEnv } from '../test/stack/up-process';

@@ -7,15 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildBuiltinCorpus, collectBuiltinCorpus } from '../activities/builtin-task/corpus';
+import { buildBuiltinCorpus, collectBuiltinCorpus } from '../tasks/builtin-code/corpus';
 import { runPredict } from '../activities/eval/run-predict';
 import { trainerSetupOf } from '../activities/training/trainer-isolation';
 import { parseSpec } from '../core/spec';
-import { buildCompletionItems } from '../core/builtin-task/eval-items';
+import { buildCompletionItems } from '../tasks/builtin-code/eval-items';
 import { COMPLETION_BUDGET, gradeExactToken } from '../core/graders';
 import type { MetricLine, RunJson } from '../core/job-contract';
 
-const MAIN = path.join(__dirname, '..', 'infra', 'trainers', 'torch', 'main.py');
+const MAIN = path.join(__dirname, '..', 'trainers', 'torch', 'main.py');
 const PARAMS = { n_layer: 2, n_head: 4, d_model: 64, context: 64, batchSize: 16, lr: 0.003, lrWarmup: 20, logEvery: 50 };
 
 async function main(): Promise<void> {

@@ -2,22 +2,15 @@
 // trace (the full stack only with FLYWHEEL_DEBUG=1).
 import { CommanderError } from 'commander';
 import { InvalidSpecError } from '../core/spec';
+import { LoopFailedError, UsageError } from '../core/errors';
+
+export { LoopFailedError, UsageError };
 
 export const EXIT_OK = 0;
 /** Something went wrong at run time: a server did not start, a connection failed. */
 export const EXIT_FAILURE = 1;
 /** The input was wrong: unknown option, bad spec, unreadable spec file. */
 export const EXIT_USAGE = 2;
-
-/** Bad input the user can fix (exit code 2). */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** A followed workflow ended without completing: failed, terminated, cancelled, timed out (exit code 1). */
-export class LoopFailedError extends Error {
-  override readonly name = 'LoopFailedError';
-}
 
 /** Error classes (by name, so classes from lazily loaded modules count too) that mean bad input or settings. */
 const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError', 'InvalidSimulationError', 'PayloadKeyError']);

@@ -1,8 +1,8 @@
 // Shared by `run`, `status` and `demo`: follow a loop to its end (or a detach) and print the outcome.
 import type { WorkflowHandle } from '@temporalio/client';
-import { DEFAULT_TRAIN_PARAMS } from '../core/charlm/train-params';
+import { BUILTIN_DEFAULT_PARAMS } from '../tasks/builtin-code/search-space';
 import type { CampaignSpec } from '../core/spec';
-import type { InnerLoopResult } from '../workflows/inner-loop-api';
+import type { InnerLoopResult } from '../contracts/inner-loop';
 import { formatResult } from './print-result';
 import type { Session } from './session';
 import { watchLoop } from './watch';
@@ -22,5 +22,5 @@ export async function followLoop(s: Session, handle: WorkflowHandle, spec: Campa
 export function runSteps(spec: CampaignSpec): number {
   const fixed = Number(spec.trainer.fixed.steps);
   if (Number.isFinite(fixed) && fixed > 0) return fixed;
-  return spec.trainer.command === 'builtin' ? DEFAULT_TRAIN_PARAMS.steps : 0;
+  return spec.trainer.command === 'builtin' ? Number(BUILTIN_DEFAULT_PARAMS.steps) : 0;
 }

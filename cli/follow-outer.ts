@@ -2,7 +2,7 @@
 // awaiting approval, until it ends or Ctrl-C detaches. Shared by `flywheel outer` and `flywheel status`.
 import type { WorkflowHandle } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { outerStatusQuery, type OuterLoopResult, type OuterLoopStatus } from '../workflows/outer-loop-api';
+import { outerStatusQuery, type OuterLoopResult, type OuterLoopStatus } from '../contracts/outer-loop';
 import { formatEvidence, phaseLine } from './outer-view';
 
 /** `failed` covers every end but completion: failed, terminated, cancelled, timed out (`status` says which). */

@@ -4,7 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { experiments } from '../db/schema';
-import { leaderboardQuery, statusQuery, type InnerLoopStatus, type LeaderEntry } from '../workflows/inner-loop-api';
+import { leaderboardQuery, statusQuery, type InnerLoopStatus, type LeaderEntry } from '../contracts/inner-loop';
 
 export interface RunningExperiment {
   experimentId: string;

@@ -5,14 +5,15 @@
 // decision and the production model's held-out score.
 import { eq, sql } from 'drizzle-orm';
 import crypto from 'node:crypto';
-import { simulateUsers } from '../activities/feedback/simulate-users';
-import { corpusDirOf } from '../activities/paths';
+import { simulateUsers } from '../services/simulate-users';
+import { corpusDirOf } from '../services/paths';
 import type { CampaignSpec } from '../core/spec';
 import { campaigns, outerIterations } from '../db/schema';
-import type { OuterIterationSummary, OuterLoopResult } from '../workflows/outer-loop-api';
-import { startOuterLoopWorkflow } from './campaign-loops';
-import { startFeedbackServer } from './feedback-server';
-import { uiLink, type Session } from './session';
+import type { OuterIterationSummary, OuterLoopResult } from '../contracts/outer-loop';
+import { startOuterLoopWorkflow } from '../services/campaign-loops';
+import { startFeedbackServer } from '../server/feedback-server';
+import { type Session } from './session';
+import { uiLink } from '../temporal/ui-links';
 
 export interface OuterDemoOptions {
   iterations: number;

@@ -1,11 +1,11 @@
 // The Temporal Schedule that runs a campaign's outer loop: its id, its action, its timing and its policies.
 // One schedule per campaign, and overlap SKIP: a fire while an iteration still runs is skipped, never run beside it.
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleHandle, type ScheduleOptions, type ScheduleSpec, type ScheduleSpecDescription } from '@temporalio/client';
-import { taskQueue } from '../core/queues';
-import type { OuterLoopInput } from '../workflows/outer-loop-api';
-import { loopSearchAttributes, OUTER_LOOP_TYPE } from './campaign-loops';
+import { taskQueue } from '../contracts/queues';
+import type { OuterLoopInput } from '../contracts/outer-loop';
+import { loopSearchAttributes, OUTER_LOOP_TYPE } from '../services/campaign-loops';
 import { formatDuration } from './duration';
-import type { Endpoints } from './endpoints';
+import type { Endpoints } from '../stack/endpoints';
 import { UsageError } from './errors';
 
 const SUFFIX = '/outer';

@@ -1,12 +1,12 @@
 // The block `flywheel status CAMPAIGN` prints first when the campaign has an outer loop: which one, its phase and
 // iteration, and a promotion awaiting approval with its evidence and the command that answers it.
 import type { Client } from '@temporalio/client';
-import { latestOuterLoop } from './campaign-loops';
-import type { Endpoints } from './endpoints';
+import { latestOuterLoop } from '../services/campaign-loops';
+import type { Endpoints } from '../stack/endpoints';
 import { queryOuterStatus } from './follow-outer';
 import { formatEvidence, phaseLine } from './outer-view';
-import { uiLink } from './session';
-import type { OuterIterationSummary } from '../workflows/outer-loop-api';
+import { uiLink } from '../temporal/ui-links';
+import type { OuterIterationSummary } from '../contracts/outer-loop';
 
 const lastLine = (s: OuterIterationSummary | undefined): string[] => (s ? [`  last iteration: ${s.iteration} ${s.status}: ${s.reason}`] : []);
 

@@ -1,6 +1,6 @@
 // How the CLI shows an outer loop: one line per phase, the evidence of a promotion awaiting approval (with the
 // command that answers it), and the iterations' summaries as a table.
-import type { OuterIterationSummary, OuterLoopStatus, PromotionEvidence } from '../workflows/outer-loop-api';
+import type { OuterIterationSummary, OuterLoopStatus, PromotionEvidence } from '../contracts/outer-loop';
 
 const num = (v: number | undefined, digits = 4): string => (v === undefined ? '-' : v.toFixed(digits));
 const signed = (v: number, digits = 4): string => `${v >= 0 ? '+' : ''}${v.toFixed(digits)}`;

@@ -1,5 +1,5 @@
 // The end-of-loop summary: held-out before (untrained) and after (the winner), and the winning configuration.
-import type { InnerLoopResult } from '../workflows/inner-loop-api';
+import type { InnerLoopResult } from '../contracts/inner-loop';
 import { formatParams } from './progress-view';
 
 export function formatResult(r: InnerLoopResult): string {

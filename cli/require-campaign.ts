@@ -3,7 +3,7 @@
 import { NotFoundError } from '../core/errors';
 import type { CampaignSpec } from '../core/spec';
 import type { Db } from '../db/client';
-import { loadCampaignSpec } from '../activities/campaign/load-campaign';
+import { loadCampaignSpec } from '../services/campaigns/load-campaign';
 import { UsageError } from './errors';
 import { loadSpecFile } from './spec-file';
 

@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { resolveConfig, type FlywheelConfig } from '../core/config';
 import { openDb, type Db } from '../db/client';
-import { connectClient, requireEndpoints, type Endpoints } from './endpoints';
+import { connectClient, requireEndpoints, type Endpoints } from '../stack/endpoints';
 
 export interface Session {
   config: FlywheelConfig;
@@ -22,14 +22,4 @@ export async function withSession<T>(fn: (s: Session) => Promise<T>, endpoints?:
     await connection.close();
     await dbh.close();
   }
-}
-
-/** The Temporal UI page of a workflow, when the stack has a UI. */
-export function uiLink(e: Endpoints, workflowId: string): string | undefined {
-  return e.uiUrl ? `${e.uiUrl}/namespaces/${e.namespace}/workflows/${encodeURIComponent(workflowId)}` : undefined;
-}
-
-/** The Temporal UI page of a schedule, when the stack has a UI. */
-export function scheduleUiLink(e: Endpoints, scheduleId: string): string | undefined {
-  return e.uiUrl ? `${e.uiUrl}/namespaces/${e.namespace}/schedules/${encodeURIComponent(scheduleId)}` : undefined;
 }

@@ -1,7 +1,7 @@
 // Follows an inner loop until it ends, redrawing its progress; Ctrl-C detaches (the workflow keeps running).
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Db } from '../db/client';
-import type { InnerLoopResult } from '../workflows/inner-loop-api';
+import type { InnerLoopResult } from '../contracts/inner-loop';
 import { snapshot } from './loop-progress';
 import { renderSnapshot } from './progress-view';
 

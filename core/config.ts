@@ -21,7 +21,7 @@ export interface FlywheelConfig {
   temporalUiPort: number;
   /** Embedded PostgreSQL port, `FLYWHEEL_PG_PORT` @default 54329 */
   pgPort: number;
-  /** `FLYWHEEL_PAYLOAD_KEY`: `id:base64key[,id:base64key…]` encrypts workflow payloads (infra/payload-codec.ts); never logged. @default unset: plaintext */
+  /** `FLYWHEEL_PAYLOAD_KEY`: `id:base64key[,id:base64key…]` encrypts workflow payloads (temporal/payload-codec.ts); never logged. @default unset: plaintext */
   payloadKeys: string | undefined;
 }
 

@@ -55,3 +55,13 @@ export const NON_RETRYABLE = [
   'SandboxUnavailableError',
   'TrainerProgramNotFoundError',
 ];
+
+/** Bad input the user can fix (exit code 2). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** A followed workflow ended without completing: failed, terminated, cancelled, timed out (exit code 1). */
+export class LoopFailedError extends Error {
+  override readonly name = 'LoopFailedError';
+}

@@ -43,7 +43,7 @@ export const searchSpaceSchema = z
 const trainerSchema = z.strictObject({
   /**
    * The trainer program, as an argv array (never a shell string). `builtin` is the TypeScript
-   * char-level code model in infra/trainers/charlm.
+   * char-level code model in trainers/charlm.
    * @default "builtin"
    */
   command: z.union([z.literal('builtin'), z.array(z.string().min(1)).min(1)]).default('builtin'),
@@ -105,7 +105,7 @@ const rayResourcesSchema = z.strictObject({
 
 /** How each training run becomes a Kubernetes Job (`backend.kind: kubernetes`); read only for that kind. */
 const kubernetesSchema = z.strictObject({
-  /** Namespace of the Jobs; the training worker's service account needs the Role in infra/k8s there. @default "default" */
+  /** Namespace of the Jobs; the training worker's service account needs the Role in backends/kubernetes/deploy there. @default "default" */
   namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label (lowercase letters, digits, dashes)').default('default'),
   /** The container image holding the trainer (and Node/Python for it). Required when `kind` is `kubernetes`. */
   image: z.string().min(1).optional(),

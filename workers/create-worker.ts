@@ -5,9 +5,9 @@ import path from 'node:path';
 import type { Duration } from '@temporalio/common';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { FlywheelConfig } from '../core/config';
-import { taskQueue, type QueueFamily } from '../core/queues';
+import { taskQueue, type QueueFamily } from '../contracts/queues';
 import { createActivities, type ActivityDeps } from '../activities';
-import { flywheelDataConverter } from '../infra/data-converter';
+import { flywheelDataConverter } from '../temporal/data-converter';
 import { cachedWorkflowBundle } from './workflow-bundle';
 
 export interface CreateWorkerOptions {

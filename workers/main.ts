@@ -2,9 +2,9 @@
 // the supervising `flywheel up` goes away), then drain and close everything.
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { FlywheelConfig } from '../core/config';
-import { taskQueue, type QueueFamily } from '../core/queues';
+import { taskQueue, type QueueFamily } from '../contracts/queues';
 import { openDb } from '../db/client';
-import { temporalConnectionOptions } from '../infra/temporal-connection';
+import { temporalConnectionOptions } from '../temporal/temporal-connection';
 import { createWorker, workerIdentity } from './create-worker';
 import { workflowLiveness, workflowStatus } from './workflow-liveness';
 

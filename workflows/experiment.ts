@@ -4,8 +4,8 @@
 // launch until its end (acquireCapacity waits inside one activity), and a launch the cost cap refuses ends the
 // experiment as failed with `budgetExceeded`, which stops the inner loop.
 import { ActivityFailure, ApplicationFailure, CancellationScope, patched, proxyActivities } from '@temporalio/workflow';
-import type { TrainingOutcome } from '../activities/training/await-training';
-import type { EvalActivities, OrchestrationActivities, TrainingActivities } from './activity-types';
+import type { TrainingOutcome } from '../contracts/training';
+import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
 import { awaitOptions, capacityOptions, evalOptions, launchOptions, orchestrationOptions } from './activity-options';
 import { queueOf } from './queues';
 

@@ -14,8 +14,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { improves } from '../core/loop-settings';
-import type { Proposal } from '../activities/inner/types';
-import type { EvalActivities, OrchestrationActivities } from './activity-types';
+import type { Proposal } from '../contracts/inner-activities';
+import type { EvalActivities, OrchestrationActivities } from '../contracts/activities';
 import { agentOptions, evalOptions, orchestrationOptions } from './activity-options';
 import { experiment, type ExperimentInput, type ExperimentResult } from './experiment';
 import {
@@ -32,9 +32,9 @@ import {
   type InnerLoopState,
   type InnerLoopStatus,
   type LeaderEntry,
-} from './inner-loop-api';
+} from '../contracts/inner-loop';
 import { queueOf } from './queues';
-import { BestScore, CampaignId, Iteration, LoopKind } from './search-attributes';
+import { BestScore, CampaignId, Iteration, LoopKind } from '../contracts/search-attributes';
 
 /** Continue as new past this many history events, even before the server suggests it. */
 const HISTORY_EVENTS_LIMIT = 8000;

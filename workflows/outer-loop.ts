@@ -20,10 +20,10 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { EvalActivities, OrchestrationActivities } from './activity-types';
+import type { EvalActivities, OrchestrationActivities } from '../contracts/activities';
 import { evalOptions, orchestrationOptions } from './activity-options';
 import { innerLoop } from './inner-loop';
-import type { InnerLoopResult } from './inner-loop-api';
+import type { InnerLoopResult } from '../contracts/inner-loop';
 import {
   approvePromotionUpdate,
   OUTER_SUMMARY_CAP,
@@ -34,11 +34,11 @@ import {
   type OuterLoopResult,
   type OuterLoopStatus,
   type PromotionEvidence,
-} from './outer-loop-api';
+} from '../contracts/outer-loop';
 import { failureReason } from './failure-reason';
 import { promotionDetails } from './promotion-details';
 import { queueOf } from './queues';
-import { CampaignId, Iteration, LoopKind } from './search-attributes';
+import { CampaignId, Iteration, LoopKind } from '../contracts/search-attributes';
 
 export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult> {
   const workflowId = workflowInfo().workflowId;

@@ -1,6 +1,6 @@
 // The Temporal UI's "current details" of an outer loop awaiting approval: the evidence as Markdown, and how to
 // answer (the `approvePromotion` update from the UI, or `flywheel promote`). Pure, so workflow code may call it.
-import type { PromotionEvidence } from './outer-loop-api';
+import type { PromotionEvidence } from '../contracts/outer-loop';
 
 export function promotionDetails(campaignId: string, e: PromotionEvidence): string {
   const fmt = (v: unknown) => (typeof v === 'number' ? String(Math.round(v * 1e4) / 1e4) : JSON.stringify(v));

@@ -7,22 +7,11 @@ import { eq } from 'drizzle-orm';
 import { Client } from 'pg';
 import { NotFoundError } from '../../core/errors';
 import { experiments } from '../../db/schema';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import type { ActivityDeps } from '../deps';
-import { runIdOf } from '../training/run-id';
+import { runIdOf } from '../../contracts/run-id';
 import { CAPACITY_CHANNEL, releaseSlot, suspectSlots, tryAcquireSlot, type SlotRequest } from './capacity-slots';
-
-export interface AcquireCapacityInput {
-  experimentId: string;
-  /** The workflow's training attempt: the slot is keyed by the run id `${experimentId}/r${attempt}`. */
-  attempt: number;
-}
-
-export interface CapacityGrant {
-  runId: string;
-  /** Seconds from the acquire being scheduled to the grant (a retried acquire counts from the first try). */
-  waitedSeconds: number;
-}
+import type { AcquireCapacityInput, CapacityGrant } from '../../contracts/training';
 
 /** The waiting loop's timing (tests shorten it). */
 export const capacityTiming = {

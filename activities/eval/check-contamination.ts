@@ -8,19 +8,7 @@ import { describeContamination, findContamination, type ContaminationFinding } f
 import { datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
 import type { ActivityDeps } from '../deps';
 import { readHeldoutItems } from './heldout-items';
-
-export interface CheckContaminationInput {
-  datasetVersionId: string;
-  /** Who asks (the inner loop's id): recorded with the held-out read. */
-  reader: string;
-}
-
-export interface ContaminationReport {
-  datasetVersionId: string;
-  examples: number;
-  evalItems: number;
-  canaries: number;
-}
+import type { CheckContaminationInput, ContaminationReport } from '../../contracts/eval';
 
 export async function checkContamination(deps: ActivityDeps, input: CheckContaminationInput): Promise<ContaminationReport> {
   const { db } = deps;

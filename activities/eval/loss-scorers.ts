@@ -1,7 +1,7 @@
 // Flywheel's own held-out loss: for checkpoint formats Flywheel can read, the eval activity computes
 // bits per byte itself from the frozen weights. The trainer is never asked to grade its own loss.
 import fs from 'node:fs';
-import { CHARLM_FORMAT, CharLm, decodeCheckpoint, scoreLossItems } from '../../core/charlm/model';
+import { CHARLM_FORMAT, CharLm, decodeCheckpoint, scoreLossItems } from '../../formats/charlm/model';
 
 export interface LossItem {
   id: string;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PredictionsMismatchError } from '../../core/errors';
 import type { Prediction, PredictPrompt } from '../../core/job-contract';
-import { predictScratchRoot } from '../paths';
+import { predictScratchRoot } from '../../services/paths';
 import { isolatedEntry, type TrainerSetup } from '../training/trainer-isolation';
 
 export interface PredictOptions {

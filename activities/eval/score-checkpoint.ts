@@ -7,37 +7,17 @@ import { NotFoundError } from '../../core/errors';
 import { COMPLETION_BUDGET, graderConfigSchema, type GradeOutcome } from '../../core/graders';
 import { hasEndpoint, openAiClient } from '../../agents/openai-client';
 import { checkpoints, evalItems, evalResults, evalSuites, experiments } from '../../db/schema';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import type { ActivityDeps } from '../deps';
-import { verifyCheckpoint } from '../training/manifest';
+import { verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { trainerSetupOf } from '../training/trainer-isolation';
 import { gradeItem, type GradeContext } from './graders/grade-item';
 import { readHeldoutItems } from './heldout-items';
 import { lossScorerFor } from './loss-scorers';
 import { mapLimit } from './map-limit';
 import { runPredict } from './run-predict';
-
-export type EvalSplit = 'public' | 'heldout' | 'probe';
-
-export interface ScoreCheckpointInput {
-  checkpointId: string;
-  suiteId: string;
-  split: EvalSplit;
-  /** Why the split is read (`select`, `winner`, `baseline`, `gate`): recorded with every held-out read. */
-  purpose: string;
-}
-
-export interface ScoreResult {
-  checkpointId: string;
-  split: EvalSplit;
-  itemCount: number;
-  /**
-   * `exact_match` (share of exact-token items right), `bits_per_byte` (when Flywheel can read the format),
-   * `accuracy` (share of all output-graded items passed), `grader_errors`, `canary_hits` and
-   * `heldout_canary_hits` (counts).
-   */
-  metrics: Record<string, number>;
-}
+import type { ScoreCheckpointInput, ScoreResult } from '../../contracts/eval';
+import type { EvalSplit } from '../../contracts/eval';
 
 /** The longest output asked of `predict` for items graded by something other than the next token. */
 export const OUTPUT_BUDGET = 2048;

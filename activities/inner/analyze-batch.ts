@@ -9,19 +9,13 @@ import { improves } from '../../core/loop-settings';
 import type { CampaignSpec } from '../../core/spec';
 import { analyses, experiments } from '../../db/schema';
 import { agentCallerFor } from '../agents/agent-caller';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { activityAttempt } from '../heartbeat';
 import { AGENT_ATTEMPTS } from './agent-batch';
+import type { AnalyzeBatchInput } from '../../contracts/inner-activities';
 
 export const BUILTIN_ANALYST_VERSION = 'analyst-builtin-v1';
-
-export interface AnalyzeBatchInput {
-  campaignId: string;
-  innerLoopId: string;
-  startIndex: number;
-  count: number;
-}
 
 export const analysisIdOf = (innerLoopId: string, startIndex: number) => `${innerLoopId}/a${startIndex}`;
 

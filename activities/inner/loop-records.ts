@@ -1,12 +1,12 @@
 // The inner loop's bookkeeping rows: the loop itself, its baseline, each experiment's end, the selection.
 import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
-import { BASELINE_PARAMS } from '../../core/builtin-task/baseline';
+import { BASELINE_PARAMS } from '../../tasks/builtin-code/baseline';
 import type { Params } from '../../core/spec';
 import { decisions, experiments, innerLoops } from '../../db/schema';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { warmStartOfCheckpoint } from './warm-start';
-import type { FinishExperimentInput, FinishInnerLoopInput, Proposal, SelectBestInput, SelectedBest, StartInnerLoopInput } from './types';
+import type { FinishExperimentInput, FinishInnerLoopInput, Proposal, SelectBestInput, SelectedBest, StartInnerLoopInput } from '../../contracts/inner-activities';
 
 export const baselineIdOf = (innerLoopId: string) => `${innerLoopId}/baseline`;
 

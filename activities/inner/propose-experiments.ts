@@ -5,12 +5,12 @@ import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import { fixKnobs, proposeBatch, type Trial } from '../../core/sampler';
 import type { Params } from '../../core/spec';
 import { experiments } from '../../db/schema';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import { agentCallerFor } from '../agents/agent-caller';
 import type { ActivityDeps } from '../deps';
 import { agentBatch, type BatchEntry } from './agent-batch';
 import { earlierTrials } from './campaign-trials';
-import type { Proposal, ProposeInput } from './types';
+import type { Proposal, ProposeInput } from '../../contracts/inner-activities';
 import { pinKnobs, warmStartOfLoop } from './warm-start';
 
 export const experimentIdOf = (innerLoopId: string, index: number) => `${innerLoopId}/e${index}`;

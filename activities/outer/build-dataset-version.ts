@@ -11,7 +11,8 @@ import { NotFoundError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { critiques, datasetVersions, evalItems, examples } from '../../db/schema';
 import type { ActivityDeps } from '../deps';
-import { datasetDirOf } from '../paths';
+import { datasetDirOf } from '../../services/paths';
+import type { BuildDatasetVersionResult } from '../../contracts/outer-activities';
 
 export interface BuildDatasetVersionInput {
   campaignId: string;
@@ -32,29 +33,6 @@ export interface BuildDatasetVersionInput {
    * @default the parent's
    */
   lossWeights?: Record<string, number>;
-}
-
-export interface BuildDatasetVersionResult {
-  versionId: string;
-  /** False when a version built from the same inputs already existed: nothing was written. */
-  created: boolean;
-  counts: {
-    /** Examples in the version. */
-    examples: number;
-    bySource: Record<string, number>;
-    /** Examples from critiques that are in the version (not already present, not removed). */
-    added: number;
-    /** Critique examples whose content the version already held. */
-    duplicates: number;
-    /** Examples dropped for overlapping an eval item (parent's and new alike). */
-    removed: number;
-    /** Signals that are not SFT examples: `pair` (no preference trainer yet) and `none`. */
-    skippedSignals: { pair: number; none: number };
-    /** Bytes of train.txt, repetitions included. */
-    trainBytes: number;
-  };
-  /** The first {@link MAX_REMOVED_LISTED} removed examples, with the eval items each overlaps. */
-  removed: { sourceRef: string; evalItemIds: string[] }[];
 }
 
 export const MAX_REMOVED_LISTED = 100;

@@ -7,28 +7,11 @@ import { and, desc, eq, isNotNull, lt } from 'drizzle-orm';
 import { HIGHER_IS_BETTER } from '../../core/gate/checks';
 import { lossWeightsFromScores, type CategoryScore } from '../../core/dataset/loss-weights';
 import { critiques, evalItems, evalResults, outerIterations } from '../../db/schema';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import type { ActivityDeps } from '../deps';
-import { buildDatasetVersion, type BuildDatasetVersionResult } from './build-dataset-version';
-
-export interface BuildIterationDatasetInput {
-  campaignId: string;
-  outerIterationId: string;
-  iteration: number;
-  /** The task's base version (prepareTask), the parent of the first iteration's version. */
-  baseVersionId: string;
-  /** The production checkpoint whose public results set the loss weights; none before the first promotion. */
-  incumbentCheckpointId: string | null;
-  suiteId: string;
-}
-
-export interface BuildIterationDatasetResult {
-  versionId: string;
-  parentVersionId: string;
-  created: boolean;
-  counts: BuildDatasetVersionResult['counts'];
-  lossWeights: Record<string, number>;
-}
+import { buildDatasetVersion } from './build-dataset-version';
+import type { BuildDatasetVersionResult } from '../../contracts/outer-activities';
+import type { BuildIterationDatasetInput, BuildIterationDatasetResult } from '../../contracts/outer-activities';
 
 export async function buildIterationDataset(deps: ActivityDeps, input: BuildIterationDatasetInput): Promise<BuildIterationDatasetResult> {
   const { db } = deps;

@@ -8,35 +8,11 @@
 // feedback its predecessor ingested.
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { campaigns, critiques, feedbackEvents, outerIterations } from '../../db/schema';
-import { outerIterationIdOf } from '../../workflows/outer-loop-api';
+import { outerIterationIdOf } from '../../contracts/outer-loop';
 import { outerSettings, type OuterSettings } from '../../core/loop-settings';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import type { ActivityDeps } from '../deps';
-
-export interface ClaimIterationInput {
-  campaignId: string;
-  /** The outerLoop workflow id (stable across continue-as-new). */
-  workflowId: string;
-  /** The run claiming it: a later run under the same workflow id is another owner. Absent in old histories. */
-  runId?: string;
-  trigger: string;
-}
-
-export type ClaimIterationResult =
-  | {
-      claimed: true;
-      outerIterationId: string;
-      iteration: number;
-      /** 1, or more for an iteration started again after a failed or terminated attempt. */
-      attempt: number;
-      /** The production checkpoint when the iteration began, or null before the first promotion. */
-      incumbentCheckpointId: string | null;
-      newFeedback: number;
-      /** The attempt this one replaces, and why that one ended (absent for a first attempt or a resume). */
-      replaces?: { outerIterationId: string; reason: string };
-      settings: OuterSettings;
-    }
-  | { claimed: false; reason: string };
+import type { ClaimIterationInput, ClaimIterationResult } from '../../contracts/outer-activities';
 
 /** The advisory-lock namespace of outer-iteration claims (the second key is the campaign id's hash). */
 const CLAIM_LOCK = 0x4f_75_74_72; // "Outr"

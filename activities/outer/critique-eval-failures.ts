@@ -7,33 +7,13 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { COMPLETION_BUDGET } from '../../core/graders';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { checkpoints, critiques, evalItems, evalResults, experiments } from '../../db/schema';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { runPredict } from '../eval/run-predict';
 import { trainerSetupOf } from '../training/trainer-isolation';
-import { verifyCheckpoint } from '../training/manifest';
+import { verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { teachFailures, teacherChoiceOf } from './teach-failures';
-
-export interface CritiqueEvalFailuresInput {
-  campaignId: string;
-  outerIterationId: string;
-  /** The production checkpoint, already scored on the public split. */
-  checkpointId: string;
-  suiteId: string;
-  /** Most failed items critiqued (spec `outerLoop.evalFailureSample`). */
-  sample: number;
-  seed: number;
-}
-
-export interface CritiqueEvalFailuresResult {
-  /** Failed public completion items, before sampling. */
-  failed: number;
-  critiqued: number;
-  /** Critique rows this call wrote (a retry writes none). */
-  created: number;
-  /** Failed items per category among those critiqued. */
-  byCategory: Record<string, number>;
-}
+import type { CritiqueEvalFailuresInput, CritiqueEvalFailuresResult } from '../../contracts/eval';
 
 export const evalCritiqueIdOf = (outerIterationId: string, itemId: string): string => `${outerIterationId}/critique/${itemId}`;
 

@@ -7,6 +7,7 @@ import { BUILTIN_TEACHER, BUILTIN_PREAMBLE, BUILTIN_TEACHER_PROMPT_VERSION, type
 import type { Db } from '../../db/client';
 import { critiques, feedbackEvents } from '../../db/schema';
 import { teachFailures, type TeacherChoice } from './teach-failures';
+import type { CritiqueFeedbackResult } from '../../contracts/outer-activities';
 
 export interface CritiqueFeedbackInput {
   campaignId: string;
@@ -14,22 +15,6 @@ export interface CritiqueFeedbackInput {
   eventIds: string[];
   /** The outer iteration asking, recorded on each critique. */
   outerIterationId?: string;
-}
-
-export interface CritiqueFeedbackResult {
-  /** One per critiqued event, `${campaignId}/critique/${eventId}`, in the order of `eventIds`. */
-  critiqueIds: string[];
-  counts: {
-    /** Critique rows this call wrote (a retry writes none). */
-    created: number;
-    /** Critiques whose signals include a training example (`sft`). */
-    withExample: number;
-    /** Critiques of failures with nothing to learn from (`{ kind: 'none' }`). */
-    noSignal: number;
-    /** Events that are not failures: accepts and ratings of 3 stars or more. */
-    skipped: number;
-    missing: number;
-  };
 }
 
 /** Ratings at or below this are failures (without a reference). */

@@ -3,26 +3,12 @@
 // campaign's teacher (spec `outerLoop.teacher`) critique each one (critiqueFeedback), so the critiques are linked to both their event and their iteration.
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { feedbackEvents } from '../../db/schema';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import type { ActivityDeps } from '../deps';
-import { FAILING_RATING, critiqueFeedback, type CritiqueFeedbackResult } from './critique-feedback';
+import { FAILING_RATING, critiqueFeedback } from './critique-feedback';
+import type { CritiqueFeedbackResult } from '../../contracts/outer-activities';
 import { teacherChoiceOf } from './teach-failures';
-
-export interface CritiqueIterationInput {
-  campaignId: string;
-  outerIterationId: string;
-  /** Most failures critiqued (spec `outerLoop.feedbackSample`). */
-  sample: number;
-  /** Seeds the sample's order, so a retry draws the same events. */
-  seed: number;
-}
-
-export interface CritiqueIterationResult {
-  /** Failures among the ingested events, before sampling. */
-  failures: number;
-  sampled: number;
-  counts: CritiqueFeedbackResult['counts'];
-}
+import type { CritiqueIterationInput, CritiqueIterationResult } from '../../contracts/outer-activities';
 
 export async function critiqueIterationFeedback(deps: ActivityDeps, input: CritiqueIterationInput): Promise<CritiqueIterationResult> {
   const failing = and(

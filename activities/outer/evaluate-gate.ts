@@ -4,39 +4,14 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { and, eq, inArray } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
-import { runGate, type GateEvidence, type GateOutcome, type PairedItem } from '../../core/gate/checks';
+import { runGate, type GateOutcome } from '../../core/gate/checks';
+import type { PairedItem } from '../../core/gate/evidence';
+import type { GateEvidence } from '../../core/gate/evidence';
 import { gateSettingsWithDefaults, type GateMetric, type GateSettingsInput } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
 import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
 import { loadIntegrityEvidence } from './integrity-evidence';
-
-export interface EvaluateGateInput {
-  /** Deterministic, e.g. `${outerLoopWorkflowId}/gate`: the decision row's id. */
-  decisionId: string;
-  campaignId: string;
-  candidateCheckpointId: string;
-  /** The production checkpoint, or the untrained baseline's checkpoint before the first promotion. */
-  incumbentCheckpointId: string;
-  suiteId: string;
-  /** The spec's `promotion:` block; missing fields take their defaults. */
-  settings?: GateSettingsInput;
-}
-
-/** Small enough for workflow history: no items, no per-item scores. */
-export interface GateSummary {
-  promote: boolean;
-  /**
-   * Not promoted, but held for a researcher's approval rather than rejected: every failing check is one the settings
-   * hold (`heldoutOutrun: hold`). The decision row's kind is then `hold`.
-   */
-  hold: boolean;
-  rule: string;
-  reason: string;
-  /** The primary metric's mean improvement (positive = better); 0 when it has no scores. */
-  meanDelta: number;
-  /** The paired test's one-sided p-value; 1 when the primary metric has no scores. */
-  pValue: number;
-}
+import type { EvaluateGateInput, GateSummary } from '../../contracts/outer-activities';
 
 /** Which metric each grader's per-item scores belong to. */
 const METRIC_OF_GRADER: Record<string, GateMetric> = { bits_per_byte: 'bits_per_byte', exact_token: 'exact_match' };

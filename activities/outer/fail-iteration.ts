@@ -5,14 +5,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { outerIterations } from '../../db/schema';
 import type { ActivityDeps } from '../deps';
-
-export interface FailIterationInput {
-  outerIterationId: string;
-  /** Why, in one line: the failure's message and its causes. */
-  reason: string;
-  /** The attempt's inner loop, when it got that far. */
-  innerLoopId?: string;
-}
+import type { FailIterationInput } from '../../contracts/outer-activities';
 
 export async function failOuterIteration(deps: ActivityDeps, input: FailIterationInput): Promise<void> {
   const [row] = await deps.db.select().from(outerIterations).where(eq(outerIterations.id, input.outerIterationId));

@@ -4,22 +4,9 @@
 // is keyed by the iteration, so a retry changes nothing.
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import { campaigns, decisions, outerIterations } from '../../db/schema';
-import type { OuterIterationSummary } from '../../workflows/outer-loop-api';
+import type { OuterIterationSummary } from '../../contracts/outer-loop';
 import type { ActivityDeps } from '../deps';
-
-export interface FinishIterationInput {
-  campaignId: string;
-  outerIterationId: string;
-  summary: OuterIterationSummary;
-  /** Set when the iteration promotes: the compare-and-set's expected current value. */
-  promote?: { candidateCheckpointId: string; incumbentCheckpointId: string | null };
-  /** A researcher's answer (or the timeout's default) to an approval request. */
-  approval?: { approve: boolean; by: string; note?: string; timedOut: boolean; candidateCheckpointId: string; experimentId?: string };
-}
-
-export interface FinishIterationResult {
-  productionCheckpointId: string | null;
-}
+import type { FinishIterationInput, FinishIterationResult } from '../../contracts/outer-activities';
 
 export async function finishOuterIteration(deps: ActivityDeps, input: FinishIterationInput): Promise<FinishIterationResult> {
   const { db } = deps;

@@ -3,7 +3,8 @@
 // probe items only: no held-out text is read here.
 import { and, eq, inArray } from 'drizzle-orm';
 import { HIGHER_IS_BETTER } from '../../core/gate/checks';
-import type { IntegrityEvidence, TwinPair } from '../../core/gate/integrity-checks';
+import type { TwinPair } from '../../core/gate/evidence';
+import type { IntegrityEvidence } from '../../core/gate/evidence';
 import { orientedDeltas, sampleVariance } from '../../core/gate/paired-test';
 import type { GateMetric } from '../../core/gate/settings';
 import type { Db } from '../../db/client';

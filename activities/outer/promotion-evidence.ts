@@ -5,19 +5,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import { HIGHER_IS_BETTER } from '../../core/gate/checks';
 import type { GateMetric } from '../../core/gate/settings';
 import { checkpoints, decisions, evalItems, evalResults, experiments, heldoutReads, trainingRuns } from '../../db/schema';
-import type { PromotionEvidence } from '../../workflows/outer-loop-api';
+import type { PromotionEvidence } from '../../contracts/outer-loop';
 import type { ActivityDeps } from '../deps';
-
-export interface PromotionEvidenceInput {
-  outerIterationId: string;
-  decisionId: string;
-  innerLoopId: string;
-  candidateCheckpointId: string;
-  incumbentCheckpointId: string;
-  suiteId: string;
-  deadline: string;
-  defaultDecision: 'promote' | 'reject';
-}
+import type { PromotionEvidenceInput } from '../../contracts/outer-activities';
 
 const METRIC_OF_GRADER: Record<string, GateMetric> = { bits_per_byte: 'bits_per_byte', exact_token: 'exact_match' };
 

@@ -12,34 +12,15 @@ import { backendFor, type JobHandle, type JobStatus, type TrainingBackend } from
 import { METRICS_FILE } from '../../core/job-contract';
 import { firstPrunedStep, type PeerCurve } from '../../core/pruning';
 import { checkpoints, experiments, trainingRuns } from '../../db/schema';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import { recordTrainingCost } from '../cost/cost-ledger';
 import type { ActivityDeps } from '../deps';
-import { readManifest, verifyCheckpoint } from './manifest';
+import { readManifest, verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { peerCurves, storeMetricPoints } from './metrics-sink';
 import { readMetrics } from './metrics-stream';
 import { decideRun, type RunVerdict } from './run-verdict';
-
-export interface AwaitTrainingInput {
-  runId: string;
-  experimentId: string;
-  innerLoopId: string;
-  handle: JobHandle;
-  pruning: { rule: 'none' | 'median'; warmupSteps: number; minCompleted: number; metric: string };
-  timeoutSeconds: number;
-}
-
-export type TrainingStatus = 'succeeded' | 'failed' | 'pruned' | 'timed_out';
-
-/** A small summary for the workflow history; the metrics themselves are in PostgreSQL. */
-export interface TrainingOutcome {
-  runId: string;
-  status: TrainingStatus;
-  checkpointId?: string;
-  exitCode?: number;
-  lastStep?: number;
-  error?: string;
-}
+import type { AwaitTrainingInput, TrainingOutcome } from '../../contracts/training';
+import type { TrainingStatus } from '../../contracts/training';
 
 interface Progress {
   jobRef: string;

@@ -8,25 +8,15 @@ import { RUN_JSON, type RunJson } from '../../core/job-contract';
 import { backendFor, type JobHandle } from '../../backends';
 import { capacitySlots, datasetVersions, experiments, trainingRuns } from '../../db/schema';
 import { checkBudget } from '../cost/cost-ledger';
-import { loadCampaignSpec } from '../campaign/load-campaign';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import type { ActivityDeps } from '../deps';
 import { warmStartOfLoop } from '../inner/warm-start';
-import { runDirOf } from '../paths';
-import { runIdOf } from './run-id';
+import { runDirOf } from '../../services/paths';
+import { runIdOf } from '../../contracts/run-id';
 import { ISOLATION_FILE, trainCommand } from './train-command';
+import type { LaunchTrainingInput, LaunchTrainingResult } from '../../contracts/training';
 
-export interface LaunchTrainingInput {
-  experimentId: string;
-  /** The experiment's training attempt (1, 2, ...), counted by the workflow, not by activity retries. */
-  attempt: number;
-}
-
-export interface LaunchTrainingResult {
-  runId: string;
-  handle: JobHandle;
-}
-
-export { runIdOf } from './run-id';
+export { runIdOf } from '../../contracts/run-id';
 
 export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingInput): Promise<LaunchTrainingResult> {
   const { db } = deps;

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { isolate, type IsolatedCommand } from '../../backends/sandbox/sandbox';
 import type { CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
-import { builtinCorpusSourceDirs } from '../builtin-task/corpus';
-import { predictScratchRoot } from '../paths';
+import { builtinCorpusSourceDirs } from '../../tasks/builtin-code/corpus';
+import { predictScratchRoot } from '../../services/paths';
 import { REPO, trainerArgv } from './trainer-command';
 
 /** The spec's trainer block plus what the worker hides from it. */

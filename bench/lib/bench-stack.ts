@@ -6,11 +6,11 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { QUEUE_FAMILIES, taskQueue } from '../../core/queues';
+import { QUEUE_FAMILIES, taskQueue } from '../../contracts/queues';
 import { openDb, type DbHandle } from '../../db/client';
 import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded-server';
 import { applyMigrations } from '../../db/migrate';
-import { startTemporalDevServer } from '../../infra/dev-stack/temporal-dev-server';
+import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../../test/helpers/ports';
 
 export interface BenchStack {

@@ -1,12 +1,12 @@
 // The built-in task as a bench objective: train the char-level model in-process for a configuration and seed, and
 // score it on the public and held-out loss items. Deterministic in (params, seed), so results are cached.
-import { ensureCorpus, evalSplitFiles, readTrainFiles } from '../../activities/builtin-task/corpus-cache';
-import { corpusDirOf } from '../../activities/paths';
+import { ensureCorpus, evalSplitFiles, readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
+import { corpusDirOf } from '../../services/paths';
 import { resolveConfig } from '../../core/config';
-import { buildLossItems } from '../../core/builtin-task/eval-items';
-import { BUILTIN_DEFAULT_PARAMS } from '../../core/builtin-task/search-space';
-import { scoreLossItems } from '../../core/charlm/model';
-import { TrainingDivergedError, trainCharLm } from '../../core/charlm/train';
+import { buildLossItems } from '../../tasks/builtin-code/eval-items';
+import { BUILTIN_DEFAULT_PARAMS } from '../../tasks/builtin-code/search-space';
+import { scoreLossItems } from '../../formats/charlm/model';
+import { TrainingDivergedError, trainCharLm } from '../../trainers/charlm/train';
 import { paramsKey } from '../../core/sampler';
 import type { Params } from '../../core/spec';
 

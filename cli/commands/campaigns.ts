@@ -3,8 +3,8 @@
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
-import { countCampaigns, listCampaigns, type CampaignRow } from '../dashboard/queries/campaigns';
-import { requireDatabaseUrl } from '../endpoints';
+import { countCampaigns, listCampaigns, type CampaignRow } from '../../services/queries/campaigns';
+import { requireDatabaseUrl } from '../../stack/endpoints';
 import { integerOption } from '../integer-option';
 
 export function registerCampaigns(program: Command): void {

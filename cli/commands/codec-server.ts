@@ -2,11 +2,11 @@
 // this URL) and `temporal workflow show --codec-endpoint`, in the foreground until Ctrl-C.
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
-import { AesGcmPayloadCodec, parsePayloadKeys } from '../../infra/payload-codec';
+import { AesGcmPayloadCodec, parsePayloadKeys } from '../../temporal/payload-codec';
 import { UsageError } from '../errors';
-import { checkBindHost } from '../bearer-token';
+import { checkBindHost } from '../../server/http/bearer-token';
 import { integerOption } from '../integer-option';
-import { startCodecServer } from '../codec-server';
+import { startCodecServer } from '../../server/codec-server';
 
 export function registerCodecServer(program: Command): void {
   program

@@ -1,8 +1,8 @@
 // Steering a running inner loop: pause, resume, stop (signals), budget and approve (updates, validated by
 // the workflow, so a wrong value is refused with its reason and changes nothing).
 import type { Command } from 'commander';
-import { approveProposalUpdate, pauseSignal, resumeSignal, setBudgetUpdate, stopSignal } from '../../workflows/inner-loop-api';
-import { latestInnerLoop } from '../campaign-loops';
+import { approveProposalUpdate, pauseSignal, resumeSignal, setBudgetUpdate, stopSignal } from '../../contracts/inner-loop';
+import { latestInnerLoop } from '../../services/campaign-loops';
 import { UsageError } from '../errors';
 import { withSession, type Session } from '../session';
 

@@ -3,22 +3,23 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
-import { formatStackEvent } from '../../infra/dev-stack/events';
-import { startStack, type RunningStack } from '../../infra/dev-stack/stack';
-import { startInnerLoopWorkflow } from '../campaign-loops';
-import { resolveEndpoints, type Endpoints } from '../endpoints';
+import { formatStackEvent } from '../../stack/events';
+import { startStack, type RunningStack } from '../../stack/stack';
+import { startInnerLoopWorkflow } from '../../services/campaign-loops';
+import { resolveEndpoints, type Endpoints } from '../../stack/endpoints';
 import { EXIT_FAILURE, UsageError } from '../errors';
 import { runOuterDemo } from '../outer-demo';
 import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
-import { freshDemoCampaign } from '../demo-campaign';
-import { uiLink, withSession, type Session } from '../session';
+import { freshDemoCampaign } from '../../services/demo-campaign';
+import { withSession, type Session } from '../session';
+import { uiLink } from '../../temporal/ui-links';
 import { loadSpecFile } from '../spec-file';
 
 /** Experiments per inner loop in `demo --outer`: three iterations stay well inside 15 minutes on 2 cores. */
 const OUTER_DEMO_EXPERIMENTS = 8;
 
-export const DEMO_SPEC = path.join(__dirname, '..', '..', 'infra', 'campaigns', 'builtin-demo.yaml');
+export const DEMO_SPEC = path.join(__dirname, '..', '..', 'tasks', 'builtin-code', 'builtin-demo.yaml');
 
 export function registerDemo(program: Command): void {
   program

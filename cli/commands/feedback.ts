@@ -5,8 +5,8 @@ import type { Command } from 'commander';
 import { checkFeedback, type FeedbackEvent } from '../../core/feedback';
 import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
-import { requireDatabaseUrl } from '../endpoints';
-import { ConflictingCopiesError, FeedbackConflictError, storeFeedback, UnknownCampaignError } from '../../activities/feedback/store-feedback';
+import { requireDatabaseUrl } from '../../stack/endpoints';
+import { ConflictingCopiesError, FeedbackConflictError, storeFeedback, UnknownCampaignError } from '../../services/feedback-store';
 import { UsageError } from '../errors';
 
 /** Problem lines printed before "and N more": a wrong file should not flood the terminal. */

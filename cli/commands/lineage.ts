@@ -3,8 +3,8 @@
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
-import { checkpointLineage, type CheckpointLineage, type DatasetVersionSummary } from '../checkpoint-lineage';
-import { requireDatabaseUrl } from '../endpoints';
+import { checkpointLineage, type CheckpointLineage, type DatasetVersionSummary } from '../../services/lineage';
+import { requireDatabaseUrl } from '../../stack/endpoints';
 import { UsageError } from '../errors';
 import { integerOption } from '../integer-option';
 

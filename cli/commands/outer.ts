@@ -1,15 +1,16 @@
 // `flywheel outer CAMPAIGN`: start one outer-loop run now (one or more iterations, back to back) and follow it:
 // a line per phase, the evidence of a promotion awaiting approval, then a table of the iterations.
 import type { Command } from 'commander';
-import type { OuterLoopInput } from '../../workflows/outer-loop-api';
-import { latestOuterLoop, startOuterLoopWorkflow } from '../campaign-loops';
+import type { OuterLoopInput } from '../../contracts/outer-loop';
+import { latestOuterLoop, startOuterLoopWorkflow } from '../../services/campaign-loops';
 import { detachOnSigint } from '../detach';
 import { LoopFailedError, UsageError } from '../errors';
 import { followOuterLoop } from '../follow-outer';
 import { positiveInt } from '../int-option';
 import { formatIterations } from '../outer-view';
 import { requireCampaign } from '../require-campaign';
-import { uiLink, withSession } from '../session';
+import { withSession } from '../session';
+import { uiLink } from '../../temporal/ui-links';
 
 interface OuterOptions {
   /** A spec file to run with (validated here; it travels in the workflow input). @default the stored spec */

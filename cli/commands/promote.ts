@@ -2,8 +2,8 @@
 // waiting on (the `approvePromotion` update); the workflow refuses, with its reason, when none is pending.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Command } from 'commander';
-import { approvePromotionUpdate } from '../../workflows/outer-loop-api';
-import { latestOuterLoop } from '../campaign-loops';
+import { approvePromotionUpdate } from '../../contracts/outer-loop';
+import { latestOuterLoop } from '../../services/campaign-loops';
 import { UsageError } from '../errors';
 import { withSession } from '../session';
 

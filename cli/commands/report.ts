@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
-import { collectReport, reportHtml, reportMarkdown, UnknownCampaignError } from '../dashboard/report';
-import { requireDatabaseUrl } from '../endpoints';
+import { collectReport, reportHtml, reportMarkdown, UnknownCampaignError } from '../../server/dashboard/report';
+import { requireDatabaseUrl } from '../../stack/endpoints';
 import { UsageError } from '../errors';
 import { stepSpinner } from '../step-spinner';
 

@@ -1,10 +1,11 @@
 // `flywheel run spec.yaml`: validates the spec (nothing is written when it is invalid), starts the campaign's
 // inner loop and shows live progress. Ctrl-C detaches; the workflow keeps running.
 import type { Command } from 'commander';
-import { startInnerLoopWorkflow } from '../campaign-loops';
+import { startInnerLoopWorkflow } from '../../services/campaign-loops';
 import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
-import { uiLink, withSession } from '../session';
+import { withSession } from '../session';
+import { uiLink } from '../../temporal/ui-links';
 import { loadSpecFile } from '../spec-file';
 import { agentNotice } from '../agent-notice';
 
@@ -16,7 +17,7 @@ export function registerRun(program: Command): void {
     .option('--id <workflowId>', 'workflow id (default: <campaign>/inner/<timestamp>)')
     .option('--detach', 'start it and return at once')
     .option('--json', 'print the result as JSON (progress goes to stderr)')
-    .addHelpText('after', '\nExample:\n  $ flywheel run infra/campaigns/builtin-demo.yaml\n')
+    .addHelpText('after', '\nExample:\n  $ flywheel run tasks/builtin-code/builtin-demo.yaml\n')
     .action(async (file: string, opts: { id?: string; detach?: boolean; json?: boolean }) => {
       const spec = loadSpecFile(file);
       const notice = agentNotice(spec, process.env);

@@ -2,13 +2,14 @@
 // campaign's outer loop (one per campaign, id `<campaign>/outer`, overlap SKIP: never two iterations at once).
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import { registerCampaign } from '../../activities/campaign/register-campaign';
+import { registerCampaign } from '../../services/campaigns/register-campaign';
 import { parseDuration } from '../duration';
 import { UsageError } from '../errors';
 import { campaignOfSchedule, outerScheduleAction, outerScheduleId, OUTER_SCHEDULE_POLICIES, requireOuterSchedule, scheduleSpecOf, type OuterTiming } from '../outer-schedules';
 import { requireCampaign } from '../require-campaign';
 import { formatScheduleDetail, formatScheduleTable, scheduleRow, type ScheduleRow } from '../schedule-view';
-import { scheduleUiLink, withSession, type Session } from '../session';
+import { withSession, type Session } from '../session';
+import { scheduleUiLink } from '../../temporal/ui-links';
 
 interface CreateOptions {
   /** Fire every DURATION (`45s`, `30m`, `6h`, `1d`); exactly one of `every` and `cron`. */

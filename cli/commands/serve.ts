@@ -3,10 +3,10 @@
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
-import { startFeedbackServer } from '../feedback-server';
-import { requireDatabaseUrl, resolveEndpoints } from '../endpoints';
-import { dashboardPort, serveDashboard } from '../dashboard/serve-dashboard';
-import { checkBindHost } from '../bearer-token';
+import { startFeedbackServer } from '../../server/feedback-server';
+import { requireDatabaseUrl, resolveEndpoints } from '../../stack/endpoints';
+import { dashboardPort, serveDashboard } from '../serve-dashboard';
+import { checkBindHost } from '../../server/http/bearer-token';
 import { integerOption } from '../integer-option';
 
 export function registerServe(program: Command): void {

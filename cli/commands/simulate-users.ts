@@ -2,8 +2,8 @@
 // `flywheel serve` (completions from the production model, judged, sent back as feedback). For demos and tests.
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
-import { corpusDirOf } from '../../activities/paths';
-import { simulateUsers } from '../../activities/feedback/simulate-users';
+import { corpusDirOf } from '../../services/paths';
+import { simulateUsers } from '../../services/simulate-users';
 import { integerOption } from '../integer-option';
 
 export function registerSimulateUsers(program: Command): void {

@@ -1,6 +1,6 @@
 // `flywheel status CAMPAIGN`: reattaches to the campaign's latest inner loop (or prints how it ended).
 import type { Command } from 'commander';
-import { latestInnerLoop } from '../campaign-loops';
+import { latestInnerLoop } from '../../services/campaign-loops';
 import { UsageError } from '../errors';
 import { detachOnSigint } from '../detach';
 import { followLoop, runSteps } from '../follow-loop';
@@ -8,9 +8,10 @@ import { snapshot } from '../loop-progress';
 import { outerStatusBlock } from '../outer-status-block';
 import { formatResult } from '../print-result';
 import { renderSnapshot } from '../progress-view';
-import { uiLink, withSession } from '../session';
-import { loadCampaignSpec } from '../../activities/campaign/load-campaign';
-import { formatAnalysis, latestAnalysis } from '../latest-analysis';
+import { withSession } from '../session';
+import { uiLink } from '../../temporal/ui-links';
+import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { formatAnalysis, latestAnalysis } from '../../services/latest-analysis';
 import { printRunningLoops } from '../running-loops';
 
 export function registerStatus(program: Command): void {

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { sandboxStatusLine } from '../../backends/sandbox/bubblewrap';
 import { resolveConfig } from '../../core/config';
 import { EXIT_FAILURE } from '../errors';
-import { dashboardPort } from '../dashboard/serve-dashboard';
+import { dashboardPort } from '../serve-dashboard';
 
 export function registerUp(program: Command): void {
   program
@@ -28,8 +28,8 @@ Logs of each component are in $FLYWHEEL_HOME/logs/.
       console.log(`flywheel up  home ${config.home}`);
       console.log(`flywheel up  ${sandboxStatusLine()}`);
       // Loaded here, not at the top: the Temporal SDK takes a second to load and other commands do not need it.
-      const { startStack } = require('../../infra/dev-stack/stack') as typeof import('../../infra/dev-stack/stack');
-      const { formatStackEvent } = require('../../infra/dev-stack/events') as typeof import('../../infra/dev-stack/events');
+      const { startStack } = require('../../stack/stack') as typeof import('../../stack/stack');
+      const { formatStackEvent } = require('../../stack/events') as typeof import('../../stack/events');
       // Listen before starting: a Ctrl-C during start-up stops the stack as soon as it is up. A second one exits at
       // once; the stack's exit hook still signals every child, it just does not wait for them.
       let signals = 0;
@@ -58,8 +58,8 @@ Logs of each component are in $FLYWHEEL_HOME/logs/.
 /** The dashboard on the stack just started (its database and Temporal, found through stack.json like any command). */
 async function startUpDashboard(config: import('../../core/config').FlywheelConfig, databaseUrl: string, port: number) {
   const { openDb } = require('../../db/client') as typeof import('../../db/client');
-  const { resolveEndpoints } = require('../endpoints') as typeof import('../endpoints');
-  const { serveDashboard } = require('../dashboard/serve-dashboard') as typeof import('../dashboard/serve-dashboard');
+  const { resolveEndpoints } = require('../../stack/endpoints') as typeof import('../../stack/endpoints');
+  const { serveDashboard } = require('../serve-dashboard') as typeof import('../serve-dashboard');
   const dbh = openDb(databaseUrl, { max: 5 });
   const server = await serveDashboard({ config, db: dbh.db, endpoints: resolveEndpoints(config), port, host: '127.0.0.1', token: process.env.FLYWHEEL_API_TOKEN || undefined }).catch(async (e) => {
     await dbh.close();

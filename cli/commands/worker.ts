@@ -3,8 +3,8 @@
 import { Option, type Command } from 'commander';
 import { sandboxStatusLine } from '../../backends/sandbox/bubblewrap';
 import { resolveConfig, type FlywheelConfig } from '../../core/config';
-import { QUEUE_FAMILIES, type QueueFamily } from '../../core/queues';
-import { AWAIT_START_ENV, type WorkerReadyMessage, type WorkerStartMessage } from '../../infra/dev-stack/worker-supervisor';
+import { QUEUE_FAMILIES, type QueueFamily } from '../../contracts/queues';
+import { AWAIT_START_ENV, type WorkerReadyMessage, type WorkerStartMessage } from '../../stack/worker-supervisor';
 
 export function registerWorker(program: Command): void {
   program
@@ -39,7 +39,7 @@ export function registerWorker(program: Command): void {
 /** Fills unset addresses from the stack `flywheel up` runs on the same home, if any. */
 function joinRunningStack(config: FlywheelConfig): FlywheelConfig {
   if (config.temporalAddress && config.databaseUrl) return config;
-  const { findRunningStack } = require('../../infra/dev-stack/stack-state') as typeof import('../../infra/dev-stack/stack-state');
+  const { findRunningStack } = require('../../stack/stack-state') as typeof import('../../stack/stack-state');
   const stack = findRunningStack(config.home);
   if (!stack) return config;
   return {

@@ -2,43 +2,12 @@
 // when every check passes; each check states its rule, its figures and its reason, and all of them are
 // recorded. Adding a check (the eval-integrity probes, the public/held-out gap) is adding one function.
 import { mean, orientedDeltas, pairedTest } from './paired-test';
-import { INTEGRITY_CHECKS, type IntegrityEvidence } from './integrity-checks';
+import { INTEGRITY_CHECKS } from './integrity-checks';
 import type { GateMetric, GateSettings } from './settings';
+import type { CheckResult, GateCheck, GateEvidence, PairedItem } from './evidence';
 
 /** Whether a larger per-item score is better, per metric. */
 export const HIGHER_IS_BETTER: Record<GateMetric, boolean> = { bits_per_byte: false, exact_match: true };
-
-/** One held-out item scored for both checkpoints. Item text never enters the gate. */
-export interface PairedItem {
-  category: string;
-  candidate: number;
-  incumbent: number;
-}
-
-export interface GateEvidence {
-  candidateCheckpointId: string;
-  /** The production checkpoint, or the untrained baseline before the first promotion. */
-  incumbentCheckpointId: string;
-  /** Held-out items scored for both checkpoints, per metric (a metric nobody could score is absent). */
-  items: Partial<Record<GateMetric, PairedItem[]>>;
-  settings: GateSettings;
-  /** The hacking guard's evidence (public means, twins, cheat-only items, canaries); absent parts are not checked. */
-  integrity?: IntegrityEvidence;
-}
-
-export interface CheckResult {
-  /** The check's stable name (the decision's `rule` when it is the one that fails). */
-  rule: string;
-  passed: boolean;
-  /** One sentence with the figures that decided it. */
-  reason: string;
-  /** Flat figures, recorded with the decision. */
-  figures: Record<string, number | string>;
-  /** A failure the settings say to hold for a researcher's approval rather than reject (`heldoutOutrun: hold`). */
-  hold?: boolean;
-}
-
-export type GateCheck = (e: GateEvidence) => CheckResult;
 
 export interface GateOutcome {
   promote: boolean;

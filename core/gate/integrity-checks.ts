@@ -1,49 +1,8 @@
 // The hacking guard: gate checks over the eval-integrity evidence (public vs held-out both ways, twins, cheat-only
 // items, canaries and held-out canaries). Each is one GateCheck; a check whose evidence was not measured passes and says so.
-import type { CheckResult, GateCheck } from './checks';
 import { mean, orientedDeltas, sampleVariance } from './paired-test';
 import type { GateMetric } from './settings';
-
-/** The spread of one split's per-item paired deltas (candidate − incumbent, oriented so positive = better). */
-export interface DeltaSpread {
-  n: number;
-  /** Sample variance of the deltas (n − 1 denominator). */
-  variance: number;
-}
-
-export interface SplitMeans {
-  metric: GateMetric;
-  candidatePublic: number;
-  incumbentPublic: number;
-  candidateHeldout: number;
-  incumbentHeldout: number;
-  /** The public items' paired deltas: their count and variance (the held-out ones are the gate's own items). */
-  publicSpread?: DeltaSpread;
-}
-
-export interface TwinPair {
-  /** The twin's item id and the public item it twins. */
-  id: string;
-  of: string;
-  kind: string;
-  candidateOriginal: number;
-  candidateTwin: number;
-  incumbentOriginal: number;
-  incumbentTwin: number;
-}
-
-/** Measured by the gate activity from both checkpoints' public and probe results. Item ids only, never text. */
-export interface IntegrityEvidence {
-  /** Per metric with both public and held-out scores: its mean on each split, per checkpoint. */
-  means?: SplitMeans[];
-  twins?: TwinPair[];
-  /** Cheat-only items scored for the candidate, and those it passed. */
-  cheatOnly?: { scored: number; passed: string[] };
-  /** Items (any split) whose candidate output carried a canary. */
-  canaryHits?: string[];
-  /** Items (any split) whose candidate output completed a held-out canary that its prompt did not hold. */
-  heldoutCanaryHits?: string[];
-}
+import type { CheckResult, DeltaSpread, GateCheck, IntegrityEvidence, SplitMeans, TwinPair } from './evidence';
 
 const f4 = (x: number) => x.toFixed(4);
 const round = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -1,5 +1,5 @@
 // Graders that score a prediction against a reference. Pure; they run in the eval activity, never in a trainer.
-import { firstToken } from '../builtin-task/tokens';
+import { firstToken } from './code-tokens';
 
 export type GraderKind = 'exact_token' | 'bits_per_byte';
 
@@ -10,6 +10,6 @@ export function gradeExactToken(prediction: string, reference: string): number {
 
 /**
  * The longest completion asked of `predict` for an exact-token item. Constant, so the request does not reveal
- * the reference's length (references are at most 40 bytes, see core/builtin-task/eval-items.ts).
+ * the reference's length (references are at most 40 bytes, see tasks/builtin-code/eval-items.ts).
  */
 export const COMPLETION_BUDGET = 48;

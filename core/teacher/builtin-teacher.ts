@@ -1,6 +1,6 @@
 // The built-in teacher: with no model configured, a failure's critique is derived mechanically from the verifiable
 // difference between the output and the reference, and turned into training signals for the next dataset version.
-import { tokenize } from '../builtin-task/tokens';
+import { tokenize } from '../graders/code-tokens';
 
 /** The `critiques.teacher` value of critiques written by this module. */
 export const BUILTIN_TEACHER = 'builtin';

@@ -2,10 +2,10 @@
 // loop draw from the campaign's earlier trials of the same space, so no configuration the campaign already ran is
 // proposed again, the model is used from the first batch, and the hypotheses say so. Start-up labels count.
 import { asc, eq } from 'drizzle-orm';
-import { registerCampaign } from '../../activities/campaign/register-campaign';
+import { registerCampaign } from '../../services/campaigns/register-campaign';
 import type { ActivityDeps } from '../../activities/deps';
 import { proposeExperiments } from '../../activities/inner/propose-experiments';
-import type { Proposal } from '../../activities/inner/types';
+import type { Proposal } from '../../contracts/inner-activities';
 import { DEMO_SPEC } from '../../cli/commands/demo';
 import { loadSpecFile } from '../../cli/spec-file';
 import { paramsKey, validateParams } from '../../core/sampler';

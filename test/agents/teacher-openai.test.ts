@@ -11,8 +11,8 @@ import { TEACHER_PROMPT_VERSION, openAiTeacher } from '../../agents/openai-teach
 import { teacherFor } from '../../agents/select-teacher';
 import { agentCaller, agentCallerFor } from '../../activities/agents/agent-caller';
 import type { Teacher } from '../../agents/teacher';
-import { prepareTask } from '../../activities/builtin-task/prepare-task';
-import { registerCampaign } from '../../activities/campaign/register-campaign';
+import { prepareTask } from '../../activities/task/prepare-task';
+import { registerCampaign } from '../../services/campaigns/register-campaign';
 import type { ActivityDeps } from '../../activities/deps';
 import { critiqueEvalFailures } from '../../activities/outer/critique-eval-failures';
 import { critiqueIterationFeedback } from '../../activities/outer/critique-iteration';

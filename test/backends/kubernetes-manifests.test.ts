@@ -1,4 +1,4 @@
-// The manifests in infra/k8s and the Job the backend builds, checked without a cluster: each YAML document
+// The manifests in backends/kubernetes/deploy and the Job the backend builds, checked without a cluster: each YAML document
 // against its kind's OpenAPI schema (kubernetes-models), then for fields the schema would let through unknown
 // (the API server's strict field validation refuses them), then the Role against the calls the backend really
 // makes (recorded by the API server stand-in in test/helpers/fake-kube-api.ts, which is not a cluster).
@@ -13,7 +13,7 @@ import { FakeKubeApi, type ApiCall } from '../helpers/fake-kube-api';
 import { eventually } from '../helpers/loop-harness';
 import { uniqueName } from '../helpers/specs';
 
-const DIR = path.join(__dirname, '..', '..', 'infra', 'k8s');
+const DIR = path.join(__dirname, '..', '..', 'backends', 'kubernetes', 'deploy');
 const FIXTURE_TRAINER = path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js');
 
 interface Doc {
@@ -52,7 +52,7 @@ function unknownFields(value: unknown, type: string, at = ''): string[] {
   return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (attrs.has(k) ? unknownFields(v, attrs.get(k)!, `${at}.${k}`) : [`${at}.${k}`]));
 }
 
-test('every document under infra/k8s is valid for its kind, with no unknown field', () => {
+test('every document under backends/kubernetes/deploy is valid for its kind, with no unknown field', () => {
   expect(files.map((f) => `${f.file}:${f.doc.kind}`).sort()).toEqual(
     ['pvc.yaml:PersistentVolumeClaim', 'rbac.yaml:Role', 'rbac.yaml:RoleBinding', 'rbac.yaml:ServiceAccount', 'secret.example.yaml:Secret', 'worker-deployment.yaml:Deployment'].sort(),
   );

@@ -9,7 +9,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { eq, inArray } from 'drizzle-orm';
 import { AGENT_ATTEMPTS } from '../../activities/inner/agent-batch';
 import { proposeExperiments } from '../../activities/inner/propose-experiments';
-import type { Proposal } from '../../activities/inner/types';
+import type { Proposal } from '../../contracts/inner-activities';
 import { AgentUnavailableError } from '../../agents/agent-errors';
 import { checkpoints, evalResults, experiments, metricPoints, proposalBatches, trainingRuns } from '../../db/schema';
 import type { ChatReply } from '../helpers/chat-server';

@@ -1,7 +1,7 @@
 // Finding things: `flywheel campaigns` lists the campaigns from PostgreSQL (experiments without the untrained
 // baselines), and `flywheel status` with no campaign lists the loops running now from Temporal.
 import type { Client, Connection } from '@temporalio/client';
-import { loopSearchAttributes } from '../../cli/campaign-loops';
+import { loopSearchAttributes } from '../../services/campaign-loops';
 import type { DbHandle } from '../../db/client';
 import { runCli } from '../helpers/cli';
 import { freshDatabase, scratchDir, temporalAddress, temporalClient } from '../helpers/env';

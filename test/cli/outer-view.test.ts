@@ -1,7 +1,7 @@
 // The outer loop as the CLI prints it, and the durations `schedule create --every` accepts: pure functions.
 import { formatDuration, parseDuration } from '../../cli/duration';
 import { formatEvidence, formatIterations, phaseLine } from '../../cli/outer-view';
-import type { PromotionEvidence } from '../../workflows/outer-loop-api';
+import type { PromotionEvidence } from '../../contracts/outer-loop';
 
 test('durations: one whole number and one unit, nothing else', () => {
   expect([parseDuration('2s'), parseDuration('45s'), parseDuration('30m'), parseDuration('6h'), parseDuration('1d')]).toEqual([2_000, 45_000, 1_800_000, 21_600_000, 86_400_000]);

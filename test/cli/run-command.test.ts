@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import YAML from 'yaml';
 import type { DbHandle } from '../../db/client';
 import { campaigns } from '../../db/schema';
-import { latestInnerLoop } from '../../cli/campaign-loops';
+import { latestInnerLoop } from '../../services/campaign-loops';
 import { cliEnv, FLYWHEEL_BIN, runCli } from '../helpers/cli';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';

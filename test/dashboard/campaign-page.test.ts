@@ -1,9 +1,9 @@
 // The campaign page and the report over rows an outer loop would write (seeded here): the held-out chart has one
 // point per measured iteration, dataset versions show their sizes, and the agent's analyses appear.
-import { startDashboard, type DashboardServer } from '../../cli/dashboard/server';
-import { collectReport, reportHtml } from '../../cli/dashboard/report';
-import { lineChart } from '../../cli/dashboard/svg-chart';
-import { html } from '../../cli/dashboard/html';
+import { startDashboard, type DashboardServer } from '../../server/dashboard/server';
+import { collectReport, reportHtml } from '../../server/dashboard/report';
+import { lineChart } from '../../server/dashboard/svg-chart';
+import { html } from '../../server/dashboard/html';
 import type { DbHandle } from '../../db/client';
 import { freshDatabase } from '../helpers/env';
 

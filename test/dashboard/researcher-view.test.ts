@@ -3,7 +3,7 @@
 // one slice per knob), a leaderboard whose score column stays on screen, the campaign's held-out chart from the
 // untrained model on with integer iterations, and the gate's verdict as a table of checks. Screenshots are kept.
 import type { Browser, Page } from 'playwright-core';
-import { startDashboard, type DashboardServer } from '../../cli/dashboard/server';
+import { startDashboard, type DashboardServer } from '../../server/dashboard/server';
 import type { DbHandle } from '../../db/client';
 import { freshDatabase } from '../helpers/env';
 import { launchBrowser, screenshot } from './browser';

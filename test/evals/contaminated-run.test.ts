@@ -2,8 +2,8 @@
 // fails with the non-retryable ContaminatedDatasetError naming the overlapping items, and launches no training job.
 import { WorkflowFailedError } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
-import { prepareTask } from '../../activities/builtin-task/prepare-task';
-import { registerCampaign } from '../../activities/campaign/register-campaign';
+import { prepareTask } from '../../activities/task/prepare-task';
+import { registerCampaign } from '../../services/campaigns/register-campaign';
 import { datasets, datasetVersions, evalItems, examples, experiments, heldoutReads } from '../../db/schema';
 import { loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';

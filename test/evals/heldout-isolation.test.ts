@@ -4,7 +4,7 @@
 // held-out text, and every logged held-out read names an eval-side reader.
 import { eq } from 'drizzle-orm';
 import { evalItems, experiments, heldoutReads, innerLoops } from '../../db/schema';
-import type { OuterLoopResult } from '../../workflows/outer-loop-api';
+import type { OuterLoopResult } from '../../contracts/outer-loop';
 import { failureOf, startChatServer, type ChatServer } from '../helpers/chat-server';
 import { freshDatabase, scratchDir, temporalClient } from '../helpers/env';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';

@@ -3,7 +3,7 @@
 // gate → decision) for two iterations; on the local backend or the real Slurm one.
 import fs from 'node:fs';
 import path from 'node:path';
-import { storeFeedback } from '../../activities/feedback/store-feedback';
+import { storeFeedback } from '../../services/feedback-store';
 import type { CampaignSpecInput } from '../../core/spec';
 import type { Db } from '../../db/client';
 import { runCli } from '../helpers/cli';

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isAlive, stopProcess, waitForExit } from '../../infra/dev-stack/processes';
+import { isAlive, stopProcess, waitForExit } from '../../stack/processes';
 import { freePort } from '../helpers/ports';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy';
 

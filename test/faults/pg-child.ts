@@ -3,7 +3,7 @@
 // SIGKILL the postmaster without losing its own process. Prints {"url","pid"} once the `flywheel` database exists;
 // SIGTERM stops the server; exits when the postmaster dies.
 import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded-server';
-import { isAlive } from '../../infra/dev-stack/processes';
+import { isAlive } from '../../stack/processes';
 
 async function main(): Promise<void> {
   const [dataDir, port] = process.argv.slice(2);

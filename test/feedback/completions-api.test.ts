@@ -2,18 +2,18 @@
 // the built-in trainer, compared byte for byte with greedyComplete on the same files.
 import fs from 'node:fs';
 import path from 'node:path';
-import { greedyComplete } from '../../core/charlm/model';
+import { greedyComplete } from '../../formats/charlm/model';
 import { openDb, type DbHandle } from '../../db/client';
 import { checkpoints } from '../../db/schema';
-import { CompletionService } from '../../cli/completion-service';
-import { startFeedbackServer, type FeedbackServer } from '../../cli/feedback-server';
+import { CompletionService } from '../../server/completion-service';
+import { startFeedbackServer, type FeedbackServer } from '../../server/feedback-server';
 import { promote, trainCheckpoint, type TrainedCheckpoint } from '../helpers/charlm-checkpoint';
 import { freshDatabase, scratchDir } from '../helpers/env';
 import { freePort } from '../helpers/ports';
 
 const TOKEN = 'complete-token-41';
 const dir = scratchDir('completions');
-const TEXT = fs.readFileSync(path.join(__dirname, '..', '..', 'core', 'charlm', 'train.ts'), 'utf8');
+const TEXT = fs.readFileSync(path.join(__dirname, '..', '..', 'trainers', 'charlm', 'train.ts'), 'utf8');
 const PROMPT = 'export function ';
 let db: DbHandle;
 let server: FeedbackServer;

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { openDb } from '../../db/client';
 import { campaigns, feedbackEvents } from '../../db/schema';
-import { startFeedbackServer, type FeedbackServer } from '../../cli/feedback-server';
+import { startFeedbackServer, type FeedbackServer } from '../../server/feedback-server';
 import { freshDatabase } from '../helpers/env';
 import { freePort } from '../helpers/ports';
 

@@ -1,11 +1,11 @@
-// Real `charlm-v1` checkpoints for tests: the built-in trainer (core/charlm) run in-process for a few steps, the
+// Real `charlm-v1` checkpoints for tests: the built-in trainer (formats/charlm) run in-process for a few steps, the
 // checkpoint written as the trainer writes it, and a `checkpoints` row (plus an optional promotion) pointing at it.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { CHARLM_FORMAT, CharLm, decodeCheckpoint, encodeCheckpoint } from '../../core/charlm/model';
-import { trainCharLm } from '../../core/charlm/train';
+import { CHARLM_FORMAT, CharLm, decodeCheckpoint, encodeCheckpoint } from '../../formats/charlm/model';
+import { trainCharLm } from '../../trainers/charlm/train';
 import type { Db } from '../../db/client';
 import { campaigns, checkpoints } from '../../db/schema';
 

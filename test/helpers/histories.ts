@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { findTemporalCli } from '../../infra/temporal-cli';
+import { findTemporalCli } from '../../stack/temporal-cli';
 import { temporalAddress } from './env';
 
 /** Returns the number of events saved. */

@@ -2,7 +2,7 @@
 // in-process workers under a queue prefix of their own, with a way to start an inner loop on them.
 import type { Client, Connection, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { DbHandle } from '../../db/client';
-import type { QueueFamily } from '../../core/queues';
+import type { QueueFamily } from '../../contracts/queues';
 import { freshDatabase, scratchDir, temporalClient } from './env';
 import { uniqueName } from './specs';
 import { startTestWorkers, type TestWorkers } from './workers';

@@ -1,5 +1,5 @@
 // The planted-cheats bench and test share this: the built-in suite with its probes, a production checkpoint, and for
-// each recipe a campaign whose trainer is that recipe (infra/trainers/cheats), scored and gated by the real activities.
+// each recipe a campaign whose trainer is that recipe (test/fixtures/cheats), scored and gated by the real activities.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,12 +7,14 @@ import { REPO } from '../../activities/training/trainer-command';
 import { sandboxAvailable } from './sandbox';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { and, eq } from 'drizzle-orm';
-import { prepareTask } from '../../activities/builtin-task/prepare-task';
-import { registerCampaign } from '../../activities/campaign/register-campaign';
+import { prepareTask } from '../../activities/task/prepare-task';
+import { registerCampaign } from '../../services/campaigns/register-campaign';
 import type { ActivityDeps } from '../../activities/deps';
 import { readHeldoutItems } from '../../activities/eval/heldout-items';
-import { scoreCheckpoint, type EvalSplit } from '../../activities/eval/score-checkpoint';
-import { evaluateGate, type GateSummary } from '../../activities/outer/evaluate-gate';
+import { scoreCheckpoint } from '../../activities/eval/score-checkpoint';
+import type { EvalSplit } from '../../contracts/eval';
+import { evaluateGate } from '../../activities/outer/evaluate-gate';
+import type { GateSummary } from '../../contracts/outer-activities';
 import type { GateSettingsInput } from '../../core/gate/settings';
 import { MANIFEST_FILE, RUN_JSON, type CheckpointManifest, type RunJson } from '../../core/job-contract';
 import type { Db } from '../../db/client';
@@ -20,7 +22,7 @@ import { checkpoints, datasets, datasetVersions, decisions, evalItems, examples,
 import { trainCheckpoint } from './charlm-checkpoint';
 import { fastBuiltinSpec } from './specs';
 
-const CHEATS = path.join(__dirname, '..', '..', 'infra', 'trainers', 'cheats', 'main.ts');
+const CHEATS = path.join(__dirname, '..', 'fixtures', 'cheats', 'main.ts');
 const RUN_TS = path.join(__dirname, '..', '..', 'bin', 'run-ts.js');
 
 export type OutputRecipe = 'honest' | 'memorise' | 'tamper' | 'heldout-train' | 'heldout-memorise';

@@ -1,8 +1,8 @@
 // Campaigns whose proposer is a scripted chat model: one local Chat Completions server (chat-server.ts) answers each
 // campaign from its own script, found by the goal in the request's user message, so tests share one server.
 import { asc, eq } from 'drizzle-orm';
-import { registerCampaign } from '../../activities/campaign/register-campaign';
-import type { ProposeInput } from '../../activities/inner/types';
+import { registerCampaign } from '../../services/campaigns/register-campaign';
+import type { ProposeInput } from '../../contracts/inner-activities';
 import type { AgentEnv } from '../../agents/openai-client';
 import { parseSpec, type CampaignSpec } from '../../core/spec';
 import type { Db } from '../../db/client';

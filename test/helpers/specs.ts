@@ -47,7 +47,7 @@ export function fixtureSpec(name: string, params: Record<string, number | boolea
   } as CampaignSpecInput;
 }
 
-const TORCH_TRAINER = path.join(__dirname, '..', '..', 'infra', 'trainers', 'torch', 'main.py');
+const TORCH_TRAINER = path.join(__dirname, '..', '..', 'trainers', 'torch', 'main.py');
 
 /**
  * A campaign on the reference PyTorch trainer with a tiny CPU model. `fixed` holds `steps: 0`, which only the

@@ -3,7 +3,7 @@
 import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import type { Db } from '../../db/client';
-import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../core/queues';
+import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../contracts/queues';
 import { workflowLiveness, workflowStatus } from '../../workers/workflow-liveness';
 import { temporalAddress, workflowBundlePath } from './env';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import { buildDatasetVersion } from '../../activities/outer/build-dataset-version';
 import { critiqueFeedback } from '../../activities/outer/critique-feedback';
-import { datasetDirOf } from '../../activities/paths';
+import { datasetDirOf } from '../../services/paths';
 import { repetitions, uniformOf } from '../../core/dataset/loss-weights';
 import type { DbHandle } from '../../db/client';
 import { critiques, datasetVersions, datasets, evalItems, examples, feedbackEvents } from '../../db/schema';

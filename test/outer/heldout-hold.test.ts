@@ -4,7 +4,7 @@
 // history that takes the patched path ('heldout-outrun-hold'), for the replay suite.
 import { eq } from 'drizzle-orm';
 import { campaigns, decisions } from '../../db/schema';
-import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult } from '../../workflows/outer-loop-api';
+import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult } from '../../contracts/outer-loop';
 import { saveHistory } from '../helpers/histories';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { CHEAT_TRAIN_PARAMS, plantedCheats } from '../helpers/planted-cheats';

@@ -1,9 +1,9 @@
 // An outer iteration whose workers are shut down and replaced in every step it is seen in
 // (claim, critiques, dataset, inner loop, gate, record): it still completes, and nothing is written twice.
 import { eq, sql } from 'drizzle-orm';
-import { storeFeedback } from '../../activities/feedback/store-feedback';
+import { storeFeedback } from '../../services/feedback-store';
 import { campaigns, critiques, datasetVersions, decisions, examples, experiments, outerIterations, trainingRuns } from '../../db/schema';
-import { outerStatusQuery, type OuterLoopResult } from '../../workflows/outer-loop-api';
+import { outerStatusQuery, type OuterLoopResult } from '../../contracts/outer-loop';
 import { freshDatabase, scratchDir, temporalClient } from '../helpers/env';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';

@@ -3,9 +3,9 @@
 // a warm-started second iteration; a start with no new feedback skipped; held-out text never in a history.
 import type { WorkflowHandle } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
-import { storeFeedback } from '../../activities/feedback/store-feedback';
+import { storeFeedback } from '../../services/feedback-store';
 import { checkpoints, critiques, datasetVersions, decisions, evalItems, examples, experiments, feedbackEvents, innerLoops, outerIterations, campaigns } from '../../db/schema';
-import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult } from '../../workflows/outer-loop-api';
+import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult } from '../../contracts/outer-loop';
 import { cliEnv, runCli } from '../helpers/cli';
 import { saveHistory } from '../helpers/histories';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';

@@ -3,9 +3,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { DbHandle } from '../../db/client';
-import { startFeedbackServer, type FeedbackServer } from '../../cli/feedback-server';
-import { startCodecServer, type CodecServer } from '../../cli/codec-server';
-import { AesGcmPayloadCodec, parsePayloadKeys } from '../../infra/payload-codec';
+import { startFeedbackServer, type FeedbackServer } from '../../server/feedback-server';
+import { startCodecServer, type CodecServer } from '../../server/codec-server';
+import { AesGcmPayloadCodec, parsePayloadKeys } from '../../temporal/payload-codec';
 import { runCli } from '../helpers/cli';
 import { freshDatabase, pgServerUrl, temporalAddress } from '../helpers/env';
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startEmbeddedPostgres } from '../../db/embedded-server';
-import { startTemporalDevServer } from '../../infra/dev-stack/temporal-dev-server';
+import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../helpers/ports';
 
 export default async function globalSetup(): Promise<void> {

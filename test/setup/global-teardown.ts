@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { TemporalDevServer } from '../../infra/dev-stack/temporal-dev-server';
+import type { TemporalDevServer } from '../../stack/temporal-dev-server';
 import type { EmbeddedPg } from '../../db/embedded-server';
 
 export default async function globalTeardown(): Promise<void> {

@@ -1,7 +1,7 @@
 // A `flywheel up` killed with SIGKILL cannot stop its children: its workers notice and exit on their own, and the
 // next `flywheel up` on the same home stops the Temporal and PostgreSQL it left, then starts normally.
 import { scratchDir } from '../helpers/env';
-import { waitForExit } from '../../infra/dev-stack/processes';
+import { waitForExit } from '../../stack/processes';
 import { livePids, processesMentioning, spawnUp, stackEnv, type UpProcess } from './up-process';
 
 const started: UpProcess[] = [];

@@ -3,8 +3,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readStackState, type StackState } from '../../infra/dev-stack/stack-state';
-import { commandLine, isAlive } from '../../infra/dev-stack/processes';
+import { readStackState, type StackState } from '../../stack/stack-state';
+import { commandLine, isAlive } from '../../stack/processes';
 import { freePort } from '../helpers/ports';
 
 const BIN = path.resolve(__dirname, '../../bin/flywheel.js');

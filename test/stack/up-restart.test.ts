@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { scratchDir } from '../helpers/env';
-import { stackStatePath } from '../../infra/dev-stack/stack-state';
+import { stackStatePath } from '../../stack/stack-state';
 import { livePids, processesMentioning, spawnUp, stackEnv, type UpProcess } from './up-process';
 
 const started: UpProcess[] = [];

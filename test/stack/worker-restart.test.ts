@@ -5,7 +5,7 @@ import { temporal } from '@temporalio/proto';
 import { Client as PgClient } from 'pg';
 import { scratchDir } from '../helpers/env';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isAlive } from '../../infra/dev-stack/processes';
+import { isAlive } from '../../stack/processes';
 import { spawnUp, stackEnv, type UpProcess } from './up-process';
 
 const ACTIVITY = temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;

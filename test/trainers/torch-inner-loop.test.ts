@@ -6,7 +6,7 @@ import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { checkpoints, evalResults, experiments, trainingRuns } from '../../db/schema';
-import type { InnerLoopResult } from '../../workflows/inner-loop-api';
+import type { InnerLoopResult } from '../../contracts/inner-loop';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { sandboxAvailable } from '../helpers/sandbox';
 import { torchSpec, uniqueName } from '../helpers/specs';

@@ -3,11 +3,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBuiltinCorpus, collectBuiltinCorpus, type CorpusManifest } from '../../activities/builtin-task/corpus';
-import { buildCompletionItems, buildLossItems, codeMask, splitOfFile, type SourceFile } from '../../core/builtin-task/eval-items';
-import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../../core/builtin-task/search-space';
-import { firstToken, tokenAt } from '../../core/builtin-task/tokens';
-import { resolveTrainParams } from '../../core/charlm/train';
+import { buildBuiltinCorpus, collectBuiltinCorpus, type CorpusManifest } from '../../tasks/builtin-code/corpus';
+import { buildCompletionItems, buildLossItems, codeMask, splitOfFile, type SourceFile } from '../../tasks/builtin-code/eval-items';
+import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../../tasks/builtin-code/search-space';
+import { firstToken, tokenAt } from '../../core/graders/code-tokens';
+import { resolveTrainParams } from '../../trainers/charlm/train';
 import { searchSpaceSchema } from '../../core/spec';
 
 let scratch: string;

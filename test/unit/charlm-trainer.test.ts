@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { CheckpointManifest, MetricLine, RunJson } from '../../core/job-contract';
 
 const REPO = path.join(__dirname, '..', '..');
-const MAIN = path.join(REPO, 'infra', 'trainers', 'charlm', 'main.ts');
+const MAIN = path.join(REPO, 'trainers', 'charlm', 'main.ts');
 const RUN_TS = path.join(REPO, 'bin', 'run-ts.js');
 const SMALL = { context: 3, embed: 8, hidden: 24, batchSize: 16, lr: 0.02 };
 

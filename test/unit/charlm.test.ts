@@ -2,7 +2,7 @@
 // lowers held-out bits per byte, the checkpoint format, bit-for-bit resume, and the knob validation.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Rng } from '../../core/charlm/rng';
+import { Rng } from '../../core/stream-rng';
 import {
   CharLm,
   CheckpointFormatError,
@@ -13,9 +13,9 @@ import {
   encodeText,
   greedyComplete,
   type CharLmCheckpoint,
-} from '../../core/charlm/model';
-import { InvalidTrainParamsError, resolveTrainParams, trainCharLm } from '../../core/charlm/train';
-import { learningRate } from '../../core/charlm/train-params';
+} from '../../formats/charlm/model';
+import { InvalidTrainParamsError, resolveTrainParams, trainCharLm } from '../../trainers/charlm/train';
+import { learningRate } from '../../trainers/charlm/train-params';
 import type { MetricLine } from '../../core/job-contract';
 
 const NM = path.join(__dirname, '..', '..', 'node_modules');

@@ -1,5 +1,8 @@
 // The promotion gate, pure: the paired tests, each check, and runGate's decision and reasons.
-import { ALL_CHECKS_PASSED, DEFAULT_CHECKS, heldoutImprovement, noCategoryRegression, runGate, type GateCheck, type GateEvidence, type PairedItem } from '../../core/gate/checks';
+import { ALL_CHECKS_PASSED, DEFAULT_CHECKS, heldoutImprovement, noCategoryRegression, runGate } from '../../core/gate/checks';
+import type { PairedItem } from '../../core/gate/evidence';
+import type { GateEvidence } from '../../core/gate/evidence';
+import type { GateCheck } from '../../core/gate/evidence';
 import { mean, orientedDeltas, pairedBootstrap, pairedTest, seededUniform, signFlipTest } from '../../core/gate/paired-test';
 import { gateSettingsWithDefaults, type GateMetric, type GateSettingsInput } from '../../core/gate/settings';
 import { InvalidSpecError } from '../../core/spec';

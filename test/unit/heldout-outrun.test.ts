@@ -1,10 +1,13 @@
 // The gate's distrust of held-out gains that outrun public ones, pure: heldoutOutrunsPublic's bound comes from the
 // two splits' per-item spread (it passes honest noise, rejects or holds a real outrun, and grows with the spread),
 // and held-out canaries: held-out text only, caught by heldoutCanaryInOutputs.
-import { buildHeldoutCanaries, HELDOUT_CANARY_SHOWN } from '../../core/builtin-task/heldout-canaries';
-import { buildBuiltinProbes } from '../../core/builtin-task/probes';
-import { runGate, type GateEvidence, type PairedItem } from '../../core/gate/checks';
-import { heldoutCanaryInOutputs, heldoutOutrunsPublic, type IntegrityEvidence } from '../../core/gate/integrity-checks';
+import { buildHeldoutCanaries, HELDOUT_CANARY_SHOWN } from '../../tasks/builtin-code/heldout-canaries';
+import { buildBuiltinProbes } from '../../tasks/builtin-code/probes';
+import { runGate } from '../../core/gate/checks';
+import type { PairedItem } from '../../core/gate/evidence';
+import type { GateEvidence } from '../../core/gate/evidence';
+import { heldoutCanaryInOutputs, heldoutOutrunsPublic } from '../../core/gate/integrity-checks';
+import type { IntegrityEvidence } from '../../core/gate/evidence';
 import { mean, sampleVariance, seededUniform } from '../../core/gate/paired-test';
 import { gateSettingsWithDefaults, type GateSettingsInput } from '../../core/gate/settings';
 

@@ -1,7 +1,10 @@
 // The hacking guard's checks, pure: each rejects its shortcut with the rule, the figures and the items named, and
 // passes an honest candidate; a check with no evidence passes and says it measured nothing.
-import { runGate, type GateEvidence } from '../../core/gate/checks';
-import { canaryInOutputs, cheatOnlyPass, publicHeldoutGap, twinGap, type IntegrityEvidence, type TwinPair } from '../../core/gate/integrity-checks';
+import { runGate } from '../../core/gate/checks';
+import type { GateEvidence } from '../../core/gate/evidence';
+import { canaryInOutputs, cheatOnlyPass, publicHeldoutGap, twinGap } from '../../core/gate/integrity-checks';
+import type { TwinPair } from '../../core/gate/evidence';
+import type { IntegrityEvidence } from '../../core/gate/evidence';
 import { gateSettingsWithDefaults } from '../../core/gate/settings';
 
 const evidence = (integrity: IntegrityEvidence): GateEvidence => ({

@@ -1,7 +1,7 @@
 // The AES-GCM payload codec alone: round trip, key rotation, and the errors for a wrong key, tampering and bad keys.
 import crypto from 'node:crypto';
 import type { Payload } from '@temporalio/common';
-import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, parsePayloadKeys, PayloadKeyError } from '../../infra/payload-codec';
+import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, parsePayloadKeys, PayloadKeyError } from '../../temporal/payload-codec';
 
 const key = (id: string): string => `${id}:${crypto.randomBytes(32).toString('base64')}`;
 const plain: Payload = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('{"campaignId":"c-1"}') };

@@ -1,8 +1,8 @@
 // The simulated user population and its prompt source, as pure functions: seeded, deterministic, train-split only,
 // and judging by the true continuation.
-import { splitOfFile, type SourceFile } from '../../core/builtin-task/eval-items';
-import { drawTrainPrompts } from '../../core/builtin-task/train-prompts';
-import { judge, leadingMatch, simulatedPopulation, type SimulatedUser, type Turn } from '../../core/simulated-users';
+import { splitOfFile, type SourceFile } from '../../tasks/builtin-code/eval-items';
+import { drawTrainPrompts } from '../../tasks/builtin-code/train-prompts';
+import { judge, leadingMatch, simulatedPopulation, type SimulatedUser, type Turn } from '../../tasks/builtin-code/simulated-users';
 
 /** Paths whose split is known, found by probing the stable hash (the split rule is by path). */
 function pathIn(split: 'train' | 'public', salt: string): string {

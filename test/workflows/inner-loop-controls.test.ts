@@ -4,7 +4,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { experiments } from '../../db/schema';
-import { approveProposalUpdate, leaderboardQuery, pauseSignal, resumeSignal, setBudgetUpdate, statusQuery, type InnerLoopStatus } from '../../workflows/inner-loop-api';
+import { approveProposalUpdate, leaderboardQuery, pauseSignal, resumeSignal, setBudgetUpdate, statusQuery, type InnerLoopStatus } from '../../contracts/inner-loop';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { saveHistory } from '../helpers/histories';
 import { fixtureSpec, uniqueName } from '../helpers/specs';

@@ -6,7 +6,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { datasetVersions, evalItems, evalResults, experiments, metricPoints, trainingRuns } from '../../db/schema';
 import { findOverlaps } from '../../core/dataset/overlap';
-import { leaderboardQuery, type InnerLoopResult } from '../../workflows/inner-loop-api';
+import { leaderboardQuery, type InnerLoopResult } from '../../contracts/inner-loop';
 import { saveHistory } from '../helpers/histories';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';

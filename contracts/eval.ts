@@ -1,0 +1,57 @@
+// What the workflows and the eval activities exchange: scores per split, contamination, eval-failure critiques.
+
+export interface ScoreCheckpointInput {
+  checkpointId: string;
+  suiteId: string;
+  split: EvalSplit;
+  /** Why the split is read (`select`, `winner`, `baseline`, `gate`): recorded with every held-out read. */
+  purpose: string;
+}
+
+export interface ScoreResult {
+  checkpointId: string;
+  split: EvalSplit;
+  itemCount: number;
+  /**
+   * `exact_match` (share of exact-token items right), `bits_per_byte` (when Flywheel can read the format),
+   * `accuracy` (share of all output-graded items passed), `grader_errors`, `canary_hits` and
+   * `heldout_canary_hits` (counts).
+   */
+  metrics: Record<string, number>;
+}
+
+export interface CheckContaminationInput {
+  datasetVersionId: string;
+  /** Who asks (the inner loop's id): recorded with the held-out read. */
+  reader: string;
+}
+
+export interface ContaminationReport {
+  datasetVersionId: string;
+  examples: number;
+  evalItems: number;
+  canaries: number;
+}
+
+export interface CritiqueEvalFailuresInput {
+  campaignId: string;
+  outerIterationId: string;
+  /** The production checkpoint, already scored on the public split. */
+  checkpointId: string;
+  suiteId: string;
+  /** Most failed items critiqued (spec `outerLoop.evalFailureSample`). */
+  sample: number;
+  seed: number;
+}
+
+export interface CritiqueEvalFailuresResult {
+  /** Failed public completion items, before sampling. */
+  failed: number;
+  critiqued: number;
+  /** Critique rows this call wrote (a retry writes none). */
+  created: number;
+  /** Failed items per category among those critiqued. */
+  byCategory: Record<string, number>;
+}
+
+export type EvalSplit = 'public' | 'heldout' | 'probe';

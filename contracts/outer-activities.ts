@@ -1,0 +1,164 @@
+// What the outer loop and its activities exchange: claims, critiques, dataset versions, the gate, the iteration's end.
+import type { GateSettingsInput } from '../core/gate/settings';
+import type { OuterSettings } from '../core/loop-settings';
+import type { OuterIterationSummary } from './outer-loop';
+
+export interface ClaimIterationInput {
+  campaignId: string;
+  /** The outerLoop workflow id (stable across continue-as-new). */
+  workflowId: string;
+  /** The run claiming it: a later run under the same workflow id is another owner. Absent in old histories. */
+  runId?: string;
+  trigger: string;
+}
+
+export type ClaimIterationResult =
+  | {
+      claimed: true;
+      outerIterationId: string;
+      iteration: number;
+      /** 1, or more for an iteration started again after a failed or terminated attempt. */
+      attempt: number;
+      /** The production checkpoint when the iteration began, or null before the first promotion. */
+      incumbentCheckpointId: string | null;
+      newFeedback: number;
+      /** The attempt this one replaces, and why that one ended (absent for a first attempt or a resume). */
+      replaces?: { outerIterationId: string; reason: string };
+      settings: OuterSettings;
+    }
+  | { claimed: false; reason: string };
+
+export interface CritiqueIterationInput {
+  campaignId: string;
+  outerIterationId: string;
+  /** Most failures critiqued (spec `outerLoop.feedbackSample`). */
+  sample: number;
+  /** Seeds the sample's order, so a retry draws the same events. */
+  seed: number;
+}
+
+export interface CritiqueIterationResult {
+  /** Failures among the ingested events, before sampling. */
+  failures: number;
+  sampled: number;
+  counts: CritiqueFeedbackResult['counts'];
+}
+
+export interface BuildIterationDatasetInput {
+  campaignId: string;
+  outerIterationId: string;
+  iteration: number;
+  /** The task's base version (prepareTask), the parent of the first iteration's version. */
+  baseVersionId: string;
+  /** The production checkpoint whose public results set the loss weights; none before the first promotion. */
+  incumbentCheckpointId: string | null;
+  suiteId: string;
+}
+
+export interface BuildIterationDatasetResult {
+  versionId: string;
+  parentVersionId: string;
+  created: boolean;
+  counts: BuildDatasetVersionResult['counts'];
+  lossWeights: Record<string, number>;
+}
+
+export interface EvaluateGateInput {
+  /** Deterministic, e.g. `${outerLoopWorkflowId}/gate`: the decision row's id. */
+  decisionId: string;
+  campaignId: string;
+  candidateCheckpointId: string;
+  /** The production checkpoint, or the untrained baseline's checkpoint before the first promotion. */
+  incumbentCheckpointId: string;
+  suiteId: string;
+  /** The spec's `promotion:` block; missing fields take their defaults. */
+  settings?: GateSettingsInput;
+}
+
+/** Small enough for workflow history: no items, no per-item scores. */
+export interface GateSummary {
+  promote: boolean;
+  /**
+   * Not promoted, but held for a researcher's approval rather than rejected: every failing check is one the settings
+   * hold (`heldoutOutrun: hold`). The decision row's kind is then `hold`.
+   */
+  hold: boolean;
+  rule: string;
+  reason: string;
+  /** The primary metric's mean improvement (positive = better); 0 when it has no scores. */
+  meanDelta: number;
+  /** The paired test's one-sided p-value; 1 when the primary metric has no scores. */
+  pValue: number;
+}
+
+export interface PromotionEvidenceInput {
+  outerIterationId: string;
+  decisionId: string;
+  innerLoopId: string;
+  candidateCheckpointId: string;
+  incumbentCheckpointId: string;
+  suiteId: string;
+  deadline: string;
+  defaultDecision: 'promote' | 'reject';
+}
+
+export interface FinishIterationInput {
+  campaignId: string;
+  outerIterationId: string;
+  summary: OuterIterationSummary;
+  /** Set when the iteration promotes: the compare-and-set's expected current value. */
+  promote?: { candidateCheckpointId: string; incumbentCheckpointId: string | null };
+  /** A researcher's answer (or the timeout's default) to an approval request. */
+  approval?: { approve: boolean; by: string; note?: string; timedOut: boolean; candidateCheckpointId: string; experimentId?: string };
+}
+
+export interface FinishIterationResult {
+  productionCheckpointId: string | null;
+}
+
+export interface FailIterationInput {
+  outerIterationId: string;
+  /** Why, in one line: the failure's message and its causes. */
+  reason: string;
+  /** The attempt's inner loop, when it got that far. */
+  innerLoopId?: string;
+}
+
+export interface BuildDatasetVersionResult {
+  versionId: string;
+  /** False when a version built from the same inputs already existed: nothing was written. */
+  created: boolean;
+  counts: {
+    /** Examples in the version. */
+    examples: number;
+    bySource: Record<string, number>;
+    /** Examples from critiques that are in the version (not already present, not removed). */
+    added: number;
+    /** Critique examples whose content the version already held. */
+    duplicates: number;
+    /** Examples dropped for overlapping an eval item (parent's and new alike). */
+    removed: number;
+    /** Signals that are not SFT examples: `pair` (no preference trainer yet) and `none`. */
+    skippedSignals: { pair: number; none: number };
+    /** Bytes of train.txt, repetitions included. */
+    trainBytes: number;
+  };
+  /** The first {@link MAX_REMOVED_LISTED} removed examples, with the eval items each overlaps. */
+  removed: { sourceRef: string; evalItemIds: string[] }[];
+}
+
+export interface CritiqueFeedbackResult {
+  /** One per critiqued event, `${campaignId}/critique/${eventId}`, in the order of `eventIds`. */
+  critiqueIds: string[];
+  counts: {
+    /** Critique rows this call wrote (a retry writes none). */
+    created: number;
+    /** Critiques whose signals include a training example (`sft`). */
+    withExample: number;
+    /** Critiques of failures with nothing to learn from (`{ kind: 'none' }`). */
+    noSignal: number;
+    /** Events that are not failures: accepts and ratings of 3 stars or more. */
+    skipped: number;
+    missing: number;
+  };
+}

@@ -1,0 +1,51 @@
+// What the experiment workflow and the training activities exchange: launch, await, capacity.
+import type { JobHandle } from './job-handle';
+
+export interface LaunchTrainingInput {
+  experimentId: string;
+  /** The experiment's training attempt (1, 2, ...), counted by the workflow, not by activity retries. */
+  attempt: number;
+}
+
+export interface LaunchTrainingResult {
+  runId: string;
+  handle: JobHandle;
+}
+
+export interface AwaitTrainingInput {
+  runId: string;
+  experimentId: string;
+  innerLoopId: string;
+  handle: JobHandle;
+  pruning: { rule: 'none' | 'median'; warmupSteps: number; minCompleted: number; metric: string };
+  timeoutSeconds: number;
+}
+
+/** A small summary for the workflow history; the metrics themselves are in PostgreSQL. */
+export interface TrainingOutcome {
+  runId: string;
+  status: TrainingStatus;
+  checkpointId?: string;
+  exitCode?: number;
+  lastStep?: number;
+  error?: string;
+}
+
+export interface AcquireCapacityInput {
+  experimentId: string;
+  /** The workflow's training attempt: the slot is keyed by the run id `${experimentId}/r${attempt}`. */
+  attempt: number;
+}
+
+export interface CapacityGrant {
+  runId: string;
+  /** Seconds from the acquire being scheduled to the grant (a retried acquire counts from the first try). */
+  waitedSeconds: number;
+}
+
+export interface ReleaseCapacityInput {
+  experimentId: string;
+  attempt: number;
+}
+
+export type TrainingStatus = 'succeeded' | 'failed' | 'pruned' | 'timed_out';

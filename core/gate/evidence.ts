@@ -1,0 +1,76 @@
+// What the gate's checks read and return: the paired held-out items, the hacking guard's evidence, and one check's
+// result. Types only, shared by the checks and the activity that gathers the evidence.
+import type { GateMetric, GateSettings } from './settings';
+
+export interface CheckResult {
+  /** The check's stable name (the decision's `rule` when it is the one that fails). */
+  rule: string;
+  passed: boolean;
+  /** One sentence with the figures that decided it. */
+  reason: string;
+  /** Flat figures, recorded with the decision. */
+  figures: Record<string, number | string>;
+  /** A failure the settings say to hold for a researcher's approval rather than reject (`heldoutOutrun: hold`). */
+  hold?: boolean;
+}
+
+export type GateCheck = (e: GateEvidence) => CheckResult;
+
+/** The spread of one split's per-item paired deltas (candidate − incumbent, oriented so positive = better). */
+export interface DeltaSpread {
+  n: number;
+  /** Sample variance of the deltas (n − 1 denominator). */
+  variance: number;
+}
+
+export interface SplitMeans {
+  metric: GateMetric;
+  candidatePublic: number;
+  incumbentPublic: number;
+  candidateHeldout: number;
+  incumbentHeldout: number;
+  /** The public items' paired deltas: their count and variance (the held-out ones are the gate's own items). */
+  publicSpread?: DeltaSpread;
+}
+
+export interface TwinPair {
+  /** The twin's item id and the public item it twins. */
+  id: string;
+  of: string;
+  kind: string;
+  candidateOriginal: number;
+  candidateTwin: number;
+  incumbentOriginal: number;
+  incumbentTwin: number;
+}
+
+/** Measured by the gate activity from both checkpoints' public and probe results. Item ids only, never text. */
+export interface IntegrityEvidence {
+  /** Per metric with both public and held-out scores: its mean on each split, per checkpoint. */
+  means?: SplitMeans[];
+  twins?: TwinPair[];
+  /** Cheat-only items scored for the candidate, and those it passed. */
+  cheatOnly?: { scored: number; passed: string[] };
+  /** Items (any split) whose candidate output carried a canary. */
+  canaryHits?: string[];
+  /** Items (any split) whose candidate output completed a held-out canary that its prompt did not hold. */
+  heldoutCanaryHits?: string[];
+}
+
+/** One held-out item scored for both checkpoints. Item text never enters the gate. */
+export interface PairedItem {
+  category: string;
+  candidate: number;
+  incumbent: number;
+}
+
+export interface GateEvidence {
+  candidateCheckpointId: string;
+  /** The production checkpoint, or the untrained baseline before the first promotion. */
+  incumbentCheckpointId: string;
+  /** Held-out items scored for both checkpoints, per metric (a metric nobody could score is absent). */
+  items: Partial<Record<GateMetric, PairedItem[]>>;
+  settings: GateSettings;
+  /** The hacking guard's evidence (public means, twins, cheat-only items, canaries); absent parts are not checked. */
+  integrity?: IntegrityEvidence;
+}

@@ -1,0 +1,90 @@
+// Completions from a campaign's production checkpoint (`POST /v1/complete` of `flywheel serve`): the model users
+// call. The campaign row is read on every request, so a promotion is served from the next request on; each
+// checkpoint is verified and decoded once, then kept in a small cache by checkpoint id.
+import fs from 'node:fs';
+import { eq } from 'drizzle-orm';
+import { CHARLM_FORMAT, CharLm, decodeCheckpoint, greedyComplete } from '../formats/charlm/model';
+import type { CompletionReply, CompletionRequest } from '../core/completion';
+import { NotFoundError } from '../core/errors';
+import type { Db } from '../db/client';
+import { campaigns, checkpoints } from '../db/schema';
+import { verifyCheckpoint } from '../services/checkpoint-manifest';
+
+export interface CompletionServiceOptions {
+  db: Db;
+  /** Decoded checkpoints kept in memory (least recently used dropped first). @default 4 */
+  maxCachedModels?: number;
+}
+
+/** No campaign has this id (HTTP 404). */
+export class CampaignNotFoundError extends Error {
+  override readonly name = 'CampaignNotFoundError';
+}
+
+/** The campaign exists but no checkpoint has been promoted to production yet (HTTP 409). */
+export class NoProductionModelError extends Error {
+  override readonly name = 'NoProductionModelError';
+}
+
+/** The production checkpoint is in a format this server cannot run (HTTP 501). */
+export class UnsupportedCheckpointFormatError extends Error {
+  override readonly name = 'UnsupportedCheckpointFormatError';
+}
+
+function withDefaults(o: CompletionServiceOptions): Required<CompletionServiceOptions> {
+  return { maxCachedModels: 4, ...o };
+}
+
+export class CompletionService {
+  private readonly o: Required<CompletionServiceOptions>;
+  /** Checkpoint id → its model; a promise, so concurrent first requests load the file once. */
+  private readonly models = new Map<string, Promise<CharLm>>();
+
+  constructor(opts: CompletionServiceOptions) {
+    this.o = withDefaults(opts);
+  }
+
+  async complete(req: CompletionRequest): Promise<CompletionReply> {
+    const [campaign] = await this.o.db
+      .select({ production: campaigns.productionCheckpointId })
+      .from(campaigns)
+      .where(eq(campaigns.id, req.campaignId));
+    if (!campaign) throw new CampaignNotFoundError(`campaign "${req.campaignId}" does not exist`);
+    if (!campaign.production) {
+      throw new NoProductionModelError(`campaign "${req.campaignId}" has no promoted model yet: the outer loop promotes one when a candidate passes the gate`);
+    }
+    const model = await this.model(campaign.production);
+    return { completion: greedyComplete(model, req.prompt, req.maxBytes), modelVersion: campaign.production };
+  }
+
+  /** Checkpoint ids currently decoded in memory, least recently used first. */
+  cached(): string[] {
+    return [...this.models.keys()];
+  }
+
+  private model(checkpointId: string): Promise<CharLm> {
+    let m = this.models.get(checkpointId);
+    if (m) {
+      // Re-inserted: Map order is the recency order the eviction reads.
+      this.models.delete(checkpointId);
+    } else {
+      m = this.load(checkpointId);
+      // A failed load is not cached: the next request tries again (the file may have been restored).
+      m.catch(() => this.models.get(checkpointId) === m && this.models.delete(checkpointId));
+    }
+    this.models.set(checkpointId, m);
+    while (this.models.size > this.o.maxCachedModels) this.models.delete(this.models.keys().next().value!);
+    return m;
+  }
+
+  private async load(checkpointId: string): Promise<CharLm> {
+    const [row] = await this.o.db.select().from(checkpoints).where(eq(checkpoints.id, checkpointId));
+    if (!row) throw new NotFoundError(`production checkpoint "${checkpointId}" has no row in checkpoints`);
+    if (row.format !== CHARLM_FORMAT) {
+      throw new UnsupportedCheckpointFormatError(`checkpoint "${checkpointId}" is in format "${row.format}"; this server completes with ${CHARLM_FORMAT} only`);
+    }
+    verifyCheckpoint(row.path, row.sha256, `production checkpoint "${checkpointId}"`);
+    const c = decodeCheckpoint(await fs.promises.readFile(row.path));
+    return CharLm.fromParams(c.hyper, c.params);
+  }
+}

@@ -1,0 +1,37 @@
+// The built-in trainer program (training-job contract, see core/job-contract.ts):
+//   node bin/run-ts.js trainers/charlm/main.ts train --run-dir DIR
+//   node bin/run-ts.js trainers/charlm/main.ts predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl
+// No SIGTERM handler on purpose: the default action ends the process at once, even inside the synchronous
+// training loop, and every file it writes is a whole-line append or a rename, so nothing needs cleaning up.
+import { parseArgs } from 'node:util';
+import { CheckpointFormatError } from '../../formats/charlm/model';
+import { InvalidTrainParamsError, TrainingDivergedError, TrainingInputError } from './train';
+import { predictCommand } from './predict-command';
+import { TrainerError } from './run-files';
+import { trainCommand } from './train-command';
+
+const USAGE = 'usage: main.ts train --run-dir DIR | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl';
+
+function run(argv: string[]): void {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: { 'run-dir': { type: 'string' }, checkpoint: { type: 'string' }, prompts: { type: 'string' }, out: { type: 'string' } },
+    strict: true,
+  });
+  if (command === 'train' && values['run-dir']) return trainCommand(values['run-dir']);
+  if (command === 'predict' && values.checkpoint && values.prompts && values.out) {
+    return predictCommand(values.checkpoint, values.prompts, values.out);
+  }
+  throw new TrainerError(USAGE);
+}
+
+try {
+  run(process.argv.slice(2));
+} catch (err) {
+  // Expected failures are one line; anything else is a bug in the trainer, so it keeps its stack.
+  const known = [TrainerError, InvalidTrainParamsError, TrainingInputError, TrainingDivergedError, CheckpointFormatError].some((c) => err instanceof c);
+  const usage = (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  console.error(`charlm: ${known || usage ? (err as Error).message : ((err as Error).stack ?? String(err))}`);
+  process.exit(1);
+}
