@@ -12,6 +12,7 @@ import { acquireCapacity } from './capacity/acquire-capacity';
 import { releaseCapacity } from './capacity/release-capacity';
 import { awaitTraining } from './training/await-training';
 import { launchTraining } from './training/launch-training';
+import { checkTrainer } from './training/check-trainer';
 import { buildIterationDataset } from './outer/build-iteration-dataset';
 import { claimOuterIteration } from './outer/claim-iteration';
 import { critiqueEvalFailures } from './outer/critique-eval-failures';
@@ -55,9 +56,10 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
       analyzeBatch: (i) => analyzeBatch(deps, i),
     }),
     training: {
-      ...autoHeartbeatAll<Pick<TrainingActivities, 'launchTraining' | 'releaseCapacity'>>({
+      ...autoHeartbeatAll<Pick<TrainingActivities, 'launchTraining' | 'releaseCapacity' | 'checkTrainer'>>({
         launchTraining: (i) => launchTraining(deps, i),
         releaseCapacity: (i) => releaseCapacity(deps, i),
+        checkTrainer: (i) => checkTrainer(deps, i),
       }),
       awaitTraining: (i) => awaitTraining(deps, i),
       acquireCapacity: (i) => acquireCapacity(deps, i),

@@ -49,3 +49,15 @@ export interface ReleaseCapacityInput {
 }
 
 export type TrainingStatus = 'succeeded' | 'failed' | 'pruned' | 'timed_out';
+
+export interface CheckTrainerInput {
+  campaignId: string;
+  /** The spec the inner loop was started with; omitted, the campaign's stored one. */
+  spec?: unknown;
+}
+
+/**
+ * What the training worker found before the loop's first write: the trainer can start there (and how it is
+ * isolated; `cluster`: Ray or Kubernetes run it in their container, unchecked), or the one-line reason it cannot.
+ */
+export type TrainerCheck = { ok: true; host: string; sandbox: 'bubblewrap' | 'none' | 'cluster' } | { ok: false; host: string; reason: string };

@@ -11,7 +11,8 @@ const WORKFLOWS = path.join(__dirname, '..', '..', 'workflows');
 const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 test('there are committed histories for every workflow type and every patched() path', () => {
-  // experiment and inner-loop predate capacity slots and the cost cap (they replay through patched() === false);
+  // experiment predates capacity slots (it replays through patched() === false); every inner-loop history was
+  // re-recorded when innerLoop began with its trainer check (checkTrainer), so each takes today's paths:
   // experiment-capacity and inner-loop-budget take the patched paths ('capacity-slots', 'budget-stop');
   // inner-loop-analyst takes 'agent-analyst' (an analyzeBatch after each batch) as well;
   // inner-loop-contamination takes 'contamination-check', outer-loop-hacking-guard 'hacking-guard', and
