@@ -1,5 +1,5 @@
-// Flywheel's errors say whether retrying can help, and the activity boundary turns that into Temporal's retry rule.
-// No list of names is kept anywhere.
+// Flywheel's errors say whether retrying can help, and the activity boundary turns that into Temporal's retry rule;
+// the CLI's exit code 2 follows the UsageError class. No list of names is kept anywhere.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
@@ -8,13 +8,19 @@ import { InvalidWeightsError } from '../../activities/outer/build-dataset-versio
 import { AgentRequestError, AgentUnavailableError, NotACompletionError, TokenBudgetExceededError, UnusableReplyError } from '../../agents/agent-errors';
 import { SandboxUnavailableError } from '../../backends/sandbox/sandbox';
 import { TrainerProgramNotFoundError } from '../../backends/sandbox/program-paths';
-import { BudgetExceededError, ChecksumMismatchError, ContaminatedDatasetError, ContractViolationError, FlywheelError, NotFoundError, PredictionsMismatchError } from '../../core/errors';
+import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from '../../cli/errors';
+import { SpecFileError } from '../../cli/spec-file';
+import { BudgetExceededError, ChecksumMismatchError, ContaminatedDatasetError, ContractViolationError, FlywheelError, LoopFailedError, NotFoundError, PredictionsMismatchError, UsageError } from '../../core/errors';
 import { MalformedSuiteError } from '../../core/eval-suite/suite-schema';
 import { InvalidFeedbackError } from '../../core/feedback';
 import { InvalidSpecError } from '../../core/spec-errors';
 import { CheckpointFormatError } from '../../formats/charlm/checkpoint';
 import { ConflictingCopiesError, DatabaseUnavailableError, FeedbackConflictError, UnknownCampaignError } from '../../services/feedback-store';
+import { InvalidSimulationError } from '../../services/simulate-users';
 import { CorpusLicenseError } from '../../tasks/builtin-code/corpus';
+import { PayloadKeyError } from '../../temporal/payload-codec';
+import { TemporalAddressMissingError } from '../../temporal/temporal-connection';
+import { DatabaseUrlMissingError } from '../../workers/main';
 
 const REPO = path.join(__dirname, '..', '..');
 
@@ -50,6 +56,12 @@ test('at the activity boundary a non-retryable error becomes a non-retryable fai
     await expect(withRetryBoundary(async () => Promise.reject(e))(undefined)).rejects.toBe(e);
   }
   await expect(withRetryBoundary(async (n: number) => n + 1)(1)).resolves.toBe(2);
+});
+
+test('exit code 2 for every UsageError, 1 for the rest', () => {
+  const usage = [new UsageError('x'), new InvalidSpecError(['a: bad']), new SpecFileError('x'), new DatabaseUrlMissingError('x'), new TemporalAddressMissingError('x'), new InvalidSimulationError('x'), new PayloadKeyError('x')];
+  for (const e of usage) expect([e.name, exitCodeFor(e)]).toEqual([e.name, EXIT_USAGE]);
+  for (const e of [new LoopFailedError('x'), new CorpusLicenseError('x'), new Error('x')]) expect([e.name, exitCodeFor(e)]).toEqual([e.name, EXIT_FAILURE]);
 });
 
 test('every error class of the tree extends FlywheelError', () => {
