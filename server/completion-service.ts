@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { CHARLM_FORMAT, CharLm, decodeCheckpoint, greedyComplete } from '../formats/charlm/model';
 import type { CompletionReply, CompletionRequest } from '../core/completion';
-import { NotFoundError } from '../core/errors';
+import { NotFoundError, FlywheelError, NonRetryableError } from '../core/errors';
 import type { Db } from '../db/client';
 import { checkpointRow, productionCheckpointOf } from '../services/production-model';
 import { verifyCheckpoint } from '../services/checkpoint-manifest';
@@ -16,19 +16,13 @@ export interface CompletionServiceOptions {
 }
 
 /** No campaign has this id (HTTP 404). */
-export class CampaignNotFoundError extends Error {
-  override readonly name = 'CampaignNotFoundError';
-}
+export class CampaignNotFoundError extends NonRetryableError {}
 
 /** The campaign exists but no checkpoint has been promoted to production yet (HTTP 409). */
-export class NoProductionModelError extends Error {
-  override readonly name = 'NoProductionModelError';
-}
+export class NoProductionModelError extends FlywheelError {}
 
 /** The production checkpoint is in a format this server cannot run (HTTP 501). */
-export class UnsupportedCheckpointFormatError extends Error {
-  override readonly name = 'UnsupportedCheckpointFormatError';
-}
+export class UnsupportedCheckpointFormatError extends NonRetryableError {}
 
 function withDefaults(o: CompletionServiceOptions): Required<CompletionServiceOptions> {
   return { maxCachedModels: 4, ...o };
