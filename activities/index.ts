@@ -23,6 +23,7 @@ import { failOuterIteration } from './outer/fail-iteration';
 import { promotionEvidence } from './outer/promotion-evidence';
 import { checkContamination } from './eval/check-contamination';
 import { autoHeartbeatAll } from './auto-heartbeat';
+import { retryBoundaryAll } from './retry-boundary';
 
 export type { ActivityDeps } from './deps';
 
@@ -34,11 +35,12 @@ export interface FamilyActivities {
 
 /**
  * Every activity heartbeats while it runs (autoHeartbeatAll), except awaitTraining and acquireCapacity, which
- * heartbeat their own progress details.
+ * heartbeat their own progress details. Every activity fails without a retry on an error whose class says retrying
+ * cannot help (retryBoundaryAll).
  */
 export function createActivities(deps: ActivityDeps): FamilyActivities & Record<QueueFamily, object> {
   return {
-    orchestration: autoHeartbeatAll<OrchestrationActivities>({
+    orchestration: retryBoundaryAll(autoHeartbeatAll<OrchestrationActivities>({
       registerCampaign: (i) => registerCampaign(deps.db, i),
       prepareTask: (i) => prepareTask(deps, i),
       startInnerLoop: (i) => startInnerLoop(deps, i),
@@ -54,8 +56,8 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
       finishOuterIteration: (i) => finishOuterIteration(deps, i),
       failOuterIteration: (i) => failOuterIteration(deps, i),
       analyzeBatch: (i) => analyzeBatch(deps, i),
-    }),
-    training: {
+    })),
+    training: retryBoundaryAll({
       ...autoHeartbeatAll<Pick<TrainingActivities, 'launchTraining' | 'releaseCapacity' | 'checkTrainer'>>({
         launchTraining: (i) => launchTraining(deps, i),
         releaseCapacity: (i) => releaseCapacity(deps, i),
@@ -63,11 +65,11 @@ export function createActivities(deps: ActivityDeps): FamilyActivities & Record<
       }),
       awaitTraining: (i) => awaitTraining(deps, i),
       acquireCapacity: (i) => acquireCapacity(deps, i),
-    },
-    eval: autoHeartbeatAll<EvalActivities>({
+    }),
+    eval: retryBoundaryAll(autoHeartbeatAll<EvalActivities>({
       scoreCheckpoint: (i) => scoreCheckpoint(deps, i),
       critiqueEvalFailures: (i) => critiqueEvalFailures(deps, i),
       checkContamination: (i) => checkContamination(deps, i),
-    }),
+    })),
   };
 }

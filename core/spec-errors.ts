@@ -1,10 +1,10 @@
 // The error a campaign spec (or a block of it) raises when it fails validation, and the `path: message` lines it
 // carries: shared by the spec and the blocks it embeds, so neither imports the other.
 import type { z } from 'zod';
+import { UsageError } from './errors';
 
 /** A spec that failed validation: one `path: message` line per problem. */
-export class InvalidSpecError extends Error {
-  override readonly name = 'InvalidSpecError';
+export class InvalidSpecError extends UsageError {
   constructor(readonly problems: string[], where = 'campaign spec') {
     super(`${where} is invalid:\n${problems.join('\n')}`);
   }

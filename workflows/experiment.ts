@@ -3,33 +3,12 @@
 // only for its winner, so it cannot steer the search. Each training attempt holds a capacity slot from before its
 // launch until its end (acquireCapacity waits inside one activity), and a launch the cost cap refuses ends the
 // experiment as failed with `budgetExceeded`, which stops the inner loop.
-import { ActivityFailure, ApplicationFailure, CancellationScope, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
 import type { TrainingOutcome } from '../contracts/training';
 import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
 import { awaitOptions, capacityOptions, evalOptions, launchOptions, orchestrationOptions } from './activity-options';
 import { queueOf } from './queues';
-
-export interface ExperimentInput {
-  experimentId: string;
-  innerLoopId: string;
-  suiteId: string;
-  maxTrainingAttempts: number;
-  trainingTimeoutSeconds: number;
-  pruning: { rule: 'none' | 'median'; warmupSteps: number; minCompleted: number; metric: string };
-  /** The baseline (untrained model) is never pruned and is scored on held-out only by the loop. */
-  skipPublic?: boolean;
-}
-
-export interface ExperimentResult {
-  experimentId: string;
-  status: 'succeeded' | 'pruned' | 'failed' | 'timed_out';
-  checkpointId?: string;
-  attempts: number;
-  publicMetrics?: Record<string, number>;
-  error?: string;
-  /** The campaign's cost cap refused the launch (`error` says how much was spent): the loop proposes no more. */
-  budgetExceeded?: boolean;
-}
+import type { ExperimentInput, ExperimentResult } from '../contracts/experiment';
 
 export async function experiment(input: ExperimentInput): Promise<ExperimentResult> {
   const orch = proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
@@ -37,8 +16,6 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
   const { awaitTraining } = proxyActivities<TrainingActivities>(awaitOptions(queueOf('training'), input.trainingTimeoutSeconds));
   const { acquireCapacity } = proxyActivities<TrainingActivities>(capacityOptions(queueOf('training')));
   const { scoreCheckpoint } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
-  // Executions recorded before slots existed replay without them (their first command is launchTraining).
-  const slots = patched('capacity-slots');
 
   const train = async (attempt: number): Promise<TrainingOutcome> => {
     const { runId, handle } = await launchTraining({ experimentId: input.experimentId, attempt });
@@ -56,21 +33,17 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
   let attempt = 0;
   while (attempt < input.maxTrainingAttempts) {
     attempt++;
-    if (!slots) {
+    const key = { experimentId: input.experimentId, attempt };
+    try {
+      await acquireCapacity(key);
       outcome = await train(attempt);
-    } else {
-      const key = { experimentId: input.experimentId, attempt };
-      try {
-        await acquireCapacity(key);
-        outcome = await train(attempt);
-      } catch (e) {
-        budgetStop = budgetExceeded(e);
-        if (budgetStop === undefined) throw e;
-        break;
-      } finally {
-        // On failure and on cancellation too: a cancelled scope could not schedule it, so it runs outside.
-        await CancellationScope.nonCancellable(() => releaseCapacity(key));
-      }
+    } catch (e) {
+      budgetStop = budgetExceeded(e);
+      if (budgetStop === undefined) throw e;
+      break;
+    } finally {
+      // On failure and on cancellation too: a cancelled scope could not schedule it, so it runs outside.
+      await CancellationScope.nonCancellable(() => releaseCapacity(key));
     }
     // A pruned or timed-out run is a verdict on the configuration, not a crash: relaunching cannot help.
     if (outcome.status !== 'failed') break;
@@ -92,9 +65,9 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
       publicMetrics = scored.metrics;
     } catch (e) {
       // A trainer whose predictions break the contract fails this experiment (recorded, with the reason), not the
-      // loop; executions recorded before this change keep failing the workflow.
+      // loop.
       const broken = brokenContract(e);
-      if (broken === undefined || !patched('score-contract-failure')) throw e;
+      if (broken === undefined) throw e;
       await orch.finishExperiment({ experimentId: input.experimentId, status: 'failed', error: broken });
       return { experimentId: input.experimentId, status: 'failed', attempts: attempt, error: broken };
     }
@@ -105,7 +78,7 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
 
 /** What scoring found wrong with the trainer's output, when `e` is one of the contract errors; else undefined. */
 function brokenContract(e: unknown): string | undefined {
-  const contract = ['PredictionsMismatchError', 'ChecksumMismatchError', 'ContractViolationError'];
+  const contract = ['PredictionsMismatchError', 'ChecksumMismatchError', 'ContractViolationError', 'CheckpointFormatError'];
   if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && contract.includes(e.cause.type ?? '')) return `scoring the public split: ${e.cause.message}`;
   return undefined;
 }

@@ -7,7 +7,6 @@ import {
   continueAsNew,
   executeChild,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -17,7 +16,8 @@ import { improves } from '../core/loop-settings';
 import type { Proposal } from '../contracts/inner-activities';
 import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
 import { agentOptions, evalOptions, launchOptions, orchestrationOptions } from './activity-options';
-import { experiment, type ExperimentInput, type ExperimentResult } from './experiment';
+import { experiment } from './experiment';
+import type { ExperimentInput, ExperimentResult } from '../contracts/experiment';
 import {
   approveProposalUpdate,
   LEADERBOARD_CAP,
@@ -113,11 +113,10 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     if (input.budget?.parallelism !== undefined) settings.parallelism = input.budget.parallelism;
     const task = await orch.prepareTask({ campaignId: input.campaignId, datasetVersionId: input.datasetVersionId });
     // Before any training run: a dataset version that overlaps an eval split or carries a canary is refused.
-    if (patched('contamination-check')) await checkContamination({ datasetVersionId: task.datasetVersionId, reader: innerLoopId });
+    await checkContamination({ datasetVersionId: task.datasetVersionId, reader: innerLoopId });
     const baseline = await orch.startInnerLoop({ campaignId: input.campaignId, innerLoopId, datasetVersionId: task.datasetVersionId, baseCheckpointId: input.baseCheckpointId });
     state = { settings, task, baseline: { experimentId: baseline.experimentId }, launched: 0, batches: 0, batchesWithoutImprovement: 0, leaderboard: [], paused: false };
-    // Executions recorded before this dropped such signals, and replay that way.
-    if (earlyPause !== undefined && patched('early-pause')) state.paused = earlyPause;
+    if (earlyPause !== undefined) state.paused = earlyPause;
   }
   const s: InnerLoopState = state;
   upsertSearchAttributes([
@@ -147,7 +146,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
 
   // An experiment refused by the campaign's cost cap (its message): no more proposals.
   let budgetStop: string | undefined;
-  const budgetStopped = (r: ExperimentResult): boolean => r.budgetExceeded === true && patched('budget-stop');
+  const budgetStopped = (r: ExperimentResult): boolean => r.budgetExceeded === true;
 
   // The baseline trains alongside the first batch; its failure is raised when the loop needs it.
   let baselineError: unknown;
@@ -181,12 +180,8 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
       }
     }
     const free = () => running.size < s.settings.parallelism && !s.paused;
-    if (patched('parallelism-claim')) {
-      // Every waiting proposal wakes when one place frees: each re-checks before it takes it, so only one does.
-      while (!free()) await condition(free);
-    } else {
-      await condition(free);
-    }
+    // Every waiting proposal wakes when one place frees: each re-checks before it takes it, so only one does.
+    while (!free()) await condition(free);
     running.add(p.experimentId);
     try {
       const r = await runChild(p.experimentId);
@@ -225,7 +220,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     await Promise.all(proposals.map(runProposal));
     s.batches++;
     // The analyst's account of the batch (a model's, or derived from the numbers), for status, reports and the proposer.
-    if (proposals.length > 0 && patched('agent-analyst')) {
+    if (proposals.length > 0) {
       await agents.analyzeBatch({ campaignId: input.campaignId, innerLoopId, startIndex: proposals[0].index, count: proposals.length });
     }
 

@@ -11,7 +11,6 @@ import {
   condition,
   ContinueAsNew,
   continueAsNew,
-  patched,
   executeChild,
   ParentClosePolicy,
   proxyActivities,
@@ -154,12 +153,10 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
     const metric = settings.gate.metric;
     const cand = await ev.scoreCheckpoint({ checkpointId: candidate, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
     const inc = await ev.scoreCheckpoint({ checkpointId: against, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
-    if (patched('hacking-guard')) {
-      // The hacking guard compares public with held-out and public items with their twins, for both checkpoints.
-      for (const checkpointId of [candidate, against]) {
-        await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'public', purpose: 'gate' });
-        await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'probe', purpose: 'gate' });
-      }
+    // The hacking guard compares public with held-out and public items with their twins, for both checkpoints.
+    for (const checkpointId of [candidate, against]) {
+      await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'public', purpose: 'gate' });
+      await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'probe', purpose: 'gate' });
     }
     const decisionId = `${outerIterationId}/gate`;
     const gate = await orch.evaluateGate({ decisionId, campaignId: input.campaignId, candidateCheckpointId: candidate, incumbentCheckpointId: against, suiteId: task.suiteId, settings: settings.gate });
@@ -168,9 +165,8 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
     let promote = gate.promote;
     let approval: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'];
     // A candidate the gate holds (`promotion.heldoutOutrun: hold`) goes to a researcher with the gate's evidence, like a
-    // passed one under requireApproval; nobody answering rejects it. Histories from before hold was possible never
-    // carry `gate.hold`, so they never reach the patch.
-    const held = !promote && gate.hold === true && patched('heldout-outrun-hold');
+    // passed one under requireApproval; nobody answering rejects it.
+    const held = !promote && gate.hold === true;
     if ((promote && settings.approval.requireApproval) || held) {
       const { timeoutSeconds } = settings.approval;
       const onTimeout = held ? 'reject' : settings.approval.onTimeout;
@@ -201,7 +197,7 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
     summary.heldout!.production = promote ? cand.metrics[metric] : incumbent ? inc.metrics[metric] : undefined;
     return next(await finishRecorded(summary, { promote, approval }));
   } catch (e) {
-    if (e instanceof ContinueAsNew || !patched('outer-iteration-failure')) throw e;
+    if (e instanceof ContinueAsNew) throw e;
     // The attempt's row ends with the reason, even when the workflow is being cancelled; then the workflow fails.
     await CancellationScope.nonCancellable(() => orch.failOuterIteration({ outerIterationId, reason: failureReason(e), innerLoopId }));
     throw e;

@@ -10,30 +10,10 @@ const DIR = path.join(__dirname, '..', 'histories');
 const WORKFLOWS = path.join(__dirname, '..', '..', 'workflows');
 const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
-test('there are committed histories for every workflow type and every patched() path', () => {
-  // experiment predates capacity slots (it replays through patched() === false); every inner-loop history was
-  // re-recorded when innerLoop began with its trainer check (checkTrainer), so each takes today's paths:
-  // experiment-capacity and inner-loop-budget take the patched paths ('capacity-slots', 'budget-stop');
-  // inner-loop-analyst takes 'agent-analyst' (an analyzeBatch after each batch) as well;
-  // inner-loop-contamination takes 'contamination-check', outer-loop-hacking-guard 'hacking-guard', and
-  // experiment-contract-failure 'score-contract-failure' (a trainer's predictions for the wrong items), and
-  // outer-loop-iteration-failure 'outer-iteration-failure' (a failed inner loop ends the attempt's row first);
-  // inner-loop-early-pause takes 'early-pause' (a pause sent while the loop prepared is applied once it has state);
-  // outer-loop-heldout-hold takes 'heldout-outrun-hold' (a candidate held for a researcher, who rejects it).
-  expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual([
-    'experiment',
-    'experiment-capacity',
-    'experiment-contract-failure',
-    'inner-loop',
-    'inner-loop-analyst',
-    'inner-loop-budget',
-    'inner-loop-contamination',
-    'inner-loop-early-pause',
-    'outer-loop',
-    'outer-loop-hacking-guard',
-    'outer-loop-heldout-hold',
-    'outer-loop-iteration-failure',
-  ]);
+test('every patched() path in the workflow code has a committed history that takes it', () => {
+  // v0.1.0 folded every earlier patch in and re-recorded the histories below with that code; each change to a workflow
+  // since goes behind patched('<id>'), and a history recorded on the patched path is added here (docs/operations.md).
+  expect(files.length).toBeGreaterThan(0);
   const patchesIn = (file: string): string[] =>
     (JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as { events: { markerRecordedEventAttributes?: { markerName: string; details: Record<string, { payloads: { data: string }[] }> } }[] }).events
       .flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_patch' ? e.markerRecordedEventAttributes.details['patch-data'].payloads : []))
@@ -42,7 +22,6 @@ test('there are committed histories for every workflow type and every patched() 
   const inCode = fs
     .readdirSync(WORKFLOWS)
     .flatMap((f) => [...fs.readFileSync(path.join(WORKFLOWS, f), 'utf8').matchAll(/patched\('([^']+)'\)/g)].map((m) => m[1]));
-  expect(inCode.length).toBeGreaterThan(0);
   expect([...new Set(inCode)].filter((id) => !recorded.has(id))).toEqual([]);
 });
 

@@ -1,0 +1,22 @@
+// The experiment child workflow's input and result: what the inner loop starts it with and reads back.
+export interface ExperimentInput {
+  experimentId: string;
+  innerLoopId: string;
+  suiteId: string;
+  maxTrainingAttempts: number;
+  trainingTimeoutSeconds: number;
+  pruning: { rule: 'none' | 'median'; warmupSteps: number; minCompleted: number; metric: string };
+  /** The baseline (untrained model) is never pruned and is scored on held-out only by the loop. */
+  skipPublic?: boolean;
+}
+
+export interface ExperimentResult {
+  experimentId: string;
+  status: 'succeeded' | 'pruned' | 'failed' | 'timed_out';
+  checkpointId?: string;
+  attempts: number;
+  publicMetrics?: Record<string, number>;
+  error?: string;
+  /** The campaign's cost cap refused the launch (`error` says how much was spent): the loop proposes no more. */
+  budgetExceeded?: boolean;
+}
