@@ -8,8 +8,11 @@ import { RayBackend, attemptIdOf, entrypointOf, submissionIdOf, type RayBackendO
 import { RayJobsClient, RayJobsError } from '../../backends/ray/ray-jobs-client';
 import { scratchDir } from '../helpers/env';
 import { eventually } from '../helpers/loop-harness';
+import { requires } from '../helpers/requires';
 import { uniqueName } from '../helpers/specs';
 import { backendConformance, lines } from './conformance';
+
+requires('ray');
 
 const FIXTURE_TRAINER = path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js');
 const client = new RayJobsClient();

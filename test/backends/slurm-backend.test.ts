@@ -8,7 +8,10 @@ import type { JobHandle, JobStatus } from '../../backends';
 import { SlurmBackend, jobNameOf, type SlurmBackendOptions } from '../../backends/slurm/slurm-backend';
 import { controllerUp, jobsNamed, showJob } from '../../backends/slurm/slurm-commands';
 import { eventually } from '../helpers/loop-harness';
+import { requires } from '../helpers/requires';
 import { backendConformance, fixtureRun, lines, steps } from './conformance';
+
+requires('slurm');
 
 const submitted: string[] = [];
 

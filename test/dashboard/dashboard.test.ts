@@ -10,8 +10,11 @@ import { statusQuery } from '../../contracts/inner-loop';
 import { runCli } from '../helpers/cli';
 import { scratchDir, temporalAddress } from '../helpers/env';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
+import { requires } from '../helpers/requires';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 import { launchBrowser, screenshot } from './browser';
+
+requires('chromium');
 
 let harness: LoopHarness;
 let workers: LoopWorkers;

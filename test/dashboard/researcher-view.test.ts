@@ -6,7 +6,10 @@ import type { Browser, Page } from 'playwright-core';
 import { startDashboard, type DashboardServer } from '../../server/dashboard/server';
 import type { DbHandle } from '../../db/client';
 import { freshDatabase } from '../helpers/env';
+import { requires } from '../helpers/requires';
 import { launchBrowser, screenshot } from './browser';
+
+requires('chromium');
 
 let db: DbHandle;
 let server: DashboardServer;

@@ -18,8 +18,10 @@ import { parseSpec, type CampaignSpecInput } from '../../core/spec';
 import { datasetVersions, evalItems, evalResults, evalSuites, experiments, trainingRuns } from '../../db/schema';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { temporalAddress } from '../helpers/env';
-import { describeWithSandbox } from '../helpers/sandbox';
+import { requires } from '../helpers/requires';
 import { uniqueName } from '../helpers/specs';
+
+requires('bubblewrap');
 
 const SNOOP = path.join(__dirname, '..', 'fixtures', 'snoop-trainer.js');
 const secret = (label: string) => `${label}-${crypto.randomBytes(12).toString('hex')}`;
@@ -123,7 +125,7 @@ function leaks(text: string): string[] {
   return out;
 }
 
-describeWithSandbox('a trainer in the sandbox', () => {
+describe('a trainer in the sandbox', () => {
   beforeAll(async () => {
     world = fs.mkdtempSync(path.join('/tmp', 'sandbox-world-'));
     // Scratch folders left by earlier runs that were killed (their predict never reached its cleanup) are not ours.

@@ -1,5 +1,6 @@
 // One Temporal dev server and one PostgreSQL server per test run. Tests read their addresses from the
-// environment (inherited by jest's workers) and each test file makes its own database on the server.
+// environment (inherited by jest's workers) and each test file makes its own database on the server. Then which
+// optional services are here (test/setup/probe-services.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +8,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { startEmbeddedPostgres } from '../../db/embedded-server';
 import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../helpers/ports';
+import { SERVICES_ENV } from '../helpers/requires';
+import { ALL_SERVICES, probeServices } from './probe-services';
 
 export default async function globalSetup(): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-test-'));
@@ -36,4 +39,5 @@ export default async function globalSetup(): Promise<void> {
   fs.writeFileSync(bundlePath, bundle.code);
   process.env.FLYWHEEL_TEST_WORKFLOW_BUNDLE = bundlePath;
   process.env.FLYWHEEL_TEST_SCRATCH = scratch;
+  process.env[SERVICES_ENV] = JSON.stringify(await probeServices(ALL_SERVICES, { pythons: ['python3'] }));
 }

@@ -5,6 +5,7 @@
 // trainer, worker and network faults. Every invariant holds and the final state matches the fault-free run's, or a
 // recorded retry explains the difference.
 import { scratchDir } from '../helpers/env';
+import { testIf } from '../helpers/requires';
 import type { BackendKind, LoopKind } from '../faults/fault-campaign';
 import { faultSchedule, type FaultKind } from '../faults/fault-schedule';
 import { runFaultCampaign } from '../faults/fault-run';
@@ -30,6 +31,6 @@ it(`outer loop: every invariant holds under trainer, worker, PostgreSQL, network
   await faultedMatchesClean('outer', 'local', ['trainer', 'worker', 'postgres', 'network', 'temporal']);
 }, 900_000);
 
-it(`inner loop on Slurm: every invariant holds under trainer, worker and network faults, and no Slurm job is left (seed ${SEED})`, async () => {
+testIf('slurm')(`inner loop on Slurm: every invariant holds under trainer, worker and network faults, and no Slurm job is left (seed ${SEED})`, async () => {
   await faultedMatchesClean('inner', 'slurm', ['trainer', 'worker', 'network']);
 }, 900_000);

@@ -6,12 +6,14 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { trainingRuns } from '../../db/schema';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
-import { describeWithSandbox } from '../helpers/sandbox';
+import { eachBackend, requires } from '../helpers/requires';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
+
+requires('bubblewrap');
 
 let harness: LoopHarness;
 
-describeWithSandbox('the built-in trainer in the sandbox', () => {
+describe('the built-in trainer in the sandbox', () => {
   beforeAll(async () => {
     harness = await loopHarness('builtin-sandbox');
   });
@@ -19,7 +21,7 @@ describeWithSandbox('the built-in trainer in the sandbox', () => {
     await harness?.close();
   });
 
-  test.each(['local', 'slurm'])('trains on the %s backend', async (kind) => {
+  eachBackend(['local', 'slurm'])('trains on the %s backend', async (kind) => {
     const workers = await harness.workers(`t-bsbx-${kind}`);
     try {
       const id = uniqueName(`bsbx-${kind}`);

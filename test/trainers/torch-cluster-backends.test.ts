@@ -6,8 +6,11 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { checkpoints, experiments, trainingRuns } from '../../db/schema';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
+import { eachBackend, requires } from '../helpers/requires';
 import { sandboxAvailable } from '../helpers/sandbox';
 import { torchSpec, uniqueName } from '../helpers/specs';
+
+requires('torch');
 
 const STEPS = 50;
 let harness: LoopHarness;
@@ -20,7 +23,7 @@ afterAll(async () => {
   await harness?.close();
 });
 
-test.each(['slurm', 'ray'])('a torch campaign completes on the %s backend', async (kind) => {
+eachBackend(['slurm', 'ray'])('a torch campaign completes on the %s backend', async (kind) => {
   const workers = await harness.workers(`t-torch-${kind}`);
   try {
     const id = uniqueName(`torch-${kind}`);

@@ -8,8 +8,11 @@ import type { DbHandle } from '../../db/client';
 import { checkpoints, evalResults, experiments, trainingRuns } from '../../db/schema';
 import type { InnerLoopResult } from '../../contracts/inner-loop';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
+import { requires } from '../helpers/requires';
 import { sandboxAvailable } from '../helpers/sandbox';
 import { torchSpec, uniqueName } from '../helpers/specs';
+
+requires('torch');
 
 const STEPS = 150;
 let harness: LoopHarness;

@@ -9,6 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CheckpointManifest, MetricLine, RunJson } from '../../core/job-contract';
+import { requires } from '../helpers/requires';
+
+requires('torch');
 
 const REPO = path.join(__dirname, '..', '..');
 const MAIN = path.join(REPO, 'trainers', 'torch', 'main.py');
