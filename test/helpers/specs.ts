@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { CampaignSpecInput } from '../../core/spec';
 import { sandboxAvailable } from './sandbox';
+import { torchPython } from './torch-python';
 
 export function uniqueName(label: string): string {
   return `${label}-${crypto.randomBytes(3).toString('hex')}`;
@@ -60,7 +61,7 @@ export function torchSpec(name: string, lrChoices: number[], steps: number, inne
     name,
     task: { kind: 'builtin-code', completionItems: 10, lossItems: 5 },
     trainer: {
-      command: ['python3', TORCH_TRAINER],
+      command: [torchPython(), TORCH_TRAINER],
       unsandboxed: !sandboxAvailable,
       fixed: { n_layer: 1, n_head: 2, d_model: 32, context: 32, batchSize: 8, logEvery: 25, steps: 0 },
     },

@@ -1,6 +1,6 @@
 // One Temporal dev server and one PostgreSQL server per test run. Tests read their addresses from the
-// environment (inherited by jest's workers) and each test file makes its own database on the server. Then which
-// optional services are here (test/setup/probe-services.ts).
+// environment (inherited by jest's workers) and each test file makes its own database on the server. First, what
+// installs without root (test/setup/install-test-tools.ts); then which optional services are here.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { startEmbeddedPostgres } from '../../db/embedded-server';
 import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../helpers/ports';
 import { SERVICES_ENV } from '../helpers/requires';
+import { temporalCli, toolsHome, torchPythons } from './install-test-tools';
 import { ALL_SERVICES, probeServices } from './probe-services';
 
 export default async function globalSetup(): Promise<void> {
@@ -16,6 +17,11 @@ export default async function globalSetup(): Promise<void> {
   fs.chmodSync(scratch, 0o755); // the embedded PostgreSQL runs as the `postgres` user when we are root
   const g = globalThis as Record<string, unknown>;
   g.__flywheelScratch = scratch;
+
+  const home = toolsHome();
+  // The dev server below, the helpers and every `flywheel up` a test starts (each on a home of its own) use this CLI.
+  process.env.TEMPORAL_CLI_PATH = temporalCli(home);
+  const pythons = torchPythons(home);
 
   // Started here rather than by @temporalio/testing, whose fixed 5 s start-up wait is too short on a loaded
   // 2-core machine (a CI run failed on it while Ray's head was still warming up): we wait up to 2 minutes.
@@ -39,5 +45,5 @@ export default async function globalSetup(): Promise<void> {
   fs.writeFileSync(bundlePath, bundle.code);
   process.env.FLYWHEEL_TEST_WORKFLOW_BUNDLE = bundlePath;
   process.env.FLYWHEEL_TEST_SCRATCH = scratch;
-  process.env[SERVICES_ENV] = JSON.stringify(await probeServices(ALL_SERVICES, { pythons: ['python3'] }));
+  process.env[SERVICES_ENV] = JSON.stringify(await probeServices(ALL_SERVICES, { pythons }));
 }

@@ -10,13 +10,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CheckpointManifest, MetricLine, RunJson } from '../../core/job-contract';
 import { requires } from '../helpers/requires';
+import { torchPathVar } from '../helpers/torch-python';
 
 requires('torch');
 
 const REPO = path.join(__dirname, '..', '..');
 const MAIN = path.join(REPO, 'trainers', 'torch', 'main.py');
 /** One thread per process: the CI machine is small and shared, and a fixed count keeps CPU results reproducible. */
-const ENV = { ...process.env, FLYWHEEL_TORCH_THREADS: '1', OMP_NUM_THREADS: '1' };
+const ENV = { ...process.env, PATH: torchPathVar(), FLYWHEEL_TORCH_THREADS: '1', OMP_NUM_THREADS: '1' };
 const TINY = { n_layer: 2, n_head: 2, d_model: 32, context: 32, batchSize: 8, lr: 0.003 };
 
 let scratch: string;

