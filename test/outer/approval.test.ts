@@ -1,20 +1,34 @@
-// The outer loop's approval step, made deterministic: the real outerLoop and innerLoop workflows on the test
-// server, over stub activities whose gate always promotes, so every path runs on every run (a researcher's approval,
-// a rejection, and the deadline with each default). The deadline is the spec's `timeoutSeconds` on a workflow timer;
-// the time-skipping test server would skip it, but it is a download this machine cannot make, so the deadline tests
-// use a 2 s timer (and the answered ones a 10-minute one, which no answer can miss).
+// The outer loop's approval step, made deterministic: the real outerLoop and innerLoop workflows on the
+// time-skipping test server, over stub activities whose gate always promotes, so every path runs on every run (a
+// researcher's approval, a rejection, and the deadline with each default). The deadline is the spec's
+// `timeoutSeconds` on a workflow timer: a day, which the server skips while the test awaits the result (and which
+// no answer can miss while the test polls and answers in real time).
 import { randomUUID } from 'node:crypto';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { loopSettings, outerSettings } from '../../core/loop-settings';
 import { parseSpec } from '../../core/spec';
 import type { FinishIterationInput } from '../../contracts/outer-activities';
 import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult, type PromotionEvidence } from '../../contracts/outer-loop';
-import { temporalAddress, temporalClient, workflowBundlePath } from '../helpers/env';
+import { workflowBundlePath } from '../helpers/env';
 import { eventually } from '../helpers/loop-harness';
+import { requires } from '../helpers/requires';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
+import { timeSkippingEnvironment } from '../helpers/time-skipping';
+
+requires('temporal-test-server');
 
 type OnTimeout = 'promote' | 'reject';
+const DAY = 86_400;
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await timeSkippingEnvironment();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
 
 /** Stub activities for one campaign: the gate promotes; finishOuterIteration's inputs are kept for the test. */
 function stubs(name: string, approval: { onTimeout: OnTimeout; timeoutSeconds: number }, finished: FinishIterationInput[]) {
@@ -67,22 +81,18 @@ async function withOuterLoop(approval: { onTimeout: OnTimeout; timeoutSeconds: n
   const prefix = uniqueName('t-approval');
   const finished: FinishIterationInput[] = [];
   const acts = stubs(name, approval, finished);
-  const connection = await NativeConnection.connect({ address: temporalAddress() });
   const workers = await Promise.all(
     (['orchestration', 'training', 'eval'] as const).map((f) =>
-      Worker.create({ connection, taskQueue: `${prefix}-${f}`, activities: acts[f], ...(f === 'orchestration' ? { workflowBundle: { codePath: workflowBundlePath() } } : {}), shutdownGraceTime: '1s' }),
+      Worker.create({ connection: env.nativeConnection, taskQueue: `${prefix}-${f}`, activities: acts[f], ...(f === 'orchestration' ? { workflowBundle: { codePath: workflowBundlePath() } } : {}), shutdownGraceTime: '1s' }),
     ),
   );
-  const { client, connection: clientConnection } = await temporalClient();
   const running = workers.map((w) => w.run());
   try {
-    const h = await client.workflow.start('outerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${name}/outer/${randomUUID()}`, args: [{ campaignId: name, trigger: 'cli', innerBudget: { experiments: 0 } }] });
+    const h = await env.client.workflow.start('outerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${name}/outer/${randomUUID()}`, args: [{ campaignId: name, trigger: 'cli', innerBudget: { experiments: 0 } }] });
     await fn(h, finished);
   } finally {
     for (const w of workers) w.shutdown();
     await Promise.allSettled(running);
-    await clientConnection.close();
-    await connection.close();
   }
 }
 
@@ -93,7 +103,7 @@ const awaitingApproval = (h: WorkflowHandle) =>
   });
 
 test('a researcher approves: promoted, with the approval recorded', async () => {
-  await withOuterLoop({ onTimeout: 'reject', timeoutSeconds: 600 }, async (h, finished) => {
+  await withOuterLoop({ onTimeout: 'reject', timeoutSeconds: DAY }, async (h, finished) => {
     const s = await awaitingApproval(h);
     expect(s.awaitingApproval).toMatchObject({ candidateCheckpointId: 'ck-candidate', incumbentCheckpointId: 'ck-baseline', defaultDecision: 'reject' });
     expect(await h.executeUpdate(approvePromotionUpdate, { args: [{ approve: true, by: 'alice', note: 'ok' }] })).toBe('approved the promotion of ck-candidate');
@@ -105,7 +115,7 @@ test('a researcher approves: promoted, with the approval recorded', async () => 
 }, 120_000);
 
 test('a researcher rejects: not promoted, the reason names who; a second answer is refused', async () => {
-  await withOuterLoop({ onTimeout: 'promote', timeoutSeconds: 600 }, async (h, finished) => {
+  await withOuterLoop({ onTimeout: 'promote', timeoutSeconds: DAY }, async (h, finished) => {
     await awaitingApproval(h);
     await h.executeUpdate(approvePromotionUpdate, { args: [{ approve: false, by: 'bob' }] });
     await expect(h.executeUpdate(approvePromotionUpdate, { args: [{ approve: true }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/no promotion awaits approval/) } });
@@ -120,7 +130,7 @@ test.each([
   ['reject', 'rejected'],
   ['promote', 'promoted'],
 ] as const)('no answer before the deadline: the default (%s) applies and is recorded as the timeout', async (onTimeout, status) => {
-  await withOuterLoop({ onTimeout, timeoutSeconds: 2 }, async (h, finished) => {
+  await withOuterLoop({ onTimeout, timeoutSeconds: DAY }, async (h, finished) => {
     const r = (await h.result()) as OuterLoopResult;
     expect(r.iterations[0].status).toBe(status);
     if (onTimeout === 'reject') expect(r.iterations[0].reason).toBe('the gate passed, but the promotion was not approved before the deadline');

@@ -4,13 +4,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { startEmbeddedPostgres } from '../../db/embedded-server';
 import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../helpers/ports';
 import { SERVICES_ENV } from '../helpers/requires';
-import { temporalCli, toolsHome, torchPythons } from './install-test-tools';
+import { temporalCli, timeSkippingServer, toolsHome, torchPythons } from './install-test-tools';
 import { ALL_SERVICES, probeServices } from './probe-services';
+import { writeWorkflowBundle } from './workflow-bundle';
 
 export default async function globalSetup(): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-test-'));
@@ -21,6 +21,7 @@ export default async function globalSetup(): Promise<void> {
   const home = toolsHome();
   // The dev server below, the helpers and every `flywheel up` a test starts (each on a home of its own) use this CLI.
   process.env.TEMPORAL_CLI_PATH = temporalCli(home);
+  const testServer = timeSkippingServer(home);
   const pythons = torchPythons(home);
 
   // Started here rather than by @temporalio/testing, whose fixed 5 s start-up wait is too short on a loaded
@@ -37,13 +38,7 @@ export default async function globalSetup(): Promise<void> {
     process.env.FLYWHEEL_TEST_PG_URL = pg.url;
   }
 
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error },
-  });
-  const bundlePath = path.join(scratch, 'workflow-bundle.js');
-  fs.writeFileSync(bundlePath, bundle.code);
-  process.env.FLYWHEEL_TEST_WORKFLOW_BUNDLE = bundlePath;
+  process.env.FLYWHEEL_TEST_WORKFLOW_BUNDLE = await writeWorkflowBundle(scratch);
   process.env.FLYWHEEL_TEST_SCRATCH = scratch;
-  process.env[SERVICES_ENV] = JSON.stringify(await probeServices(ALL_SERVICES, { pythons }));
+  process.env[SERVICES_ENV] = JSON.stringify(await probeServices(ALL_SERVICES, { pythons, testServer }));
 }

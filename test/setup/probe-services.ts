@@ -10,8 +10,10 @@ import { CHROMIUM } from '../dashboard/browser';
 import type { Service, ServiceProbe } from '../helpers/requires';
 
 export interface ProbeInputs {
-  /** Pythons to try for torch, in order. */
+  /** Pythons to try for torch, in order (the project's venv first). */
   pythons: string[];
+  /** The time-skipping test server the set-up installed, if it could. */
+  testServer: string | undefined;
 }
 
 const PROBES: Record<Service, (i: ProbeInputs) => Promise<ServiceProbe>> = {
@@ -41,6 +43,7 @@ const PROBES: Record<Service, (i: ProbeInputs) => Promise<ServiceProbe>> = {
     const probe = probeSandbox();
     return probe.ok ? { ok: true, path: probe.bwrap } : { ok: false, reason: probe.reason };
   },
+  'temporal-test-server': async ({ testServer }) => (testServer ? { ok: true, path: testServer } : { ok: false, reason: 'it could not be installed' }),
 };
 
 /** FLYWHEEL_TEST_ABSENT=slurm,torch: treat these as absent, to see a fresh machine's run on one that has them. */
