@@ -2,6 +2,7 @@
 // Tests hand in a real database on the test server and a scratch folder.
 import type { AgentEnv } from '../agents/openai-client';
 import type { Db } from '../db/client';
+import type { CampaignResolver } from '../services/campaigns/campaign-resolver';
 
 export interface ActivityDeps {
   db: Db;
@@ -25,4 +26,9 @@ export interface ActivityDeps {
    * @default process.env (`OPENAI_BASE_URL`, `OPENAI_API_KEY`); neither set means the built-in roles
    */
   agentEnv?: AgentEnv;
+  /**
+   * The campaign an activity runs, by its pinned version id: read and validated once per process (versions never
+   * change). Activities ask it through `campaignsOf(deps)`. @default a per-process resolver over `db`
+   */
+  campaigns?: CampaignResolver;
 }

@@ -13,7 +13,7 @@ export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 /** Error classes (by name, so classes from lazily loaded modules count too) that mean bad input or settings. */
-const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError', 'InvalidSimulationError', 'PayloadKeyError']);
+const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'SpecTooLargeError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError', 'InvalidSimulationError', 'PayloadKeyError']);
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;

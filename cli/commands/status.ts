@@ -11,6 +11,9 @@ import { renderSnapshot } from '../progress-view';
 import { withSession } from '../session';
 import { uiLink } from '../../temporal/ui-links';
 import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { loadCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { eq } from 'drizzle-orm';
+import { innerLoops } from '../../db/schema';
 import { formatAnalysis, latestAnalysis } from '../../services/latest-analysis';
 import { printRunningLoops } from '../running-loops';
 
@@ -32,7 +35,9 @@ export function registerStatus(program: Command): void {
         const handle = await latestInnerLoop(s.client, campaignId);
         if (!handle && outer) return;
         if (!handle) throw new UsageError(`no inner or outer loop found for campaign "${campaignId}"`);
-        const spec = await loadCampaignSpec(s.db, campaignId);
+        // The loop's own pinned version (what it runs), else the campaign's latest.
+        const [row] = await s.db.select({ v: innerLoops.campaignVersionId }).from(innerLoops).where(eq(innerLoops.id, handle.workflowId));
+        const spec = row?.v ? (await loadCampaignVersion(s.db, row.v)).spec : await loadCampaignSpec(s.db, campaignId);
         const desc = await handle.describe();
         const link = uiLink(s.endpoints, handle.workflowId);
         const analysis = await latestAnalysis(s.db, handle.workflowId);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import YAML from 'yaml';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { CampaignId, LoopKind } from '../../contracts/search-attributes';
 import { cliEnv, FLYWHEEL_BIN, runCli } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
@@ -53,7 +53,7 @@ async function inputOf(workflowId: string): Promise<unknown[]> {
 
 test('outer --detach starts one outerLoop with the budget in its input; a second is refused while it runs; status shows it', async () => {
   const c = name('out');
-  await registerCampaign(harness.db.db, { campaignId: c, spec: fastBuiltinSpec(c) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(c));
   const r = await cli(['outer', c, '--detach', '--iterations', '2', '--experiments', '3', '--parallelism', '2']);
   expect(r.status).toBe(0);
   const [workflowId] = await outerLoops(c, 1);
@@ -92,7 +92,7 @@ test('outer --spec carries the validated spec and needs no registered campaign',
 
 test('outer and promote refuse bad input with exit 2 and one line, and start nothing', async () => {
   const c = name('ref');
-  await registerCampaign(harness.db.db, { campaignId: c, spec: fastBuiltinSpec(c) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(c));
   const other = path.join(harness.home, `${c}-other.yaml`);
   fs.writeFileSync(other, YAML.stringify(fastBuiltinSpec(`${c}-other`)));
   const cases: [string[], string][] = [
@@ -128,7 +128,7 @@ async function startFollowing(c: string) {
 
 test('following: Ctrl-C detaches and the loop keeps running', async () => {
   const c = name('det');
-  await registerCampaign(harness.db.db, { campaignId: c, spec: fastBuiltinSpec(c) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(c));
   const { child, out, exited, workflowId } = await startFollowing(c);
   child.kill('SIGINT');
   expect(await exited).toBe(0);
@@ -138,7 +138,7 @@ test('following: Ctrl-C detaches and the loop keeps running', async () => {
 
 test('following: a loop that ends without completing exits 1 with the reason', async () => {
   const c = name('end');
-  await registerCampaign(harness.db.db, { campaignId: c, spec: fastBuiltinSpec(c) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(c));
   const { out, exited, workflowId } = await startFollowing(c);
   await client.workflow.getHandle(workflowId).terminate('stopped by the test');
   expect(await exited).toBe(1);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { CampaignId, LoopKind } from '../../contracts/search-attributes';
 import { cliEnv, runCli } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
@@ -34,7 +34,7 @@ const cli = (args: string[]) => runCli(env, args, 60_000);
 async function campaign(label: string): Promise<string> {
   const id = uniqueName(label);
   campaignIds.push(id);
-  await registerCampaign(harness.db.db, { campaignId: id, spec: fastBuiltinSpec(id) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(id));
   return id;
 }
 
