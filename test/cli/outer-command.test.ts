@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import YAML from 'yaml';
-import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { latestCampaignVersionId, loadCampaignVersion, registerCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { parseSpec } from '../../core/spec';
 import { CampaignId, LoopKind } from '../../contracts/search-attributes';
 import { cliEnv, FLYWHEEL_BIN, runCli } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
@@ -78,16 +79,18 @@ test('outer --detach starts one outerLoop with the budget in its input; a second
   expect(status.stdout).toContain('is an orchestration worker running?');
 });
 
-test('outer --spec carries the validated spec and needs no registered campaign', async () => {
+test('outer --spec registers the spec as a version, which the input pins (never the spec), and needs no registered campaign', async () => {
   const c = name('osp');
   const file = path.join(harness.home, `${c}.yaml`);
   fs.writeFileSync(file, YAML.stringify(fastBuiltinSpec(c)));
   const r = await cli(['outer', c, '--spec', file, '--detach']);
   expect(r.status).toBe(0);
   const [workflowId] = await outerLoops(c, 1);
-  const [input] = (await inputOf(workflowId)) as [{ campaignId: string; spec: { name: string; searchSpace: object }; iterations: number; trigger: string }];
-  expect(input).toMatchObject({ campaignId: c, iterations: 1, trigger: 'cli', spec: { name: c } });
-  expect(Object.keys(input.spec.searchSpace).sort()).toEqual(['context', 'hidden', 'lr', 'steps']);
+  const [input] = (await inputOf(workflowId)) as [Record<string, unknown>];
+  const versionId = await latestCampaignVersionId(harness.db.db, c);
+  expect(r.stderr).toContain(`campaign ${versionId} (new)`);
+  expect(input).toEqual({ campaignId: c, campaignVersionId: versionId, iterations: 1, trigger: 'cli' });
+  expect((await loadCampaignVersion(harness.db.db, versionId!)).spec.searchSpace).toEqual(parseSpec(fastBuiltinSpec(c)).searchSpace);
 });
 
 test('outer and promote refuse bad input with exit 2 and one line, and start nothing', async () => {
