@@ -1,15 +1,32 @@
-// What every activity receives (dependency injection): the database, the local state folder, a clock, the teacher.
-// Tests hand in a real database on the test server and a scratch folder.
+// What every activity receives (dependency injection): the database, the local state folder, the clock, the training
+// backends, the agents' endpoint. Tests hand in a real database on the test server and a scratch folder, and may hand
+// in a fixed clock or a fake backend.
 import type { AgentEnv } from '../agents/openai-client';
+import { backendFor } from '../backends';
 import type { Db } from '../db/client';
 import type { CampaignResolver } from '../services/campaigns/campaign-resolver';
+
+/** The time, in epoch milliseconds, for the decisions an activity takes on it (deadlines) and the times it records. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
 
 export interface ActivityDeps {
   db: Db;
   /** FLYWHEEL_HOME: runs, datasets and eval scratch live under it. */
   home: string;
-  /** Defaults to Date.now; injectable so tests can pin time-dependent rows. */
-  now?: () => number;
+  /**
+   * Deadlines (a training run's time limit), waits and recorded times (a run's end); tests pin it.
+   * @default systemClock
+   */
+  clock?: Clock;
+  /**
+   * Builds the training backend a spec (`kind`, its options) or a job handle names; tests hand in a fake one.
+   * @default backendFor (backends/index.ts)
+   */
+  backendFor?: typeof backendFor;
   /**
    * Whether a workflow execution is still running (the outer loop's claim asks it before taking over an iteration
    * whose owner may be gone). Absent: every owner counts as alive, so a stale claim is skipped, never run twice.
@@ -31,4 +48,12 @@ export interface ActivityDeps {
    * change). Activities ask it through `campaignsOf(deps)`. @default a per-process resolver over `db`
    */
   campaigns?: CampaignResolver;
+}
+
+/** ActivityDeps whose clock and backend factory are filled in. */
+export type ActivityDepsWithDefaults = ActivityDeps & Required<Pick<ActivityDeps, 'clock' | 'backendFor'>>;
+
+/** `deps` with its clock and backend factory filled in (their defaults above). */
+export function withDefaults(deps: ActivityDeps): ActivityDepsWithDefaults {
+  return { ...deps, clock: deps.clock ?? systemClock, backendFor: deps.backendFor ?? backendFor };
 }

@@ -13,6 +13,7 @@ import { acquireCapacity } from './capacity/acquire-capacity';
 import { releaseCapacity } from './capacity/release-capacity';
 import { awaitTraining } from './training/await-training';
 import { launchTraining } from './training/launch-training';
+import { checkTrainer } from './training/check-trainer';
 import { buildIterationDataset } from './outer/build-iteration-dataset';
 import { claimOuterIteration } from './outer/claim-iteration';
 import { critiqueEvalFailures } from './outer/critique-eval-failures';
@@ -23,6 +24,7 @@ import { failOuterIteration } from './outer/fail-iteration';
 import { promotionEvidence } from './outer/promotion-evidence';
 import { checkContamination } from './eval/check-contamination';
 import { autoHeartbeatAll } from './auto-heartbeat';
+import { retryBoundaryAll } from './retry-boundary';
 
 export type { ActivityDeps } from './deps';
 
@@ -34,13 +36,14 @@ export interface FamilyActivities {
 
 /**
  * Every activity heartbeats while it runs (autoHeartbeatAll), except awaitTraining and acquireCapacity, which
- * heartbeat their own progress details.
+ * heartbeat their own progress details. Every activity fails without a retry on an error whose class says retrying
+ * cannot help (retryBoundaryAll).
  */
 export function createActivities(given: ActivityDeps): FamilyActivities & Record<QueueFamily, object> {
   // One resolver for every activity of the worker: each campaign version is read and validated once.
   const deps: ActivityDeps = given.campaigns ? given : { ...given, campaigns: campaignResolver(given.db) };
   return {
-    orchestration: autoHeartbeatAll<OrchestrationActivities>({
+    orchestration: retryBoundaryAll(autoHeartbeatAll<OrchestrationActivities>({
       loopSettings: (i) => loopSettings(deps, i),
       prepareTask: (i) => prepareTask(deps, i),
       startInnerLoop: (i) => startInnerLoop(deps, i),
@@ -56,19 +59,20 @@ export function createActivities(given: ActivityDeps): FamilyActivities & Record
       finishOuterIteration: (i) => finishOuterIteration(deps, i),
       failOuterIteration: (i) => failOuterIteration(deps, i),
       analyzeBatch: (i) => analyzeBatch(deps, i),
-    }),
-    training: {
-      ...autoHeartbeatAll<Pick<TrainingActivities, 'launchTraining' | 'releaseCapacity'>>({
+    })),
+    training: retryBoundaryAll({
+      ...autoHeartbeatAll<Pick<TrainingActivities, 'launchTraining' | 'releaseCapacity' | 'checkTrainer'>>({
         launchTraining: (i) => launchTraining(deps, i),
         releaseCapacity: (i) => releaseCapacity(deps, i),
+        checkTrainer: (i) => checkTrainer(deps, i),
       }),
       awaitTraining: (i) => awaitTraining(deps, i),
       acquireCapacity: (i) => acquireCapacity(deps, i),
-    },
-    eval: autoHeartbeatAll<EvalActivities>({
+    }),
+    eval: retryBoundaryAll(autoHeartbeatAll<EvalActivities>({
       scoreCheckpoint: (i) => scoreCheckpoint(deps, i),
       critiqueEvalFailures: (i) => critiqueEvalFailures(deps, i),
       checkContamination: (i) => checkContamination(deps, i),
-    }),
+    })),
   };
 }

@@ -1,26 +1,19 @@
 // What can go wrong when an agent asks a model, classified for Temporal's retry rules. Messages are one line and
 // never carry the API key or the endpoint's address (redact() scrubs what an endpoint echoes back).
 import { APIConnectionError, APIError } from 'openai';
+import { FlywheelError, NonRetryableError } from '../core/errors';
 
 /** A reply that cannot be used: not JSON, not the schema, a refusal, cut off. Asking again the same way rarely helps. */
-export class UnusableReplyError extends Error {
-  override readonly name = 'UnusableReplyError';
-}
+export class UnusableReplyError extends NonRetryableError {}
 
 /** The endpoint is busy or unreachable (429, 408, 409, 5xx, a timeout, a refused connection): retryable. */
-export class AgentUnavailableError extends Error {
-  override readonly name = 'AgentUnavailableError';
-}
+export class AgentUnavailableError extends FlywheelError {}
 
 /** The endpoint refused the request itself (a bad key, an unknown model, a malformed request): not retryable. */
-export class AgentRequestError extends Error {
-  override readonly name = 'AgentRequestError';
-}
+export class AgentRequestError extends NonRetryableError {}
 
 /** A 200 whose body is no chat completion (a gateway's error page, say): the endpoint is not answering as one; retryable. */
-export class NotACompletionError extends Error {
-  override readonly name = 'NotACompletionError';
-}
+export class NotACompletionError extends FlywheelError {}
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
@@ -49,6 +42,4 @@ export function redact(text: string, secrets: (string | null | undefined)[]): st
 }
 
 /** The campaign's agents have used `agents.maxTokens`: no more agent calls (the built-in roles take over). */
-export class TokenBudgetExceededError extends Error {
-  override readonly name = 'TokenBudgetExceededError';
-}
+export class TokenBudgetExceededError extends NonRetryableError {}

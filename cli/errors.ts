@@ -1,7 +1,6 @@
 // How the `flywheel` command fails: exit codes that mean something, and one clear line instead of a stack
 // trace (the full stack only with FLYWHEEL_DEBUG=1).
 import { CommanderError } from 'commander';
-import { InvalidSpecError } from '../core/spec';
 import { LoopFailedError, UsageError } from '../core/errors';
 
 export { LoopFailedError, UsageError };
@@ -12,12 +11,10 @@ export const EXIT_FAILURE = 1;
 /** The input was wrong: unknown option, bad spec, unreadable spec file. */
 export const EXIT_USAGE = 2;
 
-/** Error classes (by name, so classes from lazily loaded modules count too) that mean bad input or settings. */
-const USAGE_ERRORS = new Set(['UsageError', 'InvalidSpecError', 'SpecFileError', 'SpecTooLargeError', 'DatabaseUrlMissingError', 'TemporalAddressMissingError', 'InvalidSimulationError', 'PayloadKeyError']);
-
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
-  if (err instanceof InvalidSpecError || (err instanceof Error && USAGE_ERRORS.has(err.name))) return EXIT_USAGE;
+  // Bad input or settings: every class that extends UsageError (InvalidSpecError, SpecFileError, PayloadKeyError, …).
+  if (err instanceof UsageError) return EXIT_USAGE;
   return EXIT_FAILURE;
 }
 

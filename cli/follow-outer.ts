@@ -1,8 +1,9 @@
 // Following an outer loop from the CLI: poll its `outerStatus` query, print each phase change and any promotion
 // awaiting approval, until it ends or Ctrl-C detaches. Shared by `flywheel outer` and `flywheel status`.
-import type { WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { outerStatusQuery, type OuterLoopResult, type OuterLoopStatus } from '../contracts/outer-loop';
+import { endReason } from '../services/loop-failures';
 import { formatEvidence, phaseLine } from './outer-view';
 
 /** `failed` covers every end but completion: failed, terminated, cancelled, timed out (`status` says which). */
@@ -38,8 +39,8 @@ export async function followOuterLoop(handle: WorkflowHandle, opts: FollowOuterO
     async (error: Error) => ({
       kind: 'failed',
       status: (await handle.describe().catch(() => undefined))?.status.name ?? 'FAILED',
-      // Temporal wraps the reason (the failure, the termination's reason) in `cause`.
-      reason: (error.cause as Error | undefined)?.message || error.message,
+      // Temporal wraps the reason (the failure, the termination's reason) in `cause`: where it failed and its innermost cause.
+      reason: error instanceof WorkflowFailedError ? endReason(error) : error.message,
     }),
   );
   const stop = Promise.race([ended, opts.detach.then((): OuterOutcome => ({ kind: 'detached' }))]);

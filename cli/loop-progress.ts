@@ -1,9 +1,8 @@
 // Reads what a running inner loop looks like right now: the workflow's status and leaderboard queries,
 // plus each running experiment's latest step from PostgreSQL (the metrics never pass through Temporal).
 import type { WorkflowHandle } from '@temporalio/client';
-import { inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { experiments } from '../db/schema';
+import { experimentCountsOf, runningExperimentRows } from '../services/queries/loop-progress';
 import { leaderboardQuery, statusQuery, type InnerLoopStatus, type LeaderEntry } from '../contracts/inner-loop';
 
 export interface RunningExperiment {
@@ -44,32 +43,18 @@ export async function snapshot(handle: WorkflowHandle, db: Db, defaultSteps = 0)
   const [status, leaderboard] = await Promise.all([handle.query(statusQuery), handle.query(leaderboardQuery)]);
   const running: RunningExperiment[] = [];
   const now = Date.now();
-  if (status.running.length > 0) {
-    const rows = await db.select({ id: experiments.id, params: experiments.params, startedAt: experiments.startedAt }).from(experiments).where(inArray(experiments.id, status.running));
-    const latest = await db.execute(sql`
-      SELECT DISTINCT ON (tr.experiment_id) tr.experiment_id AS id, mp.step, mp.value
-      FROM training_runs tr JOIN metric_points mp ON mp.run_id = tr.id AND mp.name = 'loss'
-      WHERE tr.experiment_id IN (${sql.join(status.running.map((id) => sql`${id}`), sql`, `)})
-      ORDER BY tr.experiment_id, tr.attempt DESC, mp.step DESC`);
-    const byId = new Map(latest.rows.map((r) => [String(r.id), r as { step: number; value: number }]));
-    for (const r of rows) {
-      const p = byId.get(r.id);
-      const elapsedSeconds = r.startedAt ? Math.max(0, (now - r.startedAt.getTime()) / 1000) : undefined;
-      running.push({ experimentId: r.id, step: p ? Number(p.step) : 0, totalSteps: Number((r.params as Record<string, unknown>).steps ?? defaultSteps), loss: p ? Number(p.value) : undefined, elapsedSeconds });
-    }
+  for (const r of await runningExperimentRows(db, status.running)) {
+    const elapsedSeconds = r.startedAt ? Math.max(0, (now - r.startedAt.getTime()) / 1000) : undefined;
+    running.push({ experimentId: r.id, step: r.latest?.step ?? 0, totalSteps: Number(r.params.steps ?? defaultSteps), loss: r.latest?.loss, elapsedSeconds });
   }
   const counts = await loopCounts(db, handle.workflowId, status);
   return { status, leaderboard, running, counts, etaSeconds: eta(counts, running, status.parallelism) };
 }
 
 async function loopCounts(db: Db, innerLoopId: string, status: InnerLoopStatus): Promise<LoopCounts> {
-  const r = await db.execute(sql`
-    SELECT status, count(*)::int AS n,
-           avg(extract(epoch FROM finished_at - started_at)) FILTER (WHERE status = 'succeeded') AS secs
-    FROM experiments WHERE inner_loop_id = ${innerLoopId} AND proposer <> 'baseline' GROUP BY status`);
   const byStatus: Record<string, number> = {};
   let meanSeconds: number | undefined;
-  for (const row of r.rows as { status: string; n: number; secs: number | null }[]) {
+  for (const row of await experimentCountsOf(db, innerLoopId)) {
     if (ENDED.includes(row.status)) byStatus[row.status] = Number(row.n);
     if (row.secs !== null && row.secs !== undefined) meanSeconds = Number(row.secs);
   }

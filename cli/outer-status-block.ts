@@ -2,6 +2,7 @@
 // iteration, and a promotion awaiting approval with its evidence and the command that answers it.
 import type { Client } from '@temporalio/client';
 import { latestOuterLoop } from '../services/campaign-loops';
+import { loopEndReason } from '../services/loop-failures';
 import type { Endpoints } from '../stack/endpoints';
 import { queryOuterStatus } from './follow-outer';
 import { formatEvidence, phaseLine } from './outer-view';
@@ -18,7 +19,7 @@ export async function outerStatusBlock(client: Client, e: Endpoints, campaignId:
   const link = uiLink(e, handle.workflowId);
   const head = `outer loop ${handle.workflowId}: ${status}${link ? `  (${link})` : ''}`;
   if (status === 'COMPLETED') return [head, ...lastLine((await handle.result()).iterations.at(-1))].join('\n');
-  if (status !== 'RUNNING') return head;
+  if (status !== 'RUNNING') return `${head}\n  reason: ${await loopEndReason(handle)}`;
   const st = await queryOuterStatus(handle);
   if (!st) return `${head}\n  (no answer to the status query: is an orchestration worker running?)`;
   return [`${head}\n  ${phaseLine(st)}`, ...lastLine(st.done.at(-1)), ...(st.awaitingApproval ? [formatEvidence(st.awaitingApproval, campaignId)] : [])].join('\n');

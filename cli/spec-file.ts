@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
 import { InvalidSpecError, parseSpec, type CampaignSpec } from '../core/spec';
+import { UsageError } from '../core/errors';
 
 /**
  * The largest spec file read. Real specs are a few KB; the YAML parser's own duplicate-key check is quadratic (a
@@ -13,9 +14,7 @@ import { InvalidSpecError, parseSpec, type CampaignSpec } from '../core/spec';
 export const MAX_SPEC_BYTES = 256 * 1024;
 
 /** The file could not be read or parsed (as opposed to InvalidSpecError: parsed, but not a valid spec). */
-export class SpecFileError extends Error {
-  override readonly name = 'SpecFileError';
-}
+export class SpecFileError extends UsageError {}
 
 /** Reads, parses and validates `file`; throws SpecFileError or InvalidSpecError (whose problems name each path). */
 export function loadSpecFile(file: string): CampaignSpec {

@@ -25,6 +25,8 @@ export async function watchLoop(handle: WorkflowHandle, db: Db, opts: WatchOptio
   let lastText = '';
   const detached = opts.detach.then((): WatchOutcome => ({ kind: 'detached' }));
   const result = handle.result().then((r: InnerLoopResult): WatchOutcome => ({ kind: 'done', result: r }));
+  // A loop that fails before the first snapshot is drawn (its trainer cannot start) must not reject unhandled meanwhile.
+  result.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let inFlight: Promise<void> = Promise.resolve();

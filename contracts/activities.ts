@@ -5,6 +5,7 @@ import type { LaunchTrainingInput, LaunchTrainingResult } from './training';
 import type { AwaitTrainingInput, TrainingOutcome } from './training';
 import type { AcquireCapacityInput, CapacityGrant } from './training';
 import type { ReleaseCapacityInput } from './training';
+import type { CheckTrainerInput, TrainerCheck } from './training';
 import type { ScoreCheckpointInput, ScoreResult } from './eval';
 import type { LoopSettingsInput } from './campaign';
 import type { PrepareTaskInput, PreparedTask } from './campaign';
@@ -46,6 +47,7 @@ export interface TrainingActivities {
   awaitTraining(input: AwaitTrainingInput): Promise<TrainingOutcome>;
   acquireCapacity(input: AcquireCapacityInput): Promise<CapacityGrant>;
   releaseCapacity(input: ReleaseCapacityInput): Promise<{ released: boolean }>;
+  checkTrainer(input: CheckTrainerInput): Promise<TrainerCheck>;
 }
 
 export interface EvalActivities {

@@ -49,3 +49,14 @@ export interface ReleaseCapacityInput {
 }
 
 export type TrainingStatus = 'succeeded' | 'failed' | 'pruned' | 'timed_out';
+
+export interface CheckTrainerInput {
+  /** The campaign version the inner loop runs. */
+  campaignVersionId: string;
+}
+
+/**
+ * What the training worker found before the loop's first write: the trainer can start there (and how it is
+ * isolated; `cluster`: Ray or Kubernetes run it in their container, unchecked), or the one-line reason it cannot.
+ */
+export type TrainerCheck = { ok: true; host: string; sandbox: 'bubblewrap' | 'none' | 'cluster' } | { ok: false; host: string; reason: string };

@@ -1,6 +1,7 @@
 // One user signal on a production model's output, as a client sends it: the outer loop's raw input.
 // `checkFeedback` is the one place an event is validated (HTTP API and `flywheel feedback import` alike).
 import { z } from 'zod';
+import { NonRetryableError } from './errors';
 
 /** Per-field caps in UTF-8 bytes: one event stays small enough that a 1000-event batch fits in a request. */
 export const FEEDBACK_LIMITS = { text: 64 * 1024, comment: 16 * 1024, name: 200 } as const;
@@ -61,8 +62,7 @@ export const feedbackEventSchema = z
 
 export type FeedbackEvent = z.infer<typeof feedbackEventSchema>;
 
-export class InvalidFeedbackError extends Error {
-  override readonly name = 'InvalidFeedbackError';
+export class InvalidFeedbackError extends NonRetryableError {
   /** One `path: message` line per problem. */
   constructor(readonly problems: string[], where = 'feedback event') {
     super(`${where} is invalid:\n${problems.join('\n')}`);

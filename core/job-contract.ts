@@ -1,7 +1,17 @@
 // The training-job contract shared by every trainer and every backend (see DESIGN.md).
 // `train --run-dir DIR` reads DIR/run.json, appends DIR/metrics.jsonl, writes DIR/checkpoints/manifest.json.
 // `predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl` answers eval prompts from a frozen checkpoint.
+// Before an inner loop writes anything, the training worker checks that the trainer can start (checkTrainer): its
+// program resolves on the worker's PATH, an interpreter's script exists, the sandbox can be made. Nothing is run.
 
+/**
+ * What `train` reads. Every inner loop first trains its **baseline**, the reference held-out scores are compared
+ * with: experiment id `<inner loop>/baseline` (run id `…/baseline/r1`), `seed` = innerLoop.seed × 1000 − 1, and no
+ * searched knob: for the built-in trainer `params` is its default architecture with `steps: 0` (the untrained model);
+ * for a trainer of one's own it is `trainer.fixed` alone (`{}` when the spec fixes nothing), so the trainer's own
+ * defaults apply: fix `steps: 0` (or its equivalent) and search `steps`, or the baseline is a trained model. A warm
+ * started loop's baseline gets the base in `baseCheckpoint` (the built-in trainer also its knobs, with `steps: 0`).
+ */
 export interface RunJson {
   runId: string;
   experimentId: string;

@@ -1,10 +1,10 @@
 // The error a campaign spec (or a block of it) raises when it fails validation, and the `path: message` lines it
 // carries: shared by the spec and the blocks it embeds, so neither imports the other.
 import type { z } from 'zod';
+import { UsageError } from './errors';
 
 /** A spec that failed validation: one `path: message` line per problem. */
-export class InvalidSpecError extends Error {
-  override readonly name = 'InvalidSpecError';
+export class InvalidSpecError extends UsageError {
   constructor(readonly problems: string[], where = 'campaign spec') {
     super(`${where} is invalid:\n${problems.join('\n')}`);
   }
@@ -17,6 +17,4 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
 
 
 /** A spec too large to register: refused before anything is written or any workflow is started. */
-export class SpecTooLargeError extends Error {
-  override readonly name = 'SpecTooLargeError';
-}
+export class SpecTooLargeError extends UsageError {}

@@ -2,12 +2,11 @@
 // call. The campaign row is read on every request, so a promotion is served from the next request on; each
 // checkpoint is verified and decoded once, then kept in a small cache by checkpoint id.
 import fs from 'node:fs';
-import { eq } from 'drizzle-orm';
 import { CHARLM_FORMAT, CharLm, decodeCheckpoint, greedyComplete } from '../formats/charlm/model';
 import type { CompletionReply, CompletionRequest } from '../core/completion';
-import { NotFoundError } from '../core/errors';
+import { NotFoundError, FlywheelError, NonRetryableError } from '../core/errors';
 import type { Db } from '../db/client';
-import { campaigns, checkpoints } from '../db/schema';
+import { checkpointRow, productionCheckpointOf } from '../services/production-model';
 import { verifyCheckpoint } from '../services/checkpoint-manifest';
 
 export interface CompletionServiceOptions {
@@ -17,19 +16,13 @@ export interface CompletionServiceOptions {
 }
 
 /** No campaign has this id (HTTP 404). */
-export class CampaignNotFoundError extends Error {
-  override readonly name = 'CampaignNotFoundError';
-}
+export class CampaignNotFoundError extends NonRetryableError {}
 
 /** The campaign exists but no checkpoint has been promoted to production yet (HTTP 409). */
-export class NoProductionModelError extends Error {
-  override readonly name = 'NoProductionModelError';
-}
+export class NoProductionModelError extends FlywheelError {}
 
 /** The production checkpoint is in a format this server cannot run (HTTP 501). */
-export class UnsupportedCheckpointFormatError extends Error {
-  override readonly name = 'UnsupportedCheckpointFormatError';
-}
+export class UnsupportedCheckpointFormatError extends NonRetryableError {}
 
 function withDefaults(o: CompletionServiceOptions): Required<CompletionServiceOptions> {
   return { maxCachedModels: 4, ...o };
@@ -45,16 +38,13 @@ export class CompletionService {
   }
 
   async complete(req: CompletionRequest): Promise<CompletionReply> {
-    const [campaign] = await this.o.db
-      .select({ production: campaigns.productionCheckpointId })
-      .from(campaigns)
-      .where(eq(campaigns.id, req.campaignId));
-    if (!campaign) throw new CampaignNotFoundError(`campaign "${req.campaignId}" does not exist`);
-    if (!campaign.production) {
+    const production = await productionCheckpointOf(this.o.db, req.campaignId);
+    if (production === undefined) throw new CampaignNotFoundError(`campaign "${req.campaignId}" does not exist`);
+    if (!production) {
       throw new NoProductionModelError(`campaign "${req.campaignId}" has no promoted model yet: the outer loop promotes one when a candidate passes the gate`);
     }
-    const model = await this.model(campaign.production);
-    return { completion: greedyComplete(model, req.prompt, req.maxBytes), modelVersion: campaign.production };
+    const model = await this.model(production);
+    return { completion: greedyComplete(model, req.prompt, req.maxBytes), modelVersion: production };
   }
 
   /** Checkpoint ids currently decoded in memory, least recently used first. */
@@ -78,7 +68,7 @@ export class CompletionService {
   }
 
   private async load(checkpointId: string): Promise<CharLm> {
-    const [row] = await this.o.db.select().from(checkpoints).where(eq(checkpoints.id, checkpointId));
+    const row = await checkpointRow(this.o.db, checkpointId);
     if (!row) throw new NotFoundError(`production checkpoint "${checkpointId}" has no row in checkpoints`);
     if (row.format !== CHARLM_FORMAT) {
       throw new UnsupportedCheckpointFormatError(`checkpoint "${checkpointId}" is in format "${row.format}"; this server completes with ${CHARLM_FORMAT} only`);

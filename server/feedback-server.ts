@@ -11,6 +11,7 @@ import type { Db } from '../db/client';
 import { ConflictingCopiesError, DatabaseUnavailableError, FeedbackConflictError, isUnavailable, storeFeedback, UnknownCampaignError } from '../services/feedback-store';
 import { bearerCheck } from './http/bearer-token';
 import { CampaignNotFoundError, CompletionService, NoProductionModelError, UnsupportedCheckpointFormatError } from './completion-service';
+import { NonRetryableError } from '../core/errors';
 
 export interface FeedbackServerOptions {
   db: Db;
@@ -101,7 +102,7 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
 }
 
 /** Thrown by request parsing to answer with `reply`. */
-class Reject extends Error {
+class Reject extends NonRetryableError {
   constructor(readonly reply: Reply) {
     super(String(reply[1].error));
   }

@@ -4,10 +4,10 @@ import { inArray } from 'drizzle-orm';
 import type { FeedbackEvent } from '../core/feedback';
 import type { Db } from '../db/client';
 import { campaigns, feedbackEvents } from '../db/schema';
+import { FlywheelError, NonRetryableError } from '../core/errors';
 
 /** An id that is already stored (or repeated within the batch) with other content; nothing of the batch was written. */
-export class FeedbackConflictError extends Error {
-  override readonly name = 'FeedbackConflictError';
+export class FeedbackConflictError extends NonRetryableError {
   constructor(readonly ids: string[]) {
     const shown = ids.slice(0, 5).map((id) => `"${id}"`).join(', ');
     super(`feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} already stored with different content`);
@@ -15,8 +15,7 @@ export class FeedbackConflictError extends Error {
 }
 
 /** One id twice in the batch with different content: the batch contradicts itself, and nothing of it was written. */
-export class ConflictingCopiesError extends Error {
-  override readonly name = 'ConflictingCopiesError';
+export class ConflictingCopiesError extends NonRetryableError {
   constructor(readonly ids: string[]) {
     const shown = ids.slice(0, 5).map((id) => `"${id}"`).join(', ');
     super(`feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} appear${ids.length > 1 ? '' : 's'} twice in the batch with different content; nothing stored`);
@@ -24,17 +23,14 @@ export class ConflictingCopiesError extends Error {
 }
 
 /** Feedback for a campaign that does not exist (a typo, or a client pointed at the wrong server): nothing stored. */
-export class UnknownCampaignError extends Error {
-  override readonly name = 'UnknownCampaignError';
+export class UnknownCampaignError extends NonRetryableError {
   constructor(readonly campaignIds: string[]) {
     super(`no campaign ${campaignIds.slice(0, 5).map((id) => `"${id}"`).join(', ')}${campaignIds.length > 5 ? ` and ${campaignIds.length - 5} more` : ''}: register it first (\`flywheel run\` or \`flywheel outer\`); nothing stored`);
   }
 }
 
 /** The database could not be reached (refused, timed out, shutting down): retrying later can help. */
-export class DatabaseUnavailableError extends Error {
-  override readonly name = 'DatabaseUnavailableError';
-}
+export class DatabaseUnavailableError extends FlywheelError {}
 
 export interface StoreResult {
   inserted: number;

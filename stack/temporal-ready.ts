@@ -4,10 +4,9 @@ import { Connection } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType, type SearchAttributeKey, type SearchAttributeType } from '@temporalio/common/lib/search-attributes';
 import type { TemporalConnectionOptions } from '../temporal/temporal-connection';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FlywheelError } from '../core/errors';
 
-export class TemporalNotReadyError extends Error {
-  override readonly name = 'TemporalNotReadyError';
-}
+export class TemporalNotReadyError extends FlywheelError {}
 
 export interface AwaitTemporalOptions {
   /** Give up after this long. @default 60000 */

@@ -4,6 +4,7 @@
 // encrypts, every listed key decrypts (rotation: prepend the new key, drop an old one once no history needs it).
 import crypto from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
+import { UsageError } from '../core/errors';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 const KEY_ID = 'encryption-key-id';
@@ -11,9 +12,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** A malformed FLYWHEEL_PAYLOAD_KEY, or a payload that no configured key can open. */
-export class PayloadKeyError extends Error {
-  override readonly name = 'PayloadKeyError';
-}
+export class PayloadKeyError extends UsageError {}
 
 export interface PayloadKey {
   id: string;

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
 import type { FlywheelConfig } from '../core/config';
+import { UsageError } from '../core/errors';
 
 export interface TemporalConnectionOptions {
   address: string;
@@ -11,9 +12,7 @@ export interface TemporalConnectionOptions {
 }
 
 /** Thrown when no Temporal address is known (neither TEMPORAL_ADDRESS nor a running `flywheel up`). */
-export class TemporalAddressMissingError extends Error {
-  override readonly name = 'TemporalAddressMissingError';
-}
+export class TemporalAddressMissingError extends UsageError {}
 
 /** Connection options for `config`; certificate files are read here so a bad path fails before connecting. */
 export function temporalConnectionOptions(config: FlywheelConfig): TemporalConnectionOptions {

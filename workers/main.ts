@@ -7,10 +7,9 @@ import { openDb } from '../db/client';
 import { temporalConnectionOptions } from '../temporal/temporal-connection';
 import { createWorker, workerIdentity } from './create-worker';
 import { workflowLiveness, workflowStatus } from './workflow-liveness';
+import { UsageError } from '../core/errors';
 
-export class DatabaseUrlMissingError extends Error {
-  override readonly name = 'DatabaseUrlMissingError';
-}
+export class DatabaseUrlMissingError extends UsageError {}
 
 export interface RunWorkerOptions {
   family: QueueFamily;

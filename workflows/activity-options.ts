@@ -1,9 +1,9 @@
 // Timeouts and retry rules per activity family. Heartbeat timeouts bound how long a crashed worker's
-// activity waits before a retry reattaches elsewhere.
+// activity waits before a retry reattaches elsewhere. No list of non-retryable error types: an activity whose error
+// class says retrying cannot help fails as non-retryable itself (activities/retry-boundary.ts).
 import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
-import { NON_RETRYABLE } from '../core/errors';
 
-const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: NON_RETRYABLE };
+const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' };
 
 /**
  * Orchestration and launch activities are short steps; they heartbeat while they run (activities/auto-heartbeat.ts),

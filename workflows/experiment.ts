@@ -78,7 +78,7 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
 
 /** What scoring found wrong with the trainer's output, when `e` is one of the contract errors; else undefined. */
 function brokenContract(e: unknown): string | undefined {
-  const contract = ['PredictionsMismatchError', 'ChecksumMismatchError', 'ContractViolationError'];
+  const contract = ['PredictionsMismatchError', 'ChecksumMismatchError', 'ContractViolationError', 'CheckpointFormatError'];
   if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && contract.includes(e.cause.type ?? '')) return `scoring the public split: ${e.cause.message}`;
   return undefined;
 }

@@ -15,8 +15,8 @@ import {
 import { improves } from '../core/loop-settings';
 import { campaignIdOfVersion } from '../contracts/campaign';
 import type { Proposal } from '../contracts/inner-activities';
-import type { EvalActivities, OrchestrationActivities } from '../contracts/activities';
-import { agentOptions, evalOptions, orchestrationOptions } from './activity-options';
+import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
+import { agentOptions, evalOptions, launchOptions, orchestrationOptions } from './activity-options';
 import { experiment } from './experiment';
 import type { ExperimentInput, ExperimentResult } from '../contracts/experiment';
 import {
@@ -48,6 +48,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
   const orch = proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
   const { scoreCheckpoint, checkContamination } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
   const agents = proxyActivities<Pick<OrchestrationActivities, 'proposeExperiments' | 'analyzeBatch'>>(agentOptions(queueOf('orchestration')));
+  const { checkTrainer } = proxyActivities<TrainingActivities>(launchOptions(queueOf('training')));
 
   let phase: InnerLoopStatus['phase'] = 'preparing';
   let stopRequested = false;
@@ -108,6 +109,9 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
   setHandler(leaderboardQuery, () => state?.leaderboard ?? []);
 
   if (!state) {
+    // Before the first write: a trainer that cannot start on the training worker ends the loop here, with the reason.
+    const trainer = await checkTrainer({ campaignVersionId });
+    if (!trainer.ok) throw ApplicationFailure.nonRetryable(trainer.reason, 'TrainerCannotStart');
     const settings = await orch.loopSettings({ campaignVersionId });
     if (input.budget?.experiments !== undefined) settings.experiments = input.budget.experiments;
     if (input.budget?.parallelism !== undefined) settings.parallelism = input.budget.parallelism;

@@ -34,7 +34,7 @@ import {
   type OuterLoopStatus,
   type PromotionEvidence,
 } from '../contracts/outer-loop';
-import { failureReason } from './failure-reason';
+import { failureReason } from '../contracts/failure-reason';
 import { promotionDetails } from './promotion-details';
 import { queueOf } from './queues';
 import { CampaignId, Iteration, LoopKind } from '../contracts/search-attributes';

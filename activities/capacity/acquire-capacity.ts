@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { NotFoundError } from '../../core/errors';
 import { experiments } from '../../db/schema';
 import { campaignOfRow } from '../campaign-of';
-import type { ActivityDeps } from '../deps';
+import { withDefaults, type ActivityDeps } from '../deps';
 import { runIdOf } from '../../contracts/run-id';
 import { CAPACITY_CHANNEL, releaseSlot, suspectSlots, tryAcquireSlot, type SlotRequest } from './capacity-slots';
 import type { AcquireCapacityInput, CapacityGrant } from '../../contracts/training';
@@ -25,7 +25,7 @@ export const capacityTiming = {
 
 export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacityInput): Promise<CapacityGrant> {
   const ctx = Context.current();
-  const { db } = deps;
+  const { db, clock } = withDefaults(deps);
   const [exp] = await db.select({ id: experiments.id, campaignId: experiments.campaignId, campaignVersionId: experiments.campaignVersionId }).from(experiments).where(eq(experiments.id, input.experimentId));
   if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
   const spec = await campaignOfRow(deps, exp);
@@ -37,7 +37,7 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
     campaignId: exp.campaignId,
     backend: spec.backend.kind,
     campaignLimit: spec.backend.maxConcurrent,
-    waitedSeconds: Math.max(0, (Date.now() - since) / 1000),
+    waitedSeconds: Math.max(0, (clock.now() - since) / 1000),
   });
 
   let answer = await tryAcquireSlot(db, request());
@@ -57,8 +57,8 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
       answer = await tryAcquireSlot(db, request());
       if (answer.granted) return { runId, waitedSeconds: answer.waitedSeconds };
       ctx.heartbeat({ waiting: answer });
-      if (Date.now() - livenessAt >= capacityTiming.livenessEveryMs) {
-        livenessAt = Date.now();
+      if (clock.now() - livenessAt >= capacityTiming.livenessEveryMs) {
+        livenessAt = clock.now();
         await reapGoneHolders(deps, spec.backend.kind);
       }
       // ctx.sleep rejects with CancelledFailure on a cancel request or a worker shutdown: the wait ends, holding nothing.

@@ -4,7 +4,7 @@ import { BASELINE_PARAMS } from '../../tasks/builtin-code/baseline';
 import type { Params } from '../../core/spec';
 import { decisions, experiments, innerLoops } from '../../db/schema';
 import { campaignsOf } from '../campaign-of';
-import type { ActivityDeps } from '../deps';
+import { withDefaults, type ActivityDeps } from '../deps';
 import { warmStartOfCheckpoint } from './warm-start';
 import type { FinishExperimentInput, FinishInnerLoopInput, Proposal, SelectBestInput, SelectedBest, StartInnerLoopInput } from '../../contracts/inner-activities';
 
@@ -77,7 +77,7 @@ export async function selectBest(deps: ActivityDeps, input: SelectBestInput): Pr
 export async function finishInnerLoop(deps: ActivityDeps, input: FinishInnerLoopInput): Promise<void> {
   await deps.db
     .update(innerLoops)
-    .set({ status: input.status, bestExperimentId: input.bestExperimentId ?? null, summary: input.summary, updatedAt: new Date() })
+    .set({ status: input.status, bestExperimentId: input.bestExperimentId ?? null, summary: input.summary, updatedAt: new Date(withDefaults(deps).clock.now()) })
     .where(eq(innerLoops.id, input.innerLoopId));
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
 import { repetitions, uniformOf } from '../../core/dataset/loss-weights';
 import { findOverlaps } from '../../core/dataset/overlap';
-import { NotFoundError } from '../../core/errors';
+import { NotFoundError, NonRetryableError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { critiques, datasetVersions, evalItems, examples } from '../../db/schema';
 import type { ActivityDeps } from '../deps';
@@ -38,9 +38,7 @@ export interface BuildDatasetVersionInput {
 export const MAX_REMOVED_LISTED = 100;
 
 /** A mix or loss weight that is negative or not a number: retrying cannot help. */
-export class InvalidWeightsError extends Error {
-  override readonly name = 'InvalidWeightsError';
-}
+export class InvalidWeightsError extends NonRetryableError {}
 
 /** The trainer's text and this version's description, beside each other in the version's folder. */
 export const TRAIN_FILE = 'train.txt';

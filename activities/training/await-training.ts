@@ -8,13 +8,13 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
-import { backendFor, type JobHandle, type JobStatus, type TrainingBackend } from '../../backends';
+import type { JobHandle, JobStatus, TrainingBackend } from '../../backends';
 import { METRICS_FILE } from '../../core/job-contract';
 import { firstPrunedStep, type PeerCurve } from '../../core/pruning';
 import { checkpoints, experiments, trainingRuns } from '../../db/schema';
 import { campaignOfRow } from '../campaign-of';
 import { recordTrainingCost } from '../cost/cost-ledger';
-import type { ActivityDeps } from '../deps';
+import { withDefaults, type ActivityDeps, type ActivityDepsWithDefaults } from '../deps';
 import { readManifest, verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { peerCurves, storeMetricPoints } from './metrics-sink';
 import { readMetrics } from './metrics-stream';
@@ -32,15 +32,16 @@ const POLL_MS = 25;
 /** How often new metric lines are read and stored while the job runs. */
 const FLUSH_MS = 1000;
 
-export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInput): Promise<TrainingOutcome> {
+export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInput): Promise<TrainingOutcome> {
   const ctx = Context.current();
-  const { db } = deps;
+  const deps = withDefaults(given);
+  const { db, clock, backendFor } = deps;
   const backend = backendFor(input.handle.backend);
   const prior = ctx.info.heartbeatDetails as Progress | undefined;
   let offset = prior?.jobRef === input.handle.ref ? prior.metricsOffset : 0;
   const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
   const [run] = await db.select({ startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict }).from(trainingRuns).where(eq(trainingRuns.id, input.runId));
-  const startedAt = run?.startedAt?.getTime() ?? Date.now();
+  const startedAt = run?.startedAt?.getTime() ?? clock.now();
   // An earlier attempt decided to stop the job: finish carrying it out and report that decision, not the kill's trace.
   if (run?.verdict) return stopFor(deps, backend, input, run.verdict as RunVerdict, offset);
   let last: { step: number; value: number } | undefined;
@@ -62,7 +63,7 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
     }
     offset = chunk.nextOffset;
     ctx.heartbeat({ jobRef: input.handle.ref, metricsOffset: offset } satisfies Progress);
-    lastFlush = Date.now();
+    lastFlush = clock.now();
   };
 
   for (;;) {
@@ -73,7 +74,7 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
         before = offset;
         await flush();
       }
-    } else if (Date.now() - lastFlush >= FLUSH_MS) {
+    } else if (clock.now() - lastFlush >= FLUSH_MS) {
       await flush();
     }
     // Every point is judged in order, the last ones too when the run has just ended, against a peer set fixed before
@@ -92,7 +93,7 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
       const truncated = partialTail > 0 ? `${metricsFile} ends with a truncated line (${partialTail} bytes at offset ${offset}, no newline)` : undefined;
       return finish(deps, backend, input, status, truncated);
     }
-    if (Date.now() - startedAt > input.timeoutSeconds * 1000) {
+    if (clock.now() - startedAt > input.timeoutSeconds * 1000) {
       const decided = await decideRun(db, input.runId, { status: 'timed_out', lastStep: last?.step, error: `exceeded ${input.timeoutSeconds}s` });
       return stopFor(deps, backend, input, decided, offset);
     }
@@ -105,9 +106,9 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
       if (ctx.cancellationDetails?.cancelRequested) {
         await decideRun(db, input.runId, { status: 'cancelled', lastStep: last?.step, error: 'cancelled by its workflow' });
         await backend.cancel(input.handle);
-        await db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date() }).where(eq(trainingRuns.id, input.runId));
+        await db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date(clock.now()) }).where(eq(trainingRuns.id, input.runId));
         await recordRunCost(deps, input);
-        await db.update(experiments).set({ status: 'cancelled', finishedAt: new Date() }).where(eq(experiments.id, input.experimentId));
+        await db.update(experiments).set({ status: 'cancelled', finishedAt: new Date(clock.now()) }).where(eq(experiments.id, input.experimentId));
       }
       throw e;
     }
@@ -119,7 +120,7 @@ export async function awaitTraining(deps: ActivityDeps, input: AwaitTrainingInpu
  * up to the kill, and records the verdict as the run's outcome. A cancel reattached to (its workflow was cancelled,
  * the completion lost) has no outcome to report: it fails, non-retryable.
  */
-async function stopFor(deps: ActivityDeps, backend: TrainingBackend, input: AwaitTrainingInput, verdict: RunVerdict, offset: number): Promise<TrainingOutcome> {
+async function stopFor(deps: ActivityDepsWithDefaults, backend: TrainingBackend, input: AwaitTrainingInput, verdict: RunVerdict, offset: number): Promise<TrainingOutcome> {
   await backend.cancel(input.handle);
   const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
   for (let before = -1; before !== offset; ) {
@@ -129,14 +130,14 @@ async function stopFor(deps: ActivityDeps, backend: TrainingBackend, input: Awai
     offset = chunk.nextOffset;
   }
   if (verdict.status === 'cancelled') {
-    await deps.db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date() }).where(eq(trainingRuns.id, input.runId));
+    await deps.db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date(deps.clock.now()) }).where(eq(trainingRuns.id, input.runId));
     throw ApplicationFailure.nonRetryable(`${input.runId}: ${verdict.error}`, 'RunCancelledError');
   }
   return record(deps, input, { runId: input.runId, status: verdict.status, lastStep: verdict.lastStep, error: verdict.error });
 }
 
 /** `truncated`: what is wrong with metrics.jsonl's tail, if anything; a successful exit with it breaks the contract. */
-async function finish(deps: ActivityDeps, backend: TrainingBackend, input: AwaitTrainingInput, status: JobStatus, truncated?: string): Promise<TrainingOutcome> {
+async function finish(deps: ActivityDepsWithDefaults, backend: TrainingBackend, input: AwaitTrainingInput, status: JobStatus, truncated?: string): Promise<TrainingOutcome> {
   const stderrTail = await backend.stderrTail(input.handle, 20);
   if (status.reason === 'timeout') {
     // The scheduler's time limit (Slurm's --time), not our own clock, ended the job: the same verdict as ours.
@@ -176,18 +177,18 @@ async function finish(deps: ActivityDeps, backend: TrainingBackend, input: Await
   return record(deps, input, { runId: input.runId, status: 'succeeded', exitCode: 0, checkpointId: final.id, lastStep: final.step }, stderrTail, status.trainerSeconds);
 }
 
-async function record(deps: ActivityDeps, input: AwaitTrainingInput, outcome: TrainingOutcome, stderrTail?: string, trainerSeconds?: number): Promise<TrainingOutcome> {
+async function record(deps: ActivityDepsWithDefaults, input: AwaitTrainingInput, outcome: TrainingOutcome, stderrTail?: string, trainerSeconds?: number): Promise<TrainingOutcome> {
   const launches = countLaunches(input.handle.runDir);
   await deps.db
     .update(trainingRuns)
-    .set({ status: outcome.status, exitCode: outcome.exitCode ?? null, stderrTail: stderrTail ?? null, trainerSeconds: trainerSeconds ?? null, launches, endedAt: new Date() })
+    .set({ status: outcome.status, exitCode: outcome.exitCode ?? null, stderrTail: stderrTail ?? null, trainerSeconds: trainerSeconds ?? null, launches, endedAt: new Date(deps.clock.now()) })
     .where(eq(trainingRuns.id, input.runId));
   await recordRunCost(deps, input, trainerSeconds);
   return outcome;
 }
 
 /** The run's ledger row, once: the trainer's own seconds, or the run's launch-to-end span when it has none. */
-async function recordRunCost(deps: ActivityDeps, input: AwaitTrainingInput, trainerSeconds?: number): Promise<void> {
+async function recordRunCost(deps: ActivityDepsWithDefaults, input: AwaitTrainingInput, trainerSeconds?: number): Promise<void> {
   const [row] = await deps.db
     .select({ id: experiments.id, campaignId: experiments.campaignId, campaignVersionId: experiments.campaignVersionId, startedAt: trainingRuns.startedAt, endedAt: trainingRuns.endedAt })
     .from(trainingRuns)
@@ -195,7 +196,7 @@ async function recordRunCost(deps: ActivityDeps, input: AwaitTrainingInput, trai
     .where(eq(trainingRuns.id, input.runId));
   if (!row) return;
   const spec = await campaignOfRow(deps, row);
-  const seconds = trainerSeconds ?? Math.max(0, ((row.endedAt ?? new Date()).getTime() - row.startedAt.getTime()) / 1000);
+  const seconds = trainerSeconds ?? Math.max(0, ((row.endedAt ?? new Date(deps.clock.now())).getTime() - row.startedAt.getTime()) / 1000);
   const slurm = spec.backend.kind === 'slurm' ? spec.backend.slurm : undefined;
   const cpus = slurm ? slurm.nodes * slurm.cpusPerTask : undefined;
   await recordTrainingCost(deps.db, spec, { runId: input.runId, campaignId: row.campaignId, backend: input.handle.backend, seconds, cpus });

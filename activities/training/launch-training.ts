@@ -5,11 +5,11 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
-import { backendFor, type JobHandle } from '../../backends';
+import type { JobHandle } from '../../backends';
 import { capacitySlots, datasetVersions, experiments, trainingRuns } from '../../db/schema';
 import { checkBudget } from '../cost/cost-ledger';
 import { campaignOfRow } from '../campaign-of';
-import type { ActivityDeps } from '../deps';
+import { withDefaults, type ActivityDeps } from '../deps';
 import { warmStartOfLoop } from '../inner/warm-start';
 import { runDirOf } from '../../services/paths';
 import { runIdOf } from '../../contracts/run-id';
@@ -44,7 +44,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   };
   writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));
 
-  const backend = backendFor(spec.backend.kind, spec.backend);
+  const backend = withDefaults(deps).backendFor(spec.backend.kind, spec.backend);
   const { argv, env, isolation } = trainCommand(spec, deps.home, runJson, runDir);
   writeOnce(path.join(runDir, ISOLATION_FILE), JSON.stringify(isolation) + '\n');
   const handle = await backend.launch({ runId, runDir, argv, env, campaignId: exp.campaignId, timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds });

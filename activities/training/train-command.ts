@@ -4,14 +4,12 @@
 import type { RunJson } from '../../core/job-contract';
 import type { CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
+import { SANDBOXED_BACKENDS } from '../../backends/sandbox/trainer-start';
 import { trainerArgv } from './trainer-command';
 import { isolatedEntry, trainerSetupOf } from './trainer-isolation';
 
 /** In the run directory: how the trainer was isolated (`{"sandbox": "bubblewrap"}`). */
 export const ISOLATION_FILE = 'isolation.json';
-
-/** Backends whose jobs run on hosts that make the sandbox themselves (the worker's host, or Slurm's nodes). */
-const SANDBOXED_BACKENDS = new Set(['local', 'slurm']);
 
 export interface TrainCommand {
   argv: string[];

@@ -2,7 +2,7 @@
 // code it may read, and what is hidden from it (FLYWHEEL_HOME, the task's eval sources). The launch activity and
 // the eval activity both go through here, so `train` and `predict` get the same sandbox.
 import path from 'node:path';
-import { isolate, type IsolatedCommand } from '../../backends/sandbox/sandbox';
+import { isolate, type IsolatedCommand, type IsolationRequest } from '../../backends/sandbox/sandbox';
 import type { CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
 import { builtinCorpusSourceDirs } from '../../tasks/builtin-code/corpus';
@@ -31,9 +31,14 @@ export interface EntryPaths {
 
 /** The command that runs one entry point of the trainer under the campaign's isolation. */
 export function isolatedEntry(setup: TrainerSetup, entry: 'train' | 'predict', args: string[], paths: EntryPaths): IsolatedCommand {
+  return isolate(isolationRequest(setup, entry, args, paths));
+}
+
+/** What isolating one entry point asks of the sandbox: the argv, environment and paths (checkTrainer asks it too). */
+export function isolationRequest(setup: TrainerSetup, entry: 'train' | 'predict', args: string[], paths: EntryPaths): IsolationRequest {
   const { trainer } = setup;
   const builtin = trainer.command === 'builtin';
-  return isolate({
+  return {
     argv: trainerArgv(trainer.command, entry, args),
     env: trainerEnvironment(process.env, trainer),
     cwd: paths.cwd,
@@ -45,5 +50,5 @@ export function isolatedEntry(setup: TrainerSetup, entry: 'train' | 'predict', a
     network: trainer.network,
     unsandboxed: trainer.unsandboxed,
     trusted: builtin,
-  });
+  };
 }

@@ -2,9 +2,9 @@
 // namespaced Job, list its pods, read a pod's log. Every failure becomes one KubeApiError line naming the call,
 // the API server's address and its own message (a Status object's reason and message, or the socket error).
 import { ApiException, BatchV1Api, CoreV1Api, KubeConfig, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import { FlywheelError } from '../../core/errors';
 
-export class KubeApiError extends Error {
-  override readonly name = 'KubeApiError';
+export class KubeApiError extends FlywheelError {
   constructor(
     readonly call: string,
     readonly server: string,

@@ -2,6 +2,7 @@
 // the logs of a job by its submission id. Plain node:http, no Ray SDK: the training worker needs no Python.
 import http from 'node:http';
 import https from 'node:https';
+import { FlywheelError } from '../../core/errors';
 
 export const DEFAULT_RAY_ADDRESS = 'http://127.0.0.1:8265';
 
@@ -40,13 +41,12 @@ export interface RayJobsClientOptions {
   timeoutMs?: number;
 }
 
-export class RayJobsError extends Error {
+export class RayJobsError extends FlywheelError {
   constructor(
     message: string,
     readonly httpStatus?: number,
   ) {
     super(message);
-    this.name = 'RayJobsError';
   }
 }
 

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findOnPath } from './find-on-path';
+import { NonRetryableError } from '../../core/errors';
 
 export interface ProgramPaths {
   /** The argv with its program made absolute (a Python shim replaced by the interpreter it runs). */
@@ -16,9 +17,7 @@ export interface ProgramPaths {
 }
 
 /** A program `name` that cannot be found on the worker's PATH. */
-export class TrainerProgramNotFoundError extends Error {
-  override readonly name = 'TrainerProgramNotFoundError';
-}
+export class TrainerProgramNotFoundError extends NonRetryableError {}
 
 interface PythonLayout {
   executable: string;

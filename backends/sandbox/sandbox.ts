@@ -3,6 +3,7 @@
 // environment allow-list holds even then. One place for both the training backends and the eval activity.
 import { bubblewrapArgv, probeSandbox, type SandboxPolicy } from './bubblewrap';
 import { programPaths } from './program-paths';
+import { NonRetryableError } from '../../core/errors';
 
 export interface IsolationRequest {
   argv: string[];
@@ -32,9 +33,7 @@ export interface IsolatedCommand {
 }
 
 /** The host cannot make the sandbox and the campaign did not set `trainer.unsandboxed`: nothing is started. */
-export class SandboxUnavailableError extends Error {
-  override readonly name = 'SandboxUnavailableError';
-}
+export class SandboxUnavailableError extends NonRetryableError {}
 
 export function isolate(req: IsolationRequest): IsolatedCommand {
   const program = programPaths(req.argv, req.env.PATH ?? process.env.PATH);

@@ -1,9 +1,9 @@
 // Thin wrappers over Slurm's client commands (sbatch, squeue, scontrol, scancel), run with execFile: argv is data,
 // never a shell string. Each failure is one SlurmCommandError line naming the command and Slurm's own message.
 import { execFile } from 'node:child_process';
+import { FlywheelError } from '../../core/errors';
 
-export class SlurmCommandError extends Error {
-  override readonly name = 'SlurmCommandError';
+export class SlurmCommandError extends FlywheelError {
   constructor(
     readonly command: string,
     message: string,

@@ -15,6 +15,7 @@ import { loadCampaignVersion } from '../../services/campaigns/campaign-versions'
 import { eq } from 'drizzle-orm';
 import { innerLoops } from '../../db/schema';
 import { formatAnalysis, latestAnalysis } from '../../services/latest-analysis';
+import { loopEndReason } from '../../services/loop-failures';
 import { printRunningLoops } from '../running-loops';
 
 export function registerStatus(program: Command): void {
@@ -35,18 +36,20 @@ export function registerStatus(program: Command): void {
         const handle = await latestInnerLoop(s.client, campaignId);
         if (!handle && outer) return;
         if (!handle) throw new UsageError(`no inner or outer loop found for campaign "${campaignId}"`);
-        // The loop's own pinned version (what it runs), else the campaign's latest.
-        const [row] = await s.db.select({ v: innerLoops.campaignVersionId }).from(innerLoops).where(eq(innerLoops.id, handle.workflowId));
-        const spec = row?.v ? (await loadCampaignVersion(s.db, row.v)).spec : await loadCampaignSpec(s.db, campaignId);
         const desc = await handle.describe();
         const link = uiLink(s.endpoints, handle.workflowId);
         const analysis = await latestAnalysis(s.db, handle.workflowId);
         if (desc.status.name !== 'RUNNING') {
           const result = desc.status.name === 'COMPLETED' ? await handle.result() : undefined;
-          if (opts.json) console.log(JSON.stringify({ workflowId: handle.workflowId, status: desc.status.name, result, analysis }, null, 2));
-          else console.log(`${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${result ? '\n' + formatResult(result) : ''}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);
+          // A loop refused before its first write (its trainer cannot start) has no campaign row: the reason is Temporal's.
+          const reason = result ? undefined : await loopEndReason(handle);
+          if (opts.json) console.log(JSON.stringify({ workflowId: handle.workflowId, status: desc.status.name, reason, result, analysis }, null, 2));
+          else console.log(`${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${reason ? `\n  reason: ${reason}` : ''}${result ? '\n' + formatResult(result) : ''}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);
           return;
         }
+        // The loop's own pinned version (what it runs), else the campaign's latest.
+        const [row] = await s.db.select({ v: innerLoops.campaignVersionId }).from(innerLoops).where(eq(innerLoops.id, handle.workflowId));
+        const spec = row?.v ? (await loadCampaignVersion(s.db, row.v)).spec : await loadCampaignSpec(s.db, campaignId);
         if (opts.once) {
           const snap = await snapshot(handle, s.db, runSteps(spec));
           console.log(opts.json ? JSON.stringify({ workflowId: handle.workflowId, ...snap, analysis }, null, 2) : `${renderSnapshot(snap, spec.selection.metric)}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);

@@ -3,6 +3,7 @@
 // every failing item.
 import { z } from 'zod';
 import { graderConfigSchema, type GraderConfig } from '../graders';
+import { NonRetryableError } from '../errors';
 
 export type SuiteSplit = 'public' | 'heldout' | 'probe';
 
@@ -57,9 +58,7 @@ export interface Suite {
 }
 
 /** A suite that fails validation; the message names every failing item. Retrying cannot help. */
-export class MalformedSuiteError extends Error {
-  override readonly name = 'MalformedSuiteError';
-}
+export class MalformedSuiteError extends NonRetryableError {}
 
 const MAX_LISTED = 20;
 

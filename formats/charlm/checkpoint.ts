@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { layoutOf, type CharLmHyper } from './char-lm';
 import { VOCAB_SIZE } from './vocab';
+import { NonRetryableError } from '../../core/errors';
 
 export const CHARLM_FORMAT = 'charlm-v1';
 const MAGIC = Buffer.from(`${CHARLM_FORMAT}\n`, 'ascii');
@@ -33,9 +34,7 @@ interface Header {
 }
 
 /** Bytes that are not a readable `charlm-v1` checkpoint. */
-export class CheckpointFormatError extends Error {
-  override readonly name = 'CheckpointFormatError';
-}
+export class CheckpointFormatError extends NonRetryableError {}
 
 // Sections are written as the host's Float32Array bytes; every platform we run on is little-endian.
 function assertLittleEndian(): void {

@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/client';
 import type { LoopQueues } from '../../services/campaign-loops';
 import { uiLink, type UiEndpoint } from '../../temporal/ui-links';
+import { NonRetryableError } from '../../core/errors';
 
 export interface DashboardTemporal {
   client: Client;
@@ -24,13 +25,10 @@ export function makeContext(db: Db, csrf: string, temporal?: DashboardTemporal):
 }
 
 /** A page for an id that does not exist (404). */
-export class NotFoundError extends Error {
-  override readonly name = 'NotFoundError';
-}
+export class NotFoundError extends NonRetryableError {}
 
 /** A request the dashboard refuses with a message (400 by default). */
-export class BadRequestError extends Error {
-  override readonly name = 'BadRequestError';
+export class BadRequestError extends NonRetryableError {
   constructor(
     message: string,
     readonly status = 400,

@@ -1,8 +1,7 @@
 // The report's section on the promotion gate: every gate decision of a campaign with the rule that decided it, each
 // check's verdict and figures, and the items a hacking-guard rejection names. Markdown text; PostgreSQL only.
-import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { decisions } from '../../db/schema';
+import { gateDecisionsOf } from '../../services/queries/decisions';
 
 interface CheckFigures {
   passed: boolean;
@@ -12,12 +11,11 @@ interface CheckFigures {
 
 /** Gate decisions (kinds promote, reject and hold; approvals and selections are other sections), oldest first. */
 export async function gateDecisionsSection(db: Db, campaignId: string): Promise<string[]> {
-  const rows = await db.select().from(decisions).where(eq(decisions.campaignId, campaignId)).orderBy(asc(decisions.createdAt), asc(decisions.id));
-  const gates = rows.filter((r) => (r.kind === 'promote' || r.kind === 'reject' || r.kind === 'hold') && (r.figures as { checks?: unknown }).checks !== undefined);
+  const gates = await gateDecisionsOf(db, campaignId);
   const out = [`## Promotion gate: ${campaignId}`, ''];
   if (gates.length === 0) return [...out, 'No gate decisions yet.'];
   for (const d of gates) {
-    out.push(`### ${d.id}: ${d.kind === 'promote' ? 'promoted' : d.kind === 'hold' ? 'HELD for approval' : 'REJECTED'} (rule: ${d.rule})`, '', `- candidate: ${d.checkpointId ?? '?'}`, `- reason: ${d.reason}`);
+    out.push(`### ${d.id}: ${d.kind === 'promote' ? 'promoted' : d.kind === 'hold' ? 'HELD for approval' : 'REJECTED'} (rule: ${d.rule})`, '', `- candidate: ${d.checkpoint_id ?? '?'}`, `- reason: ${d.reason}`);
     const checks = (d.figures as { checks: Record<string, CheckFigures> }).checks;
     out.push('', '| check | verdict | figures |', '| --- | --- | --- |');
     for (const [rule, c] of Object.entries(checks).sort(([a], [b]) => (a < b ? -1 : 1))) {

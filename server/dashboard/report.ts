@@ -12,6 +12,7 @@ import { leaderboardPage, type LeaderboardRow } from '../../services/queries/lea
 import { outerIterationsOf, type OuterIterationRow } from '../../services/queries/outer-iterations';
 import { lineChart } from './svg-chart';
 import { gateDecisionsSection } from './report-gate-section';
+import { NonRetryableError } from '../../core/errors';
 
 /** Inner loops in a report (newest first), leaderboard rows per loop, curves per loop, decisions. */
 const LOOPS = 10;
@@ -31,9 +32,7 @@ export interface CampaignReport {
   gateSection: string[];
 }
 
-export class UnknownCampaignError extends Error {
-  override readonly name = 'UnknownCampaignError';
-}
+export class UnknownCampaignError extends NonRetryableError {}
 
 /** Everything a report shows, read in a handful of queries; `onStep` names each step (for the CLI's progress). */
 export async function collectReport(db: Db, campaignId: string, onStep: (step: string) => void = () => undefined): Promise<CampaignReport> {

@@ -1,19 +1,17 @@
 // Reading a request body with a size cap, and draining one that will not be read, for Flywheel's HTTP servers
 // (feedback API, codec endpoint, dashboard).
 import type http from 'node:http';
+import { FlywheelError, NonRetryableError } from '../../core/errors';
 
 /** The client went away before its body arrived. */
-export class RequestAbortedError extends Error {
-  override readonly name = 'RequestAbortedError';
+export class RequestAbortedError extends FlywheelError {
   constructor() {
     super('request aborted by the client');
   }
 }
 
 /** A body that is not valid UTF-8, read with `strictUtf8` (it would otherwise be stored with U+FFFD in its place). */
-export class InvalidUtf8BodyError extends Error {
-  override readonly name = 'InvalidUtf8BodyError';
-}
+export class InvalidUtf8BodyError extends NonRetryableError {}
 
 /**
  * The body as text, or undefined past `max` bytes; rejects with RequestAbortedError when the client goes away. An

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { splitOfFile, type SourceFile, type Split } from './eval-items';
+import { NonRetryableError } from '../../core/errors';
 
 export interface CorpusPackage {
   /** npm package name. */
@@ -62,9 +63,7 @@ export interface CorpusManifest {
 }
 
 /** The package's licence is not one we may train on, or it ships no licence file. */
-export class CorpusLicenseError extends Error {
-  override readonly name = 'CorpusLicenseError';
-}
+export class CorpusLicenseError extends NonRetryableError {}
 
 const SEPARATOR = '\n';
 

@@ -4,6 +4,7 @@
 import { Rng } from '../../core/stream-rng';
 import { codeMask, splitOfFile, type SourceFile } from './eval-items';
 import { tokenAt } from '../../core/graders/code-tokens';
+import { NonRetryableError } from '../../core/errors';
 
 export interface TrainPrompt {
   /** `p-<file>:<offset>`: where the continuation starts. */
@@ -30,9 +31,7 @@ export interface TrainPromptOptions {
 }
 
 /** A file outside the train split was offered as a prompt source. */
-export class NotTrainSplitError extends Error {
-  override readonly name = 'NotTrainSplitError';
-}
+export class NotTrainSplitError extends NonRetryableError {}
 
 function withDefaults(o: TrainPromptOptions): Required<TrainPromptOptions> {
   return { stream: '', minPrompt: 64, maxPrompt: 160, maxContinuation: 48, ...o };

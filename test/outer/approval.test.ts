@@ -48,6 +48,7 @@ function stubs(name: string, approval: { onTimeout: OnTimeout; timeoutSeconds: n
     failOuterIteration: async () => undefined,
   };
   const training = {
+    checkTrainer: async () => ({ ok: true, host: 'stub', sandbox: 'none' }),
     acquireCapacity: async () => ({ waitedSeconds: 0 }),
     releaseCapacity: async () => ({ released: true }),
     launchTraining: async (i: { experimentId: string; attempt: number }) => ({ runId: `${i.experimentId}/r${i.attempt}`, handle: { backend: 'stub', runId: `${i.experimentId}/r${i.attempt}`, runDir: '/nonexistent', ref: '0' } }),

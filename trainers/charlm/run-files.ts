@@ -6,11 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MANIFEST_FILE, METRICS_FILE, RUN_JSON, type CheckpointManifest, type MetricLine, type RunJson } from '../../core/job-contract';
 import { CHARLM_FORMAT } from '../../formats/charlm/model';
+import { NonRetryableError } from '../../core/errors';
 
 /** A problem the trainer reports as one `charlm: ...` line on stderr, exiting 1. */
-export class TrainerError extends Error {
-  override readonly name = 'TrainerError';
-}
+export class TrainerError extends NonRetryableError {}
 
 export function readRunJson(runDir: string): RunJson {
   const file = path.join(runDir, RUN_JSON);

@@ -1,6 +1,7 @@
 // The knobs of the built-in trainer, read from run.json `params`: each documented with its default,
 // then one `resolveTrainParams` step that checks them and fills the defaults (a bad knob is named in the error).
 import type { CharLmHyper } from '../../formats/charlm/char-lm';
+import { NonRetryableError } from '../../core/errors';
 
 export interface TrainParams extends CharLmHyper {
   /** Previous bytes the model sees. @default 4 */
@@ -39,9 +40,7 @@ export const DEFAULT_TRAIN_PARAMS: TrainParams = {
 };
 
 /** A run.json `params` object the trainer cannot use; the message names the knob. */
-export class InvalidTrainParamsError extends Error {
-  override readonly name = 'InvalidTrainParamsError';
-}
+export class InvalidTrainParamsError extends NonRetryableError {}
 
 type Check = (v: unknown) => string | null;
 const int = (lo: number, hi: number): Check => (v) =>

@@ -8,18 +8,15 @@ import type { CharLmCheckpoint } from '../../formats/charlm/checkpoint';
 import { Rng } from '../../core/stream-rng';
 import { learningRate, resolveTrainParams, type TrainParams } from './train-params';
 import { BOS_ID, encodeBytes, encodeText } from '../../formats/charlm/vocab';
+import { NonRetryableError } from '../../core/errors';
 
 export { InvalidTrainParamsError, resolveTrainParams, DEFAULT_TRAIN_PARAMS, type TrainParams } from './train-params';
 
 /** The training text or starting checkpoint cannot be used with these params (too short, another model shape). */
-export class TrainingInputError extends Error {
-  override readonly name = 'TrainingInputError';
-}
+export class TrainingInputError extends NonRetryableError {}
 
 /** The loss stopped being a finite number (a learning rate far too high). */
-export class TrainingDivergedError extends Error {
-  override readonly name = 'TrainingDivergedError';
-}
+export class TrainingDivergedError extends NonRetryableError {}
 
 export interface TrainOptions {
   /** The training text, as a string or its UTF-8 bytes (a file read as a Buffer). */

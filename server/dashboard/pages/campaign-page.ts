@@ -11,6 +11,7 @@ import { countDecisions, decisionsOf, type DecisionRow } from '../../../services
 import { countInnerLoops, innerLoopsOf } from '../../../services/queries/inner-loops';
 import { outerIterationsOf, type OuterIterationRow } from '../../../services/queries/outer-iterations';
 import { chartBox, heldoutOption, type HeldoutPoint } from '../charts';
+import { failedLoopsOf, failedLoopsTable } from '../failed-loops';
 import { actionButton } from './action-pages';
 import { pageParam } from './campaigns-page';
 import { chartScripts } from './live-script';
@@ -19,10 +20,10 @@ const SIZE = 50;
 
 export async function campaignPage(ctx: DashboardContext, url: URL, id: string): Promise<string> {
   const c = await getCampaign(ctx.db, id);
-  if (!c) throw new NotFoundError(`no campaign "${id}"`);
+  if (!c) return unrecordedCampaignPage(ctx, id);
   const loopsPage = pageParam(url, 'loops');
   const decisionsPage = pageParam(url, 'decisions');
-  const [iterations, loopCount, loops, versions, decisionCount, decisions, analyses, pending] = await Promise.all([
+  const [iterations, loopCount, loops, versions, decisionCount, decisions, analyses, pending, failed] = await Promise.all([
     outerIterationsOf(ctx.db, id),
     countInnerLoops(ctx.db, id),
     innerLoopsOf(ctx.db, id, SIZE, loopsPage * SIZE),
@@ -31,6 +32,7 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
     decisionsOf(ctx.db, id, SIZE, decisionsPage * SIZE),
     analysesOf(ctx.db, id),
     pendingPromotion(ctx, id),
+    failedLoopsOf(ctx, id),
   ]);
   const base = href.campaign(id);
   const body = html`<h1>Campaign ${id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
@@ -48,6 +50,7 @@ ${pending ? promotionBlock(ctx, pending) : ''}</section>
     { head: 'dataset version', cell: (l) => l.dataset_version_id },
     { head: 'started', cell: (l) => fmtTime(l.created_at) },
   ], 'id="inner-loops"')}${pager(base, loopsPage, SIZE, loopCount, 'loops')}` : message('No inner loops yet.')}
+${failed.length ? html`<h2>Loops that ended without completing</h2>${failedLoopsTable(ctx, failed, false)}` : ''}
 <h2>Dataset versions</h2>${versions.length ? table(versions, [
     { head: 'version', cell: (v) => v.id },
     { head: 'dataset', cell: (v) => v.dataset },
@@ -60,6 +63,15 @@ ${pending ? promotionBlock(ctx, pending) : ''}</section>
 <h2>Decisions</h2>${decisionCount ? html`${decisionsTable(decisions)}${pager(base, decisionsPage, SIZE, decisionCount, 'decisions')}` : message('No decisions yet: the inner loop records one when it selects a winner, the gate one per candidate.')}
 <h2>Analyses</h2>${analysesBlock(analyses)}`;
   return page(`Campaign ${id}`, body, { tail: chartScripts });
+}
+
+/** A campaign with no row: none, or one whose loops were refused before their first write (a trainer that cannot start). */
+async function unrecordedCampaignPage(ctx: DashboardContext, id: string): Promise<string> {
+  const failed = await failedLoopsOf(ctx, id);
+  if (!failed.length) throw new NotFoundError(`no campaign "${id}"`);
+  const body = html`<h1>Campaign ${id}</h1>${message('Nothing is recorded for this campaign: each of its loops ended before its first write.', 'error')}
+<h2>Loops that ended without completing</h2>${failedLoopsTable(ctx, failed, false)}`;
+  return page(`Campaign ${id}`, body);
 }
 
 const l0 = (loops: Array<{ metric: string }>): string => (loops[0] ? `(${loops[0].metric})` : '');

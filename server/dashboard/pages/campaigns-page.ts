@@ -1,5 +1,6 @@
 // `/`: every campaign with its state, newest first, paginated.
 import type { DashboardContext } from '../context';
+import { failedLoopsOf, failedLoopsTable } from '../failed-loops';
 import { fmtTime, href, html, message, page, pager, table } from '../html';
 import { countCampaigns, listCampaigns, UNSANDBOXED_NOTE } from '../../../services/queries/campaigns';
 
@@ -7,7 +8,7 @@ const SIZE = 50;
 
 export async function campaignsPage(ctx: DashboardContext, url: URL): Promise<string> {
   const pageNo = pageParam(url);
-  const [total, list] = await Promise.all([countCampaigns(ctx.db), listCampaigns(ctx.db, SIZE, pageNo * SIZE)]);
+  const [total, list, failed] = await Promise.all([countCampaigns(ctx.db), listCampaigns(ctx.db, SIZE, pageNo * SIZE), failedLoopsOf(ctx)]);
   const body = total
     ? html`${table(list, [
         { head: 'campaign', cell: (c) => html`<a href="${href.campaign(c.id)}">${c.id}</a>${c.unsandboxed ? html` <b class="warning" title="${UNSANDBOXED_NOTE}">unsandboxed</b>` : ''}` },
@@ -20,7 +21,7 @@ export async function campaignsPage(ctx: DashboardContext, url: URL): Promise<st
         { head: 'created', cell: (c) => fmtTime(c.created_at) },
       ], 'id="campaigns"')}${pager('/', pageNo, SIZE, total)}`
     : message('No campaigns yet. Start one with `flywheel run SPEC.yaml` or `flywheel demo`; it appears here as soon as its loop registers it.');
-  return page('Campaigns', html`<h1>Campaigns</h1>${body}`);
+  return page('Campaigns', html`<h1>Campaigns</h1>${body}${failed.length ? html`<h2>Loops that ended without completing</h2>${failedLoopsTable(ctx, failed, true)}` : ''}`);
 }
 
 /** The 0-based page number of `?page=`; anything else is the first page. */

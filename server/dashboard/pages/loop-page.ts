@@ -10,6 +10,7 @@ import { curves, curvesOnAxis, metricNames } from '../../../services/queries/cur
 import { one } from '../../../services/queries/run-query';
 import { searchSpaceOf, trialsOf, TRIALS } from '../../../services/queries/trials';
 import { getInnerLoop, type InnerLoopRow } from '../../../services/queries/inner-loops';
+import { loopEndReason } from '../../../services/loop-failures';
 import { leaderboardPage, statusCounts, type LeaderboardRow } from '../../../services/queries/leaderboard';
 import { lineChart } from '../svg-chart';
 import { actionButton, actionForm } from './action-pages';
@@ -32,6 +33,7 @@ export async function loopPage(ctx: DashboardContext, url: URL, id: string): Pro
   const body = html`<h1>Inner loop ${id}</h1>
 <p>Campaign <a href="${href.campaign(loop.campaign_id)}">${loop.campaign_id}</a> · dataset version <code>${loop.dataset_version_id}</code> · base checkpoint <code>${loop.base_checkpoint_id ?? 'none (from scratch)'}</code>${temporalLink(ctx.link(id))}</p>
 <p id="loop-state">Recorded status: <b>${loop.status}</b>${live ? html` · workflow: <b id="workflow-state">${live.state}</b>${live.status ? html` · phase <b id="phase">${live.status.phase}</b> · ${live.status.launched} of ${live.status.budget} launched, ${live.status.parallelism} at once` : ''}` : ''}</p>
+${live?.reason ? html`<div class="msg error" role="alert" id="loop-failure">The loop ended ${live.state}: ${live.reason}</div>` : ''}
 <p id="counts">${total - baselines} experiments${baselines ? ` + ${baselines} untrained baseline` : ''}: ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ') || 'none yet'}</p>
 ${controls(ctx, loop, live)}
 <section id="charts" data-charts-src="${href.loop(id)}/charts.json?page=${pageNo}" data-live="${running ? '1' : '0'}">
@@ -101,6 +103,8 @@ export function axisParam(url: URL): CurveAxis {
 interface Live {
   state: string;
   status?: InnerLoopStatus;
+  /** Why it ended without completing (its workflow failure, in one line). */
+  reason?: string;
 }
 
 async function liveState(ctx: DashboardContext, id: string): Promise<Live | undefined> {
@@ -108,8 +112,10 @@ async function liveState(ctx: DashboardContext, id: string): Promise<Live | unde
   const h = ctx.temporal.client.workflow.getHandle(id);
   const desc = await within(h.describe());
   if (!desc) return undefined;
-  const status = desc.status.name === 'RUNNING' ? await within(h.query(statusQuery)) : undefined;
-  return { state: desc.status.name, status };
+  const state = desc.status.name;
+  const status = state === 'RUNNING' ? await within(h.query(statusQuery)) : undefined;
+  const reason = state !== 'RUNNING' && state !== 'COMPLETED' ? await within(loopEndReason(h)) : undefined;
+  return { state, status, reason };
 }
 
 function controls(ctx: DashboardContext, loop: InnerLoopRow, live: Live | undefined): Safe {

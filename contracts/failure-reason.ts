@@ -1,5 +1,6 @@
-// One line on why a workflow step failed, for the rows a failed attempt ends with: where it failed (the child
-// workflow or activity) and the innermost cause's message, which is the one a researcher can act on.
+// One line on why a workflow or one of its steps failed, for the rows a failed attempt ends with and for a loop that
+// ended without completing (`flywheel status`, `flywheel run`, the dashboard): where it failed (the child workflow or
+// activity) and the innermost cause's message, which is the one a researcher can act on.
 import { ActivityFailure, ChildWorkflowFailure, isCancellation } from '@temporalio/workflow';
 
 export function failureReason(e: unknown): string {

@@ -1,0 +1,19 @@
+// checkTrainer: the inner loop's first step, on the training worker, before anything is written. It builds the
+// command a launch would build for the campaign's trainer (program resolved on this worker's PATH, sandbox made)
+// and answers with the reason when the trainer could not start, so a typo in `trainer.command` costs no rows.
+import os from 'node:os';
+import { SANDBOXED_BACKENDS, trainerStart } from '../../backends/sandbox/trainer-start';
+import { campaignsOf } from '../campaign-of';
+import type { CheckTrainerInput, TrainerCheck } from '../../contracts/training';
+import type { ActivityDeps } from '../deps';
+import { isolationRequest, trainerSetupOf } from './trainer-isolation';
+
+export async function checkTrainer(deps: ActivityDeps, input: CheckTrainerInput): Promise<TrainerCheck> {
+  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
+  const host = os.hostname();
+  if (!SANDBOXED_BACKENDS.has(spec.backend.kind)) return { ok: true, host, sandbox: 'cluster' };
+  // The run directory does not exist yet: the paths only shape the sandbox's mounts, which are not made here.
+  const start = trainerStart(isolationRequest(trainerSetupOf(spec, deps.home), 'train', [], { cwd: deps.home, data: [], readWrite: [] }));
+  if (!start.ok) return { ok: false, host, reason: `the trainer cannot start on the training worker (${host}): ${start.problem}` };
+  return { ok: true, host, sandbox: start.sandbox };
+}

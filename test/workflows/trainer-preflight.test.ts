@@ -1,0 +1,159 @@
+// A trainer that cannot start is found before anything is written: the inner loop's first step (checkTrainer, on the
+// training worker) refuses a trainer whose program does not exist, with zero rows and no run directory, and the
+// loop fails with that one-line reason, which `flywheel run`, `flywheel status`, the dashboard and the workflow's
+// failure (what the Temporal UI shows) all carry. A loop that fails later (its baseline) shows its reason as well.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowFailedError } from '@temporalio/client';
+import YAML from 'yaml';
+import { startDashboard, type DashboardServer } from '../../server/dashboard/server';
+import { cliEnv, runCli } from '../helpers/cli';
+import { temporalAddress } from '../helpers/env';
+import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
+import { fixtureSpec, uniqueName } from '../helpers/specs';
+
+let harness: LoopHarness;
+let workers: LoopWorkers;
+let env: NodeJS.ProcessEnv;
+let dashboard: DashboardServer;
+
+beforeAll(async () => {
+  harness = await loopHarness('preflight');
+  workers = await harness.workers('t-preflight');
+  env = cliEnv(harness, workers.prefix);
+  const endpoints = { temporalAddress: temporalAddress(), namespace: 'default', databaseUrl: harness.dbUrl, taskQueuePrefix: workers.prefix, uiUrl: 'http://127.0.0.1:8233' };
+  dashboard = await startDashboard({ db: harness.db.db, temporal: { client: harness.client, endpoints }, port: 0 });
+});
+afterAll(async () => {
+  await dashboard?.close();
+  await harness?.close();
+});
+
+const MISSING = 'flywheel-no-such-trainer';
+const REASON = new RegExp(`^the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`);
+
+/** A campaign whose trainer program exists nowhere; everything else is the fixture trainer's spec. */
+function missingTrainerSpec(name: string) {
+  const spec = fixtureSpec(name, { steps: 5 });
+  return { ...spec, trainer: { ...spec.trainer, command: [MISSING, '--flag'] } };
+}
+
+/** The rows registering a campaign's spec writes (`flywheel run` does it before the loop starts): one campaign, one version. */
+const registered = (counts: Record<string, number>) => ({ ...counts, campaigns: counts.campaigns + 1, campaign_versions: counts.campaign_versions + 1 });
+
+/** Rows in every table of the test's database (the migrations' own bookkeeping is in another schema). */
+async function rowCounts(): Promise<Record<string, number>> {
+  const { rows } = await harness.db.pool.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1");
+  const out: Record<string, number> = {};
+  for (const { table_name } of rows) out[table_name] = (await harness.db.pool.query(`SELECT count(*)::int AS n FROM "${table_name}"`)).rows[0].n;
+  return out;
+}
+
+const get = async (p: string) => {
+  const r = await fetch(dashboard.url + p);
+  return { status: r.status, text: await r.text() };
+};
+
+test('a trainer whose program does not exist is refused on the training worker before anything is written', async () => {
+  const before = await rowCounts();
+  expect(Object.keys(before).length).toBeGreaterThan(10);
+  const name = uniqueName('missing');
+  const h = await workers.startLoop(name, missingTrainerSpec(name));
+  const err = await h.result().then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const cause = (err as WorkflowFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  expect((cause as ApplicationFailure).type).toBe('TrainerCannotStart');
+  expect((cause as ApplicationFailure).nonRetryable).toBe(true);
+  expect(cause?.message).toMatch(REASON);
+
+  // Not a row beside the registered spec, not a run directory: the check was the loop's one step, on the training queue.
+  expect(await rowCounts()).toEqual(registered(before));
+  expect(fs.existsSync(path.join(harness.home, 'runs'))).toBe(false);
+  const { events } = await h.fetchHistory();
+  const scheduled = events!.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
+  expect(scheduled.map((a) => [a.activityType?.name, a.taskQueue?.name])).toEqual([['checkTrainer', `${workers.prefix}-training`]]);
+  // The workflow's failure, one line: what the Temporal UI shows for the execution.
+  const failed = events!.find((e) => e.workflowExecutionFailedEventAttributes)!.workflowExecutionFailedEventAttributes!;
+  expect(failed.failure?.message).toMatch(REASON);
+});
+
+test('`flywheel run` of such a spec exits 1 with the reason; `status` and the dashboard show it', async () => {
+  const name = uniqueName('missing-cli');
+  const file = path.join(harness.home, `${name}.yaml`);
+  fs.writeFileSync(file, YAML.stringify(missingTrainerSpec(name)));
+  const before = await rowCounts();
+  const run = await runCli(env, ['run', file]);
+  expect(run.status).toBe(1);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+  const failedLine = run.stderr.trim().split('\n').at(-1)!;
+  expect(failedLine).toMatch(new RegExp(`^flywheel: ${name}/inner/\\S+ ended FAILED: the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`));
+  expect(await rowCounts()).toEqual(registered(before));
+
+  // No loop row exists (only the registered spec): status still finds the loop (by its search attributes) and prints why it failed.
+  const status = await runCli(env, ['status', name]);
+  expect(status.status).toBe(0);
+  const [head, reason] = status.stdout.trim().split('\n');
+  expect(head).toMatch(new RegExp(`^${name}/inner/\\S+: FAILED`));
+  expect(reason).toMatch(new RegExp(`^  reason: ${REASON.source.slice(1)}`));
+  const json = await runCli(env, ['status', name, '--json']);
+  expect(JSON.parse(json.stdout)).toMatchObject({ status: 'FAILED', reason: expect.stringMatching(REASON) });
+
+  // The dashboard: on the campaigns page, and on the campaign's page, which has its registered spec and no loop row.
+  const home = await eventually('the failed loop on the campaigns page', async () => {
+    const r = await get('/');
+    return r.text.includes(name) ? r : undefined;
+  });
+  expect(home.text).toMatch(/<table id="failed-loops">/);
+  expect(home.text).toContain(`trainer program &quot;${MISSING}&quot; was not found on PATH`);
+  const campaign = await get(`/campaigns/${name}`);
+  expect(campaign.status).toBe(200);
+  expect(campaign.text).toContain('No inner loops yet.');
+  expect(campaign.text).toContain(`trainer program &quot;${MISSING}&quot; was not found on PATH`);
+});
+
+test('a loop that fails after it started (its baseline) shows the reason in status and on its dashboard page', async () => {
+  const name = uniqueName('baseline-crash');
+  const spec = fixtureSpec(name, { steps: 5 }, { maxTrainingAttempts: 1 });
+  // The baseline runs with `trainer.fixed` alone: here it crashes (every experiment would too).
+  const file = path.join(harness.home, `${name}.yaml`);
+  fs.writeFileSync(file, YAML.stringify({ ...spec, trainer: { ...spec.trainer, fixed: { crash: true } } }));
+  const run = await runCli(env, ['run', file]);
+  expect(run.status).toBe(1);
+  expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^flywheel: ${name}/inner/\\S+ ended FAILED: the untrained baseline failed: the trainer exited with code 3`));
+
+  const status = await runCli(env, ['status', name]);
+  const [head, reason] = status.stdout.trim().split('\n');
+  expect(head).toMatch(/: FAILED/);
+  expect(reason).toMatch(/^  reason: the untrained baseline failed: the trainer exited with code 3/);
+
+  const loopId = head.split(':')[0];
+  const loopPage = await get(`/loops/${encodeURIComponent(loopId)}`);
+  expect(loopPage.status).toBe(200);
+  expect(loopPage.text).toMatch(/<div class="msg error" role="alert" id="loop-failure">The loop ended FAILED: the untrained baseline failed: the trainer exited with code 3/);
+  const campaign = await get(`/campaigns/${name}`);
+  expect(campaign.text).toMatch(/<table id="failed-loops">/);
+  expect(campaign.text).toContain('the untrained baseline failed: the trainer exited with code 3');
+});
+
+test('an outer loop whose inner loop cannot start its trainer: the iteration row, `flywheel outer` and `status` give the reason', async () => {
+  const name = uniqueName('outer-missing');
+  const file = path.join(harness.home, `${name}.yaml`);
+  fs.writeFileSync(file, YAML.stringify(missingTrainerSpec(name)));
+  const r = await runCli(env, ['outer', name, '--spec', file]);
+  expect(r.status).toBe(1);
+  // The outer loop registers the campaign and builds its dataset first; its inner loop's check stops it there.
+  const reason = new RegExp(`innerLoop ${name}/outer/i1/inner failed: the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`);
+  expect(r.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^flywheel: ${name}/outer/\\S+ ended FAILED: ${reason.source}`));
+  const { rows } = await harness.db.pool.query("SELECT status, summary->>'reason' AS reason FROM outer_iterations WHERE campaign_id = $1", [name]);
+  expect(rows).toEqual([{ status: 'failed', reason: expect.stringMatching(reason) }]);
+  const [{ n }] = (await harness.db.pool.query('SELECT count(*)::int AS n FROM experiments WHERE campaign_id = $1', [name])).rows;
+  expect(n).toBe(0);
+
+  const status = await runCli(env, ['status', name]);
+  expect(status.status).toBe(0);
+  const [head, line] = status.stdout.trim().split('\n');
+  expect(head).toMatch(new RegExp(`^outer loop ${name}/outer/\\S+: FAILED`));
+  expect(line).toMatch(new RegExp(`^  reason: ${reason.source}`));
+});
