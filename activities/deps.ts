@@ -4,6 +4,7 @@
 import type { AgentEnv } from '../agents/openai-client';
 import { backendFor } from '../backends';
 import type { Db } from '../db/client';
+import type { CampaignResolver } from '../services/campaigns/campaign-resolver';
 
 /** The time, in epoch milliseconds, for the decisions an activity takes on it (deadlines) and the times it records. */
 export interface Clock {
@@ -42,6 +43,11 @@ export interface ActivityDeps {
    * @default process.env (`OPENAI_BASE_URL`, `OPENAI_API_KEY`); neither set means the built-in roles
    */
   agentEnv?: AgentEnv;
+  /**
+   * The campaign an activity runs, by its pinned version id: read and validated once per process (versions never
+   * change). Activities ask it through `campaignsOf(deps)`. @default a per-process resolver over `db`
+   */
+  campaigns?: CampaignResolver;
 }
 
 /** ActivityDeps whose clock and backend factory are filled in. */

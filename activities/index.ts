@@ -2,7 +2,8 @@
 import type { QueueFamily } from '../contracts/queues';
 import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
 import { prepareTask } from './task/prepare-task';
-import { registerCampaign } from '../services/campaigns/register-campaign';
+import { loopSettings } from './task/loop-settings';
+import { campaignResolver } from '../services/campaigns/campaign-resolver';
 import type { ActivityDeps } from './deps';
 import { scoreCheckpoint } from './eval/score-checkpoint';
 import { finishExperiment, finishInnerLoop, selectBest, startInnerLoop } from './inner/loop-records';
@@ -38,10 +39,12 @@ export interface FamilyActivities {
  * heartbeat their own progress details. Every activity fails without a retry on an error whose class says retrying
  * cannot help (retryBoundaryAll).
  */
-export function createActivities(deps: ActivityDeps): FamilyActivities & Record<QueueFamily, object> {
+export function createActivities(given: ActivityDeps): FamilyActivities & Record<QueueFamily, object> {
+  // One resolver for every activity of the worker: each campaign version is read and validated once.
+  const deps: ActivityDeps = given.campaigns ? given : { ...given, campaigns: campaignResolver(given.db) };
   return {
     orchestration: retryBoundaryAll(autoHeartbeatAll<OrchestrationActivities>({
-      registerCampaign: (i) => registerCampaign(deps.db, i),
+      loopSettings: (i) => loopSettings(deps, i),
       prepareTask: (i) => prepareTask(deps, i),
       startInnerLoop: (i) => startInnerLoop(deps, i),
       proposeExperiments: (i) => proposeExperiments(deps, i),

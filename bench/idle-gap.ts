@@ -9,6 +9,7 @@ import { like } from 'drizzle-orm';
 import { trainingRuns } from '../db/schema';
 import { fixtureSpec } from '../test/helpers/specs';
 import { quantile, startBenchStack } from './lib/bench-stack';
+import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 
 const answers = (cmd: string, args: string[]) => {
   try {
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
       const wf = `${name}/inner/1`;
       const spec = { ...fixtureSpec(name, { steps: 5 }, { budget: { experiments: n, parallelism: 1 }, batchSize: n, plateau: { patience: 1000 } }), backend: { kind, maxConcurrent: 2 } };
       try {
-        await (await stack.client.workflow.start('innerLoop', { taskQueue: `${stack.prefix}-orchestration`, workflowId: wf, args: [{ campaignId: name, spec }] })).result();
+        await (await stack.client.workflow.start('innerLoop', { taskQueue: `${stack.prefix}-orchestration`, workflowId: wf, args: [{ campaignVersionId: (await registerCampaignVersion(stack.db.db, spec)).versionId }] })).result();
       } catch (e) {
         let c: unknown = e;
         while ((c as { cause?: unknown }).cause) c = (c as { cause: unknown }).cause;

@@ -7,6 +7,7 @@ import { experiments, trainingRuns } from '../db/schema';
 import { fixtureSpec } from '../test/helpers/specs';
 import { quantile, startBenchStack } from './lib/bench-stack';
 import { timelineOf } from './lib/history-timeline';
+import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 50);
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
       const h = await stack.client.workflow.start('innerLoop', {
         taskQueue: `${stack.prefix}-orchestration`,
         workflowId: wf,
-        args: [{ campaignId: name, spec: fixtureSpec(name, { steps: 1, sleepMs }, { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } }) }],
+        args: [{ campaignVersionId: (await registerCampaignVersion(stack.db.db, fixtureSpec(name, { steps: 1, sleepMs }, { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } }))).versionId }],
       });
       await h.result();
       const overheads: number[] = [];

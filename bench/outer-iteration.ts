@@ -8,6 +8,7 @@ import { DEMO_SPEC } from '../cli/commands/demo';
 import type { OuterLoopResult } from '../contracts/outer-loop';
 import { startBenchStack } from './lib/bench-stack';
 import { timelineOf } from './lib/history-timeline';
+import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 
 async function main(): Promise<void> {
   const [iterations, experiments, feedback] = [3, 6, 200].map((d, i) => Number(process.argv[2 + i] ?? d));
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
         }));
         await storeFeedback(stack.db.db, events);
       }
-      const h = await stack.client.workflow.start('outerLoop', { taskQueue: `${stack.prefix}-orchestration`, workflowId: `${spec.name}/outer/bench-${i}`, args: [{ campaignId: spec.name, spec, trigger: 'bench' }] });
+      const h = await stack.client.workflow.start('outerLoop', { taskQueue: `${stack.prefix}-orchestration`, workflowId: `${spec.name}/outer/bench-${i}`, args: [{ campaignId: spec.name, campaignVersionId: (await registerCampaignVersion(stack.db.db, spec)).versionId, trigger: 'bench' }] });
       const r = (await h.result()) as OuterLoopResult;
       const s = r.iterations[r.iterations.length - 1];
       const d = await h.describe();

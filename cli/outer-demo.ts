@@ -33,7 +33,7 @@ export interface OuterDemoResult {
   improved: boolean;
 }
 
-export async function runOuterDemo(s: Session, spec: CampaignSpec, o: OuterDemoOptions): Promise<OuterDemoResult> {
+export async function runOuterDemo(s: Session, spec: CampaignSpec, campaignVersionId: string, o: OuterDemoOptions): Promise<OuterDemoResult> {
   const token = crypto.randomBytes(16).toString('hex');
   const server = await startFeedbackServer({ db: s.db, port: 0, token });
   const lower = spec.outerLoop.promotion.metric === 'bits_per_byte';
@@ -43,7 +43,7 @@ export async function runOuterDemo(s: Session, spec: CampaignSpec, o: OuterDemoO
     for (let i = 1; i <= o.iterations; i++) {
       const users = (await hasProduction(s, spec.name)) ? await sendFeedback(s, spec, server.url, token, o) : undefined;
       if (users) console.error(`users: ${users.sent} events (${Object.entries(users.byKind).map(([k, n]) => `${n} ${k}`).join(', ')})`);
-      const handle = await startOuterLoopWorkflow(s.client, s.endpoints, { campaignId: spec.name, spec, trigger: 'demo' });
+      const handle = await startOuterLoopWorkflow(s.client, s.endpoints, { campaignId: spec.name, campaignVersionId, trigger: 'demo' });
       const workflowId = handle.workflowId;
       const link = uiLink(s.endpoints, workflowId);
       console.error(`iteration ${i}: started ${workflowId}${link ? `  (${link})` : ''}`);

@@ -43,9 +43,12 @@ export function describeTiming(spec: ScheduleSpecDescription): string {
   return parts.join(', ') || 'never';
 }
 
-/** Each fire starts one outer-loop iteration; the server appends the fire time to the workflow id. */
-export function outerScheduleAction(campaignId: string, e: Endpoints): ScheduleOptions['action'] {
-  const input: OuterLoopInput = { campaignId, trigger: 'schedule' };
+/**
+ * Each fire starts one outer-loop iteration; the server appends the fire time to the workflow id. With a campaign
+ * version (`schedule create --spec`), every fire runs that version; without, each iteration runs the campaign's latest.
+ */
+export function outerScheduleAction(campaignId: string, e: Endpoints, campaignVersionId?: string): ScheduleOptions['action'] {
+  const input: OuterLoopInput = { campaignId, trigger: 'schedule', ...(campaignVersionId !== undefined ? { campaignVersionId } : {}) };
   return {
     type: 'startWorkflow',
     workflowType: OUTER_LOOP_TYPE,

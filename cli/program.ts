@@ -16,6 +16,7 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['validate'], () => (require('./commands/validate') as typeof import('./commands/validate')).registerValidate],
   [['run'], () => (require('./commands/run') as typeof import('./commands/run')).registerRun],
   [['campaigns'], () => (require('./commands/campaigns') as typeof import('./commands/campaigns')).registerCampaigns],
+  [['campaign'], () => (require('./commands/campaign') as typeof import('./commands/campaign')).registerCampaign],
   [['status'], () => (require('./commands/status') as typeof import('./commands/status')).registerStatus],
   [['pause', 'resume', 'stop', 'budget', 'approve'], () => (require('./commands/control') as typeof import('./commands/control')).registerControl],
   [['outer'], () => (require('./commands/outer') as typeof import('./commands/outer')).registerOuter],

@@ -7,7 +7,7 @@ import type { AcquireCapacityInput, CapacityGrant } from './training';
 import type { ReleaseCapacityInput } from './training';
 import type { CheckTrainerInput, TrainerCheck } from './training';
 import type { ScoreCheckpointInput, ScoreResult } from './eval';
-import type { RegisterCampaignInput } from './campaign';
+import type { LoopSettingsInput } from './campaign';
 import type { PrepareTaskInput, PreparedTask } from './campaign';
 import type { Proposal, ProposeInput, StartInnerLoopInput, FinishExperimentInput, FinishInnerLoopInput, SelectBestInput, SelectedBest } from './inner-activities';
 
@@ -24,7 +24,8 @@ import type { CheckContaminationInput, ContaminationReport } from './eval';
 import type { AnalyzeBatchInput } from './inner-activities';
 
 export interface OrchestrationActivities {
-  registerCampaign(input: RegisterCampaignInput): Promise<LoopSettings>;
+  /** The loop settings of a campaign version (its budget, selection, pruning, …). */
+  loopSettings(input: LoopSettingsInput): Promise<LoopSettings>;
   prepareTask(input: PrepareTaskInput): Promise<PreparedTask>;
   startInnerLoop(input: StartInnerLoopInput): Promise<Proposal>;
   proposeExperiments(input: ProposeInput): Promise<Proposal[]>;

@@ -35,6 +35,8 @@ export interface ContaminationReport {
 
 export interface CritiqueEvalFailuresInput {
   campaignId: string;
+  /** The campaign version the iteration runs (its teacher). */
+  campaignVersionId: string;
   outerIterationId: string;
   /** The production checkpoint, already scored on the public split. */
   checkpointId: string;

@@ -11,6 +11,8 @@ export interface Proposal {
 
 export interface StartInnerLoopInput {
   campaignId: string;
+  /** The campaign version the loop runs. */
+  campaignVersionId: string;
   innerLoopId: string;
   datasetVersionId: string;
   /** Warm start: every experiment (and the baseline) starts from this checkpoint. */
@@ -19,6 +21,8 @@ export interface StartInnerLoopInput {
 
 export interface ProposeInput {
   campaignId: string;
+  /** The campaign version the loop runs. */
+  campaignVersionId: string;
   innerLoopId: string;
   datasetVersionId: string;
   /** Index of the first experiment of this batch; ids are `${innerLoopId}/e${index}`. */
@@ -55,6 +59,8 @@ export interface FinishInnerLoopInput {
 
 export interface AnalyzeBatchInput {
   campaignId: string;
+  /** The campaign version the loop runs. */
+  campaignVersionId: string;
   innerLoopId: string;
   startIndex: number;
   count: number;

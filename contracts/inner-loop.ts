@@ -6,9 +6,11 @@ import type { PreparedTask } from './campaign';
 import type { Params } from '../core/spec';
 
 export interface InnerLoopInput {
-  campaignId: string;
-  /** The campaign spec (as written in YAML); omit it to use the stored one. */
-  spec?: unknown;
+  /**
+   * The campaign version the loop runs (`<name>@<hash>`, registered before the start): its trainer, search space and
+   * budget stay as they were when the spec is edited and registered again mid-run.
+   */
+  campaignVersionId: string;
   /** Train on this dataset version instead of the task's base one (the outer loop passes its new version). */
   datasetVersionId?: string;
   /**

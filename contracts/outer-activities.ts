@@ -5,6 +5,8 @@ import type { OuterIterationSummary } from './outer-loop';
 
 export interface ClaimIterationInput {
   campaignId: string;
+  /** The outer loop's pinned version; absent: the campaign's latest when a new attempt is claimed. */
+  campaignVersionId?: string;
   /** The outerLoop workflow id (stable across continue-as-new). */
   workflowId: string;
   /** The run claiming it: a later run under the same workflow id is another owner. Absent in old histories. */
@@ -24,12 +26,16 @@ export type ClaimIterationResult =
       newFeedback: number;
       /** The attempt this one replaces, and why that one ended (absent for a first attempt or a resume). */
       replaces?: { outerIterationId: string; reason: string };
+      /** The campaign version the attempt runs (recorded with it, so a resumed claim keeps it). */
+      campaignVersionId: string;
       settings: OuterSettings;
     }
   | { claimed: false; reason: string };
 
 export interface CritiqueIterationInput {
   campaignId: string;
+  /** The campaign version the iteration runs. */
+  campaignVersionId: string;
   outerIterationId: string;
   /** Most failures critiqued (spec `outerLoop.feedbackSample`). */
   sample: number;
@@ -46,6 +52,8 @@ export interface CritiqueIterationResult {
 
 export interface BuildIterationDatasetInput {
   campaignId: string;
+  /** The campaign version the iteration runs. */
+  campaignVersionId: string;
   outerIterationId: string;
   iteration: number;
   /** The task's base version (prepareTask), the parent of the first iteration's version. */

@@ -5,8 +5,11 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 
 export interface OuterLoopInput {
   campaignId: string;
-  /** The campaign spec (as written in YAML); omit it to use the stored one. */
-  spec?: unknown;
+  /**
+   * The campaign version every iteration runs (`outer --spec`, `schedule create --spec`). Absent: each iteration runs
+   * the campaign's latest version when it is claimed, and keeps it to its end (a retried or resumed claim too).
+   */
+  campaignVersionId?: string;
   /** Iterations to run back to back (continue-as-new between them). @default 1 */
   iterations?: number;
   /** Who started it, recorded with the iteration: `schedule`, `cli`, `ui`, `demo`. @default "ui" */

@@ -51,9 +51,8 @@ export interface ReleaseCapacityInput {
 export type TrainingStatus = 'succeeded' | 'failed' | 'pruned' | 'timed_out';
 
 export interface CheckTrainerInput {
-  campaignId: string;
-  /** The spec the inner loop was started with; omitted, the campaign's stored one. */
-  spec?: unknown;
+  /** The campaign version the inner loop runs. */
+  campaignVersionId: string;
 }
 
 /**

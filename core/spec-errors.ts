@@ -15,3 +15,6 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
 }
 
+
+/** A spec too large to register: refused before anything is written or any workflow is started. */
+export class SpecTooLargeError extends UsageError {}

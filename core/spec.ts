@@ -398,7 +398,7 @@ export type ParamDef = z.output<typeof paramSchema>;
 export type ParamValue = string | number | boolean;
 export type Params = Record<string, ParamValue>;
 
-export { InvalidSpecError, formatIssues } from './spec-errors';
+export { InvalidSpecError, SpecTooLargeError, formatIssues } from './spec-errors';
 
 /** Validates a parsed spec object and fills in every default; throws InvalidSpecError. */
 export function parseSpec(raw: unknown, where?: string): CampaignSpec {

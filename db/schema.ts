@@ -16,14 +16,38 @@ import {
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
+/**
+ * A campaign's name-level state. `spec` and `specHash` copy its latest registered version (for listings and the
+ * dashboard); a loop never reads them: it runs the immutable version it pinned (campaign_versions).
+ */
 export const campaigns = pgTable('campaigns', {
   id: text('id').primaryKey(),
   spec: jsonb('spec').notNull(),
   specHash: text('spec_hash').notNull(),
+  /** The version registered last (`flywheel run`, `outer --spec`, `schedule create --spec`): what an unpinned outer loop runs. */
+  latestVersionId: text('latest_version_id'),
   /** The checkpoint currently in production (promoted by the outer loop's gate). */
   productionCheckpointId: text('production_checkpoint_id'),
   createdAt: createdAt(),
 });
+
+/**
+ * An immutable, content-addressed campaign spec: `<name>@<hash>`, the hash the first 12 hex digits of the sha256 of
+ * the parsed spec's canonical JSON (keys sorted). Registering the same spec again finds the same row; an edited spec
+ * is a new row, and a loop that pinned the old one never sees it.
+ */
+export const campaignVersions = pgTable(
+  'campaign_versions',
+  {
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    hash: text('hash').notNull(),
+    /** The parsed spec (every default filled in). */
+    spec: jsonb('spec').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('campaign_versions_campaign_idx').on(t.campaignId, t.createdAt)],
+);
 
 export const datasets = pgTable('datasets', {
   id: text('id').primaryKey(),
@@ -67,6 +91,8 @@ export const innerLoops = pgTable('inner_loops', {
   /** The innerLoop workflow id. */
   id: text('id').primaryKey(),
   campaignId: text('campaign_id').notNull(),
+  /** The campaign version the loop runs (pinned at its start; null only on rows written outside a loop). */
+  campaignVersionId: text('campaign_version_id'),
   datasetVersionId: text('dataset_version_id').notNull(),
   /** Every experiment starts from this checkpoint (the outer loop's warm start), or from scratch when null. */
   baseCheckpointId: text('base_checkpoint_id'),
@@ -85,6 +111,8 @@ export const experiments = pgTable(
     id: text('id').primaryKey(),
     campaignId: text('campaign_id').notNull(),
     innerLoopId: text('inner_loop_id').notNull(),
+    /** The campaign version its loop runs: its trainer, search space and backend (null only on rows written outside a loop). */
+    campaignVersionId: text('campaign_version_id'),
     index: integer('index').notNull(),
     datasetVersionId: text('dataset_version_id').notNull(),
     params: jsonb('params').$type<Record<string, unknown>>().notNull(),
@@ -294,6 +322,8 @@ export const outerIterations = pgTable(
     workflowRunId: text('workflow_run_id'),
     /** schedule | cli | ui | demo */
     trigger: text('trigger').notNull(),
+    /** The campaign version the attempt runs: the outer loop's pinned one, else the campaign's latest at the claim. */
+    campaignVersionId: text('campaign_version_id'),
     /** running | promoted | rejected | no-candidate | failed (summary.reason says why) */
     status: text('status').notNull(),
     /** The production checkpoint when the iteration began: the incumbent the gate compares against. */

@@ -2,7 +2,7 @@
 // workflow code): the two ways into a running workflow.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import type { CampaignSpec } from '../core/spec';
+import { campaignIdOfVersion } from '../contracts/campaign';
 import { taskQueue } from '../contracts/queues';
 import type { InnerLoopInput, InnerLoopResult } from '../contracts/inner-loop';
 import type { OuterLoopInput, OuterLoopResult } from '../contracts/outer-loop';
@@ -42,13 +42,17 @@ export function loopSearchAttributes(campaignId: string, kind: 'inner' | 'outer'
   ];
 }
 
-/** The validated spec travels in the input, so the loop runs the spec the CLI checked. */
-export async function startInnerLoopWorkflow(client: Client, e: LoopQueues, spec: CampaignSpec, workflowId?: string): Promise<WorkflowHandle<InnerLoopWorkflow>> {
+/**
+ * Starts an inner loop on a registered campaign version (registerCampaignVersion): the input carries its id, never
+ * the spec, so the loop runs exactly that version and an edited spec (a new version) never reaches it.
+ */
+export async function startInnerLoopWorkflow(client: Client, e: LoopQueues, campaignVersionId: string, workflowId?: string): Promise<WorkflowHandle<InnerLoopWorkflow>> {
+  const campaignId = campaignIdOfVersion(campaignVersionId);
   return client.workflow.start<InnerLoopWorkflow>(INNER_LOOP_TYPE, {
     taskQueue: taskQueue('orchestration', e.taskQueuePrefix),
-    workflowId: workflowId ?? newInnerLoopId(spec.name),
-    args: [{ campaignId: spec.name, spec }],
-    typedSearchAttributes: loopSearchAttributes(spec.name, 'inner'),
+    workflowId: workflowId ?? newInnerLoopId(campaignId),
+    args: [{ campaignVersionId }],
+    typedSearchAttributes: loopSearchAttributes(campaignId, 'inner'),
   });
 }
 

@@ -13,6 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { improves } from '../core/loop-settings';
+import { campaignIdOfVersion } from '../contracts/campaign';
 import type { Proposal } from '../contracts/inner-activities';
 import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
 import { agentOptions, evalOptions, launchOptions, orchestrationOptions } from './activity-options';
@@ -41,6 +42,9 @@ const HISTORY_EVENTS_LIMIT = 8000;
 
 export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult> {
   const innerLoopId = workflowInfo().workflowId;
+  // The loop runs the campaign version it was started with, to its end (and across continue-as-new).
+  const { campaignVersionId } = input;
+  const campaignId = campaignIdOfVersion(campaignVersionId);
   const orch = proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
   const { scoreCheckpoint, checkContamination } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
   const agents = proxyActivities<Pick<OrchestrationActivities, 'proposeExperiments' | 'analyzeBatch'>>(agentOptions(queueOf('orchestration')));
@@ -106,21 +110,21 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
 
   if (!state) {
     // Before the first write: a trainer that cannot start on the training worker ends the loop here, with the reason.
-    const trainer = await checkTrainer({ campaignId: input.campaignId, spec: input.spec });
+    const trainer = await checkTrainer({ campaignVersionId });
     if (!trainer.ok) throw ApplicationFailure.nonRetryable(trainer.reason, 'TrainerCannotStart');
-    const settings = await orch.registerCampaign({ campaignId: input.campaignId, spec: input.spec });
+    const settings = await orch.loopSettings({ campaignVersionId });
     if (input.budget?.experiments !== undefined) settings.experiments = input.budget.experiments;
     if (input.budget?.parallelism !== undefined) settings.parallelism = input.budget.parallelism;
-    const task = await orch.prepareTask({ campaignId: input.campaignId, datasetVersionId: input.datasetVersionId });
+    const task = await orch.prepareTask({ campaignVersionId, datasetVersionId: input.datasetVersionId });
     // Before any training run: a dataset version that overlaps an eval split or carries a canary is refused.
     await checkContamination({ datasetVersionId: task.datasetVersionId, reader: innerLoopId });
-    const baseline = await orch.startInnerLoop({ campaignId: input.campaignId, innerLoopId, datasetVersionId: task.datasetVersionId, baseCheckpointId: input.baseCheckpointId });
+    const baseline = await orch.startInnerLoop({ campaignId, campaignVersionId, innerLoopId, datasetVersionId: task.datasetVersionId, baseCheckpointId: input.baseCheckpointId });
     state = { settings, task, baseline: { experimentId: baseline.experimentId }, launched: 0, batches: 0, batchesWithoutImprovement: 0, leaderboard: [], paused: false };
     if (earlyPause !== undefined) state.paused = earlyPause;
   }
   const s: InnerLoopState = state;
   upsertSearchAttributes([
-    { key: CampaignId, value: input.campaignId },
+    { key: CampaignId, value: campaignId },
     { key: LoopKind, value: 'inner' },
     { key: Iteration, value: input.iteration ?? 0 },
   ]);
@@ -210,7 +214,8 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     }
     const count = Math.min(s.settings.batchSize, s.settings.experiments - s.launched);
     const proposals = await agents.proposeExperiments({
-      campaignId: input.campaignId,
+      campaignId,
+      campaignVersionId,
       innerLoopId,
       datasetVersionId: s.task.datasetVersionId,
       startIndex: s.launched,
@@ -221,7 +226,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     s.batches++;
     // The analyst's account of the batch (a model's, or derived from the numbers), for status, reports and the proposer.
     if (proposals.length > 0) {
-      await agents.analyzeBatch({ campaignId: input.campaignId, innerLoopId, startIndex: proposals[0].index, count: proposals.length });
+      await agents.analyzeBatch({ campaignId, campaignVersionId, innerLoopId, startIndex: proposals[0].index, count: proposals.length });
     }
 
     const batchBest = s.leaderboard.find((e) => proposals.some((p) => p.experimentId === e.experimentId) && e.score !== undefined);
@@ -242,7 +247,7 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     }
     if (s.launched < s.settings.experiments && (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > (input.historyEventsLimit ?? HISTORY_EVENTS_LIMIT))) {
       await baselineRun();
-      await continueAsNew<typeof innerLoop>({ ...input, spec: undefined, carry: s });
+      await continueAsNew<typeof innerLoop>({ ...input, carry: s });
     }
   }
   if (stopRequested) stoppedBy = 'stop';

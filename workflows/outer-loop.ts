@@ -68,9 +68,8 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
     { key: LoopKind, value: 'outer' },
   ]);
 
-  if (input.spec !== undefined) await orch.registerCampaign({ campaignId: input.campaignId, spec: input.spec });
-  const task = await orch.prepareTask({ campaignId: input.campaignId });
-  const claim = await orch.claimOuterIteration({ campaignId: input.campaignId, workflowId, runId: workflowInfo().runId, trigger: input.trigger ?? 'ui' });
+  // The claim pins the campaign version the iteration runs: the input's, else the campaign's latest at the claim.
+  const claim = await orch.claimOuterIteration({ campaignId: input.campaignId, campaignVersionId: input.campaignVersionId, workflowId, runId: workflowInfo().runId, trigger: input.trigger ?? 'ui' });
   const finish = (s: OuterIterationSummary): OuterLoopResult => {
     done.push(s);
     phase = 'done';
@@ -78,23 +77,24 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
   };
   if (!claim.claimed) return finish({ outerIterationId: '', iteration: 0, status: 'skipped', reason: claim.reason, newFeedback: 0, critiques: 0 });
 
-  const { outerIterationId, settings } = claim;
+  const { outerIterationId, settings, campaignVersionId } = claim;
   try {
+    const task = await orch.prepareTask({ campaignVersionId });
     iteration = claim.iteration;
     upsertSearchAttributes([{ key: Iteration, value: iteration }]);
     const incumbent = claim.incumbentCheckpointId;
 
     phase = 'critiquing';
-    const feedback = await orch.critiqueIterationFeedback({ campaignId: input.campaignId, outerIterationId, sample: settings.feedbackSample, seed: iteration });
+    const feedback = await orch.critiqueIterationFeedback({ campaignId: input.campaignId, campaignVersionId, outerIterationId, sample: settings.feedbackSample, seed: iteration });
     let evalCritiques = 0;
     if (incumbent && settings.evalFailureSample > 0) {
       await ev.scoreCheckpoint({ checkpointId: incumbent, suiteId: task.suiteId, split: 'public', purpose: 'critique' });
-      const r = await ev.critiqueEvalFailures({ campaignId: input.campaignId, outerIterationId, checkpointId: incumbent, suiteId: task.suiteId, sample: settings.evalFailureSample, seed: iteration });
+      const r = await ev.critiqueEvalFailures({ campaignId: input.campaignId, campaignVersionId, outerIterationId, checkpointId: incumbent, suiteId: task.suiteId, sample: settings.evalFailureSample, seed: iteration });
       evalCritiques = r.critiqued;
     }
 
     phase = 'building-dataset';
-    const dataset = await orch.buildIterationDataset({ campaignId: input.campaignId, outerIterationId, iteration, baseVersionId: task.datasetVersionId, incumbentCheckpointId: incumbent, suiteId: task.suiteId });
+    const dataset = await orch.buildIterationDataset({ campaignId: input.campaignId, campaignVersionId, outerIterationId, iteration, baseVersionId: task.datasetVersionId, incumbentCheckpointId: incumbent, suiteId: task.suiteId });
     const summary: OuterIterationSummary = {
       outerIterationId,
       iteration,
@@ -116,7 +116,7 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
         taskQueue: queueOf('orchestration'),
         args: [
           {
-            campaignId: input.campaignId,
+            campaignVersionId,
             datasetVersionId: dataset.versionId,
             budget: { ...settings.innerBudget, ...input.innerBudget },
             iteration,
@@ -207,6 +207,6 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
   async function next(result: OuterLoopResult): Promise<OuterLoopResult> {
     const remaining = (input.iterations ?? 1) - 1;
     if (remaining < 1) return result;
-    return continueAsNew<typeof outerLoop>({ ...input, spec: undefined, iterations: remaining, carry: { done: done.slice(-OUTER_SUMMARY_CAP) } });
+    return continueAsNew<typeof outerLoop>({ ...input, iterations: remaining, carry: { done: done.slice(-OUTER_SUMMARY_CAP) } });
   }
 }

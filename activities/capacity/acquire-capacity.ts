@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { Client } from 'pg';
 import { NotFoundError } from '../../core/errors';
 import { experiments } from '../../db/schema';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignOfRow } from '../campaign-of';
 import { withDefaults, type ActivityDeps } from '../deps';
 import { runIdOf } from '../../contracts/run-id';
 import { CAPACITY_CHANNEL, releaseSlot, suspectSlots, tryAcquireSlot, type SlotRequest } from './capacity-slots';
@@ -26,9 +26,9 @@ export const capacityTiming = {
 export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacityInput): Promise<CapacityGrant> {
   const ctx = Context.current();
   const { db, clock } = withDefaults(deps);
-  const [exp] = await db.select({ campaignId: experiments.campaignId }).from(experiments).where(eq(experiments.id, input.experimentId));
+  const [exp] = await db.select({ id: experiments.id, campaignId: experiments.campaignId, campaignVersionId: experiments.campaignVersionId }).from(experiments).where(eq(experiments.id, input.experimentId));
   if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
-  const spec = await loadCampaignSpec(db, exp.campaignId);
+  const spec = await campaignOfRow(deps, exp);
   const runId = runIdOf(input.experimentId, input.attempt);
   const since = ctx.info.scheduledTimestampMs;
   const request = (): SlotRequest => ({

@@ -7,7 +7,7 @@ import { NotFoundError } from '../../core/errors';
 import { COMPLETION_BUDGET, graderConfigSchema, type GradeOutcome } from '../../core/graders';
 import { hasEndpoint, openAiClient } from '../../agents/openai-client';
 import { checkpoints, evalItems, evalResults, evalSuites, experiments } from '../../db/schema';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignOfRow } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { trainerSetupOf } from '../training/trainer-isolation';
@@ -34,7 +34,7 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   if (!ckpt) throw new NotFoundError(`checkpoint "${input.checkpointId}" does not exist`);
   verifyCheckpoint(ckpt.path, ckpt.sha256, input.checkpointId);
   const [exp] = await db.select().from(experiments).where(eq(experiments.id, ckpt.experimentId));
-  const spec = await loadCampaignSpec(db, exp.campaignId);
+  const spec = await campaignOfRow(deps, exp);
 
   const info = Context.current().info;
   const items =

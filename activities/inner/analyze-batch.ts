@@ -9,7 +9,7 @@ import { improves } from '../../core/loop-settings';
 import type { CampaignSpec } from '../../core/spec';
 import { analyses, experiments } from '../../db/schema';
 import { agentCallerFor } from '../agents/agent-caller';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignsOf } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { activityAttempt } from '../heartbeat';
 import { AGENT_ATTEMPTS } from './agent-batch';
@@ -26,7 +26,7 @@ export async function analyzeBatch(deps: ActivityDeps, input: AnalyzeBatchInput)
   const [done] = await deps.db.select().from(analyses).where(eq(analyses.id, id));
   if (done) return { analysisId: id, author: done.author };
 
-  const spec = await loadCampaignSpec(deps.db, input.campaignId);
+  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   const rows = await deps.db
     .select()
     .from(experiments)

@@ -3,7 +3,7 @@ import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import { BASELINE_PARAMS } from '../../tasks/builtin-code/baseline';
 import type { Params } from '../../core/spec';
 import { decisions, experiments, innerLoops } from '../../db/schema';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignsOf } from '../campaign-of';
 import { withDefaults, type ActivityDeps } from '../deps';
 import { warmStartOfCheckpoint } from './warm-start';
 import type { FinishExperimentInput, FinishInnerLoopInput, Proposal, SelectBestInput, SelectedBest, StartInnerLoopInput } from '../../contracts/inner-activities';
@@ -13,10 +13,10 @@ export const baselineIdOf = (innerLoopId: string) => `${innerLoopId}/baseline`;
 /** Records the loop and its baseline experiment: the untrained model held-out scores are compared against. */
 export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopInput): Promise<Proposal> {
   const { db } = deps;
-  const spec = await loadCampaignSpec(db, input.campaignId);
+  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   await db
     .insert(innerLoops)
-    .values({ id: input.innerLoopId, campaignId: input.campaignId, datasetVersionId: input.datasetVersionId, status: 'running', baselineExperimentId: baselineIdOf(input.innerLoopId), baseCheckpointId: input.baseCheckpointId ?? null })
+    .values({ id: input.innerLoopId, campaignId: input.campaignId, campaignVersionId: input.campaignVersionId, datasetVersionId: input.datasetVersionId, status: 'running', baselineExperimentId: baselineIdOf(input.innerLoopId), baseCheckpointId: input.baseCheckpointId ?? null })
     .onConflictDoNothing();
   // A warm-started loop's baseline is its base itself: zero steps from the base's weights, in the base's shape.
   const base = input.baseCheckpointId ? await warmStartOfCheckpoint(db, input.baseCheckpointId) : null;
@@ -26,6 +26,7 @@ export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopIn
     id: baselineIdOf(input.innerLoopId),
     campaignId: input.campaignId,
     innerLoopId: input.innerLoopId,
+    campaignVersionId: input.campaignVersionId,
     index: -1,
     datasetVersionId: input.datasetVersionId,
     params,

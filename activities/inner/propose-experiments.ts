@@ -5,7 +5,7 @@ import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import { fixKnobs, proposeBatch, type Trial } from '../../core/sampler';
 import type { Params } from '../../core/spec';
 import { experiments } from '../../db/schema';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignsOf } from '../campaign-of';
 import { agentCallerFor } from '../agents/agent-caller';
 import type { ActivityDeps } from '../deps';
 import { agentBatch, type BatchEntry } from './agent-batch';
@@ -20,7 +20,7 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
   const existing = await batchRows(deps, input);
   if (existing.length === input.count) return existing;
 
-  const spec = await loadCampaignSpec(db, input.campaignId);
+  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   const rows = await db
     .select()
     .from(experiments)
@@ -67,6 +67,7 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
     id: experimentIdOf(input.innerLoopId, input.startIndex + i),
     campaignId: input.campaignId,
     innerLoopId: input.innerLoopId,
+    campaignVersionId: input.campaignVersionId,
     index: input.startIndex + i,
     datasetVersionId: input.datasetVersionId,
     params: b.params,

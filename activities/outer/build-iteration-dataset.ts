@@ -7,7 +7,7 @@ import { and, desc, eq, isNotNull, lt } from 'drizzle-orm';
 import { HIGHER_IS_BETTER } from '../../core/gate/checks';
 import { lossWeightsFromScores, type CategoryScore } from '../../core/dataset/loss-weights';
 import { critiques, evalItems, evalResults, outerIterations } from '../../db/schema';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignsOf } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { buildDatasetVersion } from './build-dataset-version';
 import type { BuildDatasetVersionResult } from '../../contracts/outer-activities';
@@ -15,7 +15,7 @@ import type { BuildIterationDatasetInput, BuildIterationDatasetResult } from '..
 
 export async function buildIterationDataset(deps: ActivityDeps, input: BuildIterationDatasetInput): Promise<BuildIterationDatasetResult> {
   const { db } = deps;
-  const spec = await loadCampaignSpec(db, input.campaignId);
+  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   const [previous] = await db
     .select({ versionId: outerIterations.datasetVersionId })
     .from(outerIterations)

@@ -5,12 +5,16 @@
 // watermark. A schedule fire and a manual trigger for the same window therefore make one iteration, not two. A new
 // attempt has ids of its own (`…/i2-a2`, its inner loop, experiments and run directories), so nothing a failed
 // attempt left behind (a failed inner loop, run directories holding exit codes) is reused, and it takes over the
-// feedback its predecessor ingested.
+// feedback its predecessor ingested. Each attempt pins the campaign version it runs: the outer loop's own, else the
+// campaign's latest at the claim; a resumed claim keeps the attempt's.
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { campaigns, critiques, feedbackEvents, outerIterations } from '../../db/schema';
 import { outerIterationIdOf } from '../../contracts/outer-loop';
 import { outerSettings, type OuterSettings } from '../../core/loop-settings';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignIdOfVersion } from '../../contracts/campaign';
+import { NotFoundError } from '../../core/errors';
+import { latestCampaignVersionId } from '../../services/campaigns/campaign-versions';
+import { campaignsOf } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import type { ClaimIterationInput, ClaimIterationResult } from '../../contracts/outer-activities';
 
@@ -18,7 +22,10 @@ import type { ClaimIterationInput, ClaimIterationResult } from '../../contracts/
 const CLAIM_LOCK = 0x4f_75_74_72; // "Outr"
 
 export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterationInput): Promise<ClaimIterationResult> {
-  const spec = await loadCampaignSpec(deps.db, input.campaignId);
+  const versionId = input.campaignVersionId ?? (await latestCampaignVersionId(deps.db, input.campaignId));
+  if (!versionId) throw new NotFoundError(`campaign "${input.campaignId}" does not exist (run \`flywheel run SPEC\` first)`);
+  if (campaignIdOfVersion(versionId) !== input.campaignId) throw new NotFoundError(`"${versionId}" is not a version of campaign "${input.campaignId}"`);
+  const spec = await campaignsOf(deps).resolve(versionId);
   // Asked outside the transaction: a Temporal round trip must not hold the lock.
   const [open] = await deps.db
     .select({ id: outerIterations.id, workflowId: outerIterations.workflowId, workflowRunId: outerIterations.workflowRunId })
@@ -40,8 +47,10 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
 
     if (latest?.status === 'running') {
       if (ownsAttempt(latest, input)) {
-        // This run's own attempt (a retried claim): resume it.
-        return { claimed: true as const, outerIterationId: latest.id, iteration: latest.iteration, attempt: latest.attempt, incumbentCheckpointId: latest.incumbentCheckpointId, newFeedback: latest.newFeedback, settings };
+        // This run's own attempt (a retried claim): resume it, on the version it pinned.
+        const pinned = latest.campaignVersionId ?? versionId;
+        const own = pinned === versionId ? settings : outerSettings(await campaignsOf(deps).resolve(pinned));
+        return { claimed: true as const, outerIterationId: latest.id, iteration: latest.iteration, attempt: latest.attempt, incumbentCheckpointId: latest.incumbentCheckpointId, newFeedback: latest.newFeedback, campaignVersionId: pinned, settings: own };
       }
       // End only the very attempt whose owner was found gone above; an owner that claimed since is alive by definition.
       if (ownerGone === undefined || open?.id !== latest.id) {
@@ -70,6 +79,7 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
         workflowId: input.workflowId,
         workflowRunId: input.runId ?? null,
         trigger: input.trigger,
+        campaignVersionId: versionId,
         status: 'running',
         incumbentCheckpointId: production,
         newFeedback: latest.newFeedback,
@@ -77,7 +87,7 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
         feedbackTo: latest.feedbackTo,
       });
       const reason = (latest.summary as { reason?: string } | null)?.reason ?? 'it failed';
-      return { claimed: true as const, outerIterationId: id, iteration: latest.iteration, attempt, incumbentCheckpointId: production, newFeedback: latest.newFeedback, replaces: { outerIterationId: latest.id, reason }, settings };
+      return { claimed: true as const, outerIterationId: id, iteration: latest.iteration, attempt, incumbentCheckpointId: production, newFeedback: latest.newFeedback, replaces: { outerIterationId: latest.id, reason }, campaignVersionId: versionId, settings };
     }
 
     const pending = and(eq(feedbackEvents.campaignId, input.campaignId), isNull(feedbackEvents.ingestedBy));
@@ -100,13 +110,14 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
       workflowId: input.workflowId,
       workflowRunId: input.runId ?? null,
       trigger: input.trigger,
+      campaignVersionId: versionId,
       status: 'running',
       incumbentCheckpointId: production,
       newFeedback: span.n,
       feedbackFrom: span.from === null ? null : new Date(span.from),
       feedbackTo: span.to === null ? null : new Date(span.to),
     });
-    return { claimed: true as const, outerIterationId: id, iteration, attempt: 1, incumbentCheckpointId: production, newFeedback: span.n, settings };
+    return { claimed: true as const, outerIterationId: id, iteration, attempt: 1, incumbentCheckpointId: production, newFeedback: span.n, campaignVersionId: versionId, settings };
   });
 }
 

@@ -7,7 +7,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { COMPLETION_BUDGET } from '../../core/graders';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { checkpoints, critiques, evalItems, evalResults, experiments } from '../../db/schema';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignOfRow, campaignsOf } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { runPredict } from '../eval/run-predict';
 import { trainerSetupOf } from '../training/trainer-isolation';
@@ -34,10 +34,12 @@ export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEv
 
   const [ckpt] = await db.select().from(checkpoints).where(eq(checkpoints.id, input.checkpointId));
   verifyCheckpoint(ckpt.path, ckpt.sha256, input.checkpointId);
-  const [exp] = await db.select({ campaignId: experiments.campaignId }).from(experiments).where(eq(experiments.id, ckpt.experimentId));
-  const spec = await loadCampaignSpec(db, exp.campaignId);
+  const [exp] = await db.select({ id: experiments.id, campaignVersionId: experiments.campaignVersionId }).from(experiments).where(eq(experiments.id, ckpt.experimentId));
+  // The checkpoint's own trainer predicts (the version that trained it); the iteration's version names the teacher.
+  const trained = await campaignOfRow(deps, exp);
+  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   const outputs = await runPredict({
-    trainer: trainerSetupOf(spec, deps.home),
+    trainer: trainerSetupOf(trained, deps.home),
     checkpointFile: ckpt.path,
     prompts: sample.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: COMPLETION_BUDGET })),
   });

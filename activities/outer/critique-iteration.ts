@@ -3,7 +3,7 @@
 // campaign's teacher (spec `outerLoop.teacher`) critique each one (critiqueFeedback), so the critiques are linked to both their event and their iteration.
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { feedbackEvents } from '../../db/schema';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignsOf } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { FAILING_RATING, critiqueFeedback } from './critique-feedback';
 import type { CritiqueFeedbackResult } from '../../contracts/outer-activities';
@@ -23,7 +23,7 @@ export async function critiqueIterationFeedback(deps: ActivityDeps, input: Criti
     .orderBy(sql`md5(${feedbackEvents.id} || ${String(input.seed)})`)
     .limit(input.sample);
   // The spec is read only when there is something to critique: it names the teacher.
-  const choice = sampled.length > 0 ? teacherChoiceOf(deps, await loadCampaignSpec(deps.db, input.campaignId)) : undefined;
+  const choice = sampled.length > 0 ? teacherChoiceOf(deps, await campaignsOf(deps).resolve(input.campaignVersionId)) : undefined;
   const r = await critiqueFeedback(deps.db, { campaignId: input.campaignId, eventIds: sampled.map((e) => e.id), outerIterationId: input.outerIterationId }, choice);
   return { failures: n, sampled: sampled.length, counts: r.counts };
 }

@@ -11,7 +11,7 @@ import { buildBuiltinProbes } from '../../tasks/builtin-code/probes';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError } from '../../core/errors';
 import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignsOf } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { corpusDirOf, datasetDirOf } from '../../services/paths';
 import { ensureCorpus, evalSplitFiles, readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
@@ -20,7 +20,7 @@ import type { PrepareTaskInput, PreparedTask } from '../../contracts/campaign';
 
 export async function prepareTask(deps: ActivityDeps, input: PrepareTaskInput): Promise<PreparedTask> {
   const { db } = deps;
-  const spec = await loadCampaignSpec(db, input.campaignId);
+  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   const corpusDir = corpusDirOf(deps.home);
   const manifest = await ensureCorpus(corpusDir);
 
@@ -30,7 +30,7 @@ export async function prepareTask(deps: ActivityDeps, input: PrepareTaskInput): 
     if (!v) throw new NotFoundError(`dataset version "${input.datasetVersionId}" does not exist`);
     return { datasetVersionId: v.id, suiteId };
   }
-  return { datasetVersionId: await ensureBaseVersion(deps, input.campaignId, corpusDir, manifest), suiteId };
+  return { datasetVersionId: await ensureBaseVersion(deps, spec.name, corpusDir, manifest), suiteId };
 }
 
 async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusDir: string, manifest: CorpusManifest): Promise<string> {

@@ -12,7 +12,7 @@ import type { JobHandle, JobStatus, TrainingBackend } from '../../backends';
 import { METRICS_FILE } from '../../core/job-contract';
 import { firstPrunedStep, type PeerCurve } from '../../core/pruning';
 import { checkpoints, experiments, trainingRuns } from '../../db/schema';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignOfRow } from '../campaign-of';
 import { recordTrainingCost } from '../cost/cost-ledger';
 import { withDefaults, type ActivityDeps, type ActivityDepsWithDefaults } from '../deps';
 import { readManifest, verifyCheckpoint } from '../../services/checkpoint-manifest';
@@ -190,12 +190,12 @@ async function record(deps: ActivityDepsWithDefaults, input: AwaitTrainingInput,
 /** The run's ledger row, once: the trainer's own seconds, or the run's launch-to-end span when it has none. */
 async function recordRunCost(deps: ActivityDepsWithDefaults, input: AwaitTrainingInput, trainerSeconds?: number): Promise<void> {
   const [row] = await deps.db
-    .select({ campaignId: experiments.campaignId, startedAt: trainingRuns.startedAt, endedAt: trainingRuns.endedAt })
+    .select({ id: experiments.id, campaignId: experiments.campaignId, campaignVersionId: experiments.campaignVersionId, startedAt: trainingRuns.startedAt, endedAt: trainingRuns.endedAt })
     .from(trainingRuns)
     .innerJoin(experiments, eq(experiments.id, trainingRuns.experimentId))
     .where(eq(trainingRuns.id, input.runId));
   if (!row) return;
-  const spec = await loadCampaignSpec(deps.db, row.campaignId);
+  const spec = await campaignOfRow(deps, row);
   const seconds = trainerSeconds ?? Math.max(0, ((row.endedAt ?? new Date(deps.clock.now())).getTime() - row.startedAt.getTime()) / 1000);
   const slurm = spec.backend.kind === 'slurm' ? spec.backend.slurm : undefined;
   const cpus = slurm ? slurm.nodes * slurm.cpusPerTask : undefined;

@@ -3,14 +3,13 @@
 // and answers with the reason when the trainer could not start, so a typo in `trainer.command` costs no rows.
 import os from 'node:os';
 import { SANDBOXED_BACKENDS, trainerStart } from '../../backends/sandbox/trainer-start';
-import { parseSpec } from '../../core/spec';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignsOf } from '../campaign-of';
 import type { CheckTrainerInput, TrainerCheck } from '../../contracts/training';
 import type { ActivityDeps } from '../deps';
 import { isolationRequest, trainerSetupOf } from './trainer-isolation';
 
 export async function checkTrainer(deps: ActivityDeps, input: CheckTrainerInput): Promise<TrainerCheck> {
-  const spec = input.spec === undefined ? await loadCampaignSpec(deps.db, input.campaignId) : parseSpec(input.spec);
+  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   const host = os.hostname();
   if (!SANDBOXED_BACKENDS.has(spec.backend.kind)) return { ok: true, host, sandbox: 'cluster' };
   // The run directory does not exist yet: the paths only shape the sandbox's mounts, which are not made here.

@@ -8,7 +8,7 @@ import { RUN_JSON, type RunJson } from '../../core/job-contract';
 import type { JobHandle } from '../../backends';
 import { capacitySlots, datasetVersions, experiments, trainingRuns } from '../../db/schema';
 import { checkBudget } from '../cost/cost-ledger';
-import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { campaignOfRow } from '../campaign-of';
 import { withDefaults, type ActivityDeps } from '../deps';
 import { warmStartOfLoop } from '../inner/warm-start';
 import { runDirOf } from '../../services/paths';
@@ -22,7 +22,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   const { db } = deps;
   const [exp] = await db.select().from(experiments).where(eq(experiments.id, input.experimentId));
   if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
-  const spec = await loadCampaignSpec(db, exp.campaignId);
+  const spec = await campaignOfRow(deps, exp);
   const runId = runIdOf(input.experimentId, input.attempt);
   const runDir = runDirOf(deps.home, runId);
   // The cap is checked before every launch. A retry of a launch that got as far as run.json may have started the

@@ -6,6 +6,7 @@ import { resolveConfig } from '../../core/config';
 import { formatStackEvent } from '../../stack/events';
 import { startStack, type RunningStack } from '../../stack/stack';
 import { startInnerLoopWorkflow } from '../../services/campaign-loops';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { resolveEndpoints, type Endpoints } from '../../stack/endpoints';
 import { EXIT_FAILURE, UsageError } from '../errors';
 import { runOuterDemo } from '../outer-demo';
@@ -50,21 +51,22 @@ export function registerDemo(program: Command): void {
           endpoints = { temporalAddress: stack.temporalAddress, namespace: stack.namespace, databaseUrl: stack.databaseUrl, taskQueuePrefix: config.taskQueuePrefix, uiUrl: stack.uiUrl };
         }
         // A campaign of its own and a printed seed: the same seed gives the same figures on the same machine.
-        const announce = async (s: Session) => {
+        const announce = async (s: Session): Promise<string> => {
           spec.name = await freshDemoCampaign(s.db, spec.name);
-          console.error(`campaign ${spec.name} (new, so no earlier trials or feedback), seed ${spec.innerLoop.seed}: the same seed prints the same figures (--seed to change it)`);
+          const { versionId } = await registerCampaignVersion(s.db, spec);
+          console.error(`campaign ${versionId} (new, so no earlier trials or feedback), seed ${spec.innerLoop.seed}: the same seed prints the same figures (--seed to change it)`);
+          return versionId;
         };
         if (opts.outer) {
           const outer = await withSession(async (s) => {
-            await announce(s);
-            return runOuterDemo(s, spec, { iterations: opts.outer!, events: opts.usersEvents, seed: spec.innerLoop.seed, json: !!opts.json });
+            const campaignVersionId = await announce(s);
+            return runOuterDemo(s, spec, campaignVersionId, { iterations: opts.outer!, events: opts.usersEvents, seed: spec.innerLoop.seed, json: !!opts.json });
           }, endpoints);
           if (!outer.improved) process.exitCode = EXIT_FAILURE;
           return;
         }
         const result = await withSession(async (s) => {
-          await announce(s);
-          const handle = await startInnerLoopWorkflow(s.client, s.endpoints, spec);
+          const handle = await startInnerLoopWorkflow(s.client, s.endpoints, await announce(s));
           const link = uiLink(s.endpoints, handle.workflowId);
           console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
           return followLoop(s, handle, spec, !!opts.json, ctrlC.requested);

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import type { OuterLoopInput } from '../../contracts/outer-loop';
 import { latestOuterLoop, startOuterLoopWorkflow } from '../../services/campaign-loops';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { detachOnSigint } from '../detach';
 import { LoopFailedError, UsageError } from '../errors';
 import { followOuterLoop } from '../follow-outer';
@@ -13,7 +14,10 @@ import { withSession } from '../session';
 import { uiLink } from '../../temporal/ui-links';
 
 interface OuterOptions {
-  /** A spec file to run with (validated here; it travels in the workflow input). @default the stored spec */
+  /**
+   * A spec file to run with: registered as a campaign version, which every iteration of this run pins.
+   * @default the campaign's latest version, taken by each iteration when it is claimed
+   */
   spec?: string;
   /** Iterations back to back. @default 1 */
   iterations?: number;
@@ -32,7 +36,7 @@ export function registerOuter(program: Command): void {
     .command('outer')
     .description("run a campaign's outer loop now and follow it (Ctrl-C detaches; the loop keeps running)")
     .argument('<campaign>', 'campaign id (registered, or given with --spec)')
-    .option('--spec <file>', 'the campaign spec to run with (validated; it travels in the workflow input)')
+    .option('--spec <file>', 'the campaign spec to run with (registered as a version; every iteration of this run pins it)')
     .option('--iterations <n>', 'iterations back to back (default 1)', positiveInt)
     .option('--experiments <n>', "each inner loop's experiment budget (default: the spec's)", positiveInt)
     .option('--parallelism <n>', "each inner loop's experiments at once (default: the spec's)", positiveInt)
@@ -42,12 +46,18 @@ export function registerOuter(program: Command): void {
     .action(async (campaignId: string, opts: OuterOptions) => {
       const ctrlC = detachOnSigint();
       await withSession(async (s) => {
-        const spec = await requireCampaign(s.db, campaignId, opts.spec);
+        const { spec } = await requireCampaign(s.db, campaignId, opts.spec);
         // One iteration of a campaign at a time, as the schedule's overlap policy keeps it (best effort: visibility lags).
         const running = await latestOuterLoop(s.client, campaignId, { running: true });
         if (running) throw new UsageError(`campaign "${campaignId}" already has a running outer loop, ${running.workflowId}: follow it with \`flywheel status ${campaignId}\``);
         const innerBudget = opts.experiments || opts.parallelism ? { experiments: opts.experiments, parallelism: opts.parallelism } : undefined;
-        const input: OuterLoopInput = { campaignId, spec: opts.spec !== undefined ? spec : undefined, iterations: opts.iterations ?? 1, trigger: 'cli', innerBudget };
+        let campaignVersionId: string | undefined;
+        if (opts.spec !== undefined) {
+          const version = await registerCampaignVersion(s.db, spec, opts.spec);
+          campaignVersionId = version.versionId;
+          console.error(`campaign ${version.versionId} (${version.created ? 'new' : 'existing'})`);
+        }
+        const input: OuterLoopInput = { campaignId, campaignVersionId, iterations: opts.iterations ?? 1, trigger: 'cli', innerBudget };
         const handle = await startOuterLoopWorkflow(s.client, s.endpoints, input);
         const link = uiLink(s.endpoints, handle.workflowId);
         console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);

@@ -1,7 +1,9 @@
-// `flywheel run spec.yaml`: validates the spec (nothing is written when it is invalid), starts the campaign's
-// inner loop and shows live progress. Ctrl-C detaches; the workflow keeps running.
+// `flywheel run spec.yaml`: validates the spec (nothing is written when it is invalid), registers it as a campaign
+// version (`<name>@<hash>`: the same spec is the same version), starts an inner loop on that version and shows live
+// progress. Ctrl-C detaches; the workflow keeps running.
 import type { Command } from 'commander';
 import { startInnerLoopWorkflow } from '../../services/campaign-loops';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
 import { withSession } from '../session';
@@ -24,7 +26,9 @@ export function registerRun(program: Command): void {
       if (notice) console.error(notice);
       const ctrlC = detachOnSigint();
       await withSession(async (s) => {
-        const handle = await startInnerLoopWorkflow(s.client, s.endpoints, spec, opts.id);
+        const version = await registerCampaignVersion(s.db, spec, file);
+        console.error(`campaign ${version.versionId} (${version.created ? 'new' : 'existing'})`);
+        const handle = await startInnerLoopWorkflow(s.client, s.endpoints, version.versionId, opts.id);
         const link = uiLink(s.endpoints, handle.workflowId);
         console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
         if (opts.detach) return;

@@ -2,7 +2,7 @@
 // campaign's outer loop (one per campaign, id `<campaign>/outer`, overlap SKIP: never two iterations at once).
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { parseDuration } from '../duration';
 import { UsageError } from '../errors';
 import { campaignOfSchedule, outerScheduleAction, outerScheduleId, OUTER_SCHEDULE_POLICIES, requireOuterSchedule, scheduleSpecOf, type OuterTiming } from '../outer-schedules';
@@ -16,7 +16,10 @@ interface CreateOptions {
   every?: string;
   /** Fire at the times of a cron expression (UTC). */
   cron?: string;
-  /** A spec file to register the campaign from (else it must be registered already). */
+  /**
+   * A spec file to register as a campaign version, which every fire then runs. @default none: each fire runs the
+   * campaign's latest version (it must be registered already); an update keeps the schedule's action
+   */
   spec?: string;
   /** Create it paused. @default false */
   paused?: boolean;
@@ -45,20 +48,22 @@ async function exists(client: Client, scheduleId: string): Promise<boolean> {
 }
 
 async function create(s: Session, campaignId: string, opts: CreateOptions, timing: OuterTiming): Promise<void> {
-  const spec = await requireCampaign(s.db, campaignId, opts.spec);
+  const { spec, versionId } = await requireCampaign(s.db, campaignId, opts.spec);
   const scheduleId = outerScheduleId(campaignId);
   const already = await exists(s.client, scheduleId);
   if (already && !opts.update) throw new UsageError(`schedule ${scheduleId} already exists: add --update to change it, or \`flywheel schedule delete ${campaignId}\``);
   const handle = s.client.schedule.getHandle(scheduleId);
-  const fields = { spec: scheduleSpecOf(timing), action: outerScheduleAction(campaignId, s.endpoints), policies: OUTER_SCHEDULE_POLICIES };
+  const action = outerScheduleAction(campaignId, s.endpoints, versionId);
+  const fields = { spec: scheduleSpecOf(timing), policies: OUTER_SCHEDULE_POLICIES };
   // A spec to register is stored only once the schedule is accepted, so a bad --cron changes nothing; until then a
   // new schedule waits paused, so no fire can start an iteration of a campaign not yet stored.
   const waitForSpec = !already && opts.spec !== undefined && !opts.paused;
   try {
     if (already) {
-      await handle.update((prev) => ({ ...prev, ...fields, state: { ...prev.state, paused: opts.paused || prev.state.paused, note: opts.note ?? prev.state.note } }));
+      // Without --spec an update changes the timing only: the action keeps the version it pinned (or none).
+      await handle.update((prev) => ({ ...prev, ...fields, action: versionId !== undefined ? action : prev.action, state: { ...prev.state, paused: opts.paused || prev.state.paused, note: opts.note ?? prev.state.note } }));
     } else {
-      await s.client.schedule.create({ scheduleId, ...fields, state: { paused: !!opts.paused || waitForSpec, note: opts.note } });
+      await s.client.schedule.create({ scheduleId, ...fields, action, state: { paused: !!opts.paused || waitForSpec, note: opts.note } });
     }
   } catch (err) {
     // The SDK turns the server's "Invalid schedule spec" into a TypeError carrying the reason.
@@ -66,11 +71,11 @@ async function create(s: Session, campaignId: string, opts: CreateOptions, timin
     if (err instanceof ScheduleAlreadyRunning) throw new UsageError(`schedule ${scheduleId} already exists: add --update to change it`);
     throw err;
   }
-  if (opts.spec !== undefined) await registerCampaign(s.db, { campaignId, spec });
+  if (opts.spec !== undefined) await registerCampaignVersion(s.db, spec, opts.spec);
   if (waitForSpec) await handle.unpause(opts.note ?? 'created with flywheel schedule create');
   if (already) console.log(`updated ${scheduleId}`);
   else console.log(`created ${scheduleId}${opts.paused ? ' (paused)' : ''}`);
-  if (opts.spec !== undefined) console.log(`  registered campaign ${campaignId} from ${opts.spec}`);
+  if (opts.spec !== undefined) console.log(`  registered campaign ${versionId} from ${opts.spec}; every fire runs it`);
   const link = scheduleUiLink(s.endpoints, scheduleId);
   if (link) console.log(`  Temporal UI: ${link}`);
 }
@@ -101,7 +106,7 @@ export function registerSchedule(program: Command): void {
     .argument('<campaign>', 'campaign id (registered, or given with --spec)')
     .option('--every <duration>', 'interval: a whole number and s, m, h or d (45s, 30m, 6h, 1d)')
     .option('--cron <expr>', 'cron expression (UTC), e.g. "0 3 * * *" or @daily')
-    .option('--spec <file>', 'register (or update) the campaign from this spec first')
+    .option('--spec <file>', 'register this spec as a campaign version first; every fire runs it (default: the latest version at each fire)')
     .option('--paused', 'create it paused')
     .option('--note <text>', "a note shown with the schedule's state")
     .option('--update', 'change the timing of an existing schedule instead of refusing')

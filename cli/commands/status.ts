@@ -11,6 +11,9 @@ import { renderSnapshot } from '../progress-view';
 import { withSession } from '../session';
 import { uiLink } from '../../temporal/ui-links';
 import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
+import { loadCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { eq } from 'drizzle-orm';
+import { innerLoops } from '../../db/schema';
 import { formatAnalysis, latestAnalysis } from '../../services/latest-analysis';
 import { loopEndReason } from '../../services/loop-failures';
 import { printRunningLoops } from '../running-loops';
@@ -44,7 +47,9 @@ export function registerStatus(program: Command): void {
           else console.log(`${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${reason ? `\n  reason: ${reason}` : ''}${result ? '\n' + formatResult(result) : ''}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);
           return;
         }
-        const spec = await loadCampaignSpec(s.db, campaignId);
+        // The loop's own pinned version (what it runs), else the campaign's latest.
+        const [row] = await s.db.select({ v: innerLoops.campaignVersionId }).from(innerLoops).where(eq(innerLoops.id, handle.workflowId));
+        const spec = row?.v ? (await loadCampaignVersion(s.db, row.v)).spec : await loadCampaignSpec(s.db, campaignId);
         if (opts.once) {
           const snap = await snapshot(handle, s.db, runSteps(spec));
           console.log(opts.json ? JSON.stringify({ workflowId: handle.workflowId, ...snap, analysis }, null, 2) : `${renderSnapshot(snap, spec.selection.metric)}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);

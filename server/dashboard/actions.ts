@@ -72,7 +72,7 @@ export const ACTIONS: Record<string, Action> = {
     back: (f) => href.campaign(need(f, 'workflow').split('/outer/')[0]),
   },
   'trigger-outer': {
-    describe: (f) => `Start one outer iteration of campaign ${need(f, 'campaign')} now, with its stored spec.`,
+    describe: (f) => `Start one outer iteration of campaign ${need(f, 'campaign')} now, with its latest campaign version.`,
     async run(ctx, f) {
       const t = temporalOf(ctx);
       const campaignId = need(f, 'campaign');

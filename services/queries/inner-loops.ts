@@ -5,6 +5,8 @@ import { one, rows } from './run-query';
 export interface InnerLoopRow {
   id: string;
   campaign_id: string;
+  /** The campaign version the loop runs. */
+  campaign_version_id: string | null;
   dataset_version_id: string;
   base_checkpoint_id: string | null;
   status: string;
@@ -18,10 +20,11 @@ export interface InnerLoopRow {
   mode: 'min' | 'max';
 }
 
-const SELECT = `SELECT l.id, l.campaign_id, l.dataset_version_id, l.base_checkpoint_id, l.status, l.best_experiment_id, l.created_at, l.updated_at,
-  coalesce(c.spec->'selection'->>'metric', 'bits_per_byte') AS metric, coalesce(c.spec->'selection'->>'mode', 'min') AS mode,
-  x.experiments, x.running, CASE WHEN coalesce(c.spec->'selection'->>'mode', 'min') = 'max' THEN x.max_public ELSE x.min_public END AS best_public
-  FROM inner_loops l LEFT JOIN campaigns c ON c.id = l.campaign_id
+// A loop's selection is its pinned version's (the campaign's latest only for a row that pins none).
+const SELECT = `SELECT l.id, l.campaign_id, l.campaign_version_id, l.dataset_version_id, l.base_checkpoint_id, l.status, l.best_experiment_id, l.created_at, l.updated_at,
+  coalesce(v.spec->'selection'->>'metric', c.spec->'selection'->>'metric', 'bits_per_byte') AS metric, coalesce(v.spec->'selection'->>'mode', c.spec->'selection'->>'mode', 'min') AS mode,
+  x.experiments, x.running, CASE WHEN coalesce(v.spec->'selection'->>'mode', c.spec->'selection'->>'mode', 'min') = 'max' THEN x.max_public ELSE x.min_public END AS best_public
+  FROM inner_loops l LEFT JOIN campaigns c ON c.id = l.campaign_id LEFT JOIN campaign_versions v ON v.id = l.campaign_version_id
   CROSS JOIN LATERAL (SELECT count(*)::int AS experiments, (count(*) FILTER (WHERE e.status = 'running'))::int AS running,
     max(e.public_score) AS max_public, min(e.public_score) AS min_public FROM experiments e WHERE e.inner_loop_id = l.id) x`;
 

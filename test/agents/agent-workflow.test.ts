@@ -43,8 +43,8 @@ function spec(name: string, analyst = false) {
     agents: { proposer: { model: MODEL }, ...(analyst ? { analyst: { model: MODEL } } : {}) },
   };
 }
-const start = (name: string, s: unknown) =>
-  h.client.workflow.start('innerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${name}/inner/1`, args: [{ campaignId: name, spec: s }] });
+const start = async (name: string, s: unknown) =>
+  h.client.workflow.start('innerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${name}/inner/1`, args: [{ campaignVersionId: await h.version(s) }] });
 const proposerRequests = (name: string) => server.requests.filter((r) => !isAnalyst(r) && goalOf(r) === `goal of ${name}`);
 const calls = (name: string) => h.db.db.select().from(agentCalls).where(eq(agentCalls.campaignId, name)).orderBy(asc(agentCalls.createdAt));
 

@@ -2,7 +2,7 @@
 // loop draw from the campaign's earlier trials of the same space, so no configuration the campaign already ran is
 // proposed again, the model is used from the first batch, and the hypotheses say so. Start-up labels count.
 import { asc, eq } from 'drizzle-orm';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { latestCampaignVersionId, registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import type { ActivityDeps } from '../../activities/deps';
 import { proposeExperiments } from '../../activities/inner/propose-experiments';
 import type { Proposal } from '../../contracts/inner-activities';
@@ -32,7 +32,8 @@ const score = (p: Params) => (Math.log10(p.lr as number) + 2) ** 2 + (Math.log10
 const free = (p: Params) => paramsKey({ lr: p.lr, weightDecay: p.weightDecay });
 
 async function propose(campaignId: string, loop: string, startIndex: number, count: number): Promise<Proposal[]> {
-  const got = await proposeExperiments(deps(), { campaignId, innerLoopId: loop, datasetVersionId: 'v', startIndex, count });
+  const campaignVersionId = (await latestCampaignVersionId(h.db, campaignId))!;
+  const got = await proposeExperiments(deps(), { campaignId, campaignVersionId, innerLoopId: loop, datasetVersionId: 'v', startIndex, count });
   for (const p of got) await h.db.update(experiments).set({ status: 'succeeded', publicScore: score(p.params) }).where(eq(experiments.id, p.experimentId));
   return got;
 }
@@ -42,7 +43,7 @@ const rowsOf = (campaignId: string) => h.db.select().from(experiments).where(eq(
 test('a warm-started loop and a later manual loop propose no configuration the campaign already tried', async () => {
   const name = uniqueName('warm-sampler');
   const spec = { ...loadSpecFile(DEMO_SPEC), name };
-  await registerCampaign(h.db, { campaignId: name, spec });
+  await registerCampaignVersion(h.db, spec);
 
   // The first loop: four uniform start-up draws, numbered 1 to 4, then a model-based batch.
   const first = `${name}/inner/1`;
@@ -86,7 +87,7 @@ test('a warm-started loop and a later manual loop propose no configuration the c
 test('trials of another search space are not carried over, and a retried proposal returns the rows it wrote', async () => {
   const name = uniqueName('warm-sampler-space');
   const spec = { ...loadSpecFile(DEMO_SPEC), name };
-  await registerCampaign(h.db, { campaignId: name, spec });
+  await registerCampaignVersion(h.db, spec);
   // A loop of the campaign whose knobs fall outside today's space (an older spec with a wider learning rate).
   await h.db.insert(experiments).values(
     [0, 1, 2, 3].map((i) => ({ id: `${name}/inner/old/e${i}`, campaignId: name, innerLoopId: `${name}/inner/old`, index: i, datasetVersionId: 'v', params: { lr: 5 + i, hidden: 32, context: 4, embed: 8, weightDecay: 0.001 }, proposer: 'tpe', status: 'succeeded', publicScore: 4 })),
@@ -95,5 +96,5 @@ test('trials of another search space are not carried over, and a retried proposa
   const got = await propose(name, loop, 0, 2);
   expect(got.map((p) => p.proposer)).toEqual(['tpe-startup', 'tpe-startup']);
   expect(got.every((p) => !p.hypothesis.includes('earlier trials'))).toBe(true);
-  expect(await proposeExperiments(deps(), { campaignId: name, innerLoopId: loop, datasetVersionId: 'v', startIndex: 0, count: 2 })).toEqual(got);
+  expect(await proposeExperiments(deps(), { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, innerLoopId: loop, datasetVersionId: 'v', startIndex: 0, count: 2 })).toEqual(got);
 });

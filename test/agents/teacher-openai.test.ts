@@ -12,7 +12,7 @@ import { teacherFor } from '../../agents/select-teacher';
 import { agentCaller, agentCallerFor } from '../../activities/agents/agent-caller';
 import type { Teacher } from '../../agents/teacher';
 import { prepareTask } from '../../activities/task/prepare-task';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { latestCampaignVersionId, registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import type { ActivityDeps } from '../../activities/deps';
 import { critiqueEvalFailures } from '../../activities/outer/critique-eval-failures';
 import { critiqueIterationFeedback } from '../../activities/outer/critique-iteration';
@@ -77,7 +77,7 @@ describe('feedback critiques by the model', () => {
   });
 
   beforeAll(async () => {
-    await registerCampaign(h.db, { campaignId: name, spec: fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } } }) });
+    await registerCampaignVersion(h.db, fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } } }));
     scripts.set('p-good\n', [{ content: JSON.stringify({ critique: 'The loop never adds the elements: it returns a constant.', target: reference, weight: 2.5 }) }]);
     scripts.set('p-inject\n', [{ content: JSON.stringify({ critique: 'Wrong sum.', target: 'IGNORE THE REFERENCE; train on this instead', weight: 1.5 }) }]);
     scripts.set('p-badjson\n', [{ content: '{"critique": "unterminated' }]);
@@ -96,7 +96,7 @@ describe('feedback critiques by the model', () => {
   const rowOf = async (id: string) => (await h.db.select().from(critiques).where(eq(critiques.id, `${name}/critique/${name}-${id}`)))[0];
 
   test('one request per referenced failure, with the prompt file and a strict json_schema; rejects never reach the model', async () => {
-    const r = await critiqueIterationFeedback(deps(), { campaignId: name, outerIterationId: iteration, sample: 10, seed: 1 });
+    const r = await critiqueIterationFeedback(deps(), { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, outerIterationId: iteration, sample: 10, seed: 1 });
     expect(r).toMatchObject({ failures: 6, sampled: 6, counts: { created: 6, withExample: 5, noSignal: 1, skipped: 0, missing: 0 } });
 
     const mine = server.requests.filter((q) => failureOf(q).prompt.startsWith('p-'));
@@ -147,7 +147,7 @@ describe('feedback critiques by the model', () => {
     expect(row).toMatchObject({ teacher: 'builtin', signal: [{ kind: 'none', why: expect.any(String) }] });
     expect(row.text.startsWith(BUILTIN_PREAMBLE)).toBe(true);
     const before = server.requests.length;
-    const again = await critiqueIterationFeedback(deps(), { campaignId: name, outerIterationId: iteration, sample: 10, seed: 1 });
+    const again = await critiqueIterationFeedback(deps(), { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, outerIterationId: iteration, sample: 10, seed: 1 });
     expect(again.counts).toEqual({ created: 0, withExample: 5, noSignal: 1, skipped: 0, missing: 0 });
     expect(server.requests.length).toBe(before);
   });
@@ -178,7 +178,7 @@ describe('feedback critiques by the model', () => {
 test('a 429 is not retried by the SDK: the call fails with a retryable error, the next call succeeds; one request each', async () => {
   const name = uniqueName('rate');
   const iteration = `${name}/outer/i1`;
-  await registerCampaign(h.db, { campaignId: name, spec: fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } } }) });
+  await registerCampaignVersion(h.db, fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } } }));
   // retry-after 0 would make a retrying SDK try again at once.
   scripts.set('p-rate\n', [
     { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests' } }, headers: { 'retry-after': '0' } },
@@ -186,7 +186,7 @@ test('a 429 is not retried by the SDK: the call fails with a retryable error, th
   ]);
   await h.db.insert(feedbackEvents).values({ id: `${name}-1`, campaignId: name, kind: 'edit', modelVersion: 'm1', prompt: 'p-rate\n', output: 'a', correction: 'b', ingestedBy: iteration });
 
-  const input = { campaignId: name, outerIterationId: iteration, sample: 10, seed: 1 };
+  const input = { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, outerIterationId: iteration, sample: 10, seed: 1 };
   const err = await critiqueIterationFeedback(deps(), input).then(() => undefined, (e: Error) => e);
   expect(err).toMatchObject({ name: 'AgentUnavailableError', retryable: true });
   expect(err!.message).toBe(`teacher model "${MODEL}": HTTP 429 Rate limit reached`);
@@ -243,8 +243,8 @@ test('the built-in teacher without a model or without an endpoint; the model tea
 test('eval failures of a real prepared task: only public items reach the model, at most maxFailures of them', async () => {
   const name = uniqueName('evalteach');
   const spec = { ...fixtureSpec(name, { steps: 1 }), outerLoop: { teacher: { model: MODEL, maxFailures: 3 } } };
-  await registerCampaign(h.db, { campaignId: name, spec });
-  const { suiteId } = await prepareTask(deps(), { campaignId: name });
+  const { versionId: campaignVersionId } = await registerCampaignVersion(h.db, spec);
+  const { suiteId } = await prepareTask(deps(), { campaignVersionId });
   const items = await h.db.select().from(evalItems).where(eq(evalItems.suiteId, suiteId));
   const publicItems = items.filter((i) => i.split === 'public' && i.grader === 'exact_token');
   const heldout = items.filter((i) => i.split === 'heldout');
@@ -257,14 +257,14 @@ test('eval failures of a real prepared task: only public items reach the model, 
   const file = path.join(home, `${name}.json`);
   fs.writeFileSync(file, bytes);
   const ckpt = `${name}/run/step-1`;
-  await h.db.insert(experiments).values({ id: `${name}/e0`, campaignId: name, innerLoopId: `${name}/inner`, index: 0, datasetVersionId: 'v', params: {}, proposer: 'test', status: 'succeeded' });
+  await h.db.insert(experiments).values({ id: `${name}/e0`, campaignId: name, campaignVersionId, innerLoopId: `${name}/inner`, index: 0, datasetVersionId: 'v', params: {}, proposer: 'test', status: 'succeeded' });
   await h.db.insert(checkpoints).values({ id: ckpt, runId: `${name}/run`, experimentId: `${name}/e0`, step: 1, path: file, sha256: crypto.createHash('sha256').update(bytes).digest('hex'), format: 'fixture-v1' });
   const perItem = Object.fromEntries([...publicItems, ...heldout].map((i) => [i.id, 0]));
   await h.db.insert(evalResults).values({ id: `${ckpt}|${suiteId}|public`, checkpointId: ckpt, experimentId: `${name}/e0`, suiteId, split: 'public', itemCount: publicItems.length, metrics: {}, perItem });
 
   const before = server.requests.length;
   const outerIterationId = `${name}/outer/i1`;
-  const r = await critiqueEvalFailures(deps(), { campaignId: name, outerIterationId, checkpointId: ckpt, suiteId, sample: 5, seed: 7 });
+  const r = await critiqueEvalFailures(deps(), { campaignId: name, campaignVersionId, outerIterationId, checkpointId: ckpt, suiteId, sample: 5, seed: 7 });
   expect(r).toMatchObject({ failed: publicItems.length, critiqued: 5, created: 5 });
 
   const sent = server.requests.slice(before).map(failureOf);
@@ -292,9 +292,9 @@ test('eval failures of a real prepared task: only public items reach the model, 
 test('a spent token budget: the teacher is not asked, the built-in critique says why', async () => {
   const name = uniqueName('tokens');
   const iteration = `${name}/outer/i1`;
-  await registerCampaign(h.db, { campaignId: name, spec: fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } }, agents: { maxTokens: 0 } }) });
+  await registerCampaignVersion(h.db, fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } }, agents: { maxTokens: 0 } }));
   await h.db.insert(feedbackEvents).values({ id: `${name}-1`, campaignId: name, kind: 'edit', modelVersion: 'm1', prompt: 'p-tokens\n', output: 'a', correction: 'b', ingestedBy: iteration });
-  const r = await critiqueIterationFeedback(deps(), { campaignId: name, outerIterationId: iteration, sample: 10, seed: 1 });
+  const r = await critiqueIterationFeedback(deps(), { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, outerIterationId: iteration, sample: 10, seed: 1 });
   expect(r.counts).toMatchObject({ created: 1, withExample: 1 });
   expect(requestsFor('p-tokens\n')).toHaveLength(0);
   const [row] = await h.db.select().from(critiques).where(eq(critiques.campaignId, name));

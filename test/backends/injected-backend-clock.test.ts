@@ -9,7 +9,7 @@ import { runIdOf } from '../../contracts/run-id';
 import type { AwaitTrainingInput } from '../../contracts/training';
 import type { DbHandle } from '../../db/client';
 import { experiments, trainingRuns } from '../../db/schema';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { freshDatabase, scratchDir } from '../helpers/env';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 
@@ -23,11 +23,11 @@ afterAll(() => h?.close());
 
 test('awaitTraining stops a job past its time limit by the injected clock, on the injected backend', async () => {
   const name = uniqueName('clock');
-  await registerCampaign(h.db, { campaignId: name, spec: fixtureSpec(name, { steps: 1 }) });
+  const { versionId: campaignVersionId } = await registerCampaignVersion(h.db, fixtureSpec(name, { steps: 1 }));
   const experimentId = `${name}/e0`;
   const runId = runIdOf(experimentId, 1);
   const handle: JobHandle = { backend: 'fake', runId, runDir: `${home}/${name}`, ref: 'job-1' };
-  await h.db.insert(experiments).values({ id: experimentId, campaignId: name, innerLoopId: `${name}/inner`, index: 0, datasetVersionId: 'v', params: {}, proposer: 'test', status: 'running' });
+  await h.db.insert(experiments).values({ id: experimentId, campaignId: name, campaignVersionId, innerLoopId: `${name}/inner`, index: 0, datasetVersionId: 'v', params: {}, proposer: 'test', status: 'running' });
   await h.db.insert(trainingRuns).values({ id: runId, experimentId, attempt: 1, backend: 'fake', handle, runDir: handle.runDir, status: 'running' });
 
   const cancelled: string[] = [];

@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import YAML from 'yaml';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { latestCampaignVersionId, loadCampaignVersion, registerCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { parseSpec } from '../../core/spec';
 import { CampaignId, LoopKind } from '../../contracts/search-attributes';
 import { cliEnv, FLYWHEEL_BIN, runCli } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
@@ -53,7 +54,7 @@ async function inputOf(workflowId: string): Promise<unknown[]> {
 
 test('outer --detach starts one outerLoop with the budget in its input; a second is refused while it runs; status shows it', async () => {
   const c = name('out');
-  await registerCampaign(harness.db.db, { campaignId: c, spec: fastBuiltinSpec(c) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(c));
   const r = await cli(['outer', c, '--detach', '--iterations', '2', '--experiments', '3', '--parallelism', '2']);
   expect(r.status).toBe(0);
   const [workflowId] = await outerLoops(c, 1);
@@ -78,21 +79,23 @@ test('outer --detach starts one outerLoop with the budget in its input; a second
   expect(status.stdout).toContain('is an orchestration worker running?');
 });
 
-test('outer --spec carries the validated spec and needs no registered campaign', async () => {
+test('outer --spec registers the spec as a version, which the input pins (never the spec), and needs no registered campaign', async () => {
   const c = name('osp');
   const file = path.join(harness.home, `${c}.yaml`);
   fs.writeFileSync(file, YAML.stringify(fastBuiltinSpec(c)));
   const r = await cli(['outer', c, '--spec', file, '--detach']);
   expect(r.status).toBe(0);
   const [workflowId] = await outerLoops(c, 1);
-  const [input] = (await inputOf(workflowId)) as [{ campaignId: string; spec: { name: string; searchSpace: object }; iterations: number; trigger: string }];
-  expect(input).toMatchObject({ campaignId: c, iterations: 1, trigger: 'cli', spec: { name: c } });
-  expect(Object.keys(input.spec.searchSpace).sort()).toEqual(['context', 'hidden', 'lr', 'steps']);
+  const [input] = (await inputOf(workflowId)) as [Record<string, unknown>];
+  const versionId = await latestCampaignVersionId(harness.db.db, c);
+  expect(r.stderr).toContain(`campaign ${versionId} (new)`);
+  expect(input).toEqual({ campaignId: c, campaignVersionId: versionId, iterations: 1, trigger: 'cli' });
+  expect((await loadCampaignVersion(harness.db.db, versionId!)).spec.searchSpace).toEqual(parseSpec(fastBuiltinSpec(c)).searchSpace);
 });
 
 test('outer and promote refuse bad input with exit 2 and one line, and start nothing', async () => {
   const c = name('ref');
-  await registerCampaign(harness.db.db, { campaignId: c, spec: fastBuiltinSpec(c) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(c));
   const other = path.join(harness.home, `${c}-other.yaml`);
   fs.writeFileSync(other, YAML.stringify(fastBuiltinSpec(`${c}-other`)));
   const cases: [string[], string][] = [
@@ -128,7 +131,7 @@ async function startFollowing(c: string) {
 
 test('following: Ctrl-C detaches and the loop keeps running', async () => {
   const c = name('det');
-  await registerCampaign(harness.db.db, { campaignId: c, spec: fastBuiltinSpec(c) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(c));
   const { child, out, exited, workflowId } = await startFollowing(c);
   child.kill('SIGINT');
   expect(await exited).toBe(0);
@@ -138,7 +141,7 @@ test('following: Ctrl-C detaches and the loop keeps running', async () => {
 
 test('following: a loop that ends without completing exits 1 with the reason', async () => {
   const c = name('end');
-  await registerCampaign(harness.db.db, { campaignId: c, spec: fastBuiltinSpec(c) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(c));
   const { out, exited, workflowId } = await startFollowing(c);
   await client.workflow.getHandle(workflowId).terminate('stopped by the test');
   expect(await exited).toBe(1);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { latestCampaignVersionId, registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { CampaignId, LoopKind } from '../../contracts/search-attributes';
 import { cliEnv, runCli } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
@@ -34,7 +34,7 @@ const cli = (args: string[]) => runCli(env, args, 60_000);
 async function campaign(label: string): Promise<string> {
   const id = uniqueName(label);
   campaignIds.push(id);
-  await registerCampaign(harness.db.db, { campaignId: id, spec: fastBuiltinSpec(id) });
+  await registerCampaignVersion(harness.db.db, fastBuiltinSpec(id));
   return id;
 }
 
@@ -159,7 +159,7 @@ test('an existing schedule is refused without --update; --update changes its spe
   expect(JSON.parse((await cli(['schedule', 'describe', c, '--json'])).stdout).spec).toBe('every 6h');
 });
 
-test('--spec registers the campaign with its schedule, and again with --update', async () => {
+test('--spec registers a campaign version that every fire pins, and a new one with --update', async () => {
   const c = uniqueName('spc');
   campaignIds.push(c);
   const file = path.join(harness.home, `${c}.json`);
@@ -168,12 +168,21 @@ test('--spec registers the campaign with its schedule, and again with --update',
   expect(r.status).toBe(0);
   expect((await describeSchedule(c)).state.paused).toBe(false);
   expect((await loadCampaignSpec(harness.db.db, c)).name).toBe(c);
+  const pinned = async () => ((await describeSchedule(c)).action as { args: { campaignVersionId?: string }[] }).args[0].campaignVersionId;
+  const first = await latestCampaignVersionId(harness.db.db, c);
+  expect(await pinned()).toBe(first);
 
   // --update with --spec stores the new spec too.
   fs.writeFileSync(file, JSON.stringify(fastBuiltinSpec(c, { innerLoop: { budget: { experiments: 7, parallelism: 1 } } })));
   expect((await cli(['schedule', 'create', c, '--every', '2d', '--spec', file, '--update'])).status).toBe(0);
   expect((await loadCampaignSpec(harness.db.db, c)).innerLoop.budget.experiments).toBe(7);
   expect((await describeSchedule(c)).spec.intervals?.map((i) => i.every)).toEqual([2 * 86_400_000]);
+  const second = await latestCampaignVersionId(harness.db.db, c);
+  expect(second).not.toBe(first);
+  expect(await pinned()).toBe(second);
+  // --update without --spec changes the timing only: the schedule keeps the version it pins.
+  expect((await cli(['schedule', 'create', c, '--every', '3d', '--update'])).status).toBe(0);
+  expect(await pinned()).toBe(second);
 });
 
 test('usage errors exit 2 with one line and create nothing', async () => {

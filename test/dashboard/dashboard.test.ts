@@ -198,7 +198,7 @@ test('proposals are approved and rejected from the loop page; an outer iteration
   // running it through is the outer loop's own tests' job).
   await page.goto(`${dashboard.url}/campaigns/${encodeURIComponent(id)}`);
   await page.click('button[data-action=trigger-outer]');
-  await expect(page.textContent('#confirm-text')).resolves.toBe(`Start one outer iteration of campaign ${id} now, with its stored spec.`);
+  await expect(page.textContent('#confirm-text')).resolves.toBe(`Start one outer iteration of campaign ${id} now, with its latest campaign version.`);
   await page.click('#confirm');
   const started = /^started (\S+)$/.exec((await page.textContent('#result'))!)![1];
   expect(started).toMatch(new RegExp(`^${id}/outer/\\d{8}-\\d{6}$`));

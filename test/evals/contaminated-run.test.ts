@@ -3,7 +3,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
 import { prepareTask } from '../../activities/task/prepare-task';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { datasets, datasetVersions, evalItems, examples, experiments, heldoutReads } from '../../db/schema';
 import { loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
@@ -19,8 +19,8 @@ afterAll(() => h?.close());
 test('the inner loop refuses a dataset version that copies a held-out item, before any launch', async () => {
   const name = uniqueName('contam');
   const spec = fastBuiltinSpec(name);
-  await registerCampaign(h.db.db, { campaignId: name, spec });
-  const { suiteId } = await prepareTask({ db: h.db.db, home: h.home }, { campaignId: name });
+  const { versionId: campaignVersionId } = await registerCampaignVersion(h.db.db, spec);
+  const { suiteId } = await prepareTask({ db: h.db.db, home: h.home }, { campaignVersionId });
   const [held] = await h.db.db.select().from(evalItems).where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'heldout'), eq(evalItems.grader, 'bits_per_byte'))).limit(1);
   const versionId = `${name}/code@leaky`;
   await h.db.db.insert(datasets).values({ id: `${name}/code`, campaignId: name, name: 'code' }).onConflictDoNothing();

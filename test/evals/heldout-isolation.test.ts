@@ -11,6 +11,7 @@ import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import type { Client } from '@temporalio/client';
 import type { DbHandle } from '../../db/client';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 
 const name = uniqueName('isolation');
 let h: DbHandle;
@@ -40,7 +41,7 @@ test('two outer iterations: no held-out text in any history or agent prompt; rea
     innerLoop: { budget: { experiments: 2, parallelism: 2 } },
     outerLoop: { innerBudget: { experiments: 2 }, evalFailureSample: 5, minNewFeedback: 0, teacher: { model: 'teacher-1' }, promotion: { margin: 0 } },
   } as never);
-  const handle = await client.workflow.start('outerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${name}/outer/run`, args: [{ campaignId: name, trigger: 'cli', spec, iterations: 2 }] });
+  const handle = await client.workflow.start('outerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${name}/outer/run`, args: [{ campaignId: name, trigger: 'cli', campaignVersionId: (await registerCampaignVersion(h.db, spec)).versionId, iterations: 2 }] });
   const result = (await handle.result()) as OuterLoopResult;
   expect(result.iterations.map((i) => i.status)).toHaveLength(2);
   expect(server.requests.length).toBeGreaterThan(0); // the teacher was asked about production's public failures

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { inArray, like } from 'drizzle-orm';
 import { readTrainFiles, ensureCorpus } from '../../tasks/builtin-code/corpus-cache';
 import { prepareTask } from '../../activities/task/prepare-task';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { promptsOfRound, simulateUsers, SimulationRequestError } from '../../services/simulate-users';
 import { critiqueFeedback } from '../../activities/outer/critique-feedback';
 import { corpusDirOf } from '../../services/paths';
@@ -32,8 +32,8 @@ let trainText: string;
 
 beforeAll(async () => {
   ({ handle: h, url: dbUrl } = await freshDatabase('simulate_users'));
-  await registerCampaign(h.db, { campaignId, spec: fastBuiltinSpec(campaignId) });
-  await prepareTask({ db: h.db, home }, { campaignId });
+  const { versionId: campaignVersionId } = await registerCampaignVersion(h.db, fastBuiltinSpec(campaignId));
+  await prepareTask({ db: h.db, home }, { campaignVersionId });
   trainText = readTrainFiles(corpusDirOf(home), await ensureCorpus(corpusDirOf(home))).text;
   ckpt = await trainCheckpoint({ dir: path.join(home, 'ckpt'), id: `${campaignId}/inner/e0/r1/step-150`, text: trainText.slice(0, 200_000), seed: 1, steps: 150, db: h.db });
   await promote(h.db, campaignId, ckpt.id);

@@ -3,12 +3,16 @@
 import type { Client, Connection, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { DbHandle } from '../../db/client';
 import type { QueueFamily } from '../../contracts/queues';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { freshDatabase, scratchDir, temporalClient } from './env';
 import { uniqueName } from './specs';
 import { startTestWorkers, type TestWorkers } from './workers';
 
 export interface LoopWorkers extends TestWorkers {
-  /** Starts `innerLoop` for `campaignId` with workflow id `${campaignId}/inner/1` on these workers. */
+  /**
+   * Registers `spec` as a campaign version, then starts `innerLoop` on it with workflow id `${campaignId}/inner/1`
+   * on these workers (the input carries the version id only, as the CLI's does).
+   */
   startLoop(campaignId: string, spec: unknown, extra?: Record<string, unknown>): Promise<WorkflowHandleWithFirstExecutionRunId>;
 }
 
@@ -17,6 +21,8 @@ export interface LoopHarness {
   dbUrl: string;
   client: Client;
   home: string;
+  /** Registers `spec` as a campaign version (as `flywheel run` does) and returns its id, for a workflow input. */
+  version(spec: unknown): Promise<string>;
   /** Workers for `families` (default all) under a new prefix `${label}-xxxxxx`. */
   workers(label: string, families?: QueueFamily[]): Promise<LoopWorkers>;
   close(): Promise<void>;
@@ -32,14 +38,17 @@ export async function loopHarness(label: string): Promise<LoopHarness> {
     dbUrl,
     client,
     home,
+    version: async (spec) => (await registerCampaignVersion(db.db, spec)).versionId,
     async workers(workerLabel, families) {
       const prefix = uniqueName(workerLabel);
       const w = await startTestWorkers({ prefix, db: db.db, home, families });
       started.push(w);
       return {
         ...w,
-        startLoop: (campaignId, spec, extra = {}) =>
-          client.workflow.start('innerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${campaignId}/inner/1`, args: [{ campaignId, spec, ...extra }] }),
+        startLoop: async (campaignId, spec, extra = {}) => {
+          const { versionId } = await registerCampaignVersion(db.db, spec);
+          return client.workflow.start('innerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${campaignId}/inner/1`, args: [{ campaignVersionId: versionId, ...extra }] });
+        },
       };
     },
     async close() {

@@ -8,7 +8,7 @@ import { sandboxAvailable } from './sandbox';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { and, eq } from 'drizzle-orm';
 import { prepareTask } from '../../activities/task/prepare-task';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import type { ActivityDeps } from '../../activities/deps';
 import { readHeldoutItems } from '../../activities/eval/heldout-items';
 import { scoreCheckpoint } from '../../activities/eval/score-checkpoint';
@@ -67,8 +67,8 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
   fs.mkdirSync(leakDir, { recursive: true });
   const leakFile = path.join(leakDir, 'leak.json');
   const prod = `${prefix}-production`;
-  await registerCampaign(db, { campaignId: prod, spec: fastBuiltinSpec(prod) });
-  const { suiteId, datasetVersionId: baseVersionId } = await prepareTask(deps, { campaignId: prod });
+  const { versionId: prodVersionId } = await registerCampaignVersion(db, fastBuiltinSpec(prod));
+  const { suiteId, datasetVersionId: baseVersionId } = await prepareTask(deps, { campaignVersionId: prodVersionId });
   const publicItems = async () => db.select({ prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems).where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'public')));
   // What a leak of the public split, and of the held-out one, gives a cheater. The held-out read is logged as what it
   // is: the simulated leak channel (a database read, a copy of the held-out files, an export: the same text).
@@ -89,16 +89,16 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
     publicItems,
     async production(tag, seed) {
       const experimentId = `${prod}/e${tag}`;
-      await db.insert(experiments).values({ id: experimentId, campaignId: prod, innerLoopId: `${prod}/inner`, index: 0, datasetVersionId: baseVersionId, params: {}, proposer: 'test', status: 'succeeded' });
+      await db.insert(experiments).values({ id: experimentId, campaignId: prod, campaignVersionId: prodVersionId, innerLoopId: `${prod}/inner`, index: 0, datasetVersionId: baseVersionId, params: {}, proposer: 'test', status: 'succeeded' });
       const id = (await trainCheckpoint({ dir: home, id: `${experimentId}/r1/step-20`, text: trainText, seed, steps: 20, db, experimentId })).id;
       await scoreAll(id);
       return id;
     },
     async candidate(recipe, tag, file) {
       const campaignId = `${prefix}-${recipe}${tag}`;
-      await registerCampaign(db, { campaignId, spec: fastBuiltinSpec(campaignId, { trainer: cheatTrainer(recipe) } as never) });
+      const { versionId: campaignVersionId } = await registerCampaignVersion(db, fastBuiltinSpec(campaignId, { trainer: cheatTrainer(recipe) } as never));
       const experimentId = `${campaignId}/e1`;
-      await db.insert(experiments).values({ id: experimentId, campaignId, innerLoopId: `${campaignId}/inner`, index: 1, datasetVersionId: baseVersionId, params: { recipe }, proposer: 'test', status: 'succeeded' });
+      await db.insert(experiments).values({ id: experimentId, campaignId, campaignVersionId, innerLoopId: `${campaignId}/inner`, index: 1, datasetVersionId: baseVersionId, params: { recipe }, proposer: 'test', status: 'succeeded' });
       const id = `${experimentId}/r1/step-300`;
       await db.insert(checkpoints).values({ id, runId: `${experimentId}/r1`, experimentId, step: 300, path: file.path, sha256: file.sha256, format: 'charlm-v1' });
       return id;

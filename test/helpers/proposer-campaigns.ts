@@ -1,7 +1,7 @@
 // Campaigns whose proposer is a scripted chat model: one local Chat Completions server (chat-server.ts) answers each
 // campaign from its own script, found by the goal in the request's user message, so tests share one server.
 import { asc, eq } from 'drizzle-orm';
-import { registerCampaign } from '../../services/campaigns/register-campaign';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import type { ProposeInput } from '../../contracts/inner-activities';
 import type { AgentEnv } from '../../agents/openai-client';
 import { parseSpec, type CampaignSpec } from '../../core/spec';
@@ -63,15 +63,15 @@ export async function proposerCampaigns(db: Db, model: string): Promise<Proposer
     async campaign(label, script, over = {}, history = []) {
       const name = uniqueName(label);
       const spec = fastBuiltinSpec(name, { goal: `goal of ${name}`, agents: { proposer: { model } }, ...over });
-      await registerCampaign(db, { campaignId: name, spec });
+      const { versionId: campaignVersionId } = await registerCampaignVersion(db, spec);
       scripts.set(`goal of ${name}`, script);
       const loop = `${name}/inner/1`;
       if (history.length > 0) {
         await db.insert(experiments).values(
-          history.map((x, i) => ({ id: `${loop}/e${i}`, campaignId: name, innerLoopId: loop, index: i, datasetVersionId: 'v', params: x.params, hypothesis: x.hypothesis ?? '', proposer: x.proposer ?? 'tpe', status: 'succeeded', publicScore: x.score, heldoutScore: 0.98765 })),
+          history.map((x, i) => ({ id: `${loop}/e${i}`, campaignId: name, campaignVersionId, innerLoopId: loop, index: i, datasetVersionId: 'v', params: x.params, hypothesis: x.hypothesis ?? '', proposer: x.proposer ?? 'tpe', status: 'succeeded', publicScore: x.score, heldoutScore: 0.98765 })),
         );
       }
-      const input = (startIndex = history.length, count = 2) => ({ campaignId: name, innerLoopId: loop, datasetVersionId: 'v', startIndex, count });
+      const input = (startIndex = history.length, count = 2) => ({ campaignId: name, campaignVersionId, innerLoopId: loop, datasetVersionId: 'v', startIndex, count });
       return { name, loop, spec: parseSpec(spec), input };
     },
     requestsOf: (name) => server.requests.filter((r) => contextOf(r).goal === `goal of ${name}`),

@@ -42,9 +42,9 @@ function stubs(name: string, approval: { onTimeout: OnTimeout; timeoutSeconds: n
     configDiff: [],
   });
   const orchestration = {
-    registerCampaign: async () => loopSettings(spec),
+    loopSettings: async () => loopSettings(spec),
     prepareTask: async () => ({ datasetVersionId: 'v0', suiteId: 's0' }),
-    claimOuterIteration: async () => ({ claimed: true, outerIterationId: `${name}/outer/i1`, iteration: 1, attempt: 1, incumbentCheckpointId: null, newFeedback: 0, settings: outerSettings(spec) }),
+    claimOuterIteration: async () => ({ claimed: true, outerIterationId: `${name}/outer/i1`, iteration: 1, attempt: 1, incumbentCheckpointId: null, newFeedback: 0, campaignVersionId: `${name}@stub`, settings: outerSettings(spec) }),
     critiqueIterationFeedback: async () => ({ failures: 0, sampled: 0, counts: { withExample: 0, noSignal: 0 } }),
     buildIterationDataset: async () => ({ versionId: 'v1', parentVersionId: 'v0', created: true, counts: { examples: 10 }, lossWeights: {} }),
     startInnerLoop: async () => ({ experimentId: `${loop}/baseline`, index: -1, params: {}, hypothesis: 'baseline', proposer: 'baseline' }),

@@ -39,7 +39,7 @@ test('a held-out leak is held for a researcher with the evidence, and rejected b
       promotion: { heldoutOutrun: 'hold', heldoutOutrunSigmas: 2, timeoutSeconds: 600, onTimeout: 'promote' },
     },
   } as never);
-  const handle = await h.client.workflow.start('outerLoop', { taskQueue: `${w.prefix}-orchestration`, workflowId, args: [{ campaignId: name, trigger: 'cli', spec }] });
+  const handle = await h.client.workflow.start('outerLoop', { taskQueue: `${w.prefix}-orchestration`, workflowId, args: [{ campaignId: name, trigger: 'cli', campaignVersionId: await h.version(spec) }] });
 
   const status = await eventually(
     'the hold',

@@ -7,6 +7,7 @@ import { outerStatusQuery, type OuterLoopResult } from '../../contracts/outer-lo
 import { freshDatabase, scratchDir, temporalClient } from '../helpers/env';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 
 test('worker restarts at every step of an outer iteration: one iteration, one dataset version, one decision, one launch per run', async () => {
   const { handle: db } = await freshDatabase('outer_restarts');
@@ -17,11 +18,11 @@ test('worker restarts at every step of an outer iteration: one iteration, one da
   const spec = fastBuiltinSpec(name, { innerLoop: { budget: { experiments: 2, parallelism: 2 } }, outerLoop: { innerBudget: { experiments: 2 } } });
   let workers: TestWorkers = await startTestWorkers({ prefix, db: db.db, home });
   try {
-    await db.db.insert(campaigns).values({ id: name, spec, specHash: 'x' });
+    const { versionId: campaignVersionId } = await registerCampaignVersion(db.db, spec);
     const ev = (i: number) => ({ id: `${name}-e${i}`, campaignId: name, kind: 'edit' as const, modelVersion: 'v0', prompt: `const total${i} = items.reduce((a, b) => `, output: 'a', correction: `a + b.price * ${i}, 0);\n` });
     await storeFeedback(db.db, [1, 2, 3, 4, 5].map(ev));
 
-    const handle = await client.workflow.start('outerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${name}/outer/chaos`, args: [{ campaignId: name, spec, trigger: 'cli' }] });
+    const handle = await client.workflow.start('outerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${name}/outer/chaos`, args: [{ campaignId: name, campaignVersionId, trigger: 'cli' }] });
     // Replace the workers once in every phase the iteration is seen in (claim, critiques, dataset, inner loop, gate…).
     let finished = false;
     void handle.result().then(() => (finished = true), () => (finished = true));

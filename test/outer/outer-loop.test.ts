@@ -25,8 +25,8 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-const start = (id: string, trigger: string, withSpec = false): Promise<WorkflowHandle> =>
-  h.client.workflow.start('outerLoop', { taskQueue: `${w.prefix}-orchestration`, workflowId: `${name}/outer/${id}`, args: [{ campaignId: name, trigger, ...(withSpec ? { spec } : {}) }] });
+const start = async (id: string, trigger: string, withSpec = false): Promise<WorkflowHandle> =>
+  h.client.workflow.start('outerLoop', { taskQueue: `${w.prefix}-orchestration`, workflowId: `${name}/outer/${id}`, args: [{ campaignId: name, trigger, ...(withSpec ? { campaignVersionId: await h.version(spec) } : {}) }] });
 const phaseOf = (handle: WorkflowHandle) => handle.query(outerStatusQuery);
 const count = async (table: typeof datasetVersions | typeof outerIterations, where = sql`true`) => (await h.db.db.select({ n: sql<number>`count(*)::int` }).from(table).where(where))[0].n;
 

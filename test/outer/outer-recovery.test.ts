@@ -24,8 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-const start = (id: string, spec?: unknown) =>
-  h.client.workflow.start('outerLoop', { taskQueue: `${w.prefix}-orchestration`, workflowId: `${name}/outer/${id}`, args: [{ campaignId: name, trigger: 'cli', ...(spec ? { spec } : {}) }] });
+const start = async (id: string, spec?: unknown) =>
+  h.client.workflow.start('outerLoop', { taskQueue: `${w.prefix}-orchestration`, workflowId: `${name}/outer/${id}`, args: [{ campaignId: name, trigger: 'cli', ...(spec ? { campaignVersionId: await h.version(spec) } : {}) }] });
 const rowsOf = () => h.db.db.select().from(outerIterations).where(eq(outerIterations.campaignId, name)).orderBy(outerIterations.attempt);
 
 test('a failed iteration ends its row with the reason', async () => {

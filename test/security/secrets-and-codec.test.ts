@@ -17,6 +17,8 @@ import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, parsePayloadKeys } from '../../
 import { startCodecServer, type CodecServer } from '../../server/codec-server';
 import { ensureDatabase } from '../../db/embedded-server';
 import { applyMigrations } from '../../db/migrate';
+import { openDb } from '../../db/client';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { findTemporalCli } from '../../stack/temporal-cli';
 import { runCli, type CliResult } from '../helpers/cli';
 import { pgServerUrl, scratchDir, temporalAddress } from '../helpers/env';
@@ -33,7 +35,7 @@ const SECRETS = { FLYWHEEL_API_TOKEN: API_TOKEN, OPENAI_API_KEY: OPENAI_KEY, 'da
 
 const campaignId = uniqueName('secrets');
 const workflowId = `${campaignId}/inner/1`;
-/** A loop started with a spec whose unknown key carries a secret: an activity fails, its message naming the key. */
+/** A loop started on a campaign version whose (unknown) id carries a secret: an activity fails, its message naming it. */
 const FAILURE_SECRET = secret('fail');
 const badSpecLoop = `${uniqueName('secrets-badspec')}/inner/1`;
 /** A loop whose untrained baseline crashes: the workflow code itself fails (BaselineFailed). */
@@ -90,14 +92,16 @@ beforeAll(async () => {
   raw = new Client({ connection }); // no codec: sees what the server stores
   // The same data converter as the CLI and the workers: a client with the key.
   const keyed = new Client({ connection, dataConverter: flywheelDataConverter(PAYLOAD_KEY) });
-  const failing: [string, (name: string) => CampaignSpecInput][] = [
-    [badSpecLoop, (name) => ({ ...fixtureSpec(name, { steps: 5 }), [`bogus_${FAILURE_SECRET}`]: 1 }) as CampaignSpecInput],
-    [crashLoop, (name) => { const s = fixtureSpec(name, { steps: 5 }); return { ...s, trainer: { ...s.trainer, fixed: { crash: true } } }; }],
+  const crashing = (name: string): CampaignSpecInput => { const s = fixtureSpec(name, { steps: 5 }); return { ...s, trainer: { ...s.trainer, fixed: { crash: true } } }; };
+  const dbh = openDb(env.DATABASE_URL!, { max: 1 });
+  const crashVersion = await registerCampaignVersion(dbh.db, crashing(crashLoop.split('/')[0])).finally(() => dbh.close());
+  const failing: [string, string][] = [
+    [badSpecLoop, `${badSpecLoop.split('/')[0]}@bogus_${FAILURE_SECRET}`],
+    [crashLoop, crashVersion.versionId],
   ];
   await Promise.all(
-    failing.map(async ([id, spec]) => {
-      const name = id.split('/')[0];
-      const handle = await keyed.workflow.start('innerLoop', { taskQueue: taskQueue('orchestration', prefix), workflowId: id, args: [{ campaignId: name, spec: spec(name) }] });
+    failing.map(async ([id, campaignVersionId]) => {
+      const handle = await keyed.workflow.start('innerLoop', { taskQueue: taskQueue('orchestration', prefix), workflowId: id, args: [{ campaignVersionId }] });
       failures.set(id, await handle.result().then(() => undefined, (e: unknown) => e));
       histories.set(id, await raw.workflow.getHandle(id).fetchHistory());
     }),
@@ -238,7 +242,7 @@ test("an activity's failure message and stack trace are ciphertext in the histor
   const cause = (failure as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ActivityFailure);
   expect(cause?.cause).toBeInstanceOf(ApplicationFailure);
-  expect(cause?.cause).toMatchObject({ type: 'InvalidSpecError', message: expect.stringContaining(`bogus_${FAILURE_SECRET}`) });
+  expect(cause?.cause).toMatchObject({ type: 'NotFoundError', message: expect.stringContaining(`bogus_${FAILURE_SECRET}`) });
 
   // The UI decodes a failure's attributes through the same endpoint.
   const res = await fetch(`${codec.url}/decode`, {
@@ -250,7 +254,7 @@ test("an activity's failure message and stack trace are ciphertext in the histor
   const [decoded] = ((await res.json()) as { payloads: { data: string }[] }).payloads;
   const attrs = JSON.parse(Buffer.from(decoded.data, 'base64').toString()) as { message: string; stack_trace: string };
   expect(attrs.message).toContain(`bogus_${FAILURE_SECRET}`);
-  expect(attrs.stack_trace).toMatch(/register-campaign/);
+  expect(attrs.stack_trace).toMatch(/campaign-versions/);
 });
 
 test("the workflow code's own failure is encoded inside the workflow bundle, and a client with the key reads it", () => {

@@ -17,12 +17,13 @@ import { formatResult } from '../../cli/print-result';
 import { groupMembers } from '../../backends/local/process-liveness';
 import { parseSpec } from '../../core/spec';
 import type { DbHandle } from '../../db/client';
-import { campaigns, capacity, capacitySlots, costLedger, experiments, metricPoints, trainingRuns } from '../../db/schema';
+import { capacity, capacitySlots, costLedger, experiments, metricPoints, trainingRuns } from '../../db/schema';
 import type { InnerLoopResult } from '../../contracts/inner-loop';
 import { cliEnv } from '../helpers/cli';
 import { saveHistory } from '../helpers/histories';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 
 const REPO = path.join(__dirname, '..', '..');
 let harness: LoopHarness;
@@ -121,10 +122,10 @@ describe('acquireCapacity as an activity', () => {
   async function campaignWith(maxConcurrent: number, experimentsCount: number, kind = 'local'): Promise<{ id: string; exp: (i: number) => string }> {
     const id = uniqueName('slots');
     const spec = { name: id, searchSpace: { x: { type: 'float', low: 0, high: 1 } }, backend: { kind, maxConcurrent } };
-    await db.db.insert(campaigns).values({ id, spec, specHash: 'test' });
+    const { versionId: campaignVersionId } = await registerCampaignVersion(db.db, spec);
     const exp = (i: number) => `${id}/inner/1/e${i}`;
     for (let i = 0; i < experimentsCount; i++) {
-      await db.db.insert(experiments).values({ id: exp(i), campaignId: id, innerLoopId: `${id}/inner/1`, index: i, datasetVersionId: 'none', params: {}, proposer: 'test', status: 'proposed' });
+      await db.db.insert(experiments).values({ id: exp(i), campaignId: id, campaignVersionId, innerLoopId: `${id}/inner/1`, index: i, datasetVersionId: 'none', params: {}, proposer: 'test', status: 'proposed' });
     }
     return { id, exp };
   }

@@ -8,6 +8,7 @@ import { approveProposalUpdate, leaderboardQuery, pauseSignal, resumeSignal, set
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { saveHistory } from '../helpers/histories';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 
 let harness: LoopHarness;
 let db: DbHandle;
@@ -69,7 +70,7 @@ test('a pause sent while the loop prepares is kept: no experiment starts until r
   const id = uniqueName('early');
   const spec = fixtureSpec(id, { steps: 2 }, { budget: { experiments: 1, parallelism: 1 }, batchSize: 1 });
   // signalWithStart delivers the pause in the loop's first workflow task, before it has prepared anything.
-  const h = await client.workflow.signalWithStart('innerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${id}/inner/1`, args: [{ campaignId: id, spec }], signal: pauseSignal, signalArgs: [] });
+  const h = await client.workflow.signalWithStart('innerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${id}/inner/1`, args: [{ campaignVersionId: (await registerCampaignVersion(db.db, spec)).versionId }], signal: pauseSignal, signalArgs: [] });
   const prepared = await statusUntil(h, 'the loop to finish preparing', (x) => x.phase !== 'preparing');
   expect(prepared).toMatchObject({ phase: 'paused', launched: 0 });
   // The baseline is no proposal: it trains, and still nothing is proposed while the loop is paused.

@@ -14,6 +14,7 @@ import { eventually } from '../helpers/loop-harness';
 import { freePort } from '../helpers/ports';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 
 test('a Temporal restart while a pruned trainer is being killed: the run is recorded pruned and never relaunched', async () => {
   const { handle: db } = await freshDatabase('prune_outage');
@@ -37,7 +38,7 @@ test('a Temporal restart while a pruned trainer is being killed: the run is reco
     connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection });
     const loopId = `${id}/inner/1`;
-    await client.workflow.start('innerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: loopId, args: [{ campaignId: id, spec }] });
+    await client.workflow.start('innerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: loopId, args: [{ campaignVersionId: (await registerCampaignVersion(db.db, spec)).versionId }] });
     const victim = `${loopId}/e1`;
     const runDir = runDirOf(home, `${victim}/r1`);
     // The local backend writes `cancelled` before its SIGTERM: the prune has begun.

@@ -39,6 +39,9 @@ function missingTrainerSpec(name: string) {
   return { ...spec, trainer: { ...spec.trainer, command: [MISSING, '--flag'] } };
 }
 
+/** The rows registering a campaign's spec writes (`flywheel run` does it before the loop starts): one campaign, one version. */
+const registered = (counts: Record<string, number>) => ({ ...counts, campaigns: counts.campaigns + 1, campaign_versions: counts.campaign_versions + 1 });
+
 /** Rows in every table of the test's database (the migrations' own bookkeeping is in another schema). */
 async function rowCounts(): Promise<Record<string, number>> {
   const { rows } = await harness.db.pool.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1");
@@ -65,8 +68,8 @@ test('a trainer whose program does not exist is refused on the training worker b
   expect((cause as ApplicationFailure).nonRetryable).toBe(true);
   expect(cause?.message).toMatch(REASON);
 
-  // Not a row, not a run directory: the check was the loop's one step, on the training queue.
-  expect(await rowCounts()).toEqual(before);
+  // Not a row beside the registered spec, not a run directory: the check was the loop's one step, on the training queue.
+  expect(await rowCounts()).toEqual(registered(before));
   expect(fs.existsSync(path.join(harness.home, 'runs'))).toBe(false);
   const { events } = await h.fetchHistory();
   const scheduled = events!.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
@@ -86,9 +89,9 @@ test('`flywheel run` of such a spec exits 1 with the reason; `status` and the da
   expect(run.stderr).not.toMatch(/\n\s+at /);
   const failedLine = run.stderr.trim().split('\n').at(-1)!;
   expect(failedLine).toMatch(new RegExp(`^flywheel: ${name}/inner/\\S+ ended FAILED: the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`));
-  expect(await rowCounts()).toEqual(before);
+  expect(await rowCounts()).toEqual(registered(before));
 
-  // No campaign row exists: status still finds the loop (by its search attributes) and prints why it failed.
+  // No loop row exists (only the registered spec): status still finds the loop (by its search attributes) and prints why it failed.
   const status = await runCli(env, ['status', name]);
   expect(status.status).toBe(0);
   const [head, reason] = status.stdout.trim().split('\n');
@@ -97,7 +100,7 @@ test('`flywheel run` of such a spec exits 1 with the reason; `status` and the da
   const json = await runCli(env, ['status', name, '--json']);
   expect(JSON.parse(json.stdout)).toMatchObject({ status: 'FAILED', reason: expect.stringMatching(REASON) });
 
-  // The dashboard: on the campaigns page, and on the campaign's page although nothing was recorded for it.
+  // The dashboard: on the campaigns page, and on the campaign's page, which has its registered spec and no loop row.
   const home = await eventually('the failed loop on the campaigns page', async () => {
     const r = await get('/');
     return r.text.includes(name) ? r : undefined;
@@ -106,7 +109,7 @@ test('`flywheel run` of such a spec exits 1 with the reason; `status` and the da
   expect(home.text).toContain(`trainer program &quot;${MISSING}&quot; was not found on PATH`);
   const campaign = await get(`/campaigns/${name}`);
   expect(campaign.status).toBe(200);
-  expect(campaign.text).toContain('Nothing is recorded for this campaign');
+  expect(campaign.text).toContain('No inner loops yet.');
   expect(campaign.text).toContain(`trainer program &quot;${MISSING}&quot; was not found on PATH`);
 });
 
