@@ -19,8 +19,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { EvalActivities, OrchestrationActivities } from '../contracts/activities';
-import { evalOptions, orchestrationOptions } from './activity-options';
+import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
+import { evalOptions, launchOptions, orchestrationOptions } from './activity-options';
 import { innerLoop } from './inner-loop';
 import type { InnerLoopResult } from '../contracts/inner-loop';
 import {
@@ -43,6 +43,7 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
   const workflowId = workflowInfo().workflowId;
   const orch = proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
   const ev = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
+  const { checkTrainer } = proxyActivities<TrainingActivities>(launchOptions(queueOf('training')));
   const done: OuterIterationSummary[] = [...(input.carry?.done ?? [])];
 
   let phase: OuterLoopStatus['phase'] = 'claiming';
@@ -79,6 +80,9 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
 
   const { outerIterationId, settings, campaignVersionId } = claim;
   try {
+    // A trainer that cannot start on the training worker ends the attempt here, before any critique or dataset row.
+    const trainer = await checkTrainer({ campaignVersionId });
+    if (!trainer.ok) throw ApplicationFailure.nonRetryable(trainer.reason, 'TrainerCannotStart');
     const task = await orch.prepareTask({ campaignVersionId });
     iteration = claim.iteration;
     upsertSearchAttributes([{ key: Iteration, value: iteration }]);

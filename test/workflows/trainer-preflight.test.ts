@@ -143,17 +143,21 @@ test('an outer loop whose inner loop cannot start its trainer: the iteration row
   fs.writeFileSync(file, YAML.stringify(missingTrainerSpec(name)));
   const r = await runCli(env, ['outer', name, '--spec', file]);
   expect(r.status).toBe(1);
-  // The outer loop registers the campaign and builds its dataset first; its inner loop's check stops it there.
-  const reason = new RegExp(`innerLoop ${name}/outer/i1/inner failed: the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`);
-  expect(r.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^flywheel: ${name}/outer/\\S+ ended FAILED: ${reason.source}`));
+  // The iteration checks the trainer right after its claim: no critique, dataset version or inner loop is made.
+  const reason = new RegExp(`^the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`);
+  expect(r.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^flywheel: ${name}/outer/\\S+ ended FAILED: ${reason.source.slice(1)}`));
   const { rows } = await harness.db.pool.query("SELECT status, summary->>'reason' AS reason FROM outer_iterations WHERE campaign_id = $1", [name]);
   expect(rows).toEqual([{ status: 'failed', reason: expect.stringMatching(reason) }]);
   const [{ n }] = (await harness.db.pool.query('SELECT count(*)::int AS n FROM experiments WHERE campaign_id = $1', [name])).rows;
   expect(n).toBe(0);
+  for (const table of ['critiques', 'inner_loops']) {
+    const [{ c }] = (await harness.db.pool.query(`SELECT count(*)::int AS c FROM ${table} WHERE campaign_id = $1`, [name])).rows;
+    expect({ table, rows: c }).toEqual({ table, rows: 0 });
+  }
 
   const status = await runCli(env, ['status', name]);
   expect(status.status).toBe(0);
   const [head, line] = status.stdout.trim().split('\n');
   expect(head).toMatch(new RegExp(`^outer loop ${name}/outer/\\S+: FAILED`));
-  expect(line).toMatch(new RegExp(`^  reason: ${reason.source}`));
+  expect(line).toMatch(new RegExp(`^  reason: ${reason.source.slice(1)}`));
 });
