@@ -34,6 +34,8 @@ const boundaryZones = ROOMS.map((room) => ({
   from: ROOMS.filter((other) => other !== room && !MAY_IMPORT[room].includes(other)).map((other) => `./${other}`),
   message: `${room}/ may import only ${MAY_IMPORT[room].join(', ') || 'itself'} (../shared/DESIGN.md, Layout)`,
 }));
+// The CLI and the servers open the database (db/client) but read and write it through services/, never the schema.
+boundaryZones.push({ target: ['./cli', './server'], from: './db/schema.ts', message: 'the CLI and the servers use services/ for PostgreSQL' });
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.flywheel/**', 'db/migrations/**', 'dist/**', 'coverage/**', 'test-artifacts/**', '**/*.js', '**/*.mjs'] },
@@ -53,6 +55,7 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-restricted-paths': ['error', { zones: boundaryZones }],
     },

@@ -3,12 +3,12 @@
 // completions of train-split lines and sends feedback through the same API; then one outer iteration runs to its
 // decision. One line per iteration: new feedback, critiques, dataset size, the inner loop's best, the gate's
 // decision and the production model's held-out score.
-import { eq, sql } from 'drizzle-orm';
 import crypto from 'node:crypto';
 import { simulateUsers } from '../services/simulate-users';
 import { corpusDirOf } from '../services/paths';
 import type { CampaignSpec } from '../core/spec';
-import { campaigns, outerIterations } from '../db/schema';
+import { productionCheckpointOf } from '../services/production-model';
+import { countOuterIterations } from '../services/queries/outer-iterations';
 import type { OuterIterationSummary, OuterLoopResult } from '../contracts/outer-loop';
 import { startOuterLoopWorkflow } from '../services/campaign-loops';
 import { startFeedbackServer } from '../server/feedback-server';
@@ -64,13 +64,13 @@ export async function runOuterDemo(s: Session, spec: CampaignSpec, campaignVersi
 }
 
 async function hasProduction(s: Session, campaignId: string): Promise<boolean> {
-  const [c] = await s.db.select({ p: campaigns.productionCheckpointId }).from(campaigns).where(eq(campaigns.id, campaignId));
-  return !!c?.p;
+  const production = await productionCheckpointOf(s.db, campaignId);
+  return !!production;
 }
 
 /** One round per iteration; the round number continues across demos in the same home, so event ids never clash. */
 async function sendFeedback(s: Session, spec: CampaignSpec, apiUrl: string, token: string, o: OuterDemoOptions) {
-  const [{ n }] = await s.db.select({ n: sql<number>`count(*)::int` }).from(outerIterations).where(eq(outerIterations.campaignId, spec.name));
+  const n = await countOuterIterations(s.db, spec.name);
   return simulateUsers({ apiUrl, token, campaignId: spec.name, round: n, events: o.events, seed: o.seed, corpusDir: corpusDirOf(s.config.home) });
 }
 

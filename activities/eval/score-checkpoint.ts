@@ -17,7 +17,6 @@ import { lossScorerFor } from './loss-scorers';
 import { mapLimit } from './map-limit';
 import { runPredict } from './run-predict';
 import type { ScoreCheckpointInput, ScoreResult } from '../../contracts/eval';
-import type { EvalSplit } from '../../contracts/eval';
 
 /** The longest output asked of `predict` for items graded by something other than the next token. */
 export const OUTPUT_BUDGET = 2048;

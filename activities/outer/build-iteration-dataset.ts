@@ -10,7 +10,6 @@ import { critiques, evalItems, evalResults, outerIterations } from '../../db/sch
 import { campaignsOf } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { buildDatasetVersion } from './build-dataset-version';
-import type { BuildDatasetVersionResult } from '../../contracts/outer-activities';
 import type { BuildIterationDatasetInput, BuildIterationDatasetResult } from '../../contracts/outer-activities';
 
 export async function buildIterationDataset(deps: ActivityDeps, input: BuildIterationDatasetInput): Promise<BuildIterationDatasetResult> {

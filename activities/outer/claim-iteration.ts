@@ -10,7 +10,7 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { campaigns, critiques, feedbackEvents, outerIterations } from '../../db/schema';
 import { outerIterationIdOf } from '../../contracts/outer-loop';
-import { outerSettings, type OuterSettings } from '../../core/loop-settings';
+import { outerSettings } from '../../core/loop-settings';
 import { campaignIdOfVersion } from '../../contracts/campaign';
 import { NotFoundError } from '../../core/errors';
 import { latestCampaignVersionId } from '../../services/campaigns/campaign-versions';

@@ -6,7 +6,6 @@ import { feedbackEvents } from '../../db/schema';
 import { campaignsOf } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { FAILING_RATING, critiqueFeedback } from './critique-feedback';
-import type { CritiqueFeedbackResult } from '../../contracts/outer-activities';
 import { teacherChoiceOf } from './teach-failures';
 import type { CritiqueIterationInput, CritiqueIterationResult } from '../../contracts/outer-activities';
 

@@ -7,7 +7,7 @@ import { NotFoundError } from '../../core/errors';
 import { runGate, type GateOutcome } from '../../core/gate/checks';
 import type { PairedItem } from '../../core/gate/evidence';
 import type { GateEvidence } from '../../core/gate/evidence';
-import { gateSettingsWithDefaults, type GateMetric, type GateSettingsInput } from '../../core/gate/settings';
+import { gateSettingsWithDefaults, type GateMetric } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
 import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
 import { loadIntegrityEvidence } from './integrity-evidence';

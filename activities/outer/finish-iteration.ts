@@ -4,7 +4,6 @@
 // is keyed by the iteration, so a retry changes nothing.
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import { campaigns, decisions, outerIterations } from '../../db/schema';
-import type { OuterIterationSummary } from '../../contracts/outer-loop';
 import type { ActivityDeps } from '../deps';
 import type { FinishIterationInput, FinishIterationResult } from '../../contracts/outer-activities';
 

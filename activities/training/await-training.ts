@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
-import type { JobHandle, JobStatus, TrainingBackend } from '../../backends';
+import type { JobStatus, TrainingBackend } from '../../backends';
 import { METRICS_FILE } from '../../core/job-contract';
 import { firstPrunedStep, type PeerCurve } from '../../core/pruning';
 import { checkpoints, experiments, trainingRuns } from '../../db/schema';
@@ -20,7 +20,6 @@ import { peerCurves, storeMetricPoints } from './metrics-sink';
 import { readMetrics } from './metrics-stream';
 import { decideRun, type RunVerdict } from './run-verdict';
 import type { AwaitTrainingInput, TrainingOutcome } from '../../contracts/training';
-import type { TrainingStatus } from '../../contracts/training';
 
 interface Progress {
   jobRef: string;

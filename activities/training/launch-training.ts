@@ -5,7 +5,6 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
-import type { JobHandle } from '../../backends';
 import { capacitySlots, datasetVersions, experiments, trainingRuns } from '../../db/schema';
 import { checkBudget } from '../cost/cost-ledger';
 import { campaignOfRow } from '../campaign-of';

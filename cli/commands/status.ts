@@ -12,8 +12,7 @@ import { withSession } from '../session';
 import { uiLink } from '../../temporal/ui-links';
 import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import { loadCampaignVersion } from '../../services/campaigns/campaign-versions';
-import { eq } from 'drizzle-orm';
-import { innerLoops } from '../../db/schema';
+import { campaignVersionOfLoop } from '../../services/queries/inner-loops';
 import { formatAnalysis, latestAnalysis } from '../../services/latest-analysis';
 import { loopEndReason } from '../../services/loop-failures';
 import { printRunningLoops } from '../running-loops';
@@ -48,8 +47,8 @@ export function registerStatus(program: Command): void {
           return;
         }
         // The loop's own pinned version (what it runs), else the campaign's latest.
-        const [row] = await s.db.select({ v: innerLoops.campaignVersionId }).from(innerLoops).where(eq(innerLoops.id, handle.workflowId));
-        const spec = row?.v ? (await loadCampaignVersion(s.db, row.v)).spec : await loadCampaignSpec(s.db, campaignId);
+        const pinned = await campaignVersionOfLoop(s.db, handle.workflowId);
+        const spec = pinned ? (await loadCampaignVersion(s.db, pinned)).spec : await loadCampaignSpec(s.db, campaignId);
         if (opts.once) {
           const snap = await snapshot(handle, s.db, runSteps(spec));
           console.log(opts.json ? JSON.stringify({ workflowId: handle.workflowId, ...snap, analysis }, null, 2) : `${renderSnapshot(snap, spec.selection.metric)}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);

@@ -3,8 +3,8 @@
 // recorded. Adding a check (the eval-integrity probes, the public/held-out gap) is adding one function.
 import { mean, orientedDeltas, pairedTest } from './paired-test';
 import { INTEGRITY_CHECKS } from './integrity-checks';
-import type { GateMetric, GateSettings } from './settings';
-import type { CheckResult, GateCheck, GateEvidence, PairedItem } from './evidence';
+import type { GateMetric } from './settings';
+import type { CheckResult, GateCheck, GateEvidence } from './evidence';
 
 /** Whether a larger per-item score is better, per metric. */
 export const HIGHER_IS_BETTER: Record<GateMetric, boolean> = { bits_per_byte: false, exact_match: true };

@@ -1,8 +1,7 @@
 // The hacking guard: gate checks over the eval-integrity evidence (public vs held-out both ways, twins, cheat-only
 // items, canaries and held-out canaries). Each is one GateCheck; a check whose evidence was not measured passes and says so.
 import { mean, orientedDeltas, sampleVariance } from './paired-test';
-import type { GateMetric } from './settings';
-import type { CheckResult, DeltaSpread, GateCheck, IntegrityEvidence, SplitMeans, TwinPair } from './evidence';
+import type { CheckResult, GateCheck, TwinPair } from './evidence';
 
 const f4 = (x: number) => x.toFixed(4);
 const round = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -5,7 +5,6 @@ import { fmtJson, fmtNum, fmtSeconds, fmtTime, html, message, page, raw, table, 
 import { analysesOf } from '../../services/queries/analyses';
 import { getCampaign, UNSANDBOXED_NOTE, type CampaignRow } from '../../services/queries/campaigns';
 import { curves, metricNames } from '../../services/queries/curves';
-import { datasetVersionsOf } from '../../services/queries/datasets';
 import { decisionsOf, type DecisionRow } from '../../services/queries/decisions';
 import { innerLoopsOf, type InnerLoopRow } from '../../services/queries/inner-loops';
 import { leaderboardPage, type LeaderboardRow } from '../../services/queries/leaderboard';

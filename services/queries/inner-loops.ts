@@ -35,3 +35,7 @@ export const countInnerLoops = async (db: Db, campaignId: string): Promise<numbe
   (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM inner_loops WHERE campaign_id = $1', [campaignId]))?.n ?? 0;
 
 export const getInnerLoop = (db: Db, id: string): Promise<InnerLoopRow | undefined> => one<InnerLoopRow>(db, `${SELECT} WHERE l.id = $1`, [id]);
+
+/** The campaign version an inner loop pinned at its start (undefined for an unknown loop). */
+export const campaignVersionOfLoop = async (db: Db, innerLoopId: string): Promise<string | null | undefined> =>
+  (await one<{ v: string | null }>(db, 'SELECT campaign_version_id AS v FROM inner_loops WHERE id = $1', [innerLoopId]))?.v;

@@ -1,6 +1,6 @@
 // A campaign's outer iterations, with the held-out figures their summaries carry (the production score over time).
 import type { Db } from '../../db/client';
-import { rows } from './run-query';
+import { one, rows } from './run-query';
 
 export interface OuterIterationRow {
   id: string;
@@ -35,3 +35,7 @@ export const outerIterationsOf = (db: Db, campaignId: string): Promise<OuterIter
      FROM outer_iterations o WHERE campaign_id = $1 ORDER BY iteration, attempt`,
     [campaignId],
   );
+
+/** How many outer iterations (attempts included) a campaign has recorded. */
+export const countOuterIterations = async (db: Db, campaignId: string): Promise<number> =>
+  (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM outer_iterations WHERE campaign_id = $1', [campaignId]))?.n ?? 0;

@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { eq } from 'drizzle-orm';
 import { sandboxStatusLine } from '../../backends/sandbox/bubblewrap';
 import { trainingRuns } from '../../db/schema';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';

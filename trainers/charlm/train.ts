@@ -6,7 +6,7 @@ import { Adam } from './adam';
 import { CharLm } from '../../formats/charlm/char-lm';
 import type { CharLmCheckpoint } from '../../formats/charlm/checkpoint';
 import { Rng } from '../../core/stream-rng';
-import { learningRate, resolveTrainParams, type TrainParams } from './train-params';
+import { learningRate, resolveTrainParams } from './train-params';
 import { BOS_ID, encodeBytes, encodeText } from '../../formats/charlm/vocab';
 import { NonRetryableError } from '../../core/errors';
 

@@ -2,9 +2,8 @@
 // and the leaderboard, one page at a time, ranked in SQL.
 import { statusQuery, type InnerLoopStatus } from '../../../contracts/inner-loop';
 import { BadRequestError, NotFoundError, within, type DashboardContext } from '../context';
-import type { SearchSpace } from '../../../core/spec';
 import { chartBox, curvesOption, historyOption, importanceOption, parallelOption, sliceOption, type ChartOption, type CurveAxis } from '../charts';
-import { fmtNum, fmtParam, fmtSeconds, href, html, message, page, pager, raw, table, temporalLink, type Safe } from '../html';
+import { fmtNum, fmtParam, fmtSeconds, href, html, message, page, pager, table, temporalLink, type Safe } from '../html';
 import { paramImportance } from '../param-importance';
 import { curves, curvesOnAxis, metricNames } from '../../../services/queries/curves';
 import { one } from '../../../services/queries/run-query';
