@@ -41,7 +41,7 @@ export interface WorkerSupervisorOptions {
   onEvent?: (e: StackEvent) => void;
 }
 
-const FLYWHEEL_BIN = path.resolve(__dirname, '../../bin/flywheel.js');
+const FLYWHEEL_BIN = path.resolve(__dirname, '../bin/flywheel.js');
 
 export class WorkerSupervisor {
   private readonly opts: Required<WorkerSupervisorOptions>;
