@@ -1,5 +1,5 @@
 // The campaign a fault run plays: the inner loop alone on the fixture trainer (short, every experiment a real
-// choice), or the outer loop (critiques of seeded feedback → dataset version → inner loop on the built-in trainer →
+// choice, weak ones of later batches pruned by the median rule), or the outer loop (critiques of seeded feedback → dataset version → inner loop on the built-in trainer →
 // gate → decision) for two iterations; on the local backend or the real Slurm one.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +30,12 @@ export interface StartedCampaign {
 
 export const OUTER_ITERATIONS = 2;
 
+/**
+ * Experiments per inner loop when the run does not say: three batches of two for the inner-loop campaign, so the
+ * median rule has earlier batches to prune against twice; two batches per iteration for the outer loop.
+ */
+export const DEFAULT_EXPERIMENTS: Record<LoopKind, number> = { inner: 6, outer: 4 };
+
 export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db, o: CampaignOptions): Promise<StartedCampaign> {
   const campaignId = `faults-${o.loop}-${o.backend}-s${o.seed}`;
   const backend = o.backend === 'slurm' ? { backend: { kind: 'slurm' } } : {};
@@ -37,7 +43,10 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
   if (o.loop === 'inner') {
     const workflowId = `${campaignId}/inner/1`;
     const n = o.experiments;
-    const spec = fixtureSpec(campaignId, { steps: 12, sleepMs: 6000 }, { budget: { experiments: n, parallelism: 2 }, batchSize: 2, maxTrainingAttempts: 3, seed: o.seed, startupTrials: n });
+    // The median rule prunes a run of a later batch whose offset is worse than the earlier batches' median (from step
+    // 3: a point every 0.5 s), so the loop has prunes for the `temporal-prune` fault to hit; deterministic per seed.
+    const pruning = { rule: 'median', warmupSteps: 3, minCompleted: 1, metric: 'loss' };
+    const spec = fixtureSpec(campaignId, { steps: 12, sleepMs: 6000 }, { budget: { experiments: n, parallelism: 2 }, batchSize: 2, maxTrainingAttempts: 3, seed: o.seed, startupTrials: n, pruning });
     // A real choice for the sampler: the seed decides the proposals, the offset their scores.
     spec.searchSpace = { ...spec.searchSpace, offset: { type: 'categorical', choices: [0, 0.5, 1, 1.5] } } as typeof spec.searchSpace;
     fs.writeFileSync(specFile, JSON.stringify({ ...spec, ...backend }));
