@@ -1,6 +1,7 @@
 // The campaign a fault run plays: the inner loop alone on the fixture trainer (short, every experiment a real
-// choice, weak ones of later batches pruned by the median rule), or the outer loop (critiques of seeded feedback → dataset version → inner loop on the built-in trainer →
-// gate → decision) for two iterations; on the local backend or the real Slurm one.
+// choice), or the outer loop (critiques of seeded feedback → dataset version → inner loop on the built-in trainer →
+// gate → decision) for two iterations; on the local backend or the real Slurm one. Both prune weak runs of later
+// batches by the median rule, deterministically per seed, so the `temporal-prune` fault has prunes to hit.
 import fs from 'node:fs';
 import path from 'node:path';
 import { storeFeedback } from '../../services/feedback-store';
@@ -54,9 +55,11 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
     if (r.status !== 0) throw new Error(`flywheel run failed: ${r.stderr.trim()}`);
     return { campaignId, workflowId, iterations: 0 };
   }
+  // The median rule here too (from step 200 of 1200–2000): each iteration's second batch has prunes to hit.
+  const pruning = { rule: 'median', warmupSteps: 200, minCompleted: 1, metric: 'loss' } as const;
   const spec: CampaignSpecInput = {
     ...fastBuiltinSpec(campaignId, {
-      innerLoop: { budget: { experiments: o.experiments, parallelism: 2 }, batchSize: 2, startupTrials: o.experiments, seed: o.seed, maxTrainingAttempts: 3 },
+      innerLoop: { budget: { experiments: o.experiments, parallelism: 2 }, batchSize: 2, startupTrials: o.experiments, seed: o.seed, maxTrainingAttempts: 3, pruning },
       // Every iteration trains, so both are compared with the fault-free run.
       outerLoop: { minNewFeedback: 0, innerBudget: { experiments: o.experiments } },
     }),
