@@ -1,6 +1,7 @@
 // The campaign a fault run plays: the inner loop alone on the fixture trainer (short, every experiment a real
 // choice), or the outer loop (critiques of seeded feedback → dataset version → inner loop on the built-in trainer →
-// gate → decision) for two iterations; on the local backend or the real Slurm one.
+// gate → decision) for two iterations; on the local backend or the real Slurm one. Both prune weak runs of later
+// batches by the median rule, deterministically per seed, so the `temporal-prune` fault has prunes to hit.
 import fs from 'node:fs';
 import path from 'node:path';
 import { storeFeedback } from '../../services/feedback-store';
@@ -30,6 +31,12 @@ export interface StartedCampaign {
 
 export const OUTER_ITERATIONS = 2;
 
+/**
+ * Experiments per inner loop when the run does not say: three batches of two for the inner-loop campaign, so the
+ * median rule has earlier batches to prune against twice; two batches per iteration for the outer loop.
+ */
+export const DEFAULT_EXPERIMENTS: Record<LoopKind, number> = { inner: 6, outer: 4 };
+
 export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db, o: CampaignOptions): Promise<StartedCampaign> {
   const campaignId = `faults-${o.loop}-${o.backend}-s${o.seed}`;
   const backend = o.backend === 'slurm' ? { backend: { kind: 'slurm' } } : {};
@@ -37,7 +44,10 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
   if (o.loop === 'inner') {
     const workflowId = `${campaignId}/inner/1`;
     const n = o.experiments;
-    const spec = fixtureSpec(campaignId, { steps: 12, sleepMs: 6000 }, { budget: { experiments: n, parallelism: 2 }, batchSize: 2, maxTrainingAttempts: 3, seed: o.seed, startupTrials: n });
+    // The median rule prunes a run of a later batch whose offset is worse than the earlier batches' median (from step
+    // 3: a point every 0.5 s), so the loop has prunes for the `temporal-prune` fault to hit; deterministic per seed.
+    const pruning = { rule: 'median', warmupSteps: 3, minCompleted: 1, metric: 'loss' };
+    const spec = fixtureSpec(campaignId, { steps: 12, sleepMs: 6000 }, { budget: { experiments: n, parallelism: 2 }, batchSize: 2, maxTrainingAttempts: 3, seed: o.seed, startupTrials: n, pruning });
     // A real choice for the sampler: the seed decides the proposals, the offset their scores.
     spec.searchSpace = { ...spec.searchSpace, offset: { type: 'categorical', choices: [0, 0.5, 1, 1.5] } } as typeof spec.searchSpace;
     fs.writeFileSync(specFile, JSON.stringify({ ...spec, ...backend }));
@@ -45,9 +55,11 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
     if (r.status !== 0) throw new Error(`flywheel run failed: ${r.stderr.trim()}`);
     return { campaignId, workflowId, iterations: 0 };
   }
+  // The median rule here too (from step 200 of 1200–2000): each iteration's second batch has prunes to hit.
+  const pruning = { rule: 'median', warmupSteps: 200, minCompleted: 1, metric: 'loss' } as const;
   const spec: CampaignSpecInput = {
     ...fastBuiltinSpec(campaignId, {
-      innerLoop: { budget: { experiments: o.experiments, parallelism: 2 }, batchSize: 2, startupTrials: o.experiments, seed: o.seed, maxTrainingAttempts: 3 },
+      innerLoop: { budget: { experiments: o.experiments, parallelism: 2 }, batchSize: 2, startupTrials: o.experiments, seed: o.seed, maxTrainingAttempts: 3, pruning },
       // Every iteration trains, so both are compared with the fault-free run.
       outerLoop: { minNewFeedback: 0, innerBudget: { experiments: o.experiments } },
     }),

@@ -9,11 +9,12 @@ import { openDb } from '../../db/client';
 import { startFeedbackServer } from '../../server/feedback-server';
 import { isAlive } from '../../stack/processes';
 import { processesMentioning, spawnUp, stackEnv, type UpProcess } from '../stack/up-process';
-import { startCampaign, type BackendKind, type LoopKind } from './fault-campaign';
+import { DEFAULT_EXPERIMENTS, startCampaign, type BackendKind, type LoopKind } from './fault-campaign';
 import { startFaultPostgres } from './fault-postgres';
 import { writeFeedback } from './feedback-hammer';
 import { seededRandom, type FaultKind, type ScheduledFault } from './fault-schedule';
 import { activeSlurmJobs, trainerPids } from './leftovers';
+import { awaitTrainingAttempts, describeHit, PRUNE_WAIT_MS, pruneHit, waitForPrune, type PruneHit } from './prune-window';
 import { checkRun, type RunFacts } from './run-checks';
 
 export interface FaultRunOptions {
@@ -26,7 +27,7 @@ export interface FaultRunOptions {
   backend?: BackendKind;
   /** Feedback events written concurrently (each sent 1–3 times) while faults land. @default 0 */
   feedbackEvents?: number;
-  /** Experiments per inner loop. @default 4 */
+  /** Experiments per inner loop. @default DEFAULT_EXPERIMENTS[loop] (6 inner, 4 outer) */
   experiments?: number;
   log?: (line: string) => void;
 }
@@ -37,6 +38,8 @@ export interface InjectedFault {
   /** From the fault to the next row the loop writes (or its end); undefined when the fault found nothing to hit. */
   resumeMs?: number;
   skipped?: string;
+  /** `temporal-prune`: the prune it aimed at, and whether it hit it. */
+  prune?: PruneHit;
 }
 
 export interface FaultRunReport {
@@ -54,6 +57,7 @@ const PG_DOWN_MS = 2_000;
 export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunReport> {
   const log = opts.log ?? (() => undefined);
   const backend = opts.backend ?? 'local';
+  const loop = opts.loop ?? 'inner';
   const rnd = seededRandom(opts.seed ^ 0xfa17);
   const pgServer = await startFaultPostgres(opts.home);
   let env = await stackEnv(opts.home, { DATABASE_URL: pgServer.url });
@@ -89,7 +93,7 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
     connection = await Connection.connect({ address: up.state()!.temporal.address });
     const client = new Client({ connection });
     feedback = await startFeedbackServer({ db: feedbackDb.db, port: 0 });
-    const run = await startCampaign(env, opts.home, feedbackDb.db, { loop: opts.loop ?? 'inner', backend, seed: opts.seed, experiments: opts.experiments ?? 4 });
+    const run = await startCampaign(env, opts.home, feedbackDb.db, { loop, backend, seed: opts.seed, experiments: opts.experiments ?? DEFAULT_EXPERIMENTS[loop] });
     const t0 = Date.now();
     let done = false;
     const finished = (async () => {
@@ -113,20 +117,34 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
       if (done) break;
       // Between experiments no trainer runs: wait a little for the next one rather than miss the kind.
       for (let i = 0; f.kind === 'trainer' && !trainerPids(opts.home).length && !done && i < 100; i++) await sleep(100);
-      const before = await progress(pool);
+      // The Temporal kill timed to a prune: its moment is when the next prune begins, within PRUNE_WAIT_MS.
+      const pruning = f.kind === 'temporal-prune' ? await waitForPrune(pool, PRUNE_WAIT_MS, () => done) : undefined;
+      if (f.kind === 'temporal-prune' && !pruning) {
+        faults.push({ kind: f.kind, atMs: Date.now() - t0, skipped: done ? 'the loop ended before a prune began' : `no prune began within ${PRUNE_WAIT_MS / 1000} s` });
+        continue;
+      }
+      let before = await progress(pool);
       const at = Date.now();
       const skipped = await inject(f.kind, up);
       if (skipped) {
         faults.push({ kind: f.kind, atMs: at - t0, skipped });
         continue;
       }
-      if (f.kind === 'temporal') up = await restartUp(up);
+      const prune = pruning ? await pruneHit(pool, pruning, at) : undefined;
+      if (f.kind === 'temporal' || f.kind === 'temporal-prune') {
+        await stopStack(up);
+        // Rows the old workers wrote while Temporal was down (an activity finishing its step) are no resumption.
+        before = await progress(pool);
+        up = await startUp();
+      }
       while (!done && (await progress(pool)) <= before) await sleep(100);
-      faults.push({ kind: f.kind, atMs: at - t0, resumeMs: Date.now() - at });
-      log(`  fault ${f.kind} at ${((at - t0) / 1000).toFixed(1)} s: resumed after ${((Date.now() - at) / 1000).toFixed(1)} s`);
+      faults.push({ kind: f.kind, atMs: at - t0, resumeMs: Date.now() - at, prune });
+      const aim = prune ? ` (${describeHit(prune)})` : '';
+      log(`  fault ${f.kind} at ${((at - t0) / 1000).toFixed(1)} s${aim}: resumed after ${((Date.now() - at) / 1000).toFixed(1)} s`);
     }
     await finished;
     const durationMs = Date.now() - t0;
+    for (const f of faults) if (f.prune) f.prune.awaitAttempts = await awaitTrainingAttempts(client, f.prune.runId);
     const fb = await hammer;
     const checked = await checkRun(pool, client, run, backend, opts.home, { campaignId: feedbackCampaign, ...fb });
     violations.push(...checked.violations);
@@ -157,7 +175,7 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
       const trainers = trainerPids(opts.home);
       if (!trainers.length) return 'no trainer running';
       process.kill(trainers[Math.floor(rnd() * trainers.length)], 'SIGKILL');
-    } else if (kind === 'temporal') {
+    } else if (kind === 'temporal' || kind === 'temporal-prune') {
       if (!state.temporal.pid) return 'no temporal pid';
       process.kill(state.temporal.pid, 'SIGKILL');
     } else if (kind === 'postgres') {
@@ -168,11 +186,10 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
     return undefined;
   }
 
-  /** Temporal died: `up` ends the stack; a new `up` on the same home (same SQLite file). */
-  async function restartUp(old: UpProcess): Promise<UpProcess> {
+  /** Temporal died: `up` ends the stack (then a new `up` on the same home, the same SQLite file). */
+  async function stopStack(old: UpProcess): Promise<void> {
     await Promise.race([old.exited, sleep(30_000)]);
     old.killAll();
-    return startUp();
   }
 }
 

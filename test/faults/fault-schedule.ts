@@ -1,7 +1,11 @@
 // A seeded fault schedule: which component fails, and when, replayable from the seed alone.
 
-/** `network`: every PostgreSQL connection reset and new ones refused for a few seconds, through the proxy. */
-export const FAULT_KINDS = ['worker', 'trainer', 'temporal', 'postgres', 'network'] as const;
+/**
+ * `network`: every PostgreSQL connection reset and new ones refused for a few seconds, through the proxy.
+ * `temporal-prune`: Temporal killed the moment a prune is in flight (the verdict stored, the trainer being killed),
+ * waiting up to a minute from its moment for one to begin (prune-window.ts).
+ */
+export const FAULT_KINDS = ['worker', 'trainer', 'temporal', 'postgres', 'network', 'temporal-prune'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface ScheduledFault {

@@ -23,7 +23,7 @@ export interface InnerLoopFacts {
 
 export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: string, loop: number, v: string[]): Promise<InnerLoopFacts> {
   const exps = (await pg.query(`SELECT id, index, params, status FROM experiments WHERE inner_loop_id = $1 ORDER BY index, id`, [innerLoopId])).rows;
-  const runs = (await pg.query(`SELECT r.id, r.experiment_id, r.attempt, r.launches, r.run_dir, r.status FROM training_runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.inner_loop_id = $1`, [innerLoopId])).rows;
+  const runs = (await pg.query(`SELECT r.id, r.experiment_id, r.attempt, r.launches, r.run_dir, r.status, r.verdict FROM training_runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.inner_loop_id = $1`, [innerLoopId])).rows;
   for (const e of exps) {
     if (!['succeeded', 'failed', 'pruned', 'timed_out'].includes(e.status)) v.push(`experiment ${e.id}: status ${e.status} after the loop ended`);
     // One training job per attempt the history records.
@@ -34,6 +34,7 @@ export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: stri
     const attempts = mine.map((r) => r.attempt).sort((a, b) => a - b);
     if (attempts.some((a, i) => a !== i + 1)) v.push(`experiment ${e.id}: attempts ${attempts.join(',')} are not 1..n`);
   }
+  v.push(...verdictViolations(exps, runs));
   for (const r of runs) {
     if (r.launches !== 1) v.push(`run ${r.id}: launched ${r.launches} times`);
     // Every complete metrics line is stored exactly once (the primary key forbids twice; count finds missing ones).
@@ -59,6 +60,32 @@ export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: stri
     best: result.best?.experimentId.split('/').pop(),
     runs: runs.map((r) => ({ id: r.id, runDir: r.run_dir })),
   };
+}
+
+export interface VerdictRow {
+  id: string;
+  experiment_id: string;
+  attempt: number;
+  status: string;
+  verdict: { status: string } | null;
+}
+
+/**
+ * A stop Flywheel decided (prune, time limit, cancel) is final: the run is recorded as decided, and its experiment
+ * never trains again (no later attempt) and ends with that status. What a reattached awaitTraining that ignored the
+ * stored verdict would break: it finds its own kill, calls it a failure, and the experiment relaunches the run.
+ */
+export function verdictViolations(exps: { id: string; status: string }[], runs: VerdictRow[]): string[] {
+  const out: string[] = [];
+  for (const r of runs.filter((x) => x.verdict)) {
+    const decided = r.verdict!.status;
+    if (r.status !== decided) out.push(`run ${r.id}: verdict ${decided} stored before the kill, but the run is recorded ${r.status}`);
+    const again = runs.filter((x) => x.experiment_id === r.experiment_id && x.attempt > r.attempt).map((x) => x.id);
+    if (again.length) out.push(`run ${r.id}: ${decided} by verdict, yet its experiment trained again (${again.join(', ')})`);
+    const e = exps.find((x) => x.id === r.experiment_id);
+    if (!again.length && e && e.status !== decided) out.push(`experiment ${e.id}: its last run ${r.id} was ${decided} by verdict, but the experiment ended ${e.status}`);
+  }
+  return out;
 }
 
 /** Every accepted feedback event of `campaignId` stored once; nothing stored that was not sent. */

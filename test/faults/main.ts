@@ -1,13 +1,14 @@
-// `npm run test:faults [-- --runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm]`: each
-// run plays the campaign twice for its seed, without faults and under a seeded schedule (worker and trainer
-// SIGKILLs, Temporal killed and restarted on its SQLite file, PostgreSQL killed and restarted on its data folder,
-// the network to PostgreSQL cut, concurrent feedback writes), checks the invariants, and prints the figures.
-// Exit 1 on any violation; replay one run with its printed seed (and the same --loop, --backend and --faults).
+// `npm run test:faults [-- --runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b]`:
+// each run plays the campaign twice for its seed, without faults and under a seeded schedule (worker and trainer
+// SIGKILLs, Temporal killed and restarted on its SQLite file, Temporal killed the same way the moment a prune is in
+// flight, PostgreSQL killed and restarted on its data folder, the network to PostgreSQL cut, concurrent feedback
+// writes), checks the invariants, and prints the figures. `--kinds` draws from those kinds only (default: all).
+// Exit 1 on any violation; replay one run with its printed seed (and the same --loop, --backend, --faults, --kinds).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BackendKind, LoopKind } from './fault-campaign';
-import { FAULT_KINDS, faultSchedule } from './fault-schedule';
+import { FAULT_KINDS, faultSchedule, type FaultKind } from './fault-schedule';
 import { runFaultCampaign, type FaultRunReport } from './fault-run';
 import { faultFigures } from './fault-report';
 import { unexplainedDifferences } from './run-checks';
@@ -23,13 +24,17 @@ async function main(): Promise<void> {
   const faults = Number(arg('faults', '6'));
   const loop = arg('loop', 'outer') as LoopKind;
   const backend = arg('backend', 'local') as BackendKind;
-  if (!['inner', 'outer'].includes(loop) || !['local', 'slurm'].includes(backend) || !(runs > 0) || !(faults >= 0) || !Number.isInteger(first)) {
-    throw new Error('usage: npm run test:faults -- [--runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm]');
+  const kinds = arg('kinds', FAULT_KINDS.join(',')).split(',') as FaultKind[];
+  const badKind = kinds.find((k) => !(FAULT_KINDS as readonly string[]).includes(k));
+  if (!['inner', 'outer'].includes(loop) || !['local', 'slurm'].includes(backend) || !(runs > 0) || !(faults >= 0) || !Number.isInteger(first) || badKind !== undefined) {
+    const which = badKind !== undefined ? `unknown fault kind '${badKind}' (kinds: ${FAULT_KINDS.join(', ')})\n` : '';
+    throw new Error(`${which}usage: npm run test:faults -- [--runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b]`);
   }
+  const only = kinds.length < FAULT_KINDS.length ? ` --kinds ${kinds.join(',')}` : '';
   const reports: FaultRunReport[] = [];
   for (let i = 0; i < runs; i++) {
     const seed = first + i;
-    console.log(`seed ${seed} (--loop ${loop} --backend ${backend} --faults ${faults})`);
+    console.log(`seed ${seed} (--loop ${loop} --backend ${backend} --faults ${faults}${only})`);
     const home = (label: string): string => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flywheel-faults-${seed}-${label}-`));
       fs.chmodSync(dir, 0o755); // the embedded PostgreSQL runs as `postgres` when we are root
@@ -37,7 +42,7 @@ async function main(): Promise<void> {
     };
     const clean = await runFaultCampaign({ seed, schedule: [], home: home('clean'), loop, backend });
     // Faults land while the loop runs: within the first 80% of the fault-free run's time.
-    const schedule = faultSchedule(seed, { count: faults, kinds: FAULT_KINDS, windowMs: Math.max(0.8 * clean.durationMs, faults * 3_000), minGapMs: 1_500 });
+    const schedule = faultSchedule(seed, { count: faults, kinds, windowMs: Math.max(0.8 * clean.durationMs, faults * 3_000), minGapMs: 1_500 });
     console.log(`  fault-free run: ${(clean.durationMs / 1000).toFixed(1)} s`);
     console.log(`  schedule: ${schedule.map((f) => `${f.kind}@${(f.atMs / 1000).toFixed(1)}s`).join(' ')}`);
     const r = await runFaultCampaign({ seed, schedule, home: home('faults'), loop, backend, feedbackEvents: 300, log: console.log });

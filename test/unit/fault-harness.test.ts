@@ -3,6 +3,7 @@
 // what no retry explains.
 import { Client } from 'pg';
 import { faultSchedule, FAULT_KINDS } from '../faults/fault-schedule';
+import { verdictViolations, type VerdictRow } from '../faults/invariants';
 import type { RunFacts } from '../faults/run-checks';
 import { unexplainedDifferences } from '../faults/run-checks';
 import { startTcpProxy } from '../faults/tcp-proxy';
@@ -89,5 +90,29 @@ describe('the comparison with the fault-free run', () => {
     expect(unexplainedDifferences(faulted, clean)).toEqual([]);
     faulted.counts.eval_results = 1;
     expect(unexplainedDifferences(faulted, clean)).toEqual(['eval_results: 1 rows under faults, 3 without (1 fewer explained by experiments that failed after retries)']);
+  });
+});
+
+describe('a stop Flywheel decided is final', () => {
+  const pruned = { status: 'pruned', lastStep: 3, error: 'pruned at step 3' };
+  const run = (over: Partial<VerdictRow> = {}): VerdictRow => ({ id: 'l/e3/r1', experiment_id: 'l/e3', attempt: 1, status: 'pruned', verdict: pruned, ...over });
+
+  test('a pruned run, recorded pruned, its experiment pruned: nothing to report', () => {
+    expect(verdictViolations([{ id: 'l/e3', status: 'pruned' }], [run()])).toEqual([]);
+  });
+
+  test('a pruned run relaunched after a reattach that ignored its verdict is reported', () => {
+    // What awaitTraining without the verdict read does: the reattached attempt finds its own kill, calls it a failure,
+    // and the experiment trains r2, which the rule prunes again.
+    const runs = [run({ status: 'failed' }), run({ id: 'l/e3/r2', attempt: 2 })];
+    expect(verdictViolations([{ id: 'l/e3', status: 'pruned' }], runs)).toEqual([
+      'run l/e3/r1: verdict pruned stored before the kill, but the run is recorded failed',
+      'run l/e3/r1: pruned by verdict, yet its experiment trained again (l/e3/r2)',
+    ]);
+  });
+
+  test('an experiment that ends otherwise than its last run was decided is reported; runs without a verdict are not judged', () => {
+    const runs = [run({ id: 'l/e2/r1', experiment_id: 'l/e2', status: 'failed', verdict: null }), run({ id: 'l/e2/r2', experiment_id: 'l/e2', attempt: 2, status: 'succeeded', verdict: null }), run()];
+    expect(verdictViolations([{ id: 'l/e2', status: 'succeeded' }, { id: 'l/e3', status: 'failed' }], runs)).toEqual(['experiment l/e3: its last run l/e3/r1 was pruned by verdict, but the experiment ended failed']);
   });
 });
