@@ -7,7 +7,24 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 /** Every top-level room of the tree. */
-const ROOMS = ['contracts', 'workflows', 'activities', 'services', 'workers', 'db', 'core', 'tasks', 'formats', 'trainers', 'backends', 'agents', 'server', 'stack', 'temporal', 'cli'];
+const ROOMS = [
+  'contracts',
+  'workflows',
+  'activities',
+  'services',
+  'workers',
+  'db',
+  'core',
+  'tasks',
+  'formats',
+  'trainers',
+  'backends',
+  'agents',
+  'server',
+  'stack',
+  'temporal',
+  'cli',
+];
 
 /** What each room may import (besides packages and itself); test/ and bench/ may import everything. */
 const MAY_IMPORT = {
@@ -35,10 +52,16 @@ const boundaryZones = ROOMS.map((room) => ({
   message: `${room}/ may import only ${MAY_IMPORT[room].join(', ') || 'itself'} (../shared/DESIGN.md, Layout)`,
 }));
 // The CLI and the servers open the database (db/client) but read and write it through services/, never the schema.
-boundaryZones.push({ target: ['./cli', './server'], from: './db/schema.ts', message: 'the CLI and the servers use services/ for PostgreSQL' });
+boundaryZones.push({
+  target: ['./cli', './server'],
+  from: './db/schema.ts',
+  message: 'the CLI and the servers use services/ for PostgreSQL',
+});
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.flywheel/**', 'db/migrations/**', 'dist/**', 'coverage/**', 'test-artifacts/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: ['node_modules/**', '.flywheel/**', 'db/migrations/**', 'dist/**', 'coverage/**', 'test-artifacts/**', '**/*.js', '**/*.mjs'],
+  },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],

@@ -21,5 +21,7 @@ export function withAutoHeartbeat<I, O>(fn: (input: I) => Promise<O>): (input: I
 
 /** Every function of `activities` wrapped by withAutoHeartbeat. */
 export function autoHeartbeatAll<T extends object>(activities: T): T {
-  return Object.fromEntries(Object.entries(activities).map(([name, fn]) => [name, withAutoHeartbeat(fn as (i: unknown) => Promise<unknown>)])) as T;
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, fn]) => [name, withAutoHeartbeat(fn as (i: unknown) => Promise<unknown>)]),
+  ) as T;
 }

@@ -43,23 +43,25 @@ export function createActivities(given: ActivityDeps): FamilyActivities & Record
   // One resolver for every activity of the worker: each campaign version is read and validated once.
   const deps: ActivityDeps = given.campaigns ? given : { ...given, campaigns: campaignResolver(given.db) };
   return {
-    orchestration: retryBoundaryAll(autoHeartbeatAll<OrchestrationActivities>({
-      loopSettings: (i) => loopSettings(deps, i),
-      prepareTask: (i) => prepareTask(deps, i),
-      startInnerLoop: (i) => startInnerLoop(deps, i),
-      proposeExperiments: (i) => proposeExperiments(deps, i),
-      finishExperiment: (i) => finishExperiment(deps, i),
-      selectBest: (i) => selectBest(deps, i),
-      finishInnerLoop: (i) => finishInnerLoop(deps, i),
-      claimOuterIteration: (i) => claimOuterIteration(deps, i),
-      critiqueIterationFeedback: (i) => critiqueIterationFeedback(deps, i),
-      buildIterationDataset: (i) => buildIterationDataset(deps, i),
-      evaluateGate: (i) => evaluateGate(deps.db, i),
-      promotionEvidence: (i) => promotionEvidence(deps, i),
-      finishOuterIteration: (i) => finishOuterIteration(deps, i),
-      failOuterIteration: (i) => failOuterIteration(deps, i),
-      analyzeBatch: (i) => analyzeBatch(deps, i),
-    })),
+    orchestration: retryBoundaryAll(
+      autoHeartbeatAll<OrchestrationActivities>({
+        loopSettings: (i) => loopSettings(deps, i),
+        prepareTask: (i) => prepareTask(deps, i),
+        startInnerLoop: (i) => startInnerLoop(deps, i),
+        proposeExperiments: (i) => proposeExperiments(deps, i),
+        finishExperiment: (i) => finishExperiment(deps, i),
+        selectBest: (i) => selectBest(deps, i),
+        finishInnerLoop: (i) => finishInnerLoop(deps, i),
+        claimOuterIteration: (i) => claimOuterIteration(deps, i),
+        critiqueIterationFeedback: (i) => critiqueIterationFeedback(deps, i),
+        buildIterationDataset: (i) => buildIterationDataset(deps, i),
+        evaluateGate: (i) => evaluateGate(deps.db, i),
+        promotionEvidence: (i) => promotionEvidence(deps, i),
+        finishOuterIteration: (i) => finishOuterIteration(deps, i),
+        failOuterIteration: (i) => failOuterIteration(deps, i),
+        analyzeBatch: (i) => analyzeBatch(deps, i),
+      }),
+    ),
     training: retryBoundaryAll({
       ...autoHeartbeatAll<Pick<TrainingActivities, 'launchTraining' | 'releaseCapacity' | 'checkTrainer'>>({
         launchTraining: (i) => launchTraining(deps, i),
@@ -69,10 +71,12 @@ export function createActivities(given: ActivityDeps): FamilyActivities & Record
       awaitTraining: (i) => awaitTraining(deps, i),
       acquireCapacity: (i) => acquireCapacity(deps, i),
     }),
-    eval: retryBoundaryAll(autoHeartbeatAll<EvalActivities>({
-      scoreCheckpoint: (i) => scoreCheckpoint(deps, i),
-      critiqueEvalFailures: (i) => critiqueEvalFailures(deps, i),
-      checkContamination: (i) => checkContamination(deps, i),
-    })),
+    eval: retryBoundaryAll(
+      autoHeartbeatAll<EvalActivities>({
+        scoreCheckpoint: (i) => scoreCheckpoint(deps, i),
+        critiqueEvalFailures: (i) => critiqueEvalFailures(deps, i),
+        checkContamination: (i) => checkContamination(deps, i),
+      }),
+    ),
   };
 }

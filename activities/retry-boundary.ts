@@ -23,5 +23,7 @@ export function withRetryBoundary<I, O>(fn: (input: I) => Promise<O>): (input: I
 
 /** Every function of `activities` wrapped by withRetryBoundary. */
 export function retryBoundaryAll<T extends object>(activities: T): T {
-  return Object.fromEntries(Object.entries(activities).map(([name, fn]) => [name, withRetryBoundary(fn as (i: unknown) => Promise<unknown>)])) as T;
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, fn]) => [name, withRetryBoundary(fn as (i: unknown) => Promise<unknown>)]),
+  ) as T;
 }

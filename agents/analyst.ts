@@ -29,7 +29,11 @@ export interface AnalystContext {
 }
 
 /** The model's account and its agent_calls row; UnusableReplyError (recorded on the row) when the reply is unusable. */
-export async function analyzeWithAgent(agent: AgentCaller, model: string, context: AnalystContext): Promise<{ text: string; callId: string }> {
+export async function analyzeWithAgent(
+  agent: AgentCaller,
+  model: string,
+  context: AnalystContext,
+): Promise<{ text: string; callId: string }> {
   const reply = await agent.complete({
     role: 'analyst',
     promptVersion: ANALYST_PROMPT_VERSION,

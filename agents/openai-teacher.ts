@@ -48,7 +48,8 @@ export function openAiTeacher(agent: AgentCaller, model: string): Teacher {
           : 'Its proposed target differs from the verified reference and was ignored: the reference stays the target.';
       const text = `Written by the teacher model "${model}" (${TEACHER_PROMPT_VERSION}). ${reply.critique} ${targetNote} Weight ${reply.weight}.`;
       const signals: TrainingSignal[] = [{ kind: 'sft', prompt, target: reference, weight: reply.weight, category }];
-      if (output !== '' && output !== reference) signals.push({ kind: 'pair', prompt, chosen: reference, rejected: output, weight: reply.weight });
+      if (output !== '' && output !== reference)
+        signals.push({ kind: 'pair', prompt, chosen: reference, rejected: output, weight: reply.weight });
       return { text, signals };
     },
   };

@@ -22,7 +22,10 @@ export function proposerJsonSchema(space: SearchSpace): ReplySchema {
   const knob = (name: string): Record<string, unknown> => {
     const def = space[name];
     if (def.type === 'categorical') return { enum: def.choices };
-    return { type: def.type === 'int' ? 'integer' : 'number', description: `from ${def.low} to ${def.high}${def.log ? ' (log scale)' : ''}` };
+    return {
+      type: def.type === 'int' ? 'integer' : 'number',
+      description: `from ${def.low} to ${def.high}${def.log ? ' (log scale)' : ''}`,
+    };
   };
   const names = Object.keys(space);
   return {
@@ -41,7 +44,12 @@ export function proposerJsonSchema(space: SearchSpace): ReplySchema {
             additionalProperties: false,
             required: ['params', 'hypothesis'],
             properties: {
-              params: { type: 'object', additionalProperties: false, required: names, properties: Object.fromEntries(names.map((n) => [n, knob(n)])) },
+              params: {
+                type: 'object',
+                additionalProperties: false,
+                required: names,
+                properties: Object.fromEntries(names.map((n) => [n, knob(n)])),
+              },
               hypothesis: { type: 'string', description: 'What this experiment tests and why, in plain English.' },
             },
           },
@@ -78,5 +86,11 @@ export function checkProposals(reply: ProposerReply, space: SearchSpace, seen: R
 
 /** A configuration's identity on the space's knobs only (a history row may carry fixed params too). */
 export function spaceKey(space: SearchSpace, params: Params): string {
-  return paramsKey(Object.fromEntries(Object.keys(space).filter((k) => Object.hasOwn(params, k)).map((k) => [k, params[k]])));
+  return paramsKey(
+    Object.fromEntries(
+      Object.keys(space)
+        .filter((k) => Object.hasOwn(params, k))
+        .map((k) => [k, params[k]]),
+    ),
+  );
 }

@@ -26,7 +26,12 @@ export interface AgentProposals extends CheckedProposals {
   callIds: string[];
 }
 
-export async function proposeWithAgent(agent: AgentCaller, model: string, context: ProposerContext, seen: ReadonlySet<string>): Promise<AgentProposals> {
+export async function proposeWithAgent(
+  agent: AgentCaller,
+  model: string,
+  context: ProposerContext,
+  seen: ReadonlySet<string>,
+): Promise<AgentProposals> {
   const schema = proposerJsonSchema(context.searchSpace);
   const messages: AgentMessage[] = [
     { role: 'system', content: loadPrompt(PROPOSER_PROMPT_VERSION) },
@@ -34,16 +39,28 @@ export async function proposeWithAgent(agent: AgentCaller, model: string, contex
   ];
   const result: AgentProposals = { accepted: [], rejected: [], callIds: [] };
   for (let round = 0; round < 2; round++) {
-    const reply = await agent.complete({ role: 'proposer', promptVersion: PROPOSER_PROMPT_VERSION, model, messages, schema, callIndex: `proposer/${round}` });
+    const reply = await agent.complete({
+      role: 'proposer',
+      promptVersion: PROPOSER_PROMPT_VERSION,
+      model,
+      messages,
+      schema,
+      callIndex: `proposer/${round}`,
+    });
     result.callIds.push(reply.callId);
     let reasons: string[];
     try {
       const parsed = parseStructured(reply.choice, proposerReplySchema);
-      const checked = checkProposals(parsed, context.searchSpace, new Set([...seen, ...result.accepted.map((a) => spaceKey(context.searchSpace, a.params))]));
+      const checked = checkProposals(
+        parsed,
+        context.searchSpace,
+        new Set([...seen, ...result.accepted.map((a) => spaceKey(context.searchSpace, a.params))]),
+      );
       const room = context.count - result.accepted.length;
       result.accepted.push(...checked.accepted.slice(0, room));
       reasons = checked.rejected;
-      if (checked.accepted.length < room && checked.rejected.length === 0) reasons = [`${checked.accepted.length} proposals for ${room} places`];
+      if (checked.accepted.length < room && checked.rejected.length === 0)
+        reasons = [`${checked.accepted.length} proposals for ${room} places`];
       if (reasons.length > 0) await agent.judge(reply.callId, 'rejected', reasons.join(' | '));
     } catch (e) {
       if (!(e instanceof UnusableReplyError)) throw e;
@@ -55,7 +72,10 @@ export async function proposeWithAgent(agent: AgentCaller, model: string, contex
     const missing = context.count - result.accepted.length;
     messages.push(
       { role: 'assistant', content: reply.choice.message.content ?? reply.choice.message.refusal ?? '' },
-      { role: 'user', content: `Your reply was rejected: ${reasons.join(' | ')}. Reply again with ${missing} new proposals that fix this: every knob of searchSpace, inside its range or choices, no other keys, no configuration from the leaderboard or already accepted (${JSON.stringify(result.accepted.map((a) => a.params))}).` },
+      {
+        role: 'user',
+        content: `Your reply was rejected: ${reasons.join(' | ')}. Reply again with ${missing} new proposals that fix this: every knob of searchSpace, inside its range or choices, no other keys, no configuration from the leaderboard or already accepted (${JSON.stringify(result.accepted.map((a) => a.params))}).`,
+      },
     );
   }
   return result;

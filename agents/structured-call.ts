@@ -33,7 +33,12 @@ export async function requestStructured(
     {
       model: req.model,
       messages: req.messages,
-      tools: [{ type: 'function', function: { name: req.schema.name, description: req.schema.description, parameters: req.schema.schema, strict: true } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: req.schema.name, description: req.schema.description, parameters: req.schema.schema, strict: true },
+        },
+      ],
       tool_choice: { type: 'function', function: { name: req.schema.name } },
     },
     { signal },
@@ -47,12 +52,16 @@ export async function requestStructured(
 
 /** The SDK returns whatever a 200 carried (a proxy's HTML page, say): only a body with a choices array is a completion. */
 function completion(c: OpenAI.Chat.Completions.ChatCompletion): OpenAI.Chat.Completions.ChatCompletion {
-  if (!Array.isArray((c as { choices?: unknown } | null)?.choices)) throw new NotACompletionError('the reply is not a chat completion (no choices array)');
+  if (!Array.isArray((c as { choices?: unknown } | null)?.choices))
+    throw new NotACompletionError('the reply is not a chat completion (no choices array)');
   return c;
 }
 
 /** The first choice as an agent reads it, its content taken from the message by `content`. */
-function replyChoice(c: OpenAI.Chat.Completions.ChatCompletion, content: (m: OpenAI.Chat.Completions.ChatCompletionMessage) => string | null): ReplyChoice {
+function replyChoice(
+  c: OpenAI.Chat.Completions.ChatCompletion,
+  content: (m: OpenAI.Chat.Completions.ChatCompletionMessage) => string | null,
+): ReplyChoice {
   const choice = c.choices[0];
   if (!choice) return { noChoices: true, message: { content: null } };
   return { finish_reason: choice.finish_reason, message: { content: content(choice.message), refusal: choice.message.refusal } };

@@ -1,7 +1,13 @@
 // The teacher of the outer loop: explains a failure and turns it into training signals. Two implementations share
 // one interface: the built-in one (core/teacher/builtin-teacher.ts, no model) and an OpenAI-compatible chat model
 // (openai-teacher.ts). A model's unusable reply falls back to the built-in critique, saying so.
-import { BUILTIN_TEACHER, BUILTIN_TEACHER_PROMPT_VERSION, critique, type Failure, type TeacherCritique } from '../core/teacher/builtin-teacher';
+import {
+  BUILTIN_TEACHER,
+  BUILTIN_TEACHER_PROMPT_VERSION,
+  critique,
+  type Failure,
+  type TeacherCritique,
+} from '../core/teacher/builtin-teacher';
 import { BudgetExceededError } from '../core/errors';
 import { TokenBudgetExceededError, UnusableReplyError } from './agent-errors';
 

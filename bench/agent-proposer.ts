@@ -41,7 +41,10 @@ function scriptedReply(req: ChatRequest): ChatReply {
   const done = (ctx.leaderboard as { params: Params; publicScore: number | null }[]).filter((r) => r.publicScore !== null);
   const rng = createRng(mixSeed(ctx.leaderboard.length, req.body.messages.length));
   const best = done.sort((a, b) => a.publicScore! - b.publicScore!)[0];
-  const proposals = Array.from({ length: ctx.count }, () => ({ params: best ? nudge(space, best.params, rng.normal.bind(rng)) : sampleParams(space, rng), hypothesis: best ? 'a step around the best so far' : 'a first uniform draw' }));
+  const proposals = Array.from({ length: ctx.count }, () => ({
+    params: best ? nudge(space, best.params, rng.normal.bind(rng)) : sampleParams(space, rng),
+    hypothesis: best ? 'a step around the best so far' : 'a first uniform draw',
+  }));
   return { content: JSON.stringify({ proposals }) };
 }
 
@@ -80,13 +83,25 @@ function benchCaller(client: OpenAI, tokens: { n: number }): AgentCaller {
 async function run(): Promise<void> {
   const argv = process.argv.slice(2);
   const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
-  const s = { reps: arg(argv, '--reps', quick ? 2 : 3), trials: arg(argv, '--trials', quick ? 12 : 24), steps: arg(argv, '--steps', quick ? 150 : Number(BUILTIN_DEFAULT_PARAMS.steps)), batch: arg(argv, '--batch', 4), startup: 4, lossItems: 40 };
+  const s = {
+    reps: arg(argv, '--reps', quick ? 2 : 3),
+    trials: arg(argv, '--trials', quick ? 12 : 24),
+    steps: arg(argv, '--steps', quick ? 150 : Number(BUILTIN_DEFAULT_PARAMS.steps)),
+    batch: arg(argv, '--batch', 4),
+    startup: 4,
+    lossItems: 40,
+  };
   const budgets = [...[8, 16].filter((b) => b < s.trials), s.trials];
-  const realModel = process.env.BENCH_AGENT_MODEL && (process.env.OPENAI_BASE_URL || process.env.OPENAI_API_KEY) ? process.env.BENCH_AGENT_MODEL : undefined;
+  const realModel =
+    process.env.BENCH_AGENT_MODEL && (process.env.OPENAI_BASE_URL || process.env.OPENAI_API_KEY)
+      ? process.env.BENCH_AGENT_MODEL
+      : undefined;
   const server = realModel ? undefined : await startChatServer(scriptedReply);
   const client = openAiClient(server ? { OPENAI_BASE_URL: server.baseUrl } : process.env, { timeoutMs: 120_000 });
   const model = realModel ?? 'scripted-local';
-  const label = realModel ? `agent (model "${realModel}" at the configured endpoint)` : 'agent (SCRIPTED LOCAL ENDPOINT: perturbs the best; not a language model)';
+  const label = realModel
+    ? `agent (model "${realModel}" at the configured endpoint)`
+    : 'agent (SCRIPTED LOCAL ENDPOINT: perturbs the best; not a language model)';
   const ev = await builtinEvaluator({ steps: s.steps, lossItems: s.lossItems });
   console.log(`proposer comparison on the built-in task (${ev.describe})\nsettings: ${JSON.stringify(s)}\nagent: ${label}`);
   const tokens = { n: 0 };
@@ -110,13 +125,27 @@ async function run(): Promise<void> {
           metric: 'bits_per_byte',
           mode: 'min',
           searchSpace: space,
-          leaderboard: history.map((t, i) => ({ index: i, params: t.params, status: t.state, publicScore: t.value ?? null, hypothesis: hyps[i] })),
+          leaderboard: history.map((t, i) => ({
+            index: i,
+            params: t.params,
+            status: t.state,
+            publicScore: t.value ?? null,
+            hypothesis: hyps[i],
+          })),
           analyses: [],
           count,
         };
         const made = await proposeWithAgent(caller, model, context, new Set(history.map((t) => spaceKey(space, t.params))));
         const agent = made.accepted.map((a) => ({ ...a, proposer: 'agent' }));
-        batch = hybridBatch({ mode, space, history, agent, builtin: batch.map((b) => ({ ...b, proposer: 'tpe' })), count, tol: NEAR_DUPLICATE }).batch;
+        batch = hybridBatch({
+          mode,
+          space,
+          history,
+          agent,
+          builtin: batch.map((b) => ({ ...b, proposer: 'tpe' })),
+          count,
+          tol: NEAR_DUPLICATE,
+        }).batch;
       }
       const bestBefore = Math.min(...history.map((t) => t.value ?? Infinity));
       let agentImproved = false;
@@ -129,7 +158,8 @@ async function run(): Promise<void> {
       }
       batches.push({ mode, agentImproved });
     }
-    if (who === 'agent') console.log(`    agent batches by mode: ${batches.map((b) => b.mode[0]).join('')} (a: agent leads, s: sampler leads)`);
+    if (who === 'agent')
+      console.log(`    agent batches by mode: ${batches.map((b) => b.mode[0]).join('')} (a: agent leads, s: sampler leads)`);
     return scores;
   };
 
@@ -140,7 +170,9 @@ async function run(): Promise<void> {
     for (const w of who) {
       const scores = await campaign(w, rep + 1);
       results[w].push(budgets.map((b) => heldoutOfBest(scores, b)));
-      console.log(`  seed ${rep + 1} ${w.padEnd(6)} held-out of best-by-public: ${results[w][rep].map((v) => v.toFixed(4)).join(' / ')}  [${ev.trained()} runs, ${((Date.now() - started) / 1000).toFixed(0)} s]`);
+      console.log(
+        `  seed ${rep + 1} ${w.padEnd(6)} held-out of best-by-public: ${results[w][rep].map((v) => v.toFixed(4)).join(' / ')}  [${ev.trained()} runs, ${((Date.now() - started) / 1000).toFixed(0)} s]`,
+      );
     }
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -148,7 +180,16 @@ async function run(): Promise<void> {
   console.log(['trials', 'agent  ', 'tpe    ', 'random ', 'agent/tpe', 'agent/random'].join(' | '));
   budgets.forEach((b, j) => {
     const m = (w: string) => mean(results[w].map((r) => r[j]));
-    console.log([String(b).padStart(6), m('agent').toFixed(4), m('tpe').toFixed(4), m('random').toFixed(4), (m('agent') / m('tpe')).toFixed(4).padStart(9), (m('agent') / m('random')).toFixed(4).padStart(12)].join(' | '));
+    console.log(
+      [
+        String(b).padStart(6),
+        m('agent').toFixed(4),
+        m('tpe').toFixed(4),
+        m('random').toFixed(4),
+        (m('agent') / m('tpe')).toFixed(4).padStart(9),
+        (m('agent') / m('random')).toFixed(4).padStart(12),
+      ].join(' | '),
+    );
   });
   console.log(`\nagent tokens: ${tokens.n}; ${ev.trained()} training runs in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   await server?.close();

@@ -34,9 +34,14 @@ async function main(): Promise<void> {
     const pub = (await collectBuiltinCorpus()).splits.public;
     const loss = buildLossItems('public', pub, { count: 40, seed: 1 });
     const completions = buildCompletionItems('public', pub, { count: 200, seed: 1 });
-    console.log(`corpus: train ${manifest.splits.train.bytes} B, public ${manifest.splits.public.bytes} B; ${loss.length} loss chunks, ${completions.length} completion items`);
+    console.log(
+      `corpus: train ${manifest.splits.train.bytes} B, public ${manifest.splits.public.bytes} B; ${loss.length} loss chunks, ${completions.length} completion items`,
+    );
 
-    for (const [name, params] of [['default', BUILTIN_DEFAULT_PARAMS], ['large', quick ? { ...LARGE, steps: 200 } : LARGE]] as const) {
+    for (const [name, params] of [
+      ['default', BUILTIN_DEFAULT_PARAMS],
+      ['large', quick ? { ...LARGE, steps: 200 } : LARGE],
+    ] as const) {
       const p = resolveTrainParams(params);
       const cpu0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();

@@ -46,7 +46,9 @@ async function main(): Promise<void> {
   try {
     const t0 = performance.now();
     await seed(db, nExperiments, nPoints);
-    const seeded = (await db.pool.query('SELECT (SELECT count(*) FROM experiments)::int AS e, (SELECT count(*) FROM metric_points)::int AS m')).rows[0];
+    const seeded = (
+      await db.pool.query('SELECT (SELECT count(*) FROM experiments)::int AS e, (SELECT count(*) FROM metric_points)::int AS m')
+    ).rows[0];
     console.log(`seeded ${seeded.e} experiments and ${seeded.m} metric points in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const lastPage = Math.max(0, Math.ceil(nExperiments / 50) - 1);
     const pages: Array<[string, string]> = [
@@ -75,7 +77,9 @@ async function main(): Promise<void> {
       }
       times.sort((a, b) => a - b);
       medians.push(quantile(times, 0.5));
-      console.log(`${name.padEnd(26)} ${quantile(times, 0.5).toFixed(1).padStart(9)} ${quantile(times, 0.95).toFixed(1).padStart(9)} ${(size / 1024).toFixed(0).padStart(5)}`);
+      console.log(
+        `${name.padEnd(26)} ${quantile(times, 0.5).toFixed(1).padStart(9)} ${quantile(times, 0.95).toFixed(1).padStart(9)} ${(size / 1024).toFixed(0).padStart(5)}`,
+      );
     }
     console.log(`ratio slowest/fastest median: ${(Math.max(...medians) / Math.min(...medians)).toFixed(1)}x`);
   } finally {

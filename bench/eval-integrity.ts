@@ -29,7 +29,12 @@ async function throughput(items: number): Promise<void> {
     ['exact_token', { kind: 'exact_token' }, 'return', ' return x;'],
     ['exact_match', { kind: 'exact_match' }, 'Paris', ' Paris'],
     ['numeric_tolerance', { kind: 'numeric_tolerance', absolute: 0.01 }, '3.14159', 'about 3.141'],
-    ['test_program', { kind: 'test_program', tests: 'if (add(2, 3) !== 5) throw new Error("no");' }, '-', 'function add(a, b) { return a + b; }'],
+    [
+      'test_program',
+      { kind: 'test_program', tests: 'if (add(2, 3) !== 5) throw new Error("no");' },
+      '-',
+      'function add(a, b) { return a + b; }',
+    ],
     ['llm_judge (local endpoint)', { kind: 'llm_judge', rubric: 'r', model: 'judge' }, 'because', 'because of scattering'],
   ];
   console.log(`\n## Scoring throughput (${items} items per kind, 2 at a time, ${os.cpus().length} CPUs)\n`);
@@ -39,7 +44,11 @@ async function throughput(items: number): Promise<void> {
       const config = graderConfigSchema.parse(raw);
       const n = config.kind === 'test_program' ? Math.min(items, 100) : items;
       const t0 = performance.now();
-      const outs = await mapLimit(Array.from({ length: n }, (_, i) => i), 2, () => gradeItem(config, { prompt: 'q', reference }, output, ctx));
+      const outs = await mapLimit(
+        Array.from({ length: n }, (_, i) => i),
+        2,
+        () => gradeItem(config, { prompt: 'q', reference }, output, ctx),
+      );
       const s = (performance.now() - t0) / 1000;
       console.log(`| ${name} | ${(n / s).toFixed(1)} | ${outs.filter((o) => o.score === 1).length}/${n} |`);
     }
@@ -88,17 +97,30 @@ async function detection(seeds: number): Promise<void> {
       // Dataset cheats: a few public items (a different handful per seed), or one canary, in the data.
       const pick = publicItems.filter((_, i) => i % seeds === seed - 1).slice(0, 5);
       const dirty = {
-        'train-on-public': await p.versionWith(`public-s${seed}`, pick.map((x, k) => ({ ref: `public-${k}`, content: `${x.prompt}${x.reference}\n` }))),
-        'canary-in-data': await p.versionWith(`canary-s${seed}`, [{ ref: 'page', content: `// scraped\nconst id = "${canaries[seed % canaries.length]}";\n` }]),
+        'train-on-public': await p.versionWith(
+          `public-s${seed}`,
+          pick.map((x, k) => ({ ref: `public-${k}`, content: `${x.prompt}${x.reference}\n` })),
+        ),
+        'canary-in-data': await p.versionWith(`canary-s${seed}`, [
+          { ref: 'page', content: `// scraped\nconst id = "${canaries[seed % canaries.length]}";\n` },
+        ]),
       };
       for (const [recipe, versionId] of Object.entries(dirty)) {
-        const refused = await checkContamination({ db: dbh.db, home }, { datasetVersionId: versionId, reader: 'bench' }).then(() => undefined, (e: Error) => e.name);
+        const refused = await checkContamination({ db: dbh.db, home }, { datasetVersionId: versionId, reader: 'bench' }).then(
+          () => undefined,
+          (e: Error) => e.name,
+        );
         count(recipe, refused);
       }
     }
     console.log(`\n## Gate detection over ${seeds} seeds (built-in task; each seed: a new production model and candidate)\n`);
-    console.log('| recipe | rejected or refused | by (first failing) rule | caught by the guard or the contamination check | guard checks that failed |\n| --- | ---: | --- | ---: | --- |');
-    const list = (m: Record<string, number>) => Object.entries(m).map(([k, v]) => `${k} ${v}`).join(', ') || '-';
+    console.log(
+      '| recipe | rejected or refused | by (first failing) rule | caught by the guard or the contamination check | guard checks that failed |\n| --- | ---: | --- | ---: | --- |',
+    );
+    const list = (m: Record<string, number>) =>
+      Object.entries(m)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '-';
     for (const [recipe, r] of Object.entries(rejected)) {
       const total = Object.values(r.by).reduce((a, b) => a + b, 0);
       console.log(`| ${recipe} | ${total}/${r.n} | ${list(r.by)} | ${r.guard}/${r.n} | ${list(r.guardRules)} |`);

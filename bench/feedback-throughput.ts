@@ -50,7 +50,11 @@ async function drive(url: string, bodies: string[]): Promise<number> {
     Array.from({ length: CLIENTS }, async () => {
       while (next < bodies.length) {
         const body = bodies[next++];
-        const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body,
+        });
         if (res.status !== 201) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
         await res.arrayBuffer();
       }
@@ -92,10 +96,14 @@ async function main(): Promise<void> {
 
     const single = nSingle / tSingle;
     const batched = nBatched / tBatched;
-    console.log(`feedback ingestion over HTTP into PostgreSQL (${CLIENTS} concurrent clients, ${os.cpus().length} CPUs, fsync on, one commit per request)`);
+    console.log(
+      `feedback ingestion over HTTP into PostgreSQL (${CLIENTS} concurrent clients, ${os.cpus().length} CPUs, fsync on, one commit per request)`,
+    );
     console.log('mode                 events    seconds    events/s');
     console.log(`single-event POST ${String(nSingle).padStart(9)} ${tSingle.toFixed(2).padStart(10)} ${single.toFixed(0).padStart(11)}`);
-    console.log(`batches of ${BATCH}    ${String(nBatched).padStart(9)} ${tBatched.toFixed(2).padStart(10)} ${batched.toFixed(0).padStart(11)}`);
+    console.log(
+      `batches of ${BATCH}    ${String(nBatched).padStart(9)} ${tBatched.toFixed(2).padStart(10)} ${batched.toFixed(0).padStart(11)}`,
+    );
     console.log(`ratio batched/single: ${(batched / single).toFixed(1)}x`);
   } finally {
     await server.close();

@@ -13,10 +13,19 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
   'idle-gap': { file: 'idle-gap.ts', measures: 'idle time between consecutive experiments on one slot' },
   'launch-latency': { file: 'launch-latency.ts', measures: 'time from launch to the first metric' },
   'outer-iteration': { file: 'outer-iteration.ts', measures: 'one outer iteration end to end' },
-  'agent-proposer': { file: 'agent-proposer.ts', measures: 'the hybrid proposer agent vs TPE vs random: held-out of the best-by-public per trial count' },
+  'agent-proposer': {
+    file: 'agent-proposer.ts',
+    measures: 'the hybrid proposer agent vs TPE vs random: held-out of the best-by-public per trial count',
+  },
   'eval-integrity': { file: 'eval-integrity.ts', measures: "eval scoring items/s per grader kind; the gate's detection table over seeds" },
-  'sandbox-startup': { file: 'sandbox-startup.ts', measures: "the trainer sandbox's start-up cost per launch (median of 50) against an unsandboxed launch" },
-  'dashboard-pages': { file: 'dashboard-pages.ts', measures: 'dashboard page time (median, p95 of 50) at 10,000 experiments and 1,000,000 metric points' },
+  'sandbox-startup': {
+    file: 'sandbox-startup.ts',
+    measures: "the trainer sandbox's start-up cost per launch (median of 50) against an unsandboxed launch",
+  },
+  'dashboard-pages': {
+    file: 'dashboard-pages.ts',
+    measures: 'dashboard page time (median, p95 of 50) at 10,000 experiments and 1,000,000 metric points',
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);
@@ -29,5 +38,7 @@ if (!bench) {
   console.error(`bench: unknown bench "${name}" (known: ${Object.keys(BENCHES).join(', ')})`);
   process.exit(2);
 }
-const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'run-ts.js'), path.join(__dirname, bench.file), ...args], { stdio: 'inherit' });
+const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'run-ts.js'), path.join(__dirname, bench.file), ...args], {
+  stdio: 'inherit',
+});
 process.exit(r.status ?? 1);

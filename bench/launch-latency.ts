@@ -60,7 +60,9 @@ async function once(b: TrainingBackend, root: string, label: string, i: number):
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 5);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fw-launch-latency-'));
-  console.log(`launch-to-first-metric latency, fixture trainer (3 steps), ${n} runs per backend, one at a time (${os.cpus().length}-core machine)`);
+  console.log(
+    `launch-to-first-metric latency, fixture trainer (3 steps), ${n} runs per backend, one at a time (${os.cpus().length}-core machine)`,
+  );
   const rows: string[] = [];
   for (const [label, b] of await available()) {
     await once(b, root, label, -1); // warm-up, not counted: first-use costs (node's page cache, Ray's worker pool)
@@ -68,7 +70,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < n; i++) xs.push(await once(b, root, label, i));
     xs.sort((a, c) => a - c);
     const median = xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2;
-    rows.push(`${label.padEnd(12)} ${median.toFixed(0).padStart(9)} ${xs[0].toFixed(0).padStart(7)} ${xs[xs.length - 1].toFixed(0).padStart(7)}`);
+    rows.push(
+      `${label.padEnd(12)} ${median.toFixed(0).padStart(9)} ${xs[0].toFixed(0).padStart(7)} ${xs[xs.length - 1].toFixed(0).padStart(7)}`,
+    );
   }
   console.log('backend      median_ms  min_ms  max_ms');
   for (const r of rows) console.log(r);

@@ -17,20 +17,46 @@ async function main(): Promise<void> {
     console.log(`orchestration overhead: ${n} experiments per case, ${parallel} at a time (2-core machine)`);
     console.log('case            median_ms   p95_ms   trainer_s   overhead/10s-run');
     const breakdowns: Array<[string, Record<string, number[]>]> = [];
-    for (const [label, sleepMs] of [['no-op trainer', 0], ['1 s trainer', 1000]] as const) {
+    for (const [label, sleepMs] of [
+      ['no-op trainer', 0],
+      ['1 s trainer', 1000],
+    ] as const) {
       const name = `bench-${sleepMs}`;
       const wf = `${name}/inner/1`;
       const h = await stack.client.workflow.start('innerLoop', {
         taskQueue: `${stack.prefix}-orchestration`,
         workflowId: wf,
-        args: [{ campaignVersionId: (await registerCampaignVersion(stack.db.db, fixtureSpec(name, { steps: 1, sleepMs }, { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } }))).versionId }],
+        args: [
+          {
+            campaignVersionId: (
+              await registerCampaignVersion(
+                stack.db.db,
+                fixtureSpec(
+                  name,
+                  { steps: 1, sleepMs },
+                  { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
+                ),
+              )
+            ).versionId,
+          },
+        ],
       });
       await h.result();
       const overheads: number[] = [];
       const parts: Record<string, number[]> = {};
       const trainer: number[] = [];
-      const rows = await stack.db.db.select().from(experiments).where(like(experiments.id, `${wf}/e%`));
-      const runs = new Map((await stack.db.db.select().from(trainingRuns).where(like(trainingRuns.experimentId, `${wf}/e%`))).map((r) => [r.experimentId, r]));
+      const rows = await stack.db.db
+        .select()
+        .from(experiments)
+        .where(like(experiments.id, `${wf}/e%`));
+      const runs = new Map(
+        (
+          await stack.db.db
+            .select()
+            .from(trainingRuns)
+            .where(like(trainingRuns.experimentId, `${wf}/e%`))
+        ).map((r) => [r.experimentId, r]),
+      );
       for (const r of rows) {
         const d = await stack.client.workflow.getHandle(r.id).describe();
         const wall = (d.closeTime!.getTime() - d.startTime.getTime()) / 1000;
@@ -43,7 +69,9 @@ async function main(): Promise<void> {
         overheads.push((wall - t) * 1000);
       }
       const med = quantile(overheads, 0.5);
-      console.log(`${label.padEnd(15)} ${med.toFixed(0).padStart(9)} ${quantile(overheads, 0.95).toFixed(0).padStart(8)} ${quantile(trainer, 0.5).toFixed(3).padStart(11)}   ${((med / 10_000) * 100).toFixed(2)}%`);
+      console.log(
+        `${label.padEnd(15)} ${med.toFixed(0).padStart(9)} ${quantile(overheads, 0.95).toFixed(0).padStart(8)} ${quantile(trainer, 0.5).toFixed(3).padStart(11)}   ${((med / 10_000) * 100).toFixed(2)}%`,
+      );
       breakdowns.push([label, parts]);
     }
     for (const [label, parts] of breakdowns) {

@@ -16,7 +16,9 @@ async function main(): Promise<void> {
   const spec = loadSpecFile(DEMO_SPEC);
   spec.innerLoop.budget = { experiments, parallelism: 2 };
   try {
-    console.log(`outer iterations of the demo campaign: ${experiments} experiments each, ${feedback} feedback events between iterations (2-core machine)`);
+    console.log(
+      `outer iterations of the demo campaign: ${experiments} experiments each, ${feedback} feedback events between iterations (2-core machine)`,
+    );
     console.log('iter  status     total_s  inner_s  outer_only_s  heldout_bpb  dataset_examples');
     const parts: Record<string, number>[] = [];
     for (let i = 1; i <= iterations; i++) {
@@ -32,7 +34,13 @@ async function main(): Promise<void> {
         }));
         await storeFeedback(stack.db.db, events);
       }
-      const h = await stack.client.workflow.start('outerLoop', { taskQueue: `${stack.prefix}-orchestration`, workflowId: `${spec.name}/outer/bench-${i}`, args: [{ campaignId: spec.name, campaignVersionId: (await registerCampaignVersion(stack.db.db, spec)).versionId, trigger: 'bench' }] });
+      const h = await stack.client.workflow.start('outerLoop', {
+        taskQueue: `${stack.prefix}-orchestration`,
+        workflowId: `${spec.name}/outer/bench-${i}`,
+        args: [
+          { campaignId: spec.name, campaignVersionId: (await registerCampaignVersion(stack.db.db, spec)).versionId, trigger: 'bench' },
+        ],
+      });
       const r = (await h.result()) as OuterLoopResult;
       const s = r.iterations[r.iterations.length - 1];
       const d = await h.describe();

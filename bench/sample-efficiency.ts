@@ -60,9 +60,13 @@ function settingsFromArgs(argv: string[]): BenchSettings {
   };
 }
 
-
 /** One campaign's trials in order, each with its public and held-out score (undefined when training diverged). */
-function runCampaign(sampler: string, seed: number, s: BenchSettings, evaluate: (p: Params, seed: number) => Scored | undefined): (Scored | undefined)[] {
+function runCampaign(
+  sampler: string,
+  seed: number,
+  s: BenchSettings,
+  evaluate: (p: Params, seed: number) => Scored | undefined,
+): (Scored | undefined)[] {
   const { kind, tpe } = SAMPLERS[sampler];
   const history: Trial[] = [];
   const scores: (Scored | undefined)[] = [];
@@ -98,13 +102,21 @@ async function run(): Promise<void> {
       results[name].push(s.budgets.map((b) => heldoutOfBest(scores, b)));
       const failed = scores.filter((x) => !x).length;
       const figures = results[name][rep].map((v) => v.toFixed(4)).join(' / ');
-      console.log(`  seed ${rep + 1} ${name.padEnd(width)} held-out of best-by-public: ${figures}${failed ? ` (${failed} diverged)` : ''}  [${ev.trained()} runs, ${((Date.now() - started) / 1000).toFixed(0)} s]`);
+      console.log(
+        `  seed ${rep + 1} ${name.padEnd(width)} held-out of best-by-public: ${figures}${failed ? ` (${failed} diverged)` : ''}  [${ev.trained()} runs, ${((Date.now() - started) / 1000).toFixed(0)} s]`,
+      );
     }
   }
 
   console.log('\nheld-out bits per byte of the best-by-public configuration (mean ± sd over seeds; lower is better);');
   console.log('ratio: mean over the mean of random search; better: seeds on which it beat random search');
-  console.log(['trials', ...s.samplers.map((n) => n.padEnd(17)), ...s.samplers.filter((n) => n !== 'random').flatMap((n) => [`${n}/random`, 'better'])].join(' | '));
+  console.log(
+    [
+      'trials',
+      ...s.samplers.map((n) => n.padEnd(17)),
+      ...s.samplers.filter((n) => n !== 'random').flatMap((n) => [`${n}/random`, 'better']),
+    ].join(' | '),
+  );
   s.budgets.forEach((b, j) => {
     const col = (n: string) => results[n].map((r) => r[j]);
     const random = col('random');

@@ -47,7 +47,11 @@ function main(): void {
       // The entry point's own argument ('train') is harmless to these programs: they ignore it. Each mode's command
       // is built once; only the launch is timed.
       const cmds = [false, true].map((unsandboxed) => {
-        const spec = parseSpec({ name: 'sandbox-bench', searchSpace: { x: { type: 'categorical', choices: [1] } }, trainer: { command: [...command], unsandboxed } });
+        const spec = parseSpec({
+          name: 'sandbox-bench',
+          searchSpace: { x: { type: 'categorical', choices: [1] } },
+          trainer: { command: [...command], unsandboxed },
+        });
         return isolatedEntry(trainerSetupOf(spec, home), 'train', [], { cwd: runDir, data: [], readWrite: [runDir] });
       });
       for (const cmd of cmds) timeOnce(cmd.argv, runDir); // warm the page cache

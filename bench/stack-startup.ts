@@ -48,7 +48,7 @@ function treeRssKb(root: number, descendants = true): number {
     }
   }
   let total = 0;
-  for (const stack = [root]; stack.length; ) {
+  for (const stack = [root]; stack.length;) {
     const p = stack.pop()!;
     total += rss.get(p) ?? 0;
     if (descendants) stack.push(...(children.get(p) ?? []));
@@ -74,7 +74,9 @@ async function timeUp(mode: string, home: string): Promise<Run> {
       ['postgres (all backends)', st.postgres.pid],
       ...Object.entries(st.workers).map(([f, w]): [string, number] => [`worker ${f}`, w!.pid]),
     ];
-    breakdown = Object.fromEntries(parts.map(([name, pid]) => [name, Math.round((pid ? treeRssKb(pid, name !== 'flywheel up') : 0) / 1024)]));
+    breakdown = Object.fromEntries(
+      parts.map(([name, pid]) => [name, Math.round((pid ? treeRssKb(pid, name !== 'flywheel up') : 0) / 1024)]),
+    );
     const s0 = Date.now();
     up.child.kill('SIGINT');
     await up.exited;
@@ -95,7 +97,9 @@ async function startRate(pragmas: string[], n = 300): Promise<number> {
     const client = new Client({ connection: server.connection });
     const t0 = Date.now();
     for (let i = 0; i < n; i += 10) {
-      await Promise.all(Array.from({ length: 10 }, (_, j) => client.workflow.start('benchNoop', { taskQueue: 'bench-unpolled', workflowId: `w-${i + j}` })));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, j) => client.workflow.start('benchNoop', { taskQueue: 'bench-unpolled', workflowId: `w-${i + j}` })),
+      );
     }
     return n / ((Date.now() - t0) / 1000);
   } finally {
@@ -125,11 +129,18 @@ async function main(): Promise<void> {
   console.log(`\nflywheel up start-up (seconds from spawn; ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)})`);
   console.table(runs.map((r) => ({ ...r, peakRssMb: Math.round(r.peakRssMb) })));
   const median = (mode: string): number => {
-    const ups = runs.filter((r) => r.mode === mode).map((r) => r.up).sort((a, b) => a - b);
+    const ups = runs
+      .filter((r) => r.mode === mode)
+      .map((r) => r.up)
+      .sort((a, b) => a - b);
     return ups[Math.floor(ups.length / 2)];
   };
-  console.log(`median to "flywheel is up": cold ${median('cold').toFixed(1)} s, warm ${median('warm').toFixed(1)} s (warm/cold ${(median('warm') / median('cold')).toFixed(2)})`);
-  console.log(`warm without the bundle cache: ${median('warm, no bundle cache').toFixed(1)} s (${(median('warm, no bundle cache') / median('warm')).toFixed(2)}x warm)`);
+  console.log(
+    `median to "flywheel is up": cold ${median('cold').toFixed(1)} s, warm ${median('warm').toFixed(1)} s (warm/cold ${(median('warm') / median('cold')).toFixed(2)})`,
+  );
+  console.log(
+    `warm without the bundle cache: ${median('warm, no bundle cache').toFixed(1)} s (${(median('warm, no bundle cache') / median('warm')).toFixed(2)}x warm)`,
+  );
   console.log('\nsteady-state RSS by component (MB, last warm run)');
   console.table(steady);
 
@@ -137,10 +148,15 @@ async function main(): Promise<void> {
   const built = await cachedWorkflowBundle({ cacheDir });
   const reused = await cachedWorkflowBundle({ cacheDir });
   fs.rmSync(cacheDir, { recursive: true, force: true });
-  console.log(`\nworkflow bundle: built in ${built.ms} ms, reused from cache in ${reused.ms} ms (${(built.ms / Math.max(reused.ms, 1)).toFixed(0)}x)`);
+  console.log(
+    `\nworkflow bundle: built in ${built.ms} ms, reused from cache in ${reused.ms} ms (${(built.ms / Math.max(reused.ms, 1)).toFixed(0)}x)`,
+  );
 
   const rates: Record<string, number> = {};
-  for (const [label, pragmas] of [['sqlite defaults', []], ['wal + synchronous=normal', ['journal_mode=wal', 'synchronous=normal']]] as const) {
+  for (const [label, pragmas] of [
+    ['sqlite defaults', []],
+    ['wal + synchronous=normal', ['journal_mode=wal', 'synchronous=normal']],
+  ] as const) {
     rates[label] = await startRate([...pragmas]);
   }
   console.log('\nworkflow starts per second against the dev server (300 starts, 10 at a time)');

@@ -32,8 +32,14 @@ async function main(): Promise<void> {
     const runDir = path.join(dir, 'run');
     fs.mkdirSync(runDir);
     const run: RunJson = {
-      runId: 'bench', experimentId: 'bench', recipe: 'custom', params: { ...PARAMS, steps }, seed: 1,
-      dataset: { versionId: 'bench', path: path.join(dir, 'data'), trainFile: 'train.txt' }, baseCheckpoint: null, checkpointEvery: 0,
+      runId: 'bench',
+      experimentId: 'bench',
+      recipe: 'custom',
+      params: { ...PARAMS, steps },
+      seed: 1,
+      dataset: { versionId: 'bench', path: path.join(dir, 'data'), trainFile: 'train.txt' },
+      baseCheckpoint: null,
+      checkpointEvery: 0,
     };
     fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify(run));
     console.log(`corpus: train ${manifest.splits.train.bytes} B; ${completions.length} public completion items`);
@@ -43,7 +49,11 @@ async function main(): Promise<void> {
     const r = spawnSync('python3', [MAIN, 'train', '--run-dir', runDir], { encoding: 'utf8' });
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     if (r.status !== 0) throw new Error(`train failed: ${r.stderr.trim()}`);
-    const lines = fs.readFileSync(path.join(runDir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as MetricLine);
+    const lines = fs
+      .readFileSync(path.join(runDir, 'metrics.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as MetricLine);
     const last = lines[lines.length - 1];
     // The first window pays for warm-up (allocator, kernels): the steady rate is the mean of the others.
     const steady = lines.slice(1).map((l) => l.tokens_per_s);
@@ -56,13 +66,22 @@ async function main(): Promise<void> {
     const [ckpt] = JSON.parse(fs.readFileSync(path.join(runDir, 'checkpoints', 'manifest.json'), 'utf8')).checkpoints as { path: string }[];
     const p0 = process.hrtime.bigint();
     const predictions = await runPredict({
-      trainer: trainerSetupOf(parseSpec({ name: 'torch-bench', searchSpace: { steps: { type: 'categorical', choices: [steps] } }, trainer: { command: ['python3', MAIN] } }), dir),
+      trainer: trainerSetupOf(
+        parseSpec({
+          name: 'torch-bench',
+          searchSpace: { steps: { type: 'categorical', choices: [steps] } },
+          trainer: { command: ['python3', MAIN] },
+        }),
+        dir,
+      ),
       checkpointFile: path.join(runDir, ckpt.path),
       prompts: completions.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: COMPLETION_BUDGET })),
     });
     const pwall = Number(process.hrtime.bigint() - p0) / 1e9;
     const right = completions.reduce((n, i) => n + gradeExactToken(predictions.get(i.id)!, i.reference), 0);
-    console.log(`predict: ${completions.length} prompts in ${pwall.toFixed(1)} s; public exact-token accuracy ${((100 * right) / completions.length).toFixed(1)}%`);
+    console.log(
+      `predict: ${completions.length} prompts in ${pwall.toFixed(1)} s; public exact-token accuracy ${((100 * right) / completions.length).toFixed(1)}%`,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -3,6 +3,9 @@
 require('tsx/cjs');
 const path = require('node:path');
 const file = process.argv[2];
-if (!file) { console.error('usage: run-ts FILE.ts [args...]'); process.exit(2); }
+if (!file) {
+  console.error('usage: run-ts FILE.ts [args...]');
+  process.exit(2);
+}
 process.argv.splice(1, 2, path.resolve(file));
 require(path.resolve(file));

@@ -9,15 +9,24 @@ import { formatResult } from './print-result';
 import type { Session } from './session';
 import { watchLoop } from './watch';
 
-export async function followLoop(s: Session, handle: WorkflowHandle, spec: CampaignSpec, json: boolean, detach: Promise<void>): Promise<InnerLoopResult | undefined> {
+export async function followLoop(
+  s: Session,
+  handle: WorkflowHandle,
+  spec: CampaignSpec,
+  json: boolean,
+  detach: Promise<void>,
+): Promise<InnerLoopResult | undefined> {
   const campaignId = spec.name;
-  const outcome = await watchLoop(handle, s.db, { metric: spec.selection.metric, defaultSteps: runSteps(spec), detach, out: json ? (process.stderr as NodeJS.WriteStream) : process.stdout }).catch(
-    async (e: unknown) => {
-      if (!(e instanceof WorkflowFailedError)) throw e;
-      const status = (await handle.describe().catch(() => undefined))?.status.name ?? 'FAILED';
-      throw new LoopFailedError(`${handle.workflowId} ended ${status}: ${endReason(e)}`);
-    },
-  );
+  const outcome = await watchLoop(handle, s.db, {
+    metric: spec.selection.metric,
+    defaultSteps: runSteps(spec),
+    detach,
+    out: json ? (process.stderr as NodeJS.WriteStream) : process.stdout,
+  }).catch(async (e: unknown) => {
+    if (!(e instanceof WorkflowFailedError)) throw e;
+    const status = (await handle.describe().catch(() => undefined))?.status.name ?? 'FAILED';
+    throw new LoopFailedError(`${handle.workflowId} ended ${status}: ${endReason(e)}`);
+  });
   if (outcome.kind === 'detached') {
     console.error(`\ndetached: ${handle.workflowId} keeps running; reattach with \`flywheel status ${campaignId}\``);
     return undefined;

@@ -7,7 +7,8 @@ import { endReason } from '../services/loop-failures';
 import { formatEvidence, phaseLine } from './outer-view';
 
 /** `failed` covers every end but completion: failed, terminated, cancelled, timed out (`status` says which). */
-export type OuterOutcome = { kind: 'detached' } | { kind: 'completed'; result: OuterLoopResult } | { kind: 'failed'; status: string; reason: string };
+export type OuterOutcome =
+  { kind: 'detached' } | { kind: 'completed'; result: OuterLoopResult } | { kind: 'failed'; status: string; reason: string };
 
 export interface FollowOuterOptions {
   campaignId: string;

@@ -6,7 +6,9 @@ export function integerOption(flag: string, min: number, max = Number.MAX_SAFE_I
   return (value) => {
     const n = Number(value);
     if (!/^-?\d+$/.test(value) || n < min || n > max) {
-      throw new UsageError(`${flag} must be an integer ${max < Number.MAX_SAFE_INTEGER ? `from ${min} to ${max}` : `>= ${min}`}, got "${value}"`);
+      throw new UsageError(
+        `${flag} must be an integer ${max < Number.MAX_SAFE_INTEGER ? `from ${min} to ${max}` : `>= ${min}`}, got "${value}"`,
+      );
     }
     return n;
   };

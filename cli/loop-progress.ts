@@ -45,7 +45,13 @@ export async function snapshot(handle: WorkflowHandle, db: Db, defaultSteps = 0)
   const now = Date.now();
   for (const r of await runningExperimentRows(db, status.running)) {
     const elapsedSeconds = r.startedAt ? Math.max(0, (now - r.startedAt.getTime()) / 1000) : undefined;
-    running.push({ experimentId: r.id, step: r.latest?.step ?? 0, totalSteps: Number(r.params.steps ?? defaultSteps), loss: r.latest?.loss, elapsedSeconds });
+    running.push({
+      experimentId: r.id,
+      step: r.latest?.step ?? 0,
+      totalSteps: Number(r.params.steps ?? defaultSteps),
+      loss: r.latest?.loss,
+      elapsedSeconds,
+    });
   }
   const counts = await loopCounts(db, handle.workflowId, status);
   return { status, leaderboard, running, counts, etaSeconds: eta(counts, running, status.parallelism) };

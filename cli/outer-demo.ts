@@ -33,7 +33,12 @@ export interface OuterDemoResult {
   improved: boolean;
 }
 
-export async function runOuterDemo(s: Session, spec: CampaignSpec, campaignVersionId: string, o: OuterDemoOptions): Promise<OuterDemoResult> {
+export async function runOuterDemo(
+  s: Session,
+  spec: CampaignSpec,
+  campaignVersionId: string,
+  o: OuterDemoOptions,
+): Promise<OuterDemoResult> {
   const token = crypto.randomBytes(16).toString('hex');
   const server = await startFeedbackServer({ db: s.db, port: 0, token });
   const lower = spec.outerLoop.promotion.metric === 'bits_per_byte';
@@ -42,7 +47,12 @@ export async function runOuterDemo(s: Session, spec: CampaignSpec, campaignVersi
     console.error(`feedback and completion API on ${server.url} (a fresh token for this demo)`);
     for (let i = 1; i <= o.iterations; i++) {
       const users = (await hasProduction(s, spec.name)) ? await sendFeedback(s, spec, server.url, token, o) : undefined;
-      if (users) console.error(`users: ${users.sent} events (${Object.entries(users.byKind).map(([k, n]) => `${n} ${k}`).join(', ')})`);
+      if (users)
+        console.error(
+          `users: ${users.sent} events (${Object.entries(users.byKind)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(', ')})`,
+        );
       const handle = await startOuterLoopWorkflow(s.client, s.endpoints, { campaignId: spec.name, campaignVersionId, trigger: 'demo' });
       const workflowId = handle.workflowId;
       const link = uiLink(s.endpoints, workflowId);
@@ -56,7 +66,10 @@ export async function runOuterDemo(s: Session, spec: CampaignSpec, campaignVersi
     const [first, last] = [out.production[0], out.production[out.production.length - 1]];
     out.improved = first !== undefined && last !== undefined && out.iterations.length > 1 && (lower ? last < first : last > first);
     if (o.json) console.log(JSON.stringify(out, null, 2));
-    else console.log(`production held-out ${spec.outerLoop.promotion.metric}: ${out.production.map((p) => (p === undefined ? '-' : p.toFixed(3))).join(' → ')}`);
+    else
+      console.log(
+        `production held-out ${spec.outerLoop.promotion.metric}: ${out.production.map((p) => (p === undefined ? '-' : p.toFixed(3))).join(' → ')}`,
+      );
     return out;
   } finally {
     await server.close();
@@ -71,7 +84,15 @@ async function hasProduction(s: Session, campaignId: string): Promise<boolean> {
 /** One round per iteration; the round number continues across demos in the same home, so event ids never clash. */
 async function sendFeedback(s: Session, spec: CampaignSpec, apiUrl: string, token: string, o: OuterDemoOptions) {
   const n = await countOuterIterations(s.db, spec.name);
-  return simulateUsers({ apiUrl, token, campaignId: spec.name, round: n, events: o.events, seed: o.seed, corpusDir: corpusDirOf(s.config.home) });
+  return simulateUsers({
+    apiUrl,
+    token,
+    campaignId: spec.name,
+    round: n,
+    events: o.events,
+    seed: o.seed,
+    corpusDir: corpusDirOf(s.config.home),
+  });
 }
 
 export function formatIteration(i: number, it: OuterIterationSummary, metric: string): string {

@@ -1,6 +1,15 @@
 // The Temporal Schedule that runs a campaign's outer loop: its id, its action, its timing and its policies.
 // One schedule per campaign, and overlap SKIP: a fire while an iteration still runs is skipped, never run beside it.
-import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleHandle, type ScheduleOptions, type ScheduleSpec, type ScheduleSpecDescription } from '@temporalio/client';
+import {
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleDescription,
+  type ScheduleHandle,
+  type ScheduleOptions,
+  type ScheduleSpec,
+  type ScheduleSpecDescription,
+} from '@temporalio/client';
 import { taskQueue } from '../contracts/queues';
 import type { OuterLoopInput } from '../contracts/outer-loop';
 import { loopSearchAttributes, OUTER_LOOP_TYPE } from '../services/campaign-loops';
@@ -14,7 +23,8 @@ const SUFFIX = '/outer';
 export const outerScheduleId = (campaignId: string): string => `${campaignId}${SUFFIX}`;
 
 /** The campaign of an outer-loop schedule id, or undefined for any other schedule. */
-export const campaignOfSchedule = (scheduleId: string): string | undefined => (scheduleId.endsWith(SUFFIX) ? scheduleId.slice(0, -SUFFIX.length) : undefined);
+export const campaignOfSchedule = (scheduleId: string): string | undefined =>
+  scheduleId.endsWith(SUFFIX) ? scheduleId.slice(0, -SUFFIX.length) : undefined;
 
 /**
  * How late a missed fire (the server was down) may still run. Long enough to ride out a restart, short enough
@@ -38,7 +48,9 @@ export function scheduleSpecOf(t: OuterTiming): ScheduleSpec {
 export function describeTiming(spec: ScheduleSpecDescription): string {
   const parts = [
     ...(spec.intervals ?? []).map((i) => `every ${formatDuration(i.every)}`),
-    ...(spec.calendars ?? []).map((c) => (c.comment?.startsWith(CRON_COMMENT) ? `cron "${c.comment.slice(CRON_COMMENT.length)}"` : `calendar ${JSON.stringify(c)}`)),
+    ...(spec.calendars ?? []).map((c) =>
+      c.comment?.startsWith(CRON_COMMENT) ? `cron "${c.comment.slice(CRON_COMMENT.length)}"` : `calendar ${JSON.stringify(c)}`,
+    ),
   ];
   return parts.join(', ') || 'never';
 }
@@ -60,12 +72,18 @@ export function outerScheduleAction(campaignId: string, e: Endpoints, campaignVe
 }
 
 /** The campaign's schedule and its description; a UsageError naming the campaign when there is none. */
-export async function requireOuterSchedule(client: Client, campaignId: string): Promise<{ handle: ScheduleHandle; desc: ScheduleDescription }> {
+export async function requireOuterSchedule(
+  client: Client,
+  campaignId: string,
+): Promise<{ handle: ScheduleHandle; desc: ScheduleDescription }> {
   const handle = client.schedule.getHandle(outerScheduleId(campaignId));
   try {
     return { handle, desc: await handle.describe() };
   } catch (err) {
-    if (err instanceof ScheduleNotFoundError) throw new UsageError(`no schedule for campaign "${campaignId}" (create one with \`flywheel schedule create ${campaignId} --every 1d\`)`);
+    if (err instanceof ScheduleNotFoundError)
+      throw new UsageError(
+        `no schedule for campaign "${campaignId}" (create one with \`flywheel schedule create ${campaignId} --every 1d\`)`,
+      );
     throw err;
   }
 }

@@ -9,7 +9,8 @@ import { formatEvidence, phaseLine } from './outer-view';
 import { uiLink } from '../temporal/ui-links';
 import type { OuterIterationSummary } from '../contracts/outer-loop';
 
-const lastLine = (s: OuterIterationSummary | undefined): string[] => (s ? [`  last iteration: ${s.iteration} ${s.status}: ${s.reason}`] : []);
+const lastLine = (s: OuterIterationSummary | undefined): string[] =>
+  s ? [`  last iteration: ${s.iteration} ${s.status}: ${s.reason}`] : [];
 
 /** The block's text, or undefined when the campaign never had an outer loop. */
 export async function outerStatusBlock(client: Client, e: Endpoints, campaignId: string): Promise<string | undefined> {
@@ -22,5 +23,9 @@ export async function outerStatusBlock(client: Client, e: Endpoints, campaignId:
   if (status !== 'RUNNING') return `${head}\n  reason: ${await loopEndReason(handle)}`;
   const st = await queryOuterStatus(handle);
   if (!st) return `${head}\n  (no answer to the status query: is an orchestration worker running?)`;
-  return [`${head}\n  ${phaseLine(st)}`, ...lastLine(st.done.at(-1)), ...(st.awaitingApproval ? [formatEvidence(st.awaitingApproval, campaignId)] : [])].join('\n');
+  return [
+    `${head}\n  ${phaseLine(st)}`,
+    ...lastLine(st.done.at(-1)),
+    ...(st.awaitingApproval ? [formatEvidence(st.awaitingApproval, campaignId)] : []),
+  ].join('\n');
 }

@@ -4,7 +4,7 @@ import type { OuterIterationSummary, OuterLoopStatus, PromotionEvidence } from '
 
 const num = (v: number | undefined, digits = 4): string => (v === undefined ? '-' : v.toFixed(digits));
 const signed = (v: number, digits = 4): string => `${v >= 0 ? '+' : ''}${v.toFixed(digits)}`;
-const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'unset');
+const show = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'unset'));
 
 /** `iteration 3  inner-loop  (inner loop demo/outer/i3/inner)`; equal lines mean nothing changed. */
 export function phaseLine(st: OuterLoopStatus): string {
@@ -20,7 +20,9 @@ export function formatEvidence(e: PromotionEvidence, campaignId: string): string
     `  gate: ${e.gate.promote ? 'PROMOTE' : 'HOLD'} (${e.gate.rule}): ${e.gate.reason}`,
     ...e.gate.checks.map((c) => `    ${c.passed ? 'pass' : 'FAIL'}  ${c.rule}: ${c.reason}`),
     '  held-out, candidate minus production (positive = better):',
-    ...(e.categoryDeltas.length ? e.categoryDeltas.map((d) => `    ${`${d.metric} / ${d.category}`.padEnd(32)} ${signed(d.delta).padStart(9)}  (${d.items} items)`) : ['    (none)']),
+    ...(e.categoryDeltas.length
+      ? e.categoryDeltas.map((d) => `    ${`${d.metric} / ${d.category}`.padEnd(32)} ${signed(d.delta).padStart(9)}  (${d.items} items)`)
+      : ['    (none)']),
     `  cost: ${Math.round(e.cost.trainerSeconds)} trainer-seconds over ${e.cost.experiments} experiments`,
     `  config diff (production → candidate): ${e.configDiff.length ? e.configDiff.map(([k, from, to]) => `${k} ${show(from)} → ${show(to)}`).join(', ') : 'none'}`,
     `  deadline: ${e.deadline}, then it is ${e.defaultDecision === 'promote' ? 'promoted' : 'rejected'} by default`,

@@ -14,7 +14,9 @@ export function formatResult(r: InnerLoopResult): string {
   };
   return [
     `inner loop ${r.innerLoopId}: ${r.experiments} experiments, stopped by ${r.stoppedBy}${r.budgetExceeded ? ` (${r.budgetExceeded})` : ''}`,
-    r.best ? `winner ${r.best.experimentId}  public ${r.best.publicScore.toFixed(4)}\n  config: ${formatParams(r.best.params)}` : 'no experiment succeeded',
+    r.best
+      ? `winner ${r.best.experimentId}  public ${r.best.publicScore.toFixed(4)}\n  config: ${formatParams(r.best.params)}`
+      : 'no experiment succeeded',
     'held-out (untrained → winner):',
     row('bits_per_byte', 'bits/byte', true),
     row('exact_match', 'exact next token', false),

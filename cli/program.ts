@@ -18,7 +18,10 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['campaigns'], () => (require('./commands/campaigns') as typeof import('./commands/campaigns')).registerCampaigns],
   [['campaign'], () => (require('./commands/campaign') as typeof import('./commands/campaign')).registerCampaign],
   [['status'], () => (require('./commands/status') as typeof import('./commands/status')).registerStatus],
-  [['pause', 'resume', 'stop', 'budget', 'approve'], () => (require('./commands/control') as typeof import('./commands/control')).registerControl],
+  [
+    ['pause', 'resume', 'stop', 'budget', 'approve'],
+    () => (require('./commands/control') as typeof import('./commands/control')).registerControl,
+  ],
   [['outer'], () => (require('./commands/outer') as typeof import('./commands/outer')).registerOuter],
   [['promote'], () => (require('./commands/promote') as typeof import('./commands/promote')).registerPromote],
   [['schedule'], () => (require('./commands/schedule') as typeof import('./commands/schedule')).registerSchedule],

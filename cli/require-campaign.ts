@@ -24,7 +24,10 @@ export async function requireCampaign(db: Db, campaignId: string, specFile?: str
   try {
     return { spec: await loadCampaignSpec(db, campaignId) };
   } catch (err) {
-    if (err instanceof NotFoundError) throw new UsageError(`unknown campaign "${campaignId}": give its spec with --spec FILE (or start it once with \`flywheel run SPEC\`)`);
+    if (err instanceof NotFoundError)
+      throw new UsageError(
+        `unknown campaign "${campaignId}": give its spec with --spec FILE (or start it once with \`flywheel run SPEC\`)`,
+      );
     throw err;
   }
 }

@@ -25,7 +25,11 @@ export function formatRunningLoops(loops: RunningLoop[]): string {
   const rows = loops.map((l) => [l.campaignId, l.kind, l.startTime.toISOString().slice(0, 19).replace('T', ' '), l.workflowId]);
   const head = ['campaign', 'loop', 'started (UTC)', 'workflow'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...rows.map(line), `${loops.length} running; \`flywheel status CAMPAIGN\` follows one`].join('\n');
 }
 

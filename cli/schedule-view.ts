@@ -31,7 +31,9 @@ export function scheduleRow(d: ScheduleDescription): ScheduleRow {
     paused: d.state.paused,
     note: d.state.note || undefined,
     nextRun: d.state.paused ? undefined : d.info.nextActionTimes[0]?.toISOString(),
-    lastActions: d.info.recentActions.slice(-LAST_ACTIONS).map((a) => ({ at: a.takenAt.toISOString(), workflowId: a.action.workflow.workflowId })),
+    lastActions: d.info.recentActions
+      .slice(-LAST_ACTIONS)
+      .map((a) => ({ at: a.takenAt.toISOString(), workflowId: a.action.workflow.workflowId })),
     running: d.info.runningActions.map((a) => a.workflow.workflowId),
     actionsTaken: d.info.numActionsTaken,
     skippedOverlap: d.info.numActionsSkippedOverlap,
@@ -42,10 +44,24 @@ export function scheduleRow(d: ScheduleDescription): ScheduleRow {
 /** One line per schedule under a header. */
 export function formatScheduleTable(rows: ScheduleRow[]): string {
   if (rows.length === 0) return 'no outer-loop schedules (create one with `flywheel schedule create CAMPAIGN --every 1d`)';
-  const cells = rows.map((r) => [r.campaign, r.spec, r.paused ? 'paused' : 'active', r.nextRun ?? '-', r.lastActions.at(-1)?.at ?? '-', r.running[0] ?? '-']);
+  const cells = rows.map((r) => [
+    r.campaign,
+    r.spec,
+    r.paused ? 'paused' : 'active',
+    r.nextRun ?? '-',
+    r.lastActions.at(-1)?.at ?? '-',
+    r.running[0] ?? '-',
+  ]);
   const header = ['campaign', 'spec', 'state', 'next run', 'last run', 'running'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  return [header, ...cells].map((c) => c.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return [header, ...cells]
+    .map((c) =>
+      c
+        .map((v, i) => v.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** Every field of one schedule, a line each. */

@@ -35,7 +35,10 @@ export async function serveDashboard(o: ServeDashboardOptions): Promise<Dashboar
     } catch (e) {
       warn(`warning: dashboard without Temporal (${(e as Error).message}): pages only, no actions`);
     }
-  } else warn('warning: no Temporal endpoint (TEMPORAL_ADDRESS or a `flywheel up` stack): the dashboard shows the database only, without actions');
+  } else
+    warn(
+      'warning: no Temporal endpoint (TEMPORAL_ADDRESS or a `flywheel up` stack): the dashboard shows the database only, without actions',
+    );
   try {
     const server = await startDashboard({ db: o.db, temporal, port: o.port, host: o.host, token: o.token });
     return { url: server.url, close: async () => (await server.close(), await connection?.close()) };

@@ -41,7 +41,9 @@ export function readSpecFile(file: string): unknown {
   const err = doc.errors[0];
   if (err) {
     const pos = err.linePos?.[0];
-    throw new SpecFileError(`${file}${pos ? `:${pos.line}:${pos.col}` : ''}: cannot parse: ${err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`);
+    throw new SpecFileError(
+      `${file}${pos ? `:${pos.line}:${pos.col}` : ''}: cannot parse: ${err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+    );
   }
   visit(doc, {
     Map(_key, map) {
@@ -62,7 +64,10 @@ export function readSpecFile(file: string): unknown {
     throw new SpecFileError(`${file}: cannot parse: ${(e as Error).message}`);
   }
   if (raw === null || raw === undefined) throw new SpecFileError(`${file}: empty, no campaign spec in it`);
-  if (!isMap(doc.contents)) throw new SpecFileError(`${file}: a campaign spec is a mapping of fields (name:, searchSpace:, …), not a ${Array.isArray(raw) ? 'list' : typeof raw}`);
+  if (!isMap(doc.contents))
+    throw new SpecFileError(
+      `${file}: a campaign spec is a mapping of fields (name:, searchSpace:, …), not a ${Array.isArray(raw) ? 'list' : typeof raw}`,
+    );
   return raw;
 }
 
@@ -76,7 +81,8 @@ function readCapped(file: string): Buffer {
   try {
     const size = fs.fstatSync(fd).size;
     if (fs.fstatSync(fd).isDirectory()) throw new SpecFileError(`${file}: cannot read: it is a folder`);
-    if (size > MAX_SPEC_BYTES) throw new SpecFileError(`${file}: ${size} bytes, more than a campaign spec may be (${MAX_SPEC_BYTES / 1024} KiB)`);
+    if (size > MAX_SPEC_BYTES)
+      throw new SpecFileError(`${file}: ${size} bytes, more than a campaign spec may be (${MAX_SPEC_BYTES / 1024} KiB)`);
     const buf = Buffer.alloc(MAX_SPEC_BYTES + 1);
     const n = fs.readSync(fd, buf, 0, buf.length, 0);
     if (n > MAX_SPEC_BYTES) throw new SpecFileError(`${file}: more than a campaign spec may be (${MAX_SPEC_BYTES / 1024} KiB)`);
@@ -91,7 +97,13 @@ function readCapped(file: string): Buffer {
 
 function why(e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? String(e));
+  return code === 'ENOENT'
+    ? 'no such file'
+    : code === 'EISDIR'
+      ? 'it is a folder'
+      : code === 'EACCES'
+        ? 'permission denied'
+        : (code ?? String(e));
 }
 
 /** The text, or a SpecFileError naming the first line that is not valid UTF-8 (a key would otherwise read garbled). */

@@ -9,7 +9,15 @@ import type { CheckTrainerInput, TrainerCheck } from './training';
 import type { ScoreCheckpointInput, ScoreResult } from './eval';
 import type { LoopSettingsInput } from './campaign';
 import type { PrepareTaskInput, PreparedTask } from './campaign';
-import type { Proposal, ProposeInput, StartInnerLoopInput, FinishExperimentInput, FinishInnerLoopInput, SelectBestInput, SelectedBest } from './inner-activities';
+import type {
+  Proposal,
+  ProposeInput,
+  StartInnerLoopInput,
+  FinishExperimentInput,
+  FinishInnerLoopInput,
+  SelectBestInput,
+  SelectedBest,
+} from './inner-activities';
 
 import type { ClaimIterationInput, ClaimIterationResult } from './outer-activities';
 import type { CritiqueIterationInput, CritiqueIterationResult } from './outer-activities';

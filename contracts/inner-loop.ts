@@ -79,7 +79,9 @@ export interface InnerLoopResult {
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
 export const stopSignal = defineSignal('stop');
-export const setBudgetUpdate = defineUpdate<{ experiments: number; parallelism: number }, [{ experiments?: number; parallelism?: number }]>('setBudget');
+export const setBudgetUpdate = defineUpdate<{ experiments: number; parallelism: number }, [{ experiments?: number; parallelism?: number }]>(
+  'setBudget',
+);
 export const approveProposalUpdate = defineUpdate<string, [{ experimentId: string; approve: boolean }]>('approveProposal');
 export const statusQuery = defineQuery<InnerLoopStatus>('status');
 export const leaderboardQuery = defineQuery<LeaderEntry[]>('leaderboard');

@@ -67,7 +67,8 @@ export interface PromotionEvidence {
 }
 
 export interface OuterLoopStatus {
-  phase: 'claiming' | 'ingesting' | 'critiquing' | 'building-dataset' | 'inner-loop' | 'gating' | 'awaiting-approval' | 'recording' | 'done';
+  phase:
+    'claiming' | 'ingesting' | 'critiquing' | 'building-dataset' | 'inner-loop' | 'gating' | 'awaiting-approval' | 'recording' | 'done';
   iteration?: number;
   innerLoopId?: string;
   awaitingApproval?: PromotionEvidence;

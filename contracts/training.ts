@@ -59,4 +59,5 @@ export interface CheckTrainerInput {
  * What the training worker found before the loop's first write: the trainer can start there (and how it is
  * isolated; `cluster`: Ray or Kubernetes run it in their container, unchecked), or the one-line reason it cannot.
  */
-export type TrainerCheck = { ok: true; host: string; sandbox: 'bubblewrap' | 'none' | 'cluster' } | { ok: false; host: string; reason: string };
+export type TrainerCheck =
+  { ok: true; host: string; sandbox: 'bubblewrap' | 'none' | 'cluster' } | { ok: false; host: string; reason: string };

@@ -31,7 +31,9 @@ export interface CompletionReply {
 }
 
 /** Validates a request body; returns `path: message` problem lines instead of throwing. */
-export function checkCompletionRequest(raw: unknown): { request: CompletionRequest; problems?: undefined } | { request?: undefined; problems: string[] } {
+export function checkCompletionRequest(
+  raw: unknown,
+): { request: CompletionRequest; problems?: undefined } | { request?: undefined; problems: string[] } {
   const r = completionRequestSchema.safeParse(raw);
   return r.success ? { request: r.data } : { problems: feedbackIssues(r.error.issues) };
 }

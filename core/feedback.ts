@@ -24,7 +24,10 @@ export function boundedText(maxBytes: number, min = 0) {
   return z
     .string()
     .min(min, 'must not be empty')
-    .refine((s) => s.length <= maxBytes && (s.length * 3 <= maxBytes || utf8Bytes(s) <= maxBytes), `must be at most ${maxBytes} bytes (UTF-8)`)
+    .refine(
+      (s) => s.length <= maxBytes && (s.length * 3 <= maxBytes || utf8Bytes(s) <= maxBytes),
+      `must be at most ${maxBytes} bytes (UTF-8)`,
+    )
     .refine((s) => !/\u0000|\p{Cs}/u.test(s), 'must be valid Unicode text without NUL characters');
 }
 
@@ -50,21 +53,32 @@ export const feedbackEventSchema = z
     /** The user's fixed version of `output`: required when `kind` is `edit`, refused otherwise. */
     correction: boundedText(FEEDBACK_LIMITS.text).optional(),
     /** Stars, an integer from 1 to 5: required when `kind` is `rating`; optional beside any other kind. */
-    rating: z.number().int('must be an integer from 1 to 5').min(1, 'must be an integer from 1 to 5').max(5, 'must be an integer from 1 to 5').optional(),
+    rating: z
+      .number()
+      .int('must be an integer from 1 to 5')
+      .min(1, 'must be an integer from 1 to 5')
+      .max(5, 'must be an integer from 1 to 5')
+      .optional(),
     /** Free text from the user, kept for the teacher's critiques. */
     comment: boundedText(FEEDBACK_LIMITS.comment).optional(),
   })
   .superRefine((e, ctx) => {
-    if (e.kind === 'edit' && e.correction === undefined) ctx.addIssue({ code: 'custom', path: ['correction'], message: 'required when kind is "edit"' });
-    if (e.kind !== 'edit' && e.correction !== undefined) ctx.addIssue({ code: 'custom', path: ['correction'], message: 'only allowed when kind is "edit"' });
-    if (e.kind === 'rating' && e.rating === undefined) ctx.addIssue({ code: 'custom', path: ['rating'], message: 'required when kind is "rating"' });
+    if (e.kind === 'edit' && e.correction === undefined)
+      ctx.addIssue({ code: 'custom', path: ['correction'], message: 'required when kind is "edit"' });
+    if (e.kind !== 'edit' && e.correction !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['correction'], message: 'only allowed when kind is "edit"' });
+    if (e.kind === 'rating' && e.rating === undefined)
+      ctx.addIssue({ code: 'custom', path: ['rating'], message: 'required when kind is "rating"' });
   });
 
 export type FeedbackEvent = z.infer<typeof feedbackEventSchema>;
 
 export class InvalidFeedbackError extends NonRetryableError {
   /** One `path: message` line per problem. */
-  constructor(readonly problems: string[], where = 'feedback event') {
+  constructor(
+    readonly problems: string[],
+    where = 'feedback event',
+  ) {
     super(`${where} is invalid:\n${problems.join('\n')}`);
   }
 }
@@ -79,7 +93,10 @@ export function feedbackIssues(issues: readonly z.core.$ZodIssue[], prefix: Read
 }
 
 /** Validates one raw event; returns the problem lines instead of throwing, so a batch can report all of them. */
-export function checkFeedback(raw: unknown, prefix: ReadonlyArray<string | number> = []): { event: FeedbackEvent; problems?: undefined } | { event?: undefined; problems: string[] } {
+export function checkFeedback(
+  raw: unknown,
+  prefix: ReadonlyArray<string | number> = [],
+): { event: FeedbackEvent; problems?: undefined } | { event?: undefined; problems: string[] } {
   const r = feedbackEventSchema.safeParse(raw);
   return r.success ? { event: r.data } : { problems: feedbackIssues(r.error.issues, prefix) };
 }

@@ -16,7 +16,11 @@ export function median(values: number[]): number {
  * @param current the run's latest value and step
  * @param peers each finished run's value at the largest step not after `current.step`
  */
-export function shouldPrune(rule: MedianRule, current: { step: number; value: number }, peers: number[]): { prune: boolean; median?: number } {
+export function shouldPrune(
+  rule: MedianRule,
+  current: { step: number; value: number },
+  peers: number[],
+): { prune: boolean; median?: number } {
   if (current.step < rule.warmupSteps || peers.length < rule.minCompleted) return { prune: false };
   const m = median(peers);
   return { prune: current.value > m, median: m };
@@ -50,7 +54,11 @@ export function peerValuesAt(curves: readonly PeerCurve[], step: number): number
  * read: with a fixed peer set, the verdict (prune or not, and at which step) is the same however fast the run or
  * its reader went. Returns the first point where the run is worse than the median, or undefined.
  */
-export function firstPrunedStep(rule: MedianRule, points: readonly { step: number; value: number }[], curves: readonly PeerCurve[]): { step: number; value: number; median: number; peers: number } | undefined {
+export function firstPrunedStep(
+  rule: MedianRule,
+  points: readonly { step: number; value: number }[],
+  curves: readonly PeerCurve[],
+): { step: number; value: number; median: number; peers: number } | undefined {
   for (const p of points) {
     if (p.step < rule.warmupSteps) continue;
     const peers = peerValuesAt(curves, p.step);

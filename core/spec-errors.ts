@@ -5,7 +5,10 @@ import { UsageError } from './errors';
 
 /** A spec that failed validation: one `path: message` line per problem. */
 export class InvalidSpecError extends UsageError {
-  constructor(readonly problems: string[], where = 'campaign spec') {
+  constructor(
+    readonly problems: string[],
+    where = 'campaign spec',
+  ) {
     super(`${where} is invalid:\n${problems.join('\n')}`);
   }
 }
@@ -14,7 +17,6 @@ export class InvalidSpecError extends UsageError {
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
 }
-
 
 /** A spec too large to register: refused before anything is written or any workflow is started. */
 export class SpecTooLargeError extends UsageError {}

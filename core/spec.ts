@@ -27,14 +27,12 @@ const categoricalParam = z.strictObject({
   choices: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1, 'must list at least one choice'),
 });
 
-export const paramSchema = z
-  .discriminatedUnion('type', [floatParam, intParam, categoricalParam])
-  .superRefine((p, ctx) => {
-    if (p.type !== 'categorical') {
-      if (p.high < p.low) ctx.addIssue({ code: 'custom', message: 'high must be at least low', path: ['high'] });
-      if (p.log && p.low <= 0) ctx.addIssue({ code: 'custom', message: 'must be positive on a log scale', path: ['low'] });
-    }
-  });
+export const paramSchema = z.discriminatedUnion('type', [floatParam, intParam, categoricalParam]).superRefine((p, ctx) => {
+  if (p.type !== 'categorical') {
+    if (p.high < p.low) ctx.addIssue({ code: 'custom', message: 'high must be at least low', path: ['high'] });
+    if (p.log && p.low <= 0) ctx.addIssue({ code: 'custom', message: 'must be positive on a log scale', path: ['low'] });
+  }
+});
 
 export const searchSpaceSchema = z
   .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'knob names are identifiers'), paramSchema)
@@ -106,7 +104,10 @@ const rayResourcesSchema = z.strictObject({
 /** How each training run becomes a Kubernetes Job (`backend.kind: kubernetes`); read only for that kind. */
 const kubernetesSchema = z.strictObject({
   /** Namespace of the Jobs; the training worker's service account needs the Role in backends/kubernetes/deploy there. @default "default" */
-  namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label (lowercase letters, digits, dashes)').default('default'),
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label (lowercase letters, digits, dashes)')
+    .default('default'),
   /** The container image holding the trainer (and Node/Python for it). Required when `kind` is `kubernetes`. */
   image: z.string().min(1).optional(),
   /** The pod's service account. @default the namespace's default */
@@ -166,10 +167,13 @@ const backendSchema = z
   })
   .superRefine((b, ctx) => {
     if (b.kind === 'kubernetes' && !b.kubernetes?.image) {
-      ctx.addIssue({ code: 'custom', path: ['kubernetes', 'image'], message: 'is required when backend.kind is kubernetes (the trainer\'s container image)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['kubernetes', 'image'],
+        message: "is required when backend.kind is kubernetes (the trainer's container image)",
+      });
     }
   });
-
 
 /** What the campaign may spend, and the prices its ledger uses (`cost_ledger`; activities/cost). */
 const costBudgetSchema = z.strictObject({
@@ -183,7 +187,10 @@ const costBudgetSchema = z.strictObject({
    * USD per GPU-hour, by GPU type: `default` prices any type not listed.
    * @default { default: 2 }
    */
-  gpuHourUsd: z.object({ default: z.number().min(0).default(2) }).catchall(z.number().min(0)).prefault({}),
+  gpuHourUsd: z
+    .object({ default: z.number().min(0).default(2) })
+    .catchall(z.number().min(0))
+    .prefault({}),
   /** The GPU type the jobs run on (a key of `gpuHourUsd`). @default "default" */
   gpuType: z.string().min(1).default('default'),
   /**
@@ -254,7 +261,6 @@ const taskSchema = z.strictObject({
   /** Loss chunks (bits-per-byte items) per eval split. @default 40 */
   lossItems: z.number().int().min(1).default(40),
 });
-
 
 const approvalSchema = z.strictObject({
   /** Wait for a researcher's `approvePromotion` update before promoting a candidate the gate passed. @default false */
@@ -409,8 +415,16 @@ export function parseSpec(raw: unknown, where?: string): CampaignSpec {
     throw new InvalidSpecError(['innerLoop.budget.parallelism: must not exceed innerLoop.budget.experiments'], where);
   }
   const slurm = spec.backend.slurm;
-  if (spec.backend.kind === 'slurm' && slurm && spec.budget.gpusPerJob !== undefined && spec.budget.gpusPerJob !== slurm.nodes * slurm.gpusPerNode) {
-    throw new InvalidSpecError([`budget.gpusPerJob: must equal backend.slurm.nodes × gpusPerNode (${slurm.nodes * slurm.gpusPerNode}) or be left out`], where);
+  if (
+    spec.backend.kind === 'slurm' &&
+    slurm &&
+    spec.budget.gpusPerJob !== undefined &&
+    spec.budget.gpusPerJob !== slurm.nodes * slurm.gpusPerNode
+  ) {
+    throw new InvalidSpecError(
+      [`budget.gpusPerJob: must equal backend.slurm.nodes × gpusPerNode (${slurm.nodes * slurm.gpusPerNode}) or be left out`],
+      where,
+    );
   }
   const envProblems = declaredEnvironmentProblems(spec.trainer);
   if (envProblems.length > 0) throw new InvalidSpecError(envProblems, where);

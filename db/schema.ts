@@ -243,7 +243,10 @@ export const evalResults = pgTable('eval_results', {
    * Items a grader could not score (`errors`: id → one line; never a pass), outputs holding a canary (`canaryHits`),
    * and outputs completing a held-out canary their prompt did not hold (`heldoutCanaryHits`).
    */
-  details: jsonb('details').$type<{ errors?: Record<string, string>; canaryHits?: string[]; heldoutCanaryHits?: string[] }>().notNull().default({}),
+  details: jsonb('details')
+    .$type<{ errors?: Record<string, string>; canaryHits?: string[]; heldoutCanaryHits?: string[] }>()
+    .notNull()
+    .default({}),
   createdAt: createdAt(),
 });
 
@@ -255,24 +258,28 @@ export const heldoutReads = pgTable('heldout_reads', {
   readAt: timestamp('read_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-export const feedbackEvents = pgTable('feedback_events', {
-  /** The client's idempotency key. */
-  id: text('id').primaryKey(),
-  campaignId: text('campaign_id').notNull(),
-  kind: text('kind').notNull(),
-  modelVersion: text('model_version').notNull(),
-  prompt: text('prompt').notNull(),
-  output: text('output').notNull(),
-  correction: text('correction'),
-  rating: integer('rating'),
-  comment: text('comment'),
-  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
-  /**
-   * The outer iteration that ingested this event (its watermark): set once, when the iteration claims every
-   * event of the campaign not yet ingested, so each event feeds exactly one iteration.
-   */
-  ingestedBy: text('ingested_by'),
-}, (t) => [index('feedback_events_campaign_ingested_idx').on(t.campaignId, t.ingestedBy)]);
+export const feedbackEvents = pgTable(
+  'feedback_events',
+  {
+    /** The client's idempotency key. */
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    kind: text('kind').notNull(),
+    modelVersion: text('model_version').notNull(),
+    prompt: text('prompt').notNull(),
+    output: text('output').notNull(),
+    correction: text('correction'),
+    rating: integer('rating'),
+    comment: text('comment'),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The outer iteration that ingested this event (its watermark): set once, when the iteration claims every
+     * event of the campaign not yet ingested, so each event feeds exactly one iteration.
+     */
+    ingestedBy: text('ingested_by'),
+  },
+  (t) => [index('feedback_events_campaign_ingested_idx').on(t.campaignId, t.ingestedBy)],
+);
 
 export const critiques = pgTable('critiques', {
   id: text('id').primaryKey(),

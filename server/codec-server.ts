@@ -49,10 +49,12 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
           }
         : {};
     // The only rejection left is a client that went away mid-body: nobody reads the answer.
-    void answer(req).catch((e: Error): Reply => [400, { error: e.message }]).then(([status, body]) => {
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...cors });
-      res.end(body === undefined ? '' : JSON.stringify(body) + '\n');
-    });
+    void answer(req)
+      .catch((e: Error): Reply => [400, { error: e.message }])
+      .then(([status, body]) => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...cors });
+        res.end(body === undefined ? '' : JSON.stringify(body) + '\n');
+      });
   });
 
   async function answer(req: http.IncomingMessage): Promise<Reply> {
@@ -62,7 +64,8 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
     if (req.method === 'OPTIONS') return drained(req, [op ? 204 : 404, undefined]);
     if (!op) return drained(req, [404, { error: `no such endpoint: ${req.method} ${path} (POST /encode or /decode)` }]);
     if (req.method !== 'POST') return drained(req, [405, { error: `${req.method} is not allowed here; use POST` }]);
-    if (!authorized(req)) return drained(req, [401, { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' }]);
+    if (!authorized(req))
+      return drained(req, [401, { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' }]);
     const raw = await readBody(req, o.maxBodyBytes);
     if (raw === undefined) return [413, { error: `request body larger than ${o.maxBodyBytes} bytes` }];
     let payloads: Payload[];

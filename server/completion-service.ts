@@ -41,7 +41,9 @@ export class CompletionService {
     const production = await productionCheckpointOf(this.o.db, req.campaignId);
     if (production === undefined) throw new CampaignNotFoundError(`campaign "${req.campaignId}" does not exist`);
     if (!production) {
-      throw new NoProductionModelError(`campaign "${req.campaignId}" has no promoted model yet: the outer loop promotes one when a candidate passes the gate`);
+      throw new NoProductionModelError(
+        `campaign "${req.campaignId}" has no promoted model yet: the outer loop promotes one when a candidate passes the gate`,
+      );
     }
     const model = await this.model(production);
     return { completion: greedyComplete(model, req.prompt, req.maxBytes), modelVersion: production };
@@ -71,7 +73,9 @@ export class CompletionService {
     const row = await checkpointRow(this.o.db, checkpointId);
     if (!row) throw new NotFoundError(`production checkpoint "${checkpointId}" has no row in checkpoints`);
     if (row.format !== CHARLM_FORMAT) {
-      throw new UnsupportedCheckpointFormatError(`checkpoint "${checkpointId}" is in format "${row.format}"; this server completes with ${CHARLM_FORMAT} only`);
+      throw new UnsupportedCheckpointFormatError(
+        `checkpoint "${checkpointId}" is in format "${row.format}"; this server completes with ${CHARLM_FORMAT} only`,
+      );
     }
     verifyCheckpoint(row.path, row.sha256, `production checkpoint "${checkpointId}"`);
     const c = decodeCheckpoint(await fs.promises.readFile(row.path));

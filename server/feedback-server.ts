@@ -8,7 +8,14 @@ import { sql } from 'drizzle-orm';
 import { checkCompletionRequest } from '../core/completion';
 import { checkFeedback, type FeedbackEvent } from '../core/feedback';
 import type { Db } from '../db/client';
-import { ConflictingCopiesError, DatabaseUnavailableError, FeedbackConflictError, isUnavailable, storeFeedback, UnknownCampaignError } from '../services/feedback-store';
+import {
+  ConflictingCopiesError,
+  DatabaseUnavailableError,
+  FeedbackConflictError,
+  isUnavailable,
+  storeFeedback,
+  UnknownCampaignError,
+} from '../services/feedback-store';
 import { bearerCheck } from './http/bearer-token';
 import { CampaignNotFoundError, CompletionService, NoProductionModelError, UnsupportedCheckpointFormatError } from './completion-service';
 import { NonRetryableError } from '../core/errors';
@@ -67,8 +74,14 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
     try {
       const route = routes[(req.url ?? '/').split('?')[0]];
       if (!route) return drained(req, [404, { error: `no such endpoint: ${req.method} ${(req.url ?? '').split('?')[0]}` }]);
-      if (req.method !== route.method) return drained(req, [405, { error: `${req.method} is not allowed here; use ${route.method}` }, { allow: route.method }]);
-      if (route.guarded && !authorized(req)) return drained(req, [401, { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' }, { 'www-authenticate': 'Bearer' }]);
+      if (req.method !== route.method)
+        return drained(req, [405, { error: `${req.method} is not allowed here; use ${route.method}` }, { allow: route.method }]);
+      if (route.guarded && !authorized(req))
+        return drained(req, [
+          401,
+          { error: 'missing or wrong bearer token (Authorization: Bearer <FLYWHEEL_API_TOKEN>)' },
+          { 'www-authenticate': 'Bearer' },
+        ]);
       if (route.method === 'GET') return await route.handle(undefined);
       const raw = await readBody(req, o.maxBodyBytes, { strictUtf8: true });
       if (raw === undefined) return [413, { error: `request body larger than ${o.maxBodyBytes} bytes` }, { connection: 'close' }];
@@ -116,19 +129,28 @@ function one(body: unknown): FeedbackEvent[] {
 
 /** Every event is checked before any is stored, and every problem is reported, so a client can fix a batch in one go. */
 function batch(body: unknown, max: number): FeedbackEvent[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Reject(bad('invalid batch', ['(root): expected an object { "events": [...] }']));
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new Reject(bad('invalid batch', ['(root): expected an object { "events": [...] }']));
   const extra = Object.keys(body).filter((k) => k !== 'events');
-  if (extra.length) throw new Reject(bad('invalid batch', extra.map((k) => `${k}: unknown field`)));
+  if (extra.length)
+    throw new Reject(
+      bad(
+        'invalid batch',
+        extra.map((k) => `${k}: unknown field`),
+      ),
+    );
   const events = (body as { events?: unknown }).events;
   if (!Array.isArray(events)) throw new Reject(bad('invalid batch', ['events: expected an array of feedback events']));
-  if (events.length === 0 || events.length > max) throw new Reject(bad('invalid batch', [`events: must hold 1 to ${max} events (got ${events.length})`]));
+  if (events.length === 0 || events.length > max)
+    throw new Reject(bad('invalid batch', [`events: must hold 1 to ${max} events (got ${events.length})`]));
   const problems: string[] = [];
   const ok = events.map((e, i) => {
     const r = checkFeedback(e, ['events', i]);
     if (r.problems) problems.push(...r.problems);
     return r.event!;
   });
-  if (problems.length) throw new Reject(bad(`invalid batch: ${problems.length} problem${problems.length > 1 ? 's' : ''}, nothing stored`, problems));
+  if (problems.length)
+    throw new Reject(bad(`invalid batch: ${problems.length} problem${problems.length > 1 ? 's' : ''}, nothing stored`, problems));
   return ok;
 }
 

@@ -46,7 +46,12 @@ export function loopSearchAttributes(campaignId: string, kind: 'inner' | 'outer'
  * Starts an inner loop on a registered campaign version (registerCampaignVersion): the input carries its id, never
  * the spec, so the loop runs exactly that version and an edited spec (a new version) never reaches it.
  */
-export async function startInnerLoopWorkflow(client: Client, e: LoopQueues, campaignVersionId: string, workflowId?: string): Promise<WorkflowHandle<InnerLoopWorkflow>> {
+export async function startInnerLoopWorkflow(
+  client: Client,
+  e: LoopQueues,
+  campaignVersionId: string,
+  workflowId?: string,
+): Promise<WorkflowHandle<InnerLoopWorkflow>> {
   const campaignId = campaignIdOfVersion(campaignVersionId);
   return client.workflow.start<InnerLoopWorkflow>(INNER_LOOP_TYPE, {
     taskQueue: taskQueue('orchestration', e.taskQueuePrefix),
@@ -56,7 +61,11 @@ export async function startInnerLoopWorkflow(client: Client, e: LoopQueues, camp
   });
 }
 
-export async function startOuterLoopWorkflow(client: Client, e: LoopQueues, input: OuterLoopInput): Promise<WorkflowHandle<OuterLoopWorkflow>> {
+export async function startOuterLoopWorkflow(
+  client: Client,
+  e: LoopQueues,
+  input: OuterLoopInput,
+): Promise<WorkflowHandle<OuterLoopWorkflow>> {
   return client.workflow.start<OuterLoopWorkflow>(OUTER_LOOP_TYPE, {
     taskQueue: taskQueue('orchestration', e.taskQueuePrefix),
     workflowId: newOuterLoopId(input.campaignId),
@@ -66,7 +75,12 @@ export async function startOuterLoopWorkflow(client: Client, e: LoopQueues, inpu
 }
 
 /** The most recently started loop of a kind (only a running one with `running`), or undefined. */
-async function latestLoop<W extends Workflow>(client: Client, campaignId: string, kind: 'inner' | 'outer', running: boolean): Promise<WorkflowHandle<W> | undefined> {
+async function latestLoop<W extends Workflow>(
+  client: Client,
+  campaignId: string,
+  kind: 'inner' | 'outer',
+  running: boolean,
+): Promise<WorkflowHandle<W> | undefined> {
   const query = `CampaignId = "${campaignId.replace(/"/g, '')}" AND LoopKind = "${kind}"${running ? ' AND ExecutionStatus = "Running"' : ''}`;
   for await (const wf of client.workflow.list({ query })) {
     return client.workflow.getHandle<W>(wf.workflowId);
@@ -85,6 +99,10 @@ export interface LatestLoopOptions {
 }
 
 /** The most recently started outer loop of a campaign (scheduled or not), or undefined. */
-export async function latestOuterLoop(client: Client, campaignId: string, opts: LatestLoopOptions = {}): Promise<WorkflowHandle<OuterLoopWorkflow> | undefined> {
+export async function latestOuterLoop(
+  client: Client,
+  campaignId: string,
+  opts: LatestLoopOptions = {},
+): Promise<WorkflowHandle<OuterLoopWorkflow> | undefined> {
   return latestLoop<OuterLoopWorkflow>(client, campaignId, 'outer', opts.running ?? false);
 }

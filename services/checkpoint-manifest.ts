@@ -42,5 +42,6 @@ export function sha256File(file: string): string {
 export function verifyCheckpoint(file: string, sha256: string, what: string): void {
   if (!fs.existsSync(file)) throw new ChecksumMismatchError(`${what}: checkpoint file ${file} is missing`);
   const actual = sha256File(file);
-  if (actual !== sha256) throw new ChecksumMismatchError(`${what}: ${file} has sha256 ${actual.slice(0, 12)}…, manifest says ${sha256.slice(0, 12)}…`);
+  if (actual !== sha256)
+    throw new ChecksumMismatchError(`${what}: ${file} has sha256 ${actual.slice(0, 12)}…, manifest says ${sha256.slice(0, 12)}…`);
 }

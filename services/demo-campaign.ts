@@ -6,7 +6,10 @@ import type { Db } from '../db/client';
 import { campaigns } from '../db/schema';
 
 export async function freshDemoCampaign(db: Db, base: string): Promise<string> {
-  const rows = await db.select({ id: campaigns.id }).from(campaigns).where(or(eq(campaigns.id, base), like(campaigns.id, `${base}-%`)));
+  const rows = await db
+    .select({ id: campaigns.id })
+    .from(campaigns)
+    .where(or(eq(campaigns.id, base), like(campaigns.id, `${base}-%`)));
   const taken = new Set(rows.map((r) => r.id));
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;

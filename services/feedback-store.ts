@@ -9,23 +9,40 @@ import { FlywheelError, NonRetryableError } from '../core/errors';
 /** An id that is already stored (or repeated within the batch) with other content; nothing of the batch was written. */
 export class FeedbackConflictError extends NonRetryableError {
   constructor(readonly ids: string[]) {
-    const shown = ids.slice(0, 5).map((id) => `"${id}"`).join(', ');
-    super(`feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} already stored with different content`);
+    const shown = ids
+      .slice(0, 5)
+      .map((id) => `"${id}"`)
+      .join(', ');
+    super(
+      `feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} already stored with different content`,
+    );
   }
 }
 
 /** One id twice in the batch with different content: the batch contradicts itself, and nothing of it was written. */
 export class ConflictingCopiesError extends NonRetryableError {
   constructor(readonly ids: string[]) {
-    const shown = ids.slice(0, 5).map((id) => `"${id}"`).join(', ');
-    super(`feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} appear${ids.length > 1 ? '' : 's'} twice in the batch with different content; nothing stored`);
+    const shown = ids
+      .slice(0, 5)
+      .map((id) => `"${id}"`)
+      .join(', ');
+    super(
+      `feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} appear${ids.length > 1 ? '' : 's'} twice in the batch with different content; nothing stored`,
+    );
   }
 }
 
 /** Feedback for a campaign that does not exist (a typo, or a client pointed at the wrong server): nothing stored. */
 export class UnknownCampaignError extends NonRetryableError {
   constructor(readonly campaignIds: string[]) {
-    super(`no campaign ${campaignIds.slice(0, 5).map((id) => `"${id}"`).join(', ')}${campaignIds.length > 5 ? ` and ${campaignIds.length - 5} more` : ''}: register it first (\`flywheel run\` or \`flywheel outer\`); nothing stored`);
+    super(
+      `no campaign ${campaignIds
+        .slice(0, 5)
+        .map((id) => `"${id}"`)
+        .join(
+          ', ',
+        )}${campaignIds.length > 5 ? ` and ${campaignIds.length - 5} more` : ''}: register it first (\`flywheel run\` or \`flywheel outer\`); nothing stored`,
+    );
   }
 }
 
@@ -42,7 +59,16 @@ const CHUNK = 500;
 
 /** The stored fields, in a fixed order, with absent and NULL alike (an event, or a row read back). */
 function contentKey(e: { [K in Exclude<keyof FeedbackEvent, 'id'>]?: string | number | null }): string {
-  return JSON.stringify([e.campaignId, e.kind, e.modelVersion, e.prompt, e.output, e.correction ?? null, e.rating ?? null, e.comment ?? null]);
+  return JSON.stringify([
+    e.campaignId,
+    e.kind,
+    e.modelVersion,
+    e.prompt,
+    e.output,
+    e.correction ?? null,
+    e.rating ?? null,
+    e.comment ?? null,
+  ]);
 }
 
 type Queryable = Pick<Db, 'insert' | 'select'>;
@@ -53,12 +79,24 @@ async function insertChecked(q: Queryable, rows: FeedbackEvent[]): Promise<numbe
   const conflicts: string[] = [];
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
-    const got = await q.insert(feedbackEvents).values(chunk).onConflictDoNothing({ target: feedbackEvents.id }).returning({ id: feedbackEvents.id });
+    const got = await q
+      .insert(feedbackEvents)
+      .values(chunk)
+      .onConflictDoNothing({ target: feedbackEvents.id })
+      .returning({ id: feedbackEvents.id });
     n += got.length;
     if (got.length === chunk.length) continue;
     // Skipped rows were committed by someone else (a concurrent insert of the same id waits for its commit).
     const fresh = new Set(got.map((r) => r.id));
-    const existing = await q.select().from(feedbackEvents).where(inArray(feedbackEvents.id, chunk.filter((e) => !fresh.has(e.id)).map((e) => e.id)));
+    const existing = await q
+      .select()
+      .from(feedbackEvents)
+      .where(
+        inArray(
+          feedbackEvents.id,
+          chunk.filter((e) => !fresh.has(e.id)).map((e) => e.id),
+        ),
+      );
     const stored = new Map(existing.map((r) => [r.id, contentKey(r)]));
     for (const e of chunk) if (!fresh.has(e.id) && stored.get(e.id) !== contentKey(e)) conflicts.push(e.id);
   }
@@ -107,7 +145,8 @@ export async function storeFeedback(db: Db, events: FeedbackEvent[], opts: Store
 
 // Node socket errors and PostgreSQL's connection-exception (08), insufficient-resources (53) and operator-intervention (57P) classes.
 const UNAVAILABLE_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|08...|53300|57P0[1-3])$/;
-const UNAVAILABLE_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|connection (is )?closed|Client has encountered a connection error/i;
+const UNAVAILABLE_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|connection (is )?closed|Client has encountered a connection error/i;
 
 /** The fields of an error we read; duck-typed because Node's socket errors may come from another realm (jest's vm). */
 type ErrorLike = { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };

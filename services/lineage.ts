@@ -2,7 +2,18 @@
 // on (with its ancestors), and for each example a teacher made, the critique and the user feedback behind it.
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { campaigns, checkpoints, critiques, datasetVersions, decisions, examples, experiments, feedbackEvents, innerLoops, trainingRuns } from '../db/schema';
+import {
+  campaigns,
+  checkpoints,
+  critiques,
+  datasetVersions,
+  decisions,
+  examples,
+  experiments,
+  feedbackEvents,
+  innerLoops,
+  trainingRuns,
+} from '../db/schema';
 
 export interface LineageOptions {
   /** Critique-made examples listed (a page). @default 50 */
@@ -18,9 +29,24 @@ export interface CritiqueLink {
   /** `examples.source_ref`: the critique id. */
   critiqueId: string;
   /** Null when the critique row is gone (the example keeps its reference). */
-  critique: { teacher: string; promptVersion: string; text: string; sourceKind: string; sourceId: string; outerIterationId: string | null } | null;
+  critique: {
+    teacher: string;
+    promptVersion: string;
+    text: string;
+    sourceKind: string;
+    sourceId: string;
+    outerIterationId: string | null;
+  } | null;
   /** The feedback event the critique judged (and the outer iteration that ingested it); null for other source kinds or a missing event. */
-  feedback: { id: string; kind: string; modelVersion: string; receivedAt: string; rating: number | null; comment: string | null; ingestedBy: string | null } | null;
+  feedback: {
+    id: string;
+    kind: string;
+    modelVersion: string;
+    receivedAt: string;
+    rating: number | null;
+    comment: string | null;
+    ingestedBy: string | null;
+  } | null;
 }
 
 export interface DatasetVersionSummary {
@@ -39,7 +65,17 @@ export interface CheckpointLineage {
   /** Campaigns whose production checkpoint this is. */
   inProductionFor: string[];
   run: { id: string; attempt: number; backend: string; status: string; runDir: string } | null;
-  experiment: { id: string; campaignId: string; innerLoopId: string; index: number; status: string; proposer: string; params: Record<string, unknown>; publicScore: number | null; heldoutScore: number | null } | null;
+  experiment: {
+    id: string;
+    campaignId: string;
+    innerLoopId: string;
+    index: number;
+    status: string;
+    proposer: string;
+    params: Record<string, unknown>;
+    publicScore: number | null;
+    heldoutScore: number | null;
+  } | null;
   /** The checkpoint the experiment's inner loop warm-started from (its own lineage is one `flywheel lineage` away). */
   warmStartFrom: string | null;
   /** Selection, gate and approval decisions about this checkpoint, oldest first. */
@@ -63,24 +99,55 @@ function withDefaults(o: LineageOptions): Required<LineageOptions> {
 }
 
 /** The lineage of `checkpointId`, or undefined when no such checkpoint exists. */
-export async function checkpointLineage(db: Db, checkpointId: string, options: LineageOptions = {}): Promise<CheckpointLineage | undefined> {
+export async function checkpointLineage(
+  db: Db,
+  checkpointId: string,
+  options: LineageOptions = {},
+): Promise<CheckpointLineage | undefined> {
   const o = withDefaults(options);
   const [ck] = await db.select().from(checkpoints).where(eq(checkpoints.id, checkpointId));
   if (!ck) return undefined;
   const [run] = await db.select().from(trainingRuns).where(eq(trainingRuns.id, ck.runId));
   const [exp] = await db.select().from(experiments).where(eq(experiments.id, ck.experimentId));
-  const production = await db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.productionCheckpointId, ck.id)).orderBy(asc(campaigns.id));
-  const [loop] = exp ? await db.select({ base: innerLoops.baseCheckpointId }).from(innerLoops).where(eq(innerLoops.id, exp.innerLoopId)) : [];
-  const decided = await db.select().from(decisions).where(eq(decisions.checkpointId, ck.id)).orderBy(asc(decisions.createdAt), asc(decisions.id));
+  const production = await db
+    .select({ id: campaigns.id })
+    .from(campaigns)
+    .where(eq(campaigns.productionCheckpointId, ck.id))
+    .orderBy(asc(campaigns.id));
+  const [loop] = exp
+    ? await db.select({ base: innerLoops.baseCheckpointId }).from(innerLoops).where(eq(innerLoops.id, exp.innerLoopId))
+    : [];
+  const decided = await db
+    .select()
+    .from(decisions)
+    .where(eq(decisions.checkpointId, ck.id))
+    .orderBy(asc(decisions.createdAt), asc(decisions.id));
   return {
     checkpoint: { id: ck.id, step: ck.step, format: ck.format, sha256: ck.sha256, path: ck.path, createdAt: ck.createdAt.toISOString() },
     inProductionFor: production.map((c) => c.id),
     run: run ? { id: run.id, attempt: run.attempt, backend: run.backend, status: run.status, runDir: run.runDir } : null,
     experiment: exp
-      ? { id: exp.id, campaignId: exp.campaignId, innerLoopId: exp.innerLoopId, index: exp.index, status: exp.status, proposer: exp.proposer, params: exp.params, publicScore: exp.publicScore, heldoutScore: exp.heldoutScore }
+      ? {
+          id: exp.id,
+          campaignId: exp.campaignId,
+          innerLoopId: exp.innerLoopId,
+          index: exp.index,
+          status: exp.status,
+          proposer: exp.proposer,
+          params: exp.params,
+          publicScore: exp.publicScore,
+          heldoutScore: exp.heldoutScore,
+        }
       : null,
     warmStartFrom: loop?.base ?? null,
-    decisions: decided.map((d) => ({ id: d.id, kind: d.kind, rule: d.rule, accepted: d.accepted, reason: d.reason, createdAt: d.createdAt.toISOString() })),
+    decisions: decided.map((d) => ({
+      id: d.id,
+      kind: d.kind,
+      rule: d.rule,
+      accepted: d.accepted,
+      reason: d.reason,
+      createdAt: d.createdAt.toISOString(),
+    })),
     dataset: exp ? await datasetLineage(db, exp.datasetVersionId, o) : null,
   };
 }
@@ -92,7 +159,7 @@ async function datasetLineage(db: Db, versionId: string, o: Required<LineageOpti
   const missingAncestors: string[] = [];
   const seen = new Set([version.id]);
   // Breadth first over parent ids, so a version with two parents lists both before their parents.
-  for (let queue = [...version.parentIds]; queue.length; ) {
+  for (let queue = [...version.parentIds]; queue.length;) {
     const id = queue.shift()!;
     if (seen.has(id)) continue;
     seen.add(id);
@@ -105,7 +172,12 @@ async function datasetLineage(db: Db, versionId: string, o: Required<LineageOpti
   }
 
   const inVersion = eq(examples.datasetVersionId, versionId);
-  const bySource = await db.select({ source: examples.source, n: count() }).from(examples).where(inVersion).groupBy(examples.source).orderBy(asc(examples.source));
+  const bySource = await db
+    .select({ source: examples.source, n: count() })
+    .from(examples)
+    .where(inVersion)
+    .groupBy(examples.source)
+    .orderBy(asc(examples.source));
   const corpusFiles = await db
     .select({ ref: examples.sourceRef })
     .from(examples)
@@ -115,7 +187,11 @@ async function datasetLineage(db: Db, versionId: string, o: Required<LineageOpti
   const examplesBySource = Object.fromEntries(bySource.map((r) => [r.source, r.n]));
 
   const rows = await db
-    .select({ example: { contentHash: examples.contentHash, weight: examples.weight, category: examples.category, ref: examples.sourceRef }, critique: critiques, feedback: feedbackEvents })
+    .select({
+      example: { contentHash: examples.contentHash, weight: examples.weight, category: examples.category, ref: examples.sourceRef },
+      critique: critiques,
+      feedback: feedbackEvents,
+    })
     .from(examples)
     .leftJoin(critiques, eq(critiques.id, examples.sourceRef))
     .leftJoin(feedbackEvents, and(eq(critiques.sourceKind, 'feedback'), eq(feedbackEvents.id, critiques.sourceId)))
@@ -126,8 +202,27 @@ async function datasetLineage(db: Db, versionId: string, o: Required<LineageOpti
   const items: CritiqueLink[] = rows.map(({ example: e, critique: c, feedback: f }) => ({
     example: { contentHash: e.contentHash, weight: e.weight, category: e.category },
     critiqueId: e.ref,
-    critique: c ? { teacher: c.teacher, promptVersion: c.promptVersion, text: c.text, sourceKind: c.sourceKind, sourceId: c.sourceId, outerIterationId: c.outerIterationId } : null,
-    feedback: f ? { id: f.id, kind: f.kind, modelVersion: f.modelVersion, receivedAt: f.receivedAt.toISOString(), rating: f.rating, comment: f.comment, ingestedBy: f.ingestedBy } : null,
+    critique: c
+      ? {
+          teacher: c.teacher,
+          promptVersion: c.promptVersion,
+          text: c.text,
+          sourceKind: c.sourceKind,
+          sourceId: c.sourceId,
+          outerIterationId: c.outerIterationId,
+        }
+      : null,
+    feedback: f
+      ? {
+          id: f.id,
+          kind: f.kind,
+          modelVersion: f.modelVersion,
+          receivedAt: f.receivedAt.toISOString(),
+          rating: f.rating,
+          comment: f.comment,
+          ingestedBy: f.ingestedBy,
+        }
+      : null,
   }));
   return {
     version,
@@ -142,5 +237,14 @@ async function datasetLineage(db: Db, versionId: string, o: Required<LineageOpti
 async function readVersion(db: Db, id: string): Promise<DatasetVersionSummary | undefined> {
   const [v] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, id));
   if (!v) return undefined;
-  return { id: v.id, datasetId: v.datasetId, parentIds: v.parentIds, contentHash: v.contentHash, countsBySource: v.countsBySource, mixWeights: v.mixWeights, lossWeights: v.lossWeights, createdAt: v.createdAt.toISOString() };
+  return {
+    id: v.id,
+    datasetId: v.datasetId,
+    parentIds: v.parentIds,
+    contentHash: v.contentHash,
+    countsBySource: v.countsBySource,
+    mixWeights: v.mixWeights,
+    lossWeights: v.lossWeights,
+    createdAt: v.createdAt.toISOString(),
+  };
 }

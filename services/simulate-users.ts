@@ -46,7 +46,10 @@ export class InvalidSimulationError extends UsageError {}
 
 /** The API answered with an error; `status` is its HTTP status (409 for a round re-run against another model). */
 export class SimulationRequestError extends FlywheelError {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -58,14 +61,16 @@ function withDefaults(o: SimulateUsersOptions): SimulateUsersOptions & Required<
 }
 
 /** The id of the k-th event of a round (campaign ids are already `[a-z0-9-]`; anything else becomes `_`). */
-export const simulatedEventId = (campaignId: string, round: number, k: number): string => `sim-${campaignId.replace(/[^A-Za-z0-9._:-]/g, '_')}-r${round}-${k}`;
+export const simulatedEventId = (campaignId: string, round: number, k: number): string =>
+  `sim-${campaignId.replace(/[^A-Za-z0-9._:-]/g, '_')}-r${round}-${k}`;
 
 export async function simulateUsers(options: SimulateUsersOptions): Promise<SimulateUsersResult> {
   const o = withDefaults(options);
   const int = (v: number, lo: number, hi: number) => Number.isInteger(v) && v >= lo && v <= hi;
   if (!int(o.round, 0, Number.MAX_SAFE_INTEGER)) throw new InvalidSimulationError(`round must be an integer >= 0, got ${o.round}`);
   if (!int(o.events, 1, MAX_EVENTS)) throw new InvalidSimulationError(`events must be an integer from 1 to ${MAX_EVENTS}, got ${o.events}`);
-  if (!int(o.users, 1, MAX_EVENTS) || !int(o.batchSize, 1, 1000)) throw new InvalidSimulationError('users must be >= 1 and batchSize from 1 to 1000');
+  if (!int(o.users, 1, MAX_EVENTS) || !int(o.batchSize, 1, 1000))
+    throw new InvalidSimulationError('users must be >= 1 and batchSize from 1 to 1000');
 
   const turns = await promptsOfRound(o);
   const population = simulatedPopulation({ size: o.users, seed: o.seed });
@@ -77,10 +82,25 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
     const maxBytes = Math.min(MAX_COMPLETION_BYTES, Buffer.byteLength(p.reference));
     const reply = (await post(o, '/v1/complete', { campaignId: o.campaignId, prompt: p.prompt, maxBytes })) as unknown as CompletionReply;
     modelVersions.add(reply.modelVersion);
-    events.push(judge(user, { id: simulatedEventId(o.campaignId, o.round, k), campaignId: o.campaignId, modelVersion: reply.modelVersion, prompt: p.prompt, completion: reply.completion, reference: p.reference }));
+    events.push(
+      judge(user, {
+        id: simulatedEventId(o.campaignId, o.round, k),
+        campaignId: o.campaignId,
+        modelVersion: reply.modelVersion,
+        prompt: p.prompt,
+        completion: reply.completion,
+        reference: p.reference,
+      }),
+    );
   }
 
-  const result: SimulateUsersResult = { sent: 0, inserted: 0, duplicates: 0, byKind: Object.fromEntries(FEEDBACK_KINDS.map((k) => [k, 0])) as SimulateUsersResult['byKind'], modelVersions: [...modelVersions] };
+  const result: SimulateUsersResult = {
+    sent: 0,
+    inserted: 0,
+    duplicates: 0,
+    byKind: Object.fromEntries(FEEDBACK_KINDS.map((k) => [k, 0])) as SimulateUsersResult['byKind'],
+    modelVersions: [...modelVersions],
+  };
   for (let i = 0; i < events.length; i += o.batchSize) {
     const batch = events.slice(i, i + o.batchSize);
     const r = (await post(o, '/v1/feedback:batch', { events: batch })) as { inserted: number; duplicates: number };
@@ -93,7 +113,9 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
 }
 
 /** A round's prompts, in event order (the k-th answers event k): `events` draws from the pool, or from the corpus's train files. */
-export async function promptsOfRound(o: Pick<SimulateUsersOptions, 'round' | 'events' | 'seed' | 'corpusDir' | 'prompts'>): Promise<TrainPrompt[]> {
+export async function promptsOfRound(
+  o: Pick<SimulateUsersOptions, 'round' | 'events' | 'seed' | 'corpusDir' | 'prompts'>,
+): Promise<TrainPrompt[]> {
   const stream = `simulate-users:r${o.round}`;
   if (o.prompts) {
     if (o.prompts.length === 0) throw new InvalidSimulationError('the prompt pool is empty');
@@ -103,7 +125,8 @@ export async function promptsOfRound(o: Pick<SimulateUsersOptions, 'round' | 'ev
   if (!o.corpusDir) throw new InvalidSimulationError('give corpusDir or a prompt pool');
   const { files } = readTrainFiles(o.corpusDir, await ensureCorpus(o.corpusDir));
   const drawn = drawTrainPrompts(files, { count: o.events, seed: o.seed, stream });
-  if (drawn.length < o.events) throw new InvalidSimulationError(`the train split has only ${drawn.length} prompt positions, ${o.events} asked`);
+  if (drawn.length < o.events)
+    throw new InvalidSimulationError(`the train split has only ${drawn.length} prompt positions, ${o.events} asked`);
   return drawn;
 }
 
@@ -120,7 +143,10 @@ async function post(o: SimulateUsersOptions, route: string, body: unknown): Prom
   }
   if (!res.ok) {
     const problems = Array.isArray(parsed.problems) ? `: ${(parsed.problems as string[]).slice(0, 3).join('; ')}` : '';
-    throw new SimulationRequestError(res.status, `POST ${route}: ${res.status} ${typeof parsed.error === 'string' ? parsed.error : text.slice(0, 200)}${problems}`);
+    throw new SimulationRequestError(
+      res.status,
+      `POST ${route}: ${res.status} ${typeof parsed.error === 'string' ? parsed.error : text.slice(0, 200)}${problems}`,
+    );
   }
   return parsed;
 }

@@ -33,7 +33,10 @@ export function resolveEndpoints(config: FlywheelConfig): Endpoints | undefined 
 
 export function requireEndpoints(config: FlywheelConfig): Endpoints {
   const e = resolveEndpoints(config);
-  if (!e) throw new NoStackError(`no Flywheel stack found for ${config.home}: start one with \`flywheel up\` (or set TEMPORAL_ADDRESS and DATABASE_URL)`);
+  if (!e)
+    throw new NoStackError(
+      `no Flywheel stack found for ${config.home}: start one with \`flywheel up\` (or set TEMPORAL_ADDRESS and DATABASE_URL)`,
+    );
   return e;
 }
 
@@ -43,11 +46,16 @@ export async function connectClient(config: FlywheelConfig, e: Endpoints): Promi
         serverNameOverride: config.tls.serverName,
         serverRootCACertificate: config.tls.caPath ? fs.readFileSync(config.tls.caPath) : undefined,
         clientCertPair:
-          config.tls.certPath && config.tls.keyPath ? { crt: fs.readFileSync(config.tls.certPath), key: fs.readFileSync(config.tls.keyPath) } : undefined,
+          config.tls.certPath && config.tls.keyPath
+            ? { crt: fs.readFileSync(config.tls.certPath), key: fs.readFileSync(config.tls.keyPath) }
+            : undefined,
       }
     : undefined;
   const connection = await Connection.connect({ address: e.temporalAddress, tls, apiKey: config.temporalApiKey });
-  return { client: new Client({ connection, namespace: e.namespace, dataConverter: flywheelDataConverter(config.payloadKeys) }), connection };
+  return {
+    client: new Client({ connection, namespace: e.namespace, dataConverter: flywheelDataConverter(config.payloadKeys) }),
+    connection,
+  };
 }
 
 /** The database alone, for commands that need no Temporal (serve, feedback import). */

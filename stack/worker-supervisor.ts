@@ -126,7 +126,8 @@ export class WorkerSupervisor {
       child.once('exit', (code, signal) => {
         clearTimeout(readyTimer);
         const how = signal ?? `code ${code}`;
-        if (!ready) reject(new Error(`worker ${this.opts.family} exited before it was ready (${how}); log ${log.path}:\n${tailFile(log.path)}`));
+        if (!ready)
+          reject(new Error(`worker ${this.opts.family} exited before it was ready (${how}); log ${log.path}:\n${tailFile(log.path)}`));
         // A worker that never got ready at start-up fails the stack instead; after that, every death restarts.
         if (!this.stopping && (ready || this.restarts > 0)) this.scheduleRestart(child.pid!, how, Date.now() - startedAt);
       });
@@ -142,7 +143,8 @@ export class WorkerSupervisor {
       if (this.stopping) return;
       const restart = ++this.restarts;
       this.spawnOnce(this.env).then(
-        (newPid) => this.opts.onEvent({ kind: 'worker-ready', family: this.opts.family, taskQueue: this.opts.taskQueue, pid: newPid, restart }),
+        (newPid) =>
+          this.opts.onEvent({ kind: 'worker-ready', family: this.opts.family, taskQueue: this.opts.taskQueue, pid: newPid, restart }),
         // A failed restart schedules the next one from its own exit handler.
         (e: Error) => this.opts.onEvent({ kind: 'warning', message: e.message.split('\n')[0] }),
       );

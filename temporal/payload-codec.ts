@@ -25,7 +25,10 @@ export function parsePayloadKeys(spec: string): PayloadKey[] {
     const m = /^\s*([A-Za-z0-9._-]{1,64}):([A-Za-z0-9+/=_-]+)\s*$/.exec(part);
     if (!m) throw new PayloadKeyError(`FLYWHEEL_PAYLOAD_KEY entry ${i + 1}: expected "id:base64key" (id of letters, digits, ._-)`);
     const key = Buffer.from(m[2], 'base64');
-    if (key.length !== 32) throw new PayloadKeyError(`FLYWHEEL_PAYLOAD_KEY entry ${i + 1} (id "${m[1]}"): key must be 32 bytes of base64, got ${key.length} bytes`);
+    if (key.length !== 32)
+      throw new PayloadKeyError(
+        `FLYWHEEL_PAYLOAD_KEY entry ${i + 1} (id "${m[1]}"): key must be 32 bytes of base64, got ${key.length} bytes`,
+      );
     return { id: m[1], key };
   });
   const ids = new Set(keys.map((k) => k.id));

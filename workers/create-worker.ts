@@ -39,7 +39,9 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   const activities = { ...createActivities(opts.deps)[family], describeWorker: describeWorkerActivity(family, queue) };
   // Workflow code converts its failures inside the bundle: the bundle must carry the same failure converter.
   const dataConverter = flywheelDataConverter(config.payloadKeys);
-  const bundle = async () => (await cachedWorkflowBundle({ cacheDir: path.join(config.home, 'cache'), failureConverterPath: dataConverter?.failureConverterPath })).codePath;
+  const bundle = async () =>
+    (await cachedWorkflowBundle({ cacheDir: path.join(config.home, 'cache'), failureConverterPath: dataConverter?.failureConverterPath }))
+      .codePath;
   const workflows = family === 'orchestration' ? { workflowBundle: { codePath: opts.workflowBundlePath ?? (await bundle()) } } : {};
   return Worker.create({
     connection: opts.connection,

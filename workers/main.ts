@@ -37,7 +37,18 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   let stop = (): void => undefined;
   try {
     connection = await connectTemporal(config);
-    const worker = await createWorker({ family, config, connection, deps: { db: db.db, home: config.home, isWorkflowRunning: workflowLiveness(connection, config.namespace), workflowStatus: workflowStatus(connection, config.namespace) }, workflowBundlePath: opts.workflowBundlePath });
+    const worker = await createWorker({
+      family,
+      config,
+      connection,
+      deps: {
+        db: db.db,
+        home: config.home,
+        isWorkflowRunning: workflowLiveness(connection, config.namespace),
+        workflowStatus: workflowStatus(connection, config.namespace),
+      },
+      workflowBundlePath: opts.workflowBundlePath,
+    });
     stop = () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
     };
@@ -68,7 +79,8 @@ async function connectTemporal(config: FlywheelConfig): Promise<NativeConnection
 }
 
 function requireAddresses(config: FlywheelConfig): FlywheelConfig {
-  if (!config.databaseUrl) throw new DatabaseUrlMissingError('DATABASE_URL is not set and no `flywheel up` stack is running under ' + config.home);
+  if (!config.databaseUrl)
+    throw new DatabaseUrlMissingError('DATABASE_URL is not set and no `flywheel up` stack is running under ' + config.home);
   temporalConnectionOptions(config); // throws TemporalAddressMissingError, or on an unreadable certificate
   return config;
 }

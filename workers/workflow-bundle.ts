@@ -35,7 +35,8 @@ export async function cachedWorkflowBundle(opts: WorkflowBundleOptions): Promise
   if (fs.existsSync(codePath)) return { codePath, cached: true, ms: Date.now() - t0 };
   const { code } = await bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: quietLogger });
   fs.mkdirSync(opts.cacheDir, { recursive: true });
-  for (const old of fs.readdirSync(opts.cacheDir).filter((f) => /^workflow-bundle-.*\.js$/.test(f))) fs.rmSync(path.join(opts.cacheDir, old), { force: true });
+  for (const old of fs.readdirSync(opts.cacheDir).filter((f) => /^workflow-bundle-.*\.js$/.test(f)))
+    fs.rmSync(path.join(opts.cacheDir, old), { force: true });
   // Written under a temporary name, then renamed: a concurrent worker never loads half a bundle.
   const tmp = `${codePath}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, code);
@@ -64,7 +65,8 @@ export function bundleKey(entry: string, failureConverterPath?: string): string 
   return h.digest('hex').slice(0, 16);
 }
 
-const IMPORT = /\b(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]*)['"]|\b(?:import|require)\(\s*['"](\.{1,2}\/[^'"]*)['"]/g;
+const IMPORT =
+  /\b(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]*)['"]|\b(?:import|require)\(\s*['"](\.{1,2}\/[^'"]*)['"]/g;
 
 /** The local source files reachable from `entry` through relative imports. */
 export function importClosure(entry: string, seen = new Set<string>()): Set<string> {

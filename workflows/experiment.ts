@@ -79,12 +79,14 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
 /** What scoring found wrong with the trainer's output, when `e` is one of the contract errors; else undefined. */
 function brokenContract(e: unknown): string | undefined {
   const contract = ['PredictionsMismatchError', 'ChecksumMismatchError', 'ContractViolationError', 'CheckpointFormatError'];
-  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && contract.includes(e.cause.type ?? '')) return `scoring the public split: ${e.cause.message}`;
+  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && contract.includes(e.cause.type ?? ''))
+    return `scoring the public split: ${e.cause.message}`;
   return undefined;
 }
 
 /** The cost cap's message when `e` is launchTraining refusing on BudgetExceededError. */
 function budgetExceeded(e: unknown): string | undefined {
-  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type === 'BudgetExceededError') return e.cause.message;
+  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type === 'BudgetExceededError')
+    return e.cause.message;
   return undefined;
 }

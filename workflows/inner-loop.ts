@@ -47,7 +47,9 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
   const campaignId = campaignIdOfVersion(campaignVersionId);
   const orch = proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
   const { scoreCheckpoint, checkContamination } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
-  const agents = proxyActivities<Pick<OrchestrationActivities, 'proposeExperiments' | 'analyzeBatch'>>(agentOptions(queueOf('orchestration')));
+  const agents = proxyActivities<Pick<OrchestrationActivities, 'proposeExperiments' | 'analyzeBatch'>>(
+    agentOptions(queueOf('orchestration')),
+  );
   const { checkTrainer } = proxyActivities<TrainingActivities>(launchOptions(queueOf('training')));
 
   let phase: InnerLoopStatus['phase'] = 'preparing';
@@ -91,7 +93,14 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     {
       validator: ({ experimentId }) => {
         if (!approvals.has(experimentId) || approvals.get(experimentId) !== undefined) {
-          throw new Error(`${experimentId} is not awaiting approval (pending: ${[...approvals].filter(([, v]) => v === undefined).map(([k]) => k).join(', ') || 'none'})`);
+          throw new Error(
+            `${experimentId} is not awaiting approval (pending: ${
+              [...approvals]
+                .filter(([, v]) => v === undefined)
+                .map(([k]) => k)
+                .join(', ') || 'none'
+            })`,
+          );
         }
       },
     },
@@ -118,8 +127,23 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     const task = await orch.prepareTask({ campaignVersionId, datasetVersionId: input.datasetVersionId });
     // Before any training run: a dataset version that overlaps an eval split or carries a canary is refused.
     await checkContamination({ datasetVersionId: task.datasetVersionId, reader: innerLoopId });
-    const baseline = await orch.startInnerLoop({ campaignId, campaignVersionId, innerLoopId, datasetVersionId: task.datasetVersionId, baseCheckpointId: input.baseCheckpointId });
-    state = { settings, task, baseline: { experimentId: baseline.experimentId }, launched: 0, batches: 0, batchesWithoutImprovement: 0, leaderboard: [], paused: false };
+    const baseline = await orch.startInnerLoop({
+      campaignId,
+      campaignVersionId,
+      innerLoopId,
+      datasetVersionId: task.datasetVersionId,
+      baseCheckpointId: input.baseCheckpointId,
+    });
+    state = {
+      settings,
+      task,
+      baseline: { experimentId: baseline.experimentId },
+      launched: 0,
+      batches: 0,
+      batchesWithoutImprovement: 0,
+      leaderboard: [],
+      paused: false,
+    };
     if (earlyPause !== undefined) state.paused = earlyPause;
   }
   const s: InnerLoopState = state;
@@ -171,7 +195,14 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
   };
 
   const runProposal = async (p: Proposal): Promise<void> => {
-    const entry: LeaderEntry = { experimentId: p.experimentId, index: p.index, params: p.params, proposer: p.proposer, hypothesis: p.hypothesis, status: 'proposed' };
+    const entry: LeaderEntry = {
+      experimentId: p.experimentId,
+      index: p.index,
+      params: p.params,
+      proposer: p.proposer,
+      hypothesis: p.hypothesis,
+      status: 'proposed',
+    };
     if (s.settings.requireApproval) {
       approvals.set(p.experimentId, undefined);
       entry.status = 'awaiting-approval';
@@ -179,7 +210,11 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
       const approved = approvals.get(p.experimentId) === true;
       approvals.delete(p.experimentId);
       if (!approved) {
-        await orch.finishExperiment({ experimentId: p.experimentId, status: 'rejected', error: stopRequested ? 'loop stopped before approval' : 'rejected by a researcher' });
+        await orch.finishExperiment({
+          experimentId: p.experimentId,
+          status: 'rejected',
+          error: stopRequested ? 'loop stopped before approval' : 'rejected by a researcher',
+        });
         return record({ ...entry, status: 'rejected' });
       }
     }
@@ -190,7 +225,11 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
     try {
       const r = await runChild(p.experimentId);
       if (budgetStopped(r)) budgetStop ??= r.error;
-      record({ ...entry, status: r.status === 'succeeded' ? 'succeeded' : r.status, score: r.publicMetrics?.[s.settings.selection.metric] });
+      record({
+        ...entry,
+        status: r.status === 'succeeded' ? 'succeeded' : r.status,
+        score: r.publicMetrics?.[s.settings.selection.metric],
+      });
     } finally {
       running.delete(p.experimentId);
     }
@@ -245,7 +284,10 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
       stoppedBy = 'budget';
       break;
     }
-    if (s.launched < s.settings.experiments && (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > (input.historyEventsLimit ?? HISTORY_EVENTS_LIMIT))) {
+    if (
+      s.launched < s.settings.experiments &&
+      (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > (input.historyEventsLimit ?? HISTORY_EVENTS_LIMIT))
+    ) {
       await baselineRun();
       await continueAsNew<typeof innerLoop>({ ...input, carry: s });
     }
@@ -256,20 +298,32 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
   phase = 'scoring-winner';
   const best = await orch.selectBest({ innerLoopId, metric: s.settings.selection.metric, mode: s.settings.selection.mode });
   const heldout: InnerLoopResult['heldout'] = {};
-  if (best) heldout.best = (await scoreCheckpoint({ checkpointId: best.checkpointId, suiteId: s.task.suiteId, split: 'heldout', purpose: 'winner' })).metrics;
+  if (best)
+    heldout.best = (
+      await scoreCheckpoint({ checkpointId: best.checkpointId, suiteId: s.task.suiteId, split: 'heldout', purpose: 'winner' })
+    ).metrics;
   if (s.baseline.checkpointId) {
-    heldout.baseline = (await scoreCheckpoint({ checkpointId: s.baseline.checkpointId, suiteId: s.task.suiteId, split: 'heldout', purpose: 'baseline' })).metrics;
+    heldout.baseline = (
+      await scoreCheckpoint({ checkpointId: s.baseline.checkpointId, suiteId: s.task.suiteId, split: 'heldout', purpose: 'baseline' })
+    ).metrics;
   }
   const result: InnerLoopResult = {
     innerLoopId,
     experiments: s.launched,
     stoppedBy,
-    best: best ? { experimentId: best.experimentId, checkpointId: best.checkpointId, params: best.params, publicScore: best.publicScore } : undefined,
+    best: best
+      ? { experimentId: best.experimentId, checkpointId: best.checkpointId, params: best.params, publicScore: best.publicScore }
+      : undefined,
     heldout,
     baselineCheckpointId: s.baseline.checkpointId,
     ...(budgetStop !== undefined ? { budgetExceeded: budgetStop } : {}),
   };
-  await orch.finishInnerLoop({ innerLoopId, status: stoppedBy === 'stop' ? 'stopped' : 'completed', bestExperimentId: best?.experimentId, summary: { ...result } });
+  await orch.finishInnerLoop({
+    innerLoopId,
+    status: stoppedBy === 'stop' ? 'stopped' : 'completed',
+    bestExperimentId: best?.experimentId,
+    summary: { ...result },
+  });
   phase = 'done';
   return result;
 }

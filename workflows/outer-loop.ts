@@ -70,13 +70,20 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
   ]);
 
   // The claim pins the campaign version the iteration runs: the input's, else the campaign's latest at the claim.
-  const claim = await orch.claimOuterIteration({ campaignId: input.campaignId, campaignVersionId: input.campaignVersionId, workflowId, runId: workflowInfo().runId, trigger: input.trigger ?? 'ui' });
+  const claim = await orch.claimOuterIteration({
+    campaignId: input.campaignId,
+    campaignVersionId: input.campaignVersionId,
+    workflowId,
+    runId: workflowInfo().runId,
+    trigger: input.trigger ?? 'ui',
+  });
   const finish = (s: OuterIterationSummary): OuterLoopResult => {
     done.push(s);
     phase = 'done';
     return { iterations: done };
   };
-  if (!claim.claimed) return finish({ outerIterationId: '', iteration: 0, status: 'skipped', reason: claim.reason, newFeedback: 0, critiques: 0 });
+  if (!claim.claimed)
+    return finish({ outerIterationId: '', iteration: 0, status: 'skipped', reason: claim.reason, newFeedback: 0, critiques: 0 });
 
   const { outerIterationId, settings, campaignVersionId } = claim;
   try {
@@ -89,16 +96,38 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
     const incumbent = claim.incumbentCheckpointId;
 
     phase = 'critiquing';
-    const feedback = await orch.critiqueIterationFeedback({ campaignId: input.campaignId, campaignVersionId, outerIterationId, sample: settings.feedbackSample, seed: iteration });
+    const feedback = await orch.critiqueIterationFeedback({
+      campaignId: input.campaignId,
+      campaignVersionId,
+      outerIterationId,
+      sample: settings.feedbackSample,
+      seed: iteration,
+    });
     let evalCritiques = 0;
     if (incumbent && settings.evalFailureSample > 0) {
       await ev.scoreCheckpoint({ checkpointId: incumbent, suiteId: task.suiteId, split: 'public', purpose: 'critique' });
-      const r = await ev.critiqueEvalFailures({ campaignId: input.campaignId, campaignVersionId, outerIterationId, checkpointId: incumbent, suiteId: task.suiteId, sample: settings.evalFailureSample, seed: iteration });
+      const r = await ev.critiqueEvalFailures({
+        campaignId: input.campaignId,
+        campaignVersionId,
+        outerIterationId,
+        checkpointId: incumbent,
+        suiteId: task.suiteId,
+        sample: settings.evalFailureSample,
+        seed: iteration,
+      });
       evalCritiques = r.critiqued;
     }
 
     phase = 'building-dataset';
-    const dataset = await orch.buildIterationDataset({ campaignId: input.campaignId, campaignVersionId, outerIterationId, iteration, baseVersionId: task.datasetVersionId, incumbentCheckpointId: incumbent, suiteId: task.suiteId });
+    const dataset = await orch.buildIterationDataset({
+      campaignId: input.campaignId,
+      campaignVersionId,
+      outerIterationId,
+      iteration,
+      baseVersionId: task.datasetVersionId,
+      incumbentCheckpointId: incumbent,
+      suiteId: task.suiteId,
+    });
     const summary: OuterIterationSummary = {
       outerIterationId,
       iteration,
@@ -137,7 +166,10 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
       throw e;
     }
 
-    const finishRecorded = async (s: OuterIterationSummary, extra: { promote?: boolean; approval?: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'] } = {}) => {
+    const finishRecorded = async (
+      s: OuterIterationSummary,
+      extra: { promote?: boolean; approval?: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'] } = {},
+    ) => {
       phase = 'recording';
       const r = await orch.finishOuterIteration({
         campaignId: input.campaignId,
@@ -148,12 +180,19 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
       });
       return finish({ ...s, productionCheckpointId: r.productionCheckpointId ?? undefined });
     };
-    if (!inner.best) return next(await finishRecorded({ ...summary, reason: `the inner loop produced no scored candidate (stopped by ${inner.stoppedBy})` }));
+    if (!inner.best)
+      return next(
+        await finishRecorded({ ...summary, reason: `the inner loop produced no scored candidate (stopped by ${inner.stoppedBy})` }),
+      );
 
     phase = 'gating';
     const candidate = inner.best.checkpointId;
     const against = incumbent ?? inner.baselineCheckpointId;
-    if (!against) throw ApplicationFailure.nonRetryable(`iteration ${iteration} has no incumbent to compare with: no production model and no baseline checkpoint`, 'NoIncumbentError');
+    if (!against)
+      throw ApplicationFailure.nonRetryable(
+        `iteration ${iteration} has no incumbent to compare with: no production model and no baseline checkpoint`,
+        'NoIncumbentError',
+      );
     const metric = settings.gate.metric;
     const cand = await ev.scoreCheckpoint({ checkpointId: candidate, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
     const inc = await ev.scoreCheckpoint({ checkpointId: against, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
@@ -163,8 +202,21 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
       await ev.scoreCheckpoint({ checkpointId, suiteId: task.suiteId, split: 'probe', purpose: 'gate' });
     }
     const decisionId = `${outerIterationId}/gate`;
-    const gate = await orch.evaluateGate({ decisionId, campaignId: input.campaignId, candidateCheckpointId: candidate, incumbentCheckpointId: against, suiteId: task.suiteId, settings: settings.gate });
-    Object.assign(summary, { candidateCheckpointId: candidate, innerBest: { experimentId: inner.best.experimentId, publicScore: inner.best.publicScore }, decisionId, reason: gate.reason, heldout: { metric, candidate: cand.metrics[metric], incumbent: inc.metrics[metric] } });
+    const gate = await orch.evaluateGate({
+      decisionId,
+      campaignId: input.campaignId,
+      candidateCheckpointId: candidate,
+      incumbentCheckpointId: against,
+      suiteId: task.suiteId,
+      settings: settings.gate,
+    });
+    Object.assign(summary, {
+      candidateCheckpointId: candidate,
+      innerBest: { experimentId: inner.best.experimentId, publicScore: inner.best.publicScore },
+      decisionId,
+      reason: gate.reason,
+      heldout: { metric, candidate: cand.metrics[metric], incumbent: inc.metrics[metric] },
+    });
 
     let promote = gate.promote;
     let approval: Parameters<OrchestrationActivities['finishOuterIteration']>[0]['approval'];
@@ -189,7 +241,13 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
       const answered = await condition(() => answer !== undefined, `${timeoutSeconds} seconds`);
       approval = answered
         ? { ...answer!, timedOut: false, candidateCheckpointId: candidate, experimentId: inner.best.experimentId }
-        : { approve: onTimeout === 'promote', by: 'timeout', timedOut: true, candidateCheckpointId: candidate, experimentId: inner.best.experimentId };
+        : {
+            approve: onTimeout === 'promote',
+            by: 'timeout',
+            timedOut: true,
+            candidateCheckpointId: candidate,
+            experimentId: inner.best.experimentId,
+          };
       promote = approval.approve;
       pending = undefined;
       setCurrentDetails('');

@@ -5,7 +5,9 @@ import type { PromotionEvidence } from '../contracts/outer-loop';
 export function promotionDetails(campaignId: string, e: PromotionEvidence): string {
   const fmt = (v: unknown) => (typeof v === 'number' ? String(Math.round(v * 1e4) / 1e4) : JSON.stringify(v));
   return [
-    e.gate.promote ? `## Promotion awaits approval: ${e.candidateCheckpointId}` : `## Held by the gate, awaits approval: ${e.candidateCheckpointId}`,
+    e.gate.promote
+      ? `## Promotion awaits approval: ${e.candidateCheckpointId}`
+      : `## Held by the gate, awaits approval: ${e.candidateCheckpointId}`,
     `Gate: **${e.gate.promote ? 'passed' : 'held'}** (${e.gate.rule}): ${e.gate.reason}`,
     '',
     ...e.gate.checks.map((c) => `- ${c.passed ? '✓' : '✗'} ${c.rule}: ${c.reason}`),

@@ -61,21 +61,51 @@ export function agentCaller(opts: AgentCallerOptions): AgentCaller {
         await db.transaction(async (tx) => {
           await tx
             .insert(agentCalls)
-            .values({ id: callId, ...base, tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd, latencyMs: Date.now() - started, rawReply: JSON.stringify(r.choice), mode: r.mode, outcome: 'ok' })
+            .values({
+              id: callId,
+              ...base,
+              tokensIn: r.tokensIn,
+              tokensOut: r.tokensOut,
+              costUsd,
+              latencyMs: Date.now() - started,
+              rawReply: JSON.stringify(r.choice),
+              mode: r.mode,
+              outcome: 'ok',
+            })
             .onConflictDoNothing();
           await tx
             .insert(costLedger)
-            .values({ id: `${callId}/tokens`, campaignId, kind: 'tokens', backend: req.model, quantity: r.tokensIn + r.tokensOut, unitPriceUsd: (input + output) / 2e6, amountUsd: costUsd, sourceId: callId })
+            .values({
+              id: `${callId}/tokens`,
+              campaignId,
+              kind: 'tokens',
+              backend: req.model,
+              quantity: r.tokensIn + r.tokensOut,
+              unitPriceUsd: (input + output) / 2e6,
+              amountUsd: costUsd,
+              sourceId: callId,
+            })
             .onConflictDoNothing();
         });
         return { callId, choice: r.choice, reused: false };
       } catch (e) {
         const cancelled = e instanceof APIUserAbortError || ctx?.cancellationSignal.aborted === true;
         const err = cancelled ? e : classifyAgentError(e, what, [client.apiKey, client.baseURL]);
-        const reason = cancelled ? 'cancelled: the activity was cancelled during the request' : err instanceof Error ? err.message : String(err);
+        const reason = cancelled
+          ? 'cancelled: the activity was cancelled during the request'
+          : err instanceof Error
+            ? err.message
+            : String(err);
         await db
           .insert(agentCalls)
-          .values({ id: `${callId}/attempt${ctx?.info.attempt ?? 1}`, ...base, latencyMs: Date.now() - started, mode: 'json_schema', outcome: 'error', reason })
+          .values({
+            id: `${callId}/attempt${ctx?.info.attempt ?? 1}`,
+            ...base,
+            latencyMs: Date.now() - started,
+            mode: 'json_schema',
+            outcome: 'error',
+            reason,
+          })
           .onConflictDoNothing();
         if (cancelled && ctx?.cancellationSignal.reason instanceof Error) throw ctx.cancellationSignal.reason;
         throw err;
@@ -91,7 +121,10 @@ export function agentCaller(opts: AgentCallerOptions): AgentCaller {
 
 /** Tokens the campaign's agents have used, over every recorded call. */
 export async function campaignTokens(db: Db, campaignId: string): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`coalesce(sum(${agentCalls.tokensIn} + ${agentCalls.tokensOut}), 0)::int` }).from(agentCalls).where(eq(agentCalls.campaignId, campaignId));
+  const [row] = await db
+    .select({ n: sql<number>`coalesce(sum(${agentCalls.tokensIn} + ${agentCalls.tokensOut}), 0)::int` })
+    .from(agentCalls)
+    .where(eq(agentCalls.campaignId, campaignId));
   return row.n;
 }
 
@@ -99,5 +132,6 @@ async function checkTokens(db: Db, spec: CampaignSpec): Promise<void> {
   const cap = spec.agents.maxTokens;
   if (cap === undefined) return;
   const used = await campaignTokens(db, spec.name);
-  if (used >= cap) throw new TokenBudgetExceededError(`campaign "${spec.name}" has used ${used} of its ${cap} agent tokens (agents.maxTokens)`);
+  if (used >= cap)
+    throw new TokenBudgetExceededError(`campaign "${spec.name}" has used ${used} of its ${cap} agent tokens (agents.maxTokens)`);
 }

@@ -26,7 +26,10 @@ export const capacityTiming = {
 export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacityInput): Promise<CapacityGrant> {
   const ctx = Context.current();
   const { db, clock } = withDefaults(deps);
-  const [exp] = await db.select({ id: experiments.id, campaignId: experiments.campaignId, campaignVersionId: experiments.campaignVersionId }).from(experiments).where(eq(experiments.id, input.experimentId));
+  const [exp] = await db
+    .select({ id: experiments.id, campaignId: experiments.campaignId, campaignVersionId: experiments.campaignVersionId })
+    .from(experiments)
+    .where(eq(experiments.id, input.experimentId));
   if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
   const spec = await campaignOfRow(deps, exp);
   const runId = runIdOf(input.experimentId, input.attempt);

@@ -47,15 +47,15 @@ export async function tryAcquireSlot(db: Db, req: SlotRequest): Promise<SlotAnsw
         await c.query('COMMIT');
         return { granted: false, campaignHeld: campaign_held, backendHeld: backend_held, backendLimit: backend_limit };
       }
-      await c.query('INSERT INTO capacity_slots (run_id, experiment_id, campaign_id, backend, waited_seconds) VALUES ($1, $2, $3, $4, $5)', [
-        req.runId,
+      await c.query(
+        'INSERT INTO capacity_slots (run_id, experiment_id, campaign_id, backend, waited_seconds) VALUES ($1, $2, $3, $4, $5)',
+        [req.runId, req.experimentId, req.campaignId, req.backend, req.waitedSeconds],
+      );
+      // The wait is added once per run: the insert above happens once per run id.
+      await c.query('UPDATE experiments SET capacity_wait_seconds = coalesce(capacity_wait_seconds, 0) + $2 WHERE id = $1', [
         req.experimentId,
-        req.campaignId,
-        req.backend,
         req.waitedSeconds,
       ]);
-      // The wait is added once per run: the insert above happens once per run id.
-      await c.query('UPDATE experiments SET capacity_wait_seconds = coalesce(capacity_wait_seconds, 0) + $2 WHERE id = $1', [req.experimentId, req.waitedSeconds]);
       await c.query('COMMIT');
       return { granted: true, waitedSeconds: req.waitedSeconds, alreadyHeld: false };
     } catch (e) {

@@ -8,7 +8,10 @@ import { costLedger } from '../../db/schema';
 
 /** The campaign's spend so far in USD: the sum of its ledger. */
 export async function campaignSpend(db: Db, campaignId: string): Promise<number> {
-  const [row] = await db.select({ usd: sql<number>`coalesce(sum(${costLedger.amountUsd}), 0)::float8` }).from(costLedger).where(eq(costLedger.campaignId, campaignId));
+  const [row] = await db
+    .select({ usd: sql<number>`coalesce(sum(${costLedger.amountUsd}), 0)::float8` })
+    .from(costLedger)
+    .where(eq(costLedger.campaignId, campaignId));
   return row.usd;
 }
 
@@ -17,7 +20,9 @@ export async function checkBudget(db: Db, campaignId: string, spec: CampaignSpec
   const spent = await campaignSpend(db, campaignId);
   const cap = spec.budget.maxCostUsd;
   if (cap !== undefined && spent >= cap) {
-    throw new BudgetExceededError(`campaign "${campaignId}" has spent $${spent.toFixed(4)} of its $${cap.toFixed(4)} budget (budget.maxCostUsd)`);
+    throw new BudgetExceededError(
+      `campaign "${campaignId}" has spent $${spent.toFixed(4)} of its $${cap.toFixed(4)} budget (budget.maxCostUsd)`,
+    );
   }
   return spent;
 }

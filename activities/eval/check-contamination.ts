@@ -14,15 +14,24 @@ export async function checkContamination(deps: ActivityDeps, input: CheckContami
   const { db } = deps;
   const [version] = await db.select({ id: datasetVersions.id }).from(datasetVersions).where(eq(datasetVersions.id, input.datasetVersionId));
   if (!version) throw new NotFoundError(`dataset version "${input.datasetVersionId}" does not exist`);
-  const rows = await db.select({ source: examples.source, sourceRef: examples.sourceRef, content: examples.content }).from(examples).where(eq(examples.datasetVersionId, version.id));
+  const rows = await db
+    .select({ source: examples.source, sourceRef: examples.sourceRef, content: examples.content })
+    .from(examples)
+    .where(eq(examples.datasetVersionId, version.id));
   const suites = await db.select({ id: evalSuites.id, settings: evalSuites.settings }).from(evalSuites);
-  const items = await db.select({ id: evalItems.id, split: evalItems.split, prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems).where(ne(evalItems.split, 'heldout'));
+  const items = await db
+    .select({ id: evalItems.id, split: evalItems.split, prompt: evalItems.prompt, reference: evalItems.reference })
+    .from(evalItems)
+    .where(ne(evalItems.split, 'heldout'));
   for (const s of suites) items.push(...(await readHeldoutItems(db, s.id, `checkContamination:${input.reader}`, 'contamination')));
   // Held-out canaries are checked by name too: the overlap check would catch the items that carry them, but a bare
   // canary in an example is proof of a held-out leak on its own.
   const canaries = suites.flatMap((s) => {
     const { canaries: pub = [], heldoutCanaries = [] } = s.settings as { canaries?: string[]; heldoutCanaries?: string[] };
-    return [...pub.map((text, k) => ({ id: `${s.id}#canary${k}`, text })), ...heldoutCanaries.map((text, k) => ({ id: `${s.id}#heldout-canary${k}`, text }))];
+    return [
+      ...pub.map((text, k) => ({ id: `${s.id}#canary${k}`, text })),
+      ...heldoutCanaries.map((text, k) => ({ id: `${s.id}#heldout-canary${k}`, text })),
+    ];
   });
 
   const findings: ContaminationFinding[] = findContamination(

@@ -45,14 +45,27 @@ export async function registerEvalSuite(db: Db, input: unknown): Promise<Registe
       probe: i.probe ? { ...i.probe, of: i.probe.of === undefined ? undefined : `${suiteId}/${i.probe.of}` } : null,
     }));
     for (let k = 0; k < rows.length; k += 500) await tx.insert(evalItems).values(rows.slice(k, k + 500));
-    await tx.insert(evalSuites).values({ id: suiteId, name: suite.name, version, contentHash, settings: { rubrics: suite.rubrics, canaries: suite.canaries, heldoutCanaries: suite.heldoutCanaries } });
+    await tx.insert(evalSuites).values({
+      id: suiteId,
+      name: suite.name,
+      version,
+      contentHash,
+      settings: { rubrics: suite.rubrics, canaries: suite.canaries, heldoutCanaries: suite.heldoutCanaries },
+    });
     return { suiteId, version, created: true, counts };
   });
 }
 
 function suiteContentHash(s: Suite): string {
   // Held-out canaries join the hash only when there are some, so a suite registered before them keeps its version.
-  return sha256(JSON.stringify([s.rubrics, s.canaries, ...(s.heldoutCanaries.length > 0 ? [s.heldoutCanaries] : []), s.items.map((i) => [i.id, i.split, i.grader, i.category, i.probe ?? null, itemContentHash(i.prompt, i.reference)])]));
+  return sha256(
+    JSON.stringify([
+      s.rubrics,
+      s.canaries,
+      ...(s.heldoutCanaries.length > 0 ? [s.heldoutCanaries] : []),
+      s.items.map((i) => [i.id, i.split, i.grader, i.category, i.probe ?? null, itemContentHash(i.prompt, i.reference)]),
+    ]),
+  );
 }
 
 function sha256(s: string): string {

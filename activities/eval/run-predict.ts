@@ -30,12 +30,26 @@ export async function runPredict(opts: PredictOptions): Promise<Map<string, stri
     const outFile = path.join(workDir, 'predictions.jsonl');
     fs.writeFileSync(promptsFile, opts.prompts.map((p) => JSON.stringify(p)).join('\n') + '\n');
     const args = ['--checkpoint', opts.checkpointFile, '--prompts', promptsFile, '--out', outFile];
-    const [cmd, ...rest] = isolatedEntry(opts.trainer, 'predict', args, { cwd: workDir, data: [opts.checkpointFile], readWrite: [workDir] }).argv;
+    const [cmd, ...rest] = isolatedEntry(opts.trainer, 'predict', args, {
+      cwd: workDir,
+      data: [opts.checkpointFile],
+      readWrite: [workDir],
+    }).argv;
     await new Promise<void>((resolve, reject) => {
-      execFile(cmd, rest, { cwd: workDir, env: {}, timeout: opts.timeoutMs ?? 300_000, maxBuffer: 16 << 20, signal: opts.signal }, (err, _out, stderr) => {
-        if (err) reject(new Error(`predict failed (${err.killed ? 'killed at its time limit' : `exit ${err.code}`}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
-        else resolve();
-      });
+      execFile(
+        cmd,
+        rest,
+        { cwd: workDir, env: {}, timeout: opts.timeoutMs ?? 300_000, maxBuffer: 16 << 20, signal: opts.signal },
+        (err, _out, stderr) => {
+          if (err)
+            reject(
+              new Error(
+                `predict failed (${err.killed ? 'killed at its time limit' : `exit ${err.code}`}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
+              ),
+            );
+          else resolve();
+        },
+      );
     });
     return readPredictions(outFile, opts.prompts);
   } finally {
@@ -56,7 +70,8 @@ export function readPredictions(file: string, prompts: PredictPrompt[]): Map<str
     } catch {
       throw new PredictionsMismatchError(`${file}:${i + 1}: not valid JSON`);
     }
-    if (typeof p?.id !== 'string' || typeof p.completion !== 'string') throw new PredictionsMismatchError(`${file}:${i + 1}: needs string "id" and "completion"`);
+    if (typeof p?.id !== 'string' || typeof p.completion !== 'string')
+      throw new PredictionsMismatchError(`${file}:${i + 1}: needs string "id" and "completion"`);
     if (!wanted.has(p.id)) throw new PredictionsMismatchError(`${file}:${i + 1}: "${p.id}" is not one of the prompts given`);
     if (out.has(p.id)) throw new PredictionsMismatchError(`${file}:${i + 1}: "${p.id}" answered twice`);
     out.set(p.id, p.completion);

@@ -38,10 +38,19 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const info = Context.current().info;
   const items =
     input.split === 'heldout'
-      ? await readHeldoutItems(db, input.suiteId, `${info.workflowExecution?.workflowId ?? 'standalone'}:${info.activityType}`, input.purpose)
-      : await db.select().from(evalItems).where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, input.split)));
+      ? await readHeldoutItems(
+          db,
+          input.suiteId,
+          `${info.workflowExecution?.workflowId ?? 'standalone'}:${info.activityType}`,
+          input.purpose,
+        )
+      : await db
+          .select()
+          .from(evalItems)
+          .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, input.split)));
   // A suite without probes has nothing for the hacking guard to score: an empty result, not an error.
-  if (items.length === 0 && input.split === 'probe') return { checkpointId: input.checkpointId, split: input.split, itemCount: 0, metrics: {} };
+  if (items.length === 0 && input.split === 'probe')
+    return { checkpointId: input.checkpointId, split: input.split, itemCount: 0, metrics: {} };
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no ${input.split} items`);
   const [suite] = await db.select({ settings: evalSuites.settings }).from(evalSuites).where(eq(evalSuites.id, input.suiteId));
   const settings = (suite?.settings ?? {}) as { rubrics?: Record<string, string>; canaries?: string[]; heldoutCanaries?: string[] };
@@ -56,7 +65,11 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
     const predictions = await runPredict({
       trainer: trainerSetupOf(spec, deps.home),
       checkpointFile: ckpt.path,
-      prompts: graded.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: i.grader === 'exact_token' ? COMPLETION_BUDGET : OUTPUT_BUDGET })),
+      prompts: graded.map((i) => ({
+        id: i.id,
+        prompt: i.prompt,
+        maxBytes: i.grader === 'exact_token' ? COMPLETION_BUDGET : OUTPUT_BUDGET,
+      })),
       signal: Context.current().cancellationSignal,
     });
     const ctx: GradeContext = { rubrics: settings.rubrics ?? {}, judge: hasEndpoint(process.env) ? openAiClient(process.env) : undefined };
@@ -98,7 +111,17 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
 
   await db
     .insert(evalResults)
-    .values({ id, checkpointId: input.checkpointId, experimentId: ckpt.experimentId, suiteId: input.suiteId, split: input.split, itemCount: items.length, metrics, perItem, details: { errors, canaryHits, heldoutCanaryHits } })
+    .values({
+      id,
+      checkpointId: input.checkpointId,
+      experimentId: ckpt.experimentId,
+      suiteId: input.suiteId,
+      split: input.split,
+      itemCount: items.length,
+      metrics,
+      perItem,
+      details: { errors, canaryHits, heldoutCanaryHits },
+    })
     .onConflictDoNothing();
   const score = metrics[spec.selection.metric];
   if (score !== undefined && input.split !== 'probe') {
@@ -107,4 +130,3 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   }
   return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
 }
-

@@ -58,12 +58,26 @@ export async function agentBatch(deps: ActivityDeps, input: AgentBatchInput): Pr
     notes.push(`no agent proposals: ${(e as Error).message}`);
   }
 
-  const chosen = hybridBatch({ mode: decided.mode, space: spec.searchSpace, history: input.history, agent: agentEntries, builtin: input.builtin, count, tol: spec.agents.nearDuplicate });
+  const chosen = hybridBatch({
+    mode: decided.mode,
+    space: spec.searchSpace,
+    history: input.history,
+    agent: agentEntries,
+    builtin: input.builtin,
+    count,
+    tol: spec.agents.nearDuplicate,
+  });
   notes.push(...chosen.notes);
 
   await deps.db
     .insert(proposalBatches)
-    .values({ id: `${input.innerLoopId}/b${input.startIndex}`, innerLoopId: input.innerLoopId, startIndex: input.startIndex, mode: decided.mode, note: notes.join('. ') })
+    .values({
+      id: `${input.innerLoopId}/b${input.startIndex}`,
+      innerLoopId: input.innerLoopId,
+      startIndex: input.startIndex,
+      mode: decided.mode,
+      note: notes.join('. '),
+    })
     .onConflictDoNothing();
   return chosen.batch;
 }

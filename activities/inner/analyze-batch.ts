@@ -30,7 +30,9 @@ export async function analyzeBatch(deps: ActivityDeps, input: AnalyzeBatchInput)
   const rows = await deps.db
     .select()
     .from(experiments)
-    .where(and(eq(experiments.innerLoopId, input.innerLoopId), gte(experiments.index, 0), lt(experiments.index, input.startIndex + input.count)))
+    .where(
+      and(eq(experiments.innerLoopId, input.innerLoopId), gte(experiments.index, 0), lt(experiments.index, input.startIndex + input.count)),
+    )
     .orderBy(asc(experiments.index));
   const before = rows.filter((r) => r.index < input.startIndex);
   const batch = rows.filter((r) => r.index >= input.startIndex);
@@ -43,8 +45,17 @@ export async function analyzeBatch(deps: ActivityDeps, input: AnalyzeBatchInput)
   const model = spec.agents.analyst.model;
   const agent = model ? agentCallerFor(deps.db, spec, deps.agentEnv ?? process.env) : undefined;
   if (model && agent) {
-    const show = (r: Row) => ({ index: r.index, params: r.params, status: r.status, publicScore: r.publicScore, hypothesis: r.hypothesis, proposer: r.proposer });
-    const board = [...before, ...batch].filter((r) => r.publicScore !== null).sort((a, b) => (spec.selection.mode === 'min' ? 1 : -1) * (a.publicScore! - b.publicScore!));
+    const show = (r: Row) => ({
+      index: r.index,
+      params: r.params,
+      status: r.status,
+      publicScore: r.publicScore,
+      hypothesis: r.hypothesis,
+      proposer: r.proposer,
+    });
+    const board = [...before, ...batch]
+      .filter((r) => r.publicScore !== null)
+      .sort((a, b) => (spec.selection.mode === 'min' ? 1 : -1) * (a.publicScore! - b.publicScore!));
     try {
       const made = await analyzeWithAgent(agent, model, {
         goal: spec.goal,
@@ -68,13 +79,26 @@ export async function analyzeBatch(deps: ActivityDeps, input: AnalyzeBatchInput)
       text = `The analyst model could not write this account (${(e as Error).message}); derived from the numbers instead. ${text}`;
     }
   }
-  await deps.db.insert(analyses).values({ id, campaignId: input.campaignId, innerLoopId: input.innerLoopId, startIndex: input.startIndex, author, promptVersion, text, callId }).onConflictDoNothing();
+  await deps.db
+    .insert(analyses)
+    .values({
+      id,
+      campaignId: input.campaignId,
+      innerLoopId: input.innerLoopId,
+      startIndex: input.startIndex,
+      author,
+      promptVersion,
+      text,
+      callId,
+    })
+    .onConflictDoNothing();
   return { analysisId: id, author };
 }
 
 function bestOf(rows: Row[], spec: CampaignSpec): Row | undefined {
   let best: Row | undefined;
-  for (const r of rows) if (r.publicScore !== null && improves(r.publicScore, best?.publicScore ?? undefined, spec.selection.mode)) best = r;
+  for (const r of rows)
+    if (r.publicScore !== null && improves(r.publicScore, best?.publicScore ?? undefined, spec.selection.mode)) best = r;
   return best;
 }
 
@@ -89,10 +113,15 @@ export function builtinAccount(batch: Row[], bestBefore: Row | undefined, spec: 
   const parts = [`Batch ${range} (${batch.length} experiments, proposed by ${by}).`];
   if (!best) parts.push(`No experiment finished with a public ${metric}.`);
   else {
-    const knobs = Object.entries(best.params).map(([k, v]) => `${k}=${String(v)}`).join(', ');
+    const knobs = Object.entries(best.params)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(', ');
     parts.push(`Best: e${best.index} with public ${metric} ${best.publicScore!.toFixed(4)} (${knobs}).`);
     if (!bestBefore) parts.push('It is the first score of the loop.');
-    else if (improves(best.publicScore!, bestBefore.publicScore!, mode)) parts.push(`It improves on the best before the batch, e${bestBefore.index} at ${bestBefore.publicScore!.toFixed(4)}, by ${Math.abs(best.publicScore! - bestBefore.publicScore!).toFixed(4)}.`);
+    else if (improves(best.publicScore!, bestBefore.publicScore!, mode))
+      parts.push(
+        `It improves on the best before the batch, e${bestBefore.index} at ${bestBefore.publicScore!.toFixed(4)}, by ${Math.abs(best.publicScore! - bestBefore.publicScore!).toFixed(4)}.`,
+      );
     else parts.push(`It does not beat the best before the batch, e${bestBefore.index} at ${bestBefore.publicScore!.toFixed(4)}.`);
   }
   if (failed.length > 0) parts.push(`Without a score: ${failed.join(', ')}.`);

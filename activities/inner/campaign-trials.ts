@@ -23,20 +23,40 @@ export interface EarlierTrials {
  * which is why they come first: the model weighs the loop's own trials as the most recent. Only succeeded and
  * pruned/failed runs inform the model; a proposed or cancelled one is still a configuration the campaign has seen.
  */
-export async function earlierTrials(db: Db, campaignId: string, innerLoopId: string, space: SearchSpace, mode: 'min' | 'max'): Promise<EarlierTrials> {
+export async function earlierTrials(
+  db: Db,
+  campaignId: string,
+  innerLoopId: string,
+  space: SearchSpace,
+  mode: 'min' | 'max',
+): Promise<EarlierTrials> {
   const rows = await db
-    .select({ innerLoopId: experiments.innerLoopId, params: experiments.params, status: experiments.status, publicScore: experiments.publicScore, proposer: experiments.proposer })
+    .select({
+      innerLoopId: experiments.innerLoopId,
+      params: experiments.params,
+      status: experiments.status,
+      publicScore: experiments.publicScore,
+      proposer: experiments.proposer,
+    })
     .from(experiments)
     .where(and(eq(experiments.campaignId, campaignId), ne(experiments.innerLoopId, innerLoopId), ne(experiments.proposer, 'baseline')))
     .orderBy(asc(experiments.createdAt), asc(experiments.innerLoopId), asc(experiments.index));
   const sign = mode === 'min' ? 1 : -1;
   const knobs = Object.keys(space);
-  const same = rows.filter((r) => validateParams(space, Object.fromEntries(knobs.map((k) => [k, (r.params as Params)[k]]).filter(([, v]) => v !== undefined))).length === 0);
+  const same = rows.filter(
+    (r) =>
+      validateParams(space, Object.fromEntries(knobs.map((k) => [k, (r.params as Params)[k]]).filter(([, v]) => v !== undefined)))
+        .length === 0,
+  );
   const kept = same.slice(-MAX_EARLIER_TRIALS);
   const loops: string[] = [];
   for (const r of kept) if (!loops.includes(r.innerLoopId)) loops.push(r.innerLoopId);
   return {
-    trials: kept.map((r) => ({ params: r.params as Params, value: r.publicScore === null ? undefined : sign * r.publicScore, state: earlierState(r.status, r.publicScore) })),
+    trials: kept.map((r) => ({
+      params: r.params as Params,
+      value: r.publicScore === null ? undefined : sign * r.publicScore,
+      state: earlierState(r.status, r.publicScore),
+    })),
     loops,
   };
 }

@@ -6,7 +6,14 @@ import { decisions, experiments, innerLoops } from '../../db/schema';
 import { campaignsOf } from '../campaign-of';
 import { withDefaults, type ActivityDeps } from '../deps';
 import { warmStartOfCheckpoint } from './warm-start';
-import type { FinishExperimentInput, FinishInnerLoopInput, Proposal, SelectBestInput, SelectedBest, StartInnerLoopInput } from '../../contracts/inner-activities';
+import type {
+  FinishExperimentInput,
+  FinishInnerLoopInput,
+  Proposal,
+  SelectBestInput,
+  SelectedBest,
+  StartInnerLoopInput,
+} from '../../contracts/inner-activities';
 
 export const baselineIdOf = (innerLoopId: string) => `${innerLoopId}/baseline`;
 
@@ -16,7 +23,15 @@ export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopIn
   const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   await db
     .insert(innerLoops)
-    .values({ id: input.innerLoopId, campaignId: input.campaignId, campaignVersionId: input.campaignVersionId, datasetVersionId: input.datasetVersionId, status: 'running', baselineExperimentId: baselineIdOf(input.innerLoopId), baseCheckpointId: input.baseCheckpointId ?? null })
+    .values({
+      id: input.innerLoopId,
+      campaignId: input.campaignId,
+      campaignVersionId: input.campaignVersionId,
+      datasetVersionId: input.datasetVersionId,
+      status: 'running',
+      baselineExperimentId: baselineIdOf(input.innerLoopId),
+      baseCheckpointId: input.baseCheckpointId ?? null,
+    })
     .onConflictDoNothing();
   // A warm-started loop's baseline is its base itself: zero steps from the base's weights, in the base's shape.
   const base = input.baseCheckpointId ? await warmStartOfCheckpoint(db, input.baseCheckpointId) : null;
@@ -30,7 +45,9 @@ export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopIn
     index: -1,
     datasetVersionId: input.datasetVersionId,
     params,
-    hypothesis: base ? `the warm start's base (${base.checkpointId}), untouched: the reference every held-out score is compared with` : 'the untrained model: the reference every held-out score is compared with',
+    hypothesis: base
+      ? `the warm start's base (${base.checkpointId}), untouched: the reference every held-out score is compared with`
+      : 'the untrained model: the reference every held-out score is compared with',
     proposer: 'baseline',
     status: 'proposed',
   };
@@ -41,7 +58,12 @@ export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopIn
 export async function finishExperiment(deps: ActivityDeps, input: FinishExperimentInput): Promise<void> {
   await deps.db
     .update(experiments)
-    .set({ status: input.status, bestCheckpointId: input.checkpointId ?? null, error: input.error ?? null, finishedAt: sql`coalesce(${experiments.finishedAt}, now())` })
+    .set({
+      status: input.status,
+      bestCheckpointId: input.checkpointId ?? null,
+      error: input.error ?? null,
+      finishedAt: sql`coalesce(${experiments.finishedAt}, now())`,
+    })
     .where(eq(experiments.id, input.experimentId));
 }
 
@@ -52,11 +74,23 @@ export async function selectBest(deps: ActivityDeps, input: SelectBestInput): Pr
   const [row] = await db
     .select()
     .from(experiments)
-    .where(and(eq(experiments.innerLoopId, input.innerLoopId), eq(experiments.status, 'succeeded'), isNotNull(experiments.publicScore), isNotNull(experiments.bestCheckpointId)))
+    .where(
+      and(
+        eq(experiments.innerLoopId, input.innerLoopId),
+        eq(experiments.status, 'succeeded'),
+        isNotNull(experiments.publicScore),
+        isNotNull(experiments.bestCheckpointId),
+      ),
+    )
     .orderBy(order, asc(experiments.index))
     .limit(1);
   if (!row) return null;
-  const best: SelectedBest = { experimentId: row.id, checkpointId: row.bestCheckpointId!, publicScore: row.publicScore!, params: row.params as Params };
+  const best: SelectedBest = {
+    experimentId: row.id,
+    checkpointId: row.bestCheckpointId!,
+    publicScore: row.publicScore!,
+    params: row.params as Params,
+  };
   await db
     .insert(decisions)
     .values({
@@ -77,7 +111,11 @@ export async function selectBest(deps: ActivityDeps, input: SelectBestInput): Pr
 export async function finishInnerLoop(deps: ActivityDeps, input: FinishInnerLoopInput): Promise<void> {
   await deps.db
     .update(innerLoops)
-    .set({ status: input.status, bestExperimentId: input.bestExperimentId ?? null, summary: input.summary, updatedAt: new Date(withDefaults(deps).clock.now()) })
+    .set({
+      status: input.status,
+      bestExperimentId: input.bestExperimentId ?? null,
+      summary: input.summary,
+      updatedAt: new Date(withDefaults(deps).clock.now()),
+    })
     .where(eq(innerLoops.id, input.innerLoopId));
 }
-

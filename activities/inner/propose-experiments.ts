@@ -46,23 +46,60 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
   const pinnedValues = base ? Object.fromEntries(pinned.filter((k) => base.params[k] !== undefined).map((k) => [k, base.params[k]])) : {};
   // Pinned knobs are fixed in the space the sampler draws from, so "not seen before" holds for the run's real config.
   const space = fixKnobs(spec.searchSpace, pinnedValues);
-  const drawn = proposeBatch({ kind, space, history, count: input.count, seed: spec.innerLoop.seed, startupTrials: spec.innerLoop.startupTrials });
+  const drawn = proposeBatch({
+    kind,
+    space,
+    history,
+    count: input.count,
+    seed: spec.innerLoop.seed,
+    startupTrials: spec.innerLoop.startupTrials,
+  });
   const modelBased = kind === 'tpe' && finished >= spec.innerLoop.startupTrials && finished > 0;
   const fromEarlier =
     earlier.trials.length > 0
       ? `; warm-started from ${earlier.trials.length} earlier trials of this campaign's search space (${earlierFinished} finished, in ${earlier.loops.length} loop${earlier.loops.length === 1 ? '' : 's'}: ${earlier.loops.join(', ')}), none of them proposed again`
       : '';
   // Start-up draws are numbered across the loop (and the campaign's earlier trials), one per proposal.
-  const startupLabel = (i: number) => `start-up trial ${history.length + i + 1} (the model starts after ${spec.innerLoop.startupTrials} finished trials; ${finished} so far): uniform draw to seed it`;
+  const startupLabel = (i: number) =>
+    `start-up trial ${history.length + i + 1} (the model starts after ${spec.innerLoop.startupTrials} finished trials; ${finished} so far): uniform draw to seed it`;
   const hypothesisOf = (i: number) =>
-    (modelBased ? `TPE after ${finished} finished trials: drawn where the best trials' density is high relative to the rest` : kind === 'tpe' ? startupLabel(i) : 'random search: uniform draw') + fromEarlier;
+    (modelBased
+      ? `TPE after ${finished} finished trials: drawn where the best trials' density is high relative to the rest`
+      : kind === 'tpe'
+        ? startupLabel(i)
+        : 'random search: uniform draw') + fromEarlier;
   const params = base ? drawn.map((p) => pinKnobs(p, base, pinned)) : drawn;
-  const warm = base ? ` (warm start from ${base.checkpointId}; pinned: ${pinned.filter((k) => base.params[k] !== undefined).map((k) => `${k}=${String(base.params[k])}`).join(', ') || 'none'})` : '';
-  const builtin: BatchEntry[] = params.map((p, i) => ({ params: p, hypothesis: hypothesisOf(i) + warm, proposer: modelBased ? 'tpe' : kind === 'tpe' ? 'tpe-startup' : 'random' }));
+  const warm = base
+    ? ` (warm start from ${base.checkpointId}; pinned: ${
+        pinned
+          .filter((k) => base.params[k] !== undefined)
+          .map((k) => `${k}=${String(base.params[k])}`)
+          .join(', ') || 'none'
+      })`
+    : '';
+  const builtin: BatchEntry[] = params.map((p, i) => ({
+    params: p,
+    hypothesis: hypothesisOf(i) + warm,
+    proposer: modelBased ? 'tpe' : kind === 'tpe' ? 'tpe-startup' : 'random',
+  }));
   const model = spec.agents.proposer.model;
   const agent = model ? agentCallerFor(db, spec, deps.agentEnv ?? process.env) : undefined;
   const pin = (p: Params) => (base ? pinKnobs(p, base, pinned) : p);
-  const batch = model && agent ? await agentBatch(deps, { spec, innerLoopId: input.innerLoopId, startIndex: input.startIndex, count: input.count, rows, history, builtin, pin, agent, model }) : builtin;
+  const batch =
+    model && agent
+      ? await agentBatch(deps, {
+          spec,
+          innerLoopId: input.innerLoopId,
+          startIndex: input.startIndex,
+          count: input.count,
+          rows,
+          history,
+          builtin,
+          pin,
+          agent,
+          model,
+        })
+      : builtin;
   const values = batch.map((b, i) => ({
     id: experimentIdOf(input.innerLoopId, input.startIndex + i),
     campaignId: input.campaignId,
@@ -83,9 +120,21 @@ async function batchRows(deps: ActivityDeps, input: ProposeInput): Promise<Propo
   const rows = await deps.db
     .select()
     .from(experiments)
-    .where(and(eq(experiments.innerLoopId, input.innerLoopId), gte(experiments.index, input.startIndex), lt(experiments.index, input.startIndex + input.count)))
+    .where(
+      and(
+        eq(experiments.innerLoopId, input.innerLoopId),
+        gte(experiments.index, input.startIndex),
+        lt(experiments.index, input.startIndex + input.count),
+      ),
+    )
     .orderBy(asc(experiments.index));
-  return rows.map((r) => ({ experimentId: r.id, index: r.index, params: r.params as Params, hypothesis: r.hypothesis, proposer: r.proposer }));
+  return rows.map((r) => ({
+    experimentId: r.id,
+    index: r.index,
+    params: r.params as Params,
+    hypothesis: r.hypothesis,
+    proposer: r.proposer,
+  }));
 }
 
 /**

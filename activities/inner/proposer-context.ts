@@ -16,10 +16,24 @@ const LEADERBOARD_ROWS = 40;
 const CURVE_POINTS = 5;
 const ANALYSES = 5;
 
-export async function proposerContext(db: Db, spec: CampaignSpec, innerLoopId: string, rows: ExperimentRow[], count: number): Promise<ProposerContext> {
+export async function proposerContext(
+  db: Db,
+  spec: CampaignSpec,
+  innerLoopId: string,
+  rows: ExperimentRow[],
+  count: number,
+): Promise<ProposerContext> {
   const shown = rows.filter((r) => r.proposer !== 'baseline').slice(-LEADERBOARD_ROWS);
-  const curves = await lossCurves(db, shown.map((r) => r.id));
-  const notes = await db.select({ text: analyses.text }).from(analyses).where(eq(analyses.innerLoopId, innerLoopId)).orderBy(desc(analyses.startIndex)).limit(ANALYSES);
+  const curves = await lossCurves(
+    db,
+    shown.map((r) => r.id),
+  );
+  const notes = await db
+    .select({ text: analyses.text })
+    .from(analyses)
+    .where(eq(analyses.innerLoopId, innerLoopId))
+    .orderBy(desc(analyses.startIndex))
+    .limit(ANALYSES);
   return {
     goal: spec.goal,
     metric: spec.selection.metric,
@@ -43,7 +57,10 @@ export async function proposerContext(db: Db, spec: CampaignSpec, innerLoopId: s
 async function lossCurves(db: Db, experimentIds: string[]): Promise<Map<string, [number, number][]>> {
   const out = new Map<string, [number, number][]>();
   if (experimentIds.length === 0) return out;
-  const runs = await db.select({ id: trainingRuns.id, experimentId: trainingRuns.experimentId, attempt: trainingRuns.attempt }).from(trainingRuns).where(inArray(trainingRuns.experimentId, experimentIds));
+  const runs = await db
+    .select({ id: trainingRuns.id, experimentId: trainingRuns.experimentId, attempt: trainingRuns.attempt })
+    .from(trainingRuns)
+    .where(inArray(trainingRuns.experimentId, experimentIds));
   const last = new Map<string, { id: string; attempt: number }>();
   for (const r of runs) if ((last.get(r.experimentId)?.attempt ?? -1) < r.attempt) last.set(r.experimentId, r);
   const runIds = [...last.values()].map((r) => r.id);
@@ -57,7 +74,10 @@ async function lossCurves(db: Db, experimentIds: string[]): Promise<Map<string, 
   for (const p of points) byRun.set(p.runId, [...(byRun.get(p.runId) ?? []), [p.step, Number(p.value.toFixed(4))]]);
   for (const [experimentId, run] of last) {
     const all = byRun.get(run.id) ?? [];
-    const pick = all.length <= CURVE_POINTS ? all : Array.from({ length: CURVE_POINTS }, (_, i) => all[Math.round((i * (all.length - 1)) / (CURVE_POINTS - 1))]);
+    const pick =
+      all.length <= CURVE_POINTS
+        ? all
+        : Array.from({ length: CURVE_POINTS }, (_, i) => all[Math.round((i * (all.length - 1)) / (CURVE_POINTS - 1))]);
     out.set(experimentId, pick);
   }
   return out;
@@ -65,15 +85,26 @@ async function lossCurves(db: Db, experimentIds: string[]): Promise<Map<string, 
 
 /** The loop's recorded batches in order, each with whether an agent proposal in it set a new best. */
 export async function pastBatches(db: Db, innerLoopId: string, spec: CampaignSpec): Promise<PastBatch[]> {
-  const batches = await db.select().from(proposalBatches).where(eq(proposalBatches.innerLoopId, innerLoopId)).orderBy(asc(proposalBatches.startIndex));
-  const rows = (await db.select().from(experiments).where(eq(experiments.innerLoopId, innerLoopId)).orderBy(asc(experiments.index))).filter((r) => r.proposer !== 'baseline');
+  const batches = await db
+    .select()
+    .from(proposalBatches)
+    .where(eq(proposalBatches.innerLoopId, innerLoopId))
+    .orderBy(asc(proposalBatches.startIndex));
+  const rows = (await db.select().from(experiments).where(eq(experiments.innerLoopId, innerLoopId)).orderBy(asc(experiments.index))).filter(
+    (r) => r.proposer !== 'baseline',
+  );
   const { mode } = spec.selection;
   return batches.map((b, k) => {
     const end = batches[k + 1]?.startIndex ?? Infinity;
     let best: number | undefined;
     for (const r of rows) if (r.index < b.startIndex && r.publicScore !== null && improves(r.publicScore, best, mode)) best = r.publicScore;
     const agentImproved = rows.some(
-      (r) => r.index >= b.startIndex && r.index < end && r.proposer === 'agent' && r.publicScore !== null && improves(r.publicScore, best, mode, best === undefined ? 0 : spec.innerLoop.plateau.minDelta),
+      (r) =>
+        r.index >= b.startIndex &&
+        r.index < end &&
+        r.proposer === 'agent' &&
+        r.publicScore !== null &&
+        improves(r.publicScore, best, mode, best === undefined ? 0 : spec.innerLoop.plateau.minDelta),
     );
     return { mode: b.mode as PastBatch['mode'], agentImproved };
   });

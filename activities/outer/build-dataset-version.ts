@@ -85,7 +85,15 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
         continue;
       }
       fromCritiques.add(contentHash);
-      pool.set(contentHash, { datasetVersionId: '', contentHash, source: 'critique', sourceRef: c.id, category: s.category ?? 'code', content, weight: s.weight });
+      pool.set(contentHash, {
+        datasetVersionId: '',
+        contentHash,
+        source: 'critique',
+        sourceRef: c.id,
+        category: s.category ?? 'code',
+        content,
+        weight: s.weight,
+      });
     }
   }
 
@@ -110,7 +118,12 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   }
   const text = pieces.join(SEPARATOR);
   const contentHash = sha256(text);
-  const key = JSON.stringify({ parent: parent.id, examples: kept.map((e) => `${e.contentHash}:${e.source}:${e.weight}`), mixWeights, lossWeights });
+  const key = JSON.stringify({
+    parent: parent.id,
+    examples: kept.map((e) => `${e.contentHash}:${e.source}:${e.weight}`),
+    mixWeights,
+    lossWeights,
+  });
   const versionId = `${parent.datasetId}@${sha256(key).slice(0, 12)}`;
   const result = (created: boolean): BuildDatasetVersionResult => ({
     versionId,
@@ -134,14 +147,30 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   const parentIds = [parent.id];
   fs.mkdirSync(dir, { recursive: true });
   writeAtomically(path.join(dir, TRAIN_FILE), text);
-  writeAtomically(path.join(dir, VERSION_FILE), JSON.stringify({ versionId, parentIds, contentHash, countsBySource: bySource, mixWeights, lossWeights }, null, 2) + '\n');
+  writeAtomically(
+    path.join(dir, VERSION_FILE),
+    JSON.stringify({ versionId, parentIds, contentHash, countsBySource: bySource, mixWeights, lossWeights }, null, 2) + '\n',
+  );
 
   const created = await db.transaction(async (tx) => {
     const rows = kept.map((e) => ({ ...e, datasetVersionId: versionId, createdAt: undefined }));
-    for (let i = 0; i < rows.length; i += 200) await tx.insert(examples).values(rows.slice(i, i + 200)).onConflictDoNothing();
+    for (let i = 0; i < rows.length; i += 200)
+      await tx
+        .insert(examples)
+        .values(rows.slice(i, i + 200))
+        .onConflictDoNothing();
     const written = await tx
       .insert(datasetVersions)
-      .values({ id: versionId, datasetId: parent.datasetId, parentIds, path: dir, contentHash, countsBySource: bySource, mixWeights, lossWeights })
+      .values({
+        id: versionId,
+        datasetId: parent.datasetId,
+        parentIds,
+        path: dir,
+        contentHash,
+        countsBySource: bySource,
+        mixWeights,
+        lossWeights,
+      })
       .onConflictDoNothing()
       .returning({ id: datasetVersions.id });
     return written.length > 0;
@@ -153,12 +182,19 @@ async function loadCritiques(deps: ActivityDeps, campaignId: string, ids: string
   const wanted = [...new Set(ids)].sort();
   const rows: (typeof critiques.$inferSelect)[] = [];
   for (let i = 0; i < wanted.length; i += 1000) {
-    rows.push(...(await deps.db.select().from(critiques).where(and(eq(critiques.campaignId, campaignId), inArray(critiques.id, wanted.slice(i, i + 1000))))));
+    rows.push(
+      ...(await deps.db
+        .select()
+        .from(critiques)
+        .where(and(eq(critiques.campaignId, campaignId), inArray(critiques.id, wanted.slice(i, i + 1000))))),
+    );
   }
   if (rows.length < wanted.length) {
     const found = new Set(rows.map((r) => r.id));
     const missing = wanted.filter((id) => !found.has(id));
-    throw new NotFoundError(`critiques not found in campaign "${campaignId}": ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`);
+    throw new NotFoundError(
+      `critiques not found in campaign "${campaignId}": ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`,
+    );
   }
   return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
 }

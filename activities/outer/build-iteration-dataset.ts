@@ -18,7 +18,13 @@ export async function buildIterationDataset(deps: ActivityDeps, input: BuildIter
   const [previous] = await db
     .select({ versionId: outerIterations.datasetVersionId })
     .from(outerIterations)
-    .where(and(eq(outerIterations.campaignId, input.campaignId), lt(outerIterations.iteration, input.iteration), isNotNull(outerIterations.datasetVersionId)))
+    .where(
+      and(
+        eq(outerIterations.campaignId, input.campaignId),
+        lt(outerIterations.iteration, input.iteration),
+        isNotNull(outerIterations.datasetVersionId),
+      ),
+    )
     .orderBy(desc(outerIterations.iteration), desc(outerIterations.attempt))
     .limit(1);
   const parentVersionId = previous?.versionId ?? input.baseVersionId;
@@ -28,9 +34,17 @@ export async function buildIterationDataset(deps: ActivityDeps, input: BuildIter
       .from(critiques)
       .where(and(eq(critiques.outerIterationId, input.outerIterationId), eq(critiques.sourceKind, 'feedback')))
   ).map((c) => c.id);
-  const lossWeights = input.incumbentCheckpointId ? await lossWeightsOf(deps, input.incumbentCheckpointId, input.suiteId, spec.outerLoop.lossWeights) : {};
+  const lossWeights = input.incumbentCheckpointId
+    ? await lossWeightsOf(deps, input.incumbentCheckpointId, input.suiteId, spec.outerLoop.lossWeights)
+    : {};
 
-  const built = await buildDatasetVersion(deps, { campaignId: input.campaignId, parentVersionId, critiqueIds, mix: spec.outerLoop.mixWeights, lossWeights });
+  const built = await buildDatasetVersion(deps, {
+    campaignId: input.campaignId,
+    parentVersionId,
+    critiqueIds,
+    mix: spec.outerLoop.mixWeights,
+    lossWeights,
+  });
   await db.update(outerIterations).set({ datasetVersionId: built.versionId }).where(eq(outerIterations.id, input.outerIterationId));
   return { versionId: built.versionId, parentVersionId, created: built.created, counts: built.counts, lossWeights };
 }
@@ -39,14 +53,25 @@ export async function buildIterationDataset(deps: ActivityDeps, input: BuildIter
  * Per-category means of the checkpoint's public-split scores: loss items (bits per byte, categories are languages,
  * the same categories corpus examples carry) when it has them, else completion items (exact match).
  */
-async function lossWeightsOf(deps: ActivityDeps, checkpointId: string, suiteId: string, bounds: { min: number; max: number }): Promise<Record<string, number>> {
-  const [result] = await deps.db.select({ perItem: evalResults.perItem }).from(evalResults).where(eq(evalResults.id, `${checkpointId}|${suiteId}|public`));
+async function lossWeightsOf(
+  deps: ActivityDeps,
+  checkpointId: string,
+  suiteId: string,
+  bounds: { min: number; max: number },
+): Promise<Record<string, number>> {
+  const [result] = await deps.db
+    .select({ perItem: evalResults.perItem })
+    .from(evalResults)
+    .where(eq(evalResults.id, `${checkpointId}|${suiteId}|public`));
   if (!result) return {};
   const items = await deps.db
     .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
     .from(evalItems)
     .where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'public')));
-  for (const [grader, metric] of [['bits_per_byte', 'bits_per_byte'], ['exact_token', 'exact_match']] as const) {
+  for (const [grader, metric] of [
+    ['bits_per_byte', 'bits_per_byte'],
+    ['exact_token', 'exact_match'],
+  ] as const) {
     const sums = new Map<string, { sum: number; n: number }>();
     for (const i of items) {
       const v = result.perItem[i.id];

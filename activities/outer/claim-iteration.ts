@@ -24,7 +24,8 @@ const CLAIM_LOCK = 0x4f_75_74_72; // "Outr"
 export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterationInput): Promise<ClaimIterationResult> {
   const versionId = input.campaignVersionId ?? (await latestCampaignVersionId(deps.db, input.campaignId));
   if (!versionId) throw new NotFoundError(`campaign "${input.campaignId}" does not exist (run \`flywheel run SPEC\` first)`);
-  if (campaignIdOfVersion(versionId) !== input.campaignId) throw new NotFoundError(`"${versionId}" is not a version of campaign "${input.campaignId}"`);
+  if (campaignIdOfVersion(versionId) !== input.campaignId)
+    throw new NotFoundError(`"${versionId}" is not a version of campaign "${input.campaignId}"`);
   const spec = await campaignsOf(deps).resolve(versionId);
   // Asked outside the transaction: a Temporal round trip must not hold the lock.
   const [open] = await deps.db
@@ -41,7 +42,10 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
       .where(eq(outerIterations.campaignId, input.campaignId))
       .orderBy(desc(outerIterations.iteration), desc(outerIterations.attempt))
       .limit(1);
-    const [campaign] = await tx.select({ production: campaigns.productionCheckpointId }).from(campaigns).where(eq(campaigns.id, input.campaignId));
+    const [campaign] = await tx
+      .select({ production: campaigns.productionCheckpointId })
+      .from(campaigns)
+      .where(eq(campaigns.id, input.campaignId));
     const production = campaign?.production ?? null;
     const settings = outerSettings(spec);
 
@@ -50,15 +54,31 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
         // This run's own attempt (a retried claim): resume it, on the version it pinned.
         const pinned = latest.campaignVersionId ?? versionId;
         const own = pinned === versionId ? settings : outerSettings(await campaignsOf(deps).resolve(pinned));
-        return { claimed: true as const, outerIterationId: latest.id, iteration: latest.iteration, attempt: latest.attempt, incumbentCheckpointId: latest.incumbentCheckpointId, newFeedback: latest.newFeedback, campaignVersionId: pinned, settings: own };
+        return {
+          claimed: true as const,
+          outerIterationId: latest.id,
+          iteration: latest.iteration,
+          attempt: latest.attempt,
+          incumbentCheckpointId: latest.incumbentCheckpointId,
+          newFeedback: latest.newFeedback,
+          campaignVersionId: pinned,
+          settings: own,
+        };
       }
       // End only the very attempt whose owner was found gone above; an owner that claimed since is alive by definition.
       if (ownerGone === undefined || open?.id !== latest.id) {
-        return { claimed: false as const, reason: `iteration ${latest.iteration} of "${input.campaignId}" is in progress in workflow ${latest.workflowId}` };
+        return {
+          claimed: false as const,
+          reason: `iteration ${latest.iteration} of "${input.campaignId}" is in progress in workflow ${latest.workflowId}`,
+        };
       }
       await tx
         .update(outerIterations)
-        .set({ status: 'failed', summary: failedSummary(latest, ownerGone), finishedAt: sql`coalesce(${outerIterations.finishedAt}, now())` })
+        .set({
+          status: 'failed',
+          summary: failedSummary(latest, ownerGone),
+          finishedAt: sql`coalesce(${outerIterations.finishedAt}, now())`,
+        })
         .where(eq(outerIterations.id, latest.id));
       latest.status = 'failed';
       latest.summary = failedSummary(latest, ownerGone);
@@ -70,7 +90,10 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
       const id = outerIterationIdOf(input.campaignId, latest.iteration, attempt);
       await tx.update(feedbackEvents).set({ ingestedBy: id }).where(eq(feedbackEvents.ingestedBy, latest.id));
       // A feedback critique is keyed by its event, so it is the new attempt's too (never critiqued twice).
-      await tx.update(critiques).set({ outerIterationId: id }).where(and(eq(critiques.outerIterationId, latest.id), eq(critiques.sourceKind, 'feedback')));
+      await tx
+        .update(critiques)
+        .set({ outerIterationId: id })
+        .where(and(eq(critiques.outerIterationId, latest.id), eq(critiques.sourceKind, 'feedback')));
       await tx.insert(outerIterations).values({
         id,
         campaignId: input.campaignId,
@@ -87,20 +110,40 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
         feedbackTo: latest.feedbackTo,
       });
       const reason = (latest.summary as { reason?: string } | null)?.reason ?? 'it failed';
-      return { claimed: true as const, outerIterationId: id, iteration: latest.iteration, attempt, incumbentCheckpointId: production, newFeedback: latest.newFeedback, replaces: { outerIterationId: latest.id, reason }, campaignVersionId: versionId, settings };
+      return {
+        claimed: true as const,
+        outerIterationId: id,
+        iteration: latest.iteration,
+        attempt,
+        incumbentCheckpointId: production,
+        newFeedback: latest.newFeedback,
+        replaces: { outerIterationId: latest.id, reason },
+        campaignVersionId: versionId,
+        settings,
+      };
     }
 
     const pending = and(eq(feedbackEvents.campaignId, input.campaignId), isNull(feedbackEvents.ingestedBy));
-    const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(feedbackEvents).where(pending);
+    const [{ n }] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(feedbackEvents)
+      .where(pending);
     const min = spec.outerLoop.minNewFeedback;
     if (production && n < min) {
-      return { claimed: false as const, reason: `only ${n} new feedback event${n === 1 ? '' : 's'} since the last iteration (outerLoop.minNewFeedback is ${min})` };
+      return {
+        claimed: false as const,
+        reason: `only ${n} new feedback event${n === 1 ? '' : 's'} since the last iteration (outerLoop.minNewFeedback is ${min})`,
+      };
     }
     const iteration = (latest?.iteration ?? 0) + 1;
     const id = outerIterationIdOf(input.campaignId, iteration);
     await tx.update(feedbackEvents).set({ ingestedBy: id }).where(pending);
     const [span] = await tx
-      .select({ n: sql<number>`count(*)::int`, from: sql<string | null>`min(${feedbackEvents.receivedAt})`, to: sql<string | null>`max(${feedbackEvents.receivedAt})` })
+      .select({
+        n: sql<number>`count(*)::int`,
+        from: sql<string | null>`min(${feedbackEvents.receivedAt})`,
+        to: sql<string | null>`max(${feedbackEvents.receivedAt})`,
+      })
       .from(feedbackEvents)
       .where(eq(feedbackEvents.ingestedBy, id));
     await tx.insert(outerIterations).values({
@@ -117,7 +160,16 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
       feedbackFrom: span.from === null ? null : new Date(span.from),
       feedbackTo: span.to === null ? null : new Date(span.to),
     });
-    return { claimed: true as const, outerIterationId: id, iteration, attempt: 1, incumbentCheckpointId: production, newFeedback: span.n, campaignVersionId: versionId, settings };
+    return {
+      claimed: true as const,
+      outerIterationId: id,
+      iteration,
+      attempt: 1,
+      incumbentCheckpointId: production,
+      newFeedback: span.n,
+      campaignVersionId: versionId,
+      settings,
+    };
   });
 }
 
@@ -128,7 +180,10 @@ interface Owner {
 
 /** Whether the claiming run is the attempt's owner: the same workflow and, when both are known, the same run. */
 function ownsAttempt(owner: Owner, input: ClaimIterationInput): boolean {
-  return owner.workflowId === input.workflowId && (owner.workflowRunId === null || input.runId === undefined || owner.workflowRunId === input.runId);
+  return (
+    owner.workflowId === input.workflowId &&
+    (owner.workflowRunId === null || input.runId === undefined || owner.workflowRunId === input.runId)
+  );
 }
 
 /**
@@ -145,7 +200,8 @@ async function ownerEnded(deps: ActivityDeps, owner: Owner): Promise<string | un
 }
 
 function failedSummary(row: { id: string; iteration: number; attempt: number; workflowId: string; newFeedback: number }, how: string) {
-  const ended = how === 'ENDED' ? 'is no longer running' : how === 'NOT_FOUND' ? 'no longer exists' : `ended ${how.toLowerCase().replace(/_/g, ' ')}`;
+  const ended =
+    how === 'ENDED' ? 'is no longer running' : how === 'NOT_FOUND' ? 'no longer exists' : `ended ${how.toLowerCase().replace(/_/g, ' ')}`;
   return {
     outerIterationId: row.id,
     iteration: row.iteration,

@@ -21,20 +21,33 @@ const WHY = 'a public eval item: it informs the per-category loss weights and ne
 
 export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEvalFailuresInput): Promise<CritiqueEvalFailuresResult> {
   const { db } = deps;
-  const [result] = await db.select({ perItem: evalResults.perItem }).from(evalResults).where(eq(evalResults.id, `${input.checkpointId}|${input.suiteId}|public`));
+  const [result] = await db
+    .select({ perItem: evalResults.perItem })
+    .from(evalResults)
+    .where(eq(evalResults.id, `${input.checkpointId}|${input.suiteId}|public`));
   if (!result) return { failed: 0, critiqued: 0, created: 0, byCategory: {} };
   // Only the public split is read here: held-out items never reach a teacher.
   const items = await db
     .select()
     .from(evalItems)
-    .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'public'), eq(evalItems.grader, 'exact_token'), inArray(evalItems.id, Object.keys(result.perItem))));
+    .where(
+      and(
+        eq(evalItems.suiteId, input.suiteId),
+        eq(evalItems.split, 'public'),
+        eq(evalItems.grader, 'exact_token'),
+        inArray(evalItems.id, Object.keys(result.perItem)),
+      ),
+    );
   const failed = items.filter((i) => result.perItem[i.id] === 0);
   const sample = failed.sort((a, b) => order(a.id, input.seed) - order(b.id, input.seed) || (a.id < b.id ? -1 : 1)).slice(0, input.sample);
   if (sample.length === 0) return { failed: failed.length, critiqued: 0, created: 0, byCategory: {} };
 
   const [ckpt] = await db.select().from(checkpoints).where(eq(checkpoints.id, input.checkpointId));
   verifyCheckpoint(ckpt.path, ckpt.sha256, input.checkpointId);
-  const [exp] = await db.select({ id: experiments.id, campaignVersionId: experiments.campaignVersionId }).from(experiments).where(eq(experiments.id, ckpt.experimentId));
+  const [exp] = await db
+    .select({ id: experiments.id, campaignVersionId: experiments.campaignVersionId })
+    .from(experiments)
+    .where(eq(experiments.id, ckpt.experimentId));
   // The checkpoint's own trainer predicts (the version that trained it); the iteration's version names the teacher.
   const trained = await campaignOfRow(deps, exp);
   const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
@@ -48,7 +61,17 @@ export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEv
   for (const i of sample) byCategory[i.category] = (byCategory[i.category] ?? 0) + 1;
   // Items an earlier attempt already critiqued are not sent to the teacher again.
   const done = new Set(
-    (await db.select({ id: critiques.id }).from(critiques).where(inArray(critiques.id, sample.map((i) => evalCritiqueIdOf(input.outerIterationId, i.id))))).map((r) => r.id),
+    (
+      await db
+        .select({ id: critiques.id })
+        .from(critiques)
+        .where(
+          inArray(
+            critiques.id,
+            sample.map((i) => evalCritiqueIdOf(input.outerIterationId, i.id)),
+          ),
+        )
+    ).map((r) => r.id),
   );
   let created = 0;
   await teachFailures(

@@ -36,7 +36,11 @@ export type StoredSignal = TrainingSignal[];
  * A failure already critiqued (a retry) is not sent to the teacher again; its stored signals are counted.
  * Batches of 1000 ids per query, so a large sample never builds one huge statement.
  */
-export async function critiqueFeedback(db: Db, input: CritiqueFeedbackInput, choice: TeacherChoice = { teacher: builtinTeacher }): Promise<CritiqueFeedbackResult> {
+export async function critiqueFeedback(
+  db: Db,
+  input: CritiqueFeedbackInput,
+  choice: TeacherChoice = { teacher: builtinTeacher },
+): Promise<CritiqueFeedbackResult> {
   const ids = [...new Set(input.eventIds)];
   const events = new Map<string, typeof feedbackEvents.$inferSelect>();
   for (let i = 0; i < ids.length; i += 1000) {
@@ -61,7 +65,10 @@ export async function critiqueFeedback(db: Db, input: CritiqueFeedbackInput, cho
   const tally = (signals: StoredSignal) => (signals.some((s) => s.kind === 'sft') ? counts.withExample++ : counts.noSignal++);
   for (const signals of stored.values()) tally(signals);
 
-  const row = (e: Event, made: { text: string; signals: TrainingSignal[]; teacher: string; promptVersion: string }): typeof critiques.$inferInsert => {
+  const row = (
+    e: Event,
+    made: { text: string; signals: TrainingSignal[]; teacher: string; promptVersion: string },
+  ): typeof critiques.$inferInsert => {
     tally(made.signals);
     const comment = e.comment ? ` The user commented: ${JSON.stringify(e.comment)}.` : '';
     return {
@@ -78,13 +85,19 @@ export async function critiqueFeedback(db: Db, input: CritiqueFeedbackInput, cho
   };
   const write = async (rows: (typeof critiques.$inferInsert)[]) => {
     for (let i = 0; i < rows.length; i += 500) {
-      const written = await db.insert(critiques).values(rows.slice(i, i + 500)).onConflictDoNothing().returning({ id: critiques.id });
+      const written = await db
+        .insert(critiques)
+        .values(rows.slice(i, i + 500))
+        .onConflictDoNothing()
+        .returning({ id: critiques.id });
       counts.created += written.length;
     }
   };
 
   const fresh = failures.filter((e) => !stored.has(critiqueIdOf(input.campaignId, e.id)));
-  await write(fresh.filter((e) => !isReferenced(e)).map((e) => row(e, unreferenced(e.kind === 'reject' ? 'rejected' : `rated ${e.rating} of 5`))));
+  await write(
+    fresh.filter((e) => !isReferenced(e)).map((e) => row(e, unreferenced(e.kind === 'reject' ? 'rejected' : `rated ${e.rating} of 5`))),
+  );
   await teachFailures(
     choice,
     fresh.filter(isReferenced),
@@ -102,7 +115,10 @@ const isReferenced = (e: Event): e is Event & { correction: string } => e.kind =
 async function storedSignals(db: Db, ids: string[]): Promise<Map<string, StoredSignal>> {
   const out = new Map<string, StoredSignal>();
   for (let i = 0; i < ids.length; i += 1000) {
-    const rows = await db.select({ id: critiques.id, signal: critiques.signal }).from(critiques).where(inArray(critiques.id, ids.slice(i, i + 1000)));
+    const rows = await db
+      .select({ id: critiques.id, signal: critiques.signal })
+      .from(critiques)
+      .where(inArray(critiques.id, ids.slice(i, i + 1000)));
     for (const r of rows) out.set(r.id, r.signal as StoredSignal);
   }
   return out;
@@ -110,5 +126,10 @@ async function storedSignals(db: Db, ids: string[]): Promise<Map<string, StoredS
 
 function unreferenced(what: string): TaughtCritique {
   const why = `the output was ${what} without a correction: there is no reference to derive a target or a preferred output from`;
-  return { text: `${BUILTIN_PREAMBLE} The output was ${what} without a correction, so there is no reference to compare it with and no training example can be derived.`, signals: [{ kind: 'none', why }], teacher: BUILTIN_TEACHER, promptVersion: BUILTIN_TEACHER_PROMPT_VERSION };
+  return {
+    text: `${BUILTIN_PREAMBLE} The output was ${what} without a correction, so there is no reference to compare it with and no training example can be derived.`,
+    signals: [{ kind: 'none', why }],
+    teacher: BUILTIN_TEACHER,
+    promptVersion: BUILTIN_TEACHER_PROMPT_VERSION,
+  };
 }

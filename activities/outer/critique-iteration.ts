@@ -12,9 +12,15 @@ import type { CritiqueIterationInput, CritiqueIterationResult } from '../../cont
 export async function critiqueIterationFeedback(deps: ActivityDeps, input: CritiqueIterationInput): Promise<CritiqueIterationResult> {
   const failing = and(
     eq(feedbackEvents.ingestedBy, input.outerIterationId),
-    or(inArray(feedbackEvents.kind, ['edit', 'reject']), and(eq(feedbackEvents.kind, 'rating'), lte(feedbackEvents.rating, FAILING_RATING))),
+    or(
+      inArray(feedbackEvents.kind, ['edit', 'reject']),
+      and(eq(feedbackEvents.kind, 'rating'), lte(feedbackEvents.rating, FAILING_RATING)),
+    ),
   );
-  const [{ n }] = await deps.db.select({ n: sql<number>`count(*)::int` }).from(feedbackEvents).where(failing);
+  const [{ n }] = await deps.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(feedbackEvents)
+    .where(failing);
   const sampled = await deps.db
     .select({ id: feedbackEvents.id })
     .from(feedbackEvents)
@@ -23,6 +29,10 @@ export async function critiqueIterationFeedback(deps: ActivityDeps, input: Criti
     .limit(input.sample);
   // The spec is read only when there is something to critique: it names the teacher.
   const choice = sampled.length > 0 ? teacherChoiceOf(deps, await campaignsOf(deps).resolve(input.campaignVersionId)) : undefined;
-  const r = await critiqueFeedback(deps.db, { campaignId: input.campaignId, eventIds: sampled.map((e) => e.id), outerIterationId: input.outerIterationId }, choice);
+  const r = await critiqueFeedback(
+    deps.db,
+    { campaignId: input.campaignId, eventIds: sampled.map((e) => e.id), outerIterationId: input.outerIterationId },
+    choice,
+  );
   return { failures: n, sampled: sampled.length, counts: r.counts };
 }

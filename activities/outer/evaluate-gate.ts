@@ -43,11 +43,21 @@ export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<Ga
   return summaryOf(row, input);
 }
 
-async function loadEvidence(db: Db, input: EvaluateGateInput, settings: GateEvidence['settings']): Promise<GateEvidence & { candidateExperimentId: string }> {
+async function loadEvidence(
+  db: Db,
+  input: EvaluateGateInput,
+  settings: GateEvidence['settings'],
+): Promise<GateEvidence & { candidateExperimentId: string }> {
   const scoresOf = async (checkpointId: string, role: string) => {
     const id = `${checkpointId}|${input.suiteId}|heldout`;
-    const [row] = await db.select({ perItem: evalResults.perItem, experimentId: evalResults.experimentId }).from(evalResults).where(eq(evalResults.id, id));
-    if (!row) throw new NotFoundError(`the ${role} checkpoint "${checkpointId}" has no held-out result on suite "${input.suiteId}": run scoreCheckpoint on its heldout split (purpose "gate") first`);
+    const [row] = await db
+      .select({ perItem: evalResults.perItem, experimentId: evalResults.experimentId })
+      .from(evalResults)
+      .where(eq(evalResults.id, id));
+    if (!row)
+      throw new NotFoundError(
+        `the ${role} checkpoint "${checkpointId}" has no held-out result on suite "${input.suiteId}": run scoreCheckpoint on its heldout split (purpose "gate") first`,
+      );
     return row;
   };
   const candidate = await scoresOf(input.candidateCheckpointId, 'candidate');
@@ -57,7 +67,9 @@ async function loadEvidence(db: Db, input: EvaluateGateInput, settings: GateEvid
   const items = await db
     .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
     .from(evalItems)
-    .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'heldout'), inArray(evalItems.grader, Object.keys(METRIC_OF_GRADER))));
+    .where(
+      and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'heldout'), inArray(evalItems.grader, Object.keys(METRIC_OF_GRADER))),
+    );
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no held-out items: prepare the suite first`);
   await db.insert(heldoutReads).values({ suiteId: input.suiteId, reader: `evaluateGate:${input.decisionId}`, purpose: 'gate' });
 
@@ -78,15 +90,29 @@ async function loadEvidence(db: Db, input: EvaluateGateInput, settings: GateEvid
   }
   if (unscored.size > 0) {
     const which = [...unscored].map(([ckpt, n]) => `"${ckpt}" lacks ${n}`).join(', ');
-    throw new NotFoundError(`held-out scores on suite "${input.suiteId}" do not pair up (${which} items the other has): rescore on the current suite's heldout split first`);
+    throw new NotFoundError(
+      `held-out scores on suite "${input.suiteId}" do not pair up (${which} items the other has): rescore on the current suite's heldout split first`,
+    );
   }
   const heldout: Partial<Record<GateMetric, { candidate: number; incumbent: number }>> = {};
   for (const [metric, paired] of Object.entries(byMetric) as [GateMetric, PairedItem[]][]) {
     const meanOf = (f: (p: PairedItem) => number) => paired.reduce((s, p) => s + f(p), 0) / paired.length;
     heldout[metric] = { candidate: meanOf((p) => p.candidate), incumbent: meanOf((p) => p.incumbent) };
   }
-  const integrity = await loadIntegrityEvidence(db, { suiteId: input.suiteId, candidateCheckpointId: input.candidateCheckpointId, incumbentCheckpointId: input.incumbentCheckpointId, heldout });
-  return { candidateCheckpointId: input.candidateCheckpointId, incumbentCheckpointId: input.incumbentCheckpointId, items: byMetric, settings, integrity, candidateExperimentId: candidate.experimentId };
+  const integrity = await loadIntegrityEvidence(db, {
+    suiteId: input.suiteId,
+    candidateCheckpointId: input.candidateCheckpointId,
+    incumbentCheckpointId: input.incumbentCheckpointId,
+    heldout,
+  });
+  return {
+    candidateCheckpointId: input.candidateCheckpointId,
+    incumbentCheckpointId: input.incumbentCheckpointId,
+    items: byMetric,
+    settings,
+    integrity,
+    candidateExperimentId: candidate.experimentId,
+  };
 }
 
 /** Every check's figures under its rule, the summary figures at the top, and the settings that applied. */

@@ -10,9 +10,23 @@ import type { FailIterationInput } from '../../contracts/outer-activities';
 export async function failOuterIteration(deps: ActivityDeps, input: FailIterationInput): Promise<void> {
   const [row] = await deps.db.select().from(outerIterations).where(eq(outerIterations.id, input.outerIterationId));
   if (!row) return;
-  const summary = { outerIterationId: row.id, iteration: row.iteration, attempt: row.attempt, status: 'failed', reason: input.reason, newFeedback: row.newFeedback, critiques: 0, innerLoopId: input.innerLoopId ?? row.innerLoopId ?? undefined };
+  const summary = {
+    outerIterationId: row.id,
+    iteration: row.iteration,
+    attempt: row.attempt,
+    status: 'failed',
+    reason: input.reason,
+    newFeedback: row.newFeedback,
+    critiques: 0,
+    innerLoopId: input.innerLoopId ?? row.innerLoopId ?? undefined,
+  };
   await deps.db
     .update(outerIterations)
-    .set({ status: 'failed', summary, innerLoopId: summary.innerLoopId ?? null, finishedAt: sql`coalesce(${outerIterations.finishedAt}, now())` })
+    .set({
+      status: 'failed',
+      summary,
+      innerLoopId: summary.innerLoopId ?? null,
+      finishedAt: sql`coalesce(${outerIterations.finishedAt}, now())`,
+    })
     .where(and(eq(outerIterations.id, input.outerIterationId), eq(outerIterations.status, 'running')));
 }

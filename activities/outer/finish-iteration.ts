@@ -21,7 +21,9 @@ export async function finishOuterIteration(deps: ActivityDeps, input: FinishIter
           checkpointId: a.candidateCheckpointId,
           experimentId: a.experimentId ?? null,
           rule: a.timedOut ? 'approval-timeout' : 'researcher-approval',
-          reason: a.timedOut ? `no answer before the deadline: the default (${a.approve ? 'promote' : 'reject'}) applies` : `${a.approve ? 'approved' : 'rejected'} by ${a.by}${a.note ? `: ${a.note}` : ''}`,
+          reason: a.timedOut
+            ? `no answer before the deadline: the default (${a.approve ? 'promote' : 'reject'}) applies`
+            : `${a.approve ? 'approved' : 'rejected'} by ${a.by}${a.note ? `: ${a.note}` : ''}`,
           figures: { by: a.by, note: a.note ?? null, timedOut: a.timedOut },
           accepted: a.approve,
         })
@@ -29,13 +31,19 @@ export async function finishOuterIteration(deps: ActivityDeps, input: FinishIter
     }
     if (input.promote) {
       const { candidateCheckpointId, incumbentCheckpointId } = input.promote;
-      const stillIncumbent = incumbentCheckpointId === null ? isNull(campaigns.productionCheckpointId) : eq(campaigns.productionCheckpointId, incumbentCheckpointId);
+      const stillIncumbent =
+        incumbentCheckpointId === null
+          ? isNull(campaigns.productionCheckpointId)
+          : eq(campaigns.productionCheckpointId, incumbentCheckpointId);
       await tx
         .update(campaigns)
         .set({ productionCheckpointId: candidateCheckpointId })
         .where(and(eq(campaigns.id, input.campaignId), or(stillIncumbent, eq(campaigns.productionCheckpointId, candidateCheckpointId))));
     }
-    const [campaign] = await tx.select({ production: campaigns.productionCheckpointId }).from(campaigns).where(eq(campaigns.id, input.campaignId));
+    const [campaign] = await tx
+      .select({ production: campaigns.productionCheckpointId })
+      .from(campaigns)
+      .where(eq(campaigns.id, input.campaignId));
     const s = input.summary;
     await tx
       .update(outerIterations)

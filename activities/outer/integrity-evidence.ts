@@ -22,7 +22,12 @@ export interface IntegrityInput {
 
 export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Promise<IntegrityEvidence> {
   const result = async (ckpt: string, split: string) =>
-    (await db.select({ perItem: evalResults.perItem, details: evalResults.details }).from(evalResults).where(eq(evalResults.id, `${ckpt}|${input.suiteId}|${split}`)))[0];
+    (
+      await db
+        .select({ perItem: evalResults.perItem, details: evalResults.details })
+        .from(evalResults)
+        .where(eq(evalResults.id, `${ckpt}|${input.suiteId}|${split}`))
+    )[0];
   const [candPublic, incPublic, candProbe, incProbe] = [
     await result(input.candidateCheckpointId, 'public'),
     await result(input.incumbentCheckpointId, 'public'),
@@ -39,7 +44,12 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
     out.means = [];
     for (const [metric, held] of Object.entries(input.heldout) as [GateMetric, { candidate: number; incumbent: number }][]) {
       const grader = GRADER_OF_METRIC[metric];
-      const ids = items.filter((i) => i.split === 'public' && i.grader === grader && candPublic.perItem[i.id] !== undefined && incPublic.perItem[i.id] !== undefined).map((i) => i.id);
+      const ids = items
+        .filter(
+          (i) =>
+            i.split === 'public' && i.grader === grader && candPublic.perItem[i.id] !== undefined && incPublic.perItem[i.id] !== undefined,
+        )
+        .map((i) => i.id);
       if (ids.length === 0) continue;
       const mean = (r: Record<string, number>) => ids.reduce((s, id) => s + r[id], 0) / ids.length;
       // The public paired deltas' spread, for the bound of heldoutOutrunsPublic (numbers only, no ids needed).
@@ -65,7 +75,15 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
       if (i.split !== 'probe' || !of || (i.probe?.kind !== 'perturbed' && i.probe?.kind !== 'paraphrased')) continue;
       const pair = [candPublic.perItem[of], candProbe.perItem[i.id], incPublic.perItem[of], incProbe.perItem[i.id]];
       if (pair.some((x) => x === undefined)) continue;
-      twins.push({ id: i.id, of, kind: i.probe.kind, candidateOriginal: pair[0], candidateTwin: pair[1], incumbentOriginal: pair[2], incumbentTwin: pair[3] });
+      twins.push({
+        id: i.id,
+        of,
+        kind: i.probe.kind,
+        candidateOriginal: pair[0],
+        candidateTwin: pair[1],
+        incumbentOriginal: pair[2],
+        incumbentTwin: pair[3],
+      });
     }
     out.twins = twins;
   }
@@ -73,7 +91,10 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
     const cheat = items.filter((i) => i.probe?.kind === 'cheat_only' && candProbe.perItem[i.id] !== undefined);
     out.cheatOnly = { scored: cheat.length, passed: cheat.filter((i) => candProbe.perItem[i.id] > 0).map((i) => i.id) };
   }
-  const hits = await db.select({ details: evalResults.details }).from(evalResults).where(and(eq(evalResults.checkpointId, input.candidateCheckpointId), eq(evalResults.suiteId, input.suiteId)));
+  const hits = await db
+    .select({ details: evalResults.details })
+    .from(evalResults)
+    .where(and(eq(evalResults.checkpointId, input.candidateCheckpointId), eq(evalResults.suiteId, input.suiteId)));
   out.canaryHits = [...new Set(hits.flatMap((h) => h.details.canaryHits ?? []))].sort();
   out.heldoutCanaryHits = [...new Set(hits.flatMap((h) => h.details.heldoutCanaryHits ?? []))].sort();
   return out;

@@ -14,13 +14,25 @@ const METRIC_OF_GRADER: Record<string, GateMetric> = { bits_per_byte: 'bits_per_
 export async function promotionEvidence(deps: ActivityDeps, input: PromotionEvidenceInput): Promise<PromotionEvidence> {
   const { db } = deps;
   const [decision] = await db.select().from(decisions).where(eq(decisions.id, input.decisionId));
-  const checks = Object.entries(((decision?.figures as { checks?: Record<string, { passed: boolean; reason: string }> })?.checks ?? {})).map(([rule, c]) => ({ rule, passed: c.passed, reason: c.reason }));
+  const checks = Object.entries((decision?.figures as { checks?: Record<string, { passed: boolean; reason: string }> })?.checks ?? {}).map(
+    ([rule, c]) => ({ rule, passed: c.passed, reason: c.reason }),
+  );
 
   const heldout = async (ckpt: string) =>
-    (await db.select({ perItem: evalResults.perItem }).from(evalResults).where(eq(evalResults.id, `${ckpt}|${input.suiteId}|heldout`)))[0]?.perItem ?? {};
+    (
+      await db
+        .select({ perItem: evalResults.perItem })
+        .from(evalResults)
+        .where(eq(evalResults.id, `${ckpt}|${input.suiteId}|heldout`))
+    )[0]?.perItem ?? {};
   const [cand, inc] = [await heldout(input.candidateCheckpointId), await heldout(input.incumbentCheckpointId)];
-  const items = await db.select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category }).from(evalItems).where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'heldout')));
-  await db.insert(heldoutReads).values({ suiteId: input.suiteId, reader: `promotionEvidence:${input.outerIterationId}`, purpose: 'approval-evidence' });
+  const items = await db
+    .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
+    .from(evalItems)
+    .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'heldout')));
+  await db
+    .insert(heldoutReads)
+    .values({ suiteId: input.suiteId, reader: `promotionEvidence:${input.outerIterationId}`, purpose: 'approval-evidence' });
   const sums = new Map<string, { metric: GateMetric; category: string; sum: number; items: number }>();
   for (const i of items) {
     const metric = METRIC_OF_GRADER[i.grader];
@@ -37,13 +49,20 @@ export async function promotionEvidence(deps: ActivityDeps, input: PromotionEvid
     .sort((a, b) => (a.metric + a.category < b.metric + b.category ? -1 : 1));
 
   const [cost] = await db
-    .select({ seconds: sql<number>`coalesce(sum(${trainingRuns.trainerSeconds}), 0)::float8`, experiments: sql<number>`count(distinct ${experiments.id})::int` })
+    .select({
+      seconds: sql<number>`coalesce(sum(${trainingRuns.trainerSeconds}), 0)::float8`,
+      experiments: sql<number>`count(distinct ${experiments.id})::int`,
+    })
     .from(experiments)
     .leftJoin(trainingRuns, eq(trainingRuns.experimentId, experiments.id))
     .where(eq(experiments.innerLoopId, input.innerLoopId));
 
   const paramsOf = async (ckpt: string) => {
-    const [row] = await db.select({ params: experiments.params }).from(checkpoints).innerJoin(experiments, eq(experiments.id, checkpoints.experimentId)).where(eq(checkpoints.id, ckpt));
+    const [row] = await db
+      .select({ params: experiments.params })
+      .from(checkpoints)
+      .innerJoin(experiments, eq(experiments.id, checkpoints.experimentId))
+      .where(eq(checkpoints.id, ckpt));
     return (row?.params ?? {}) as Record<string, unknown>;
   };
   const [pc, pi] = [await paramsOf(input.candidateCheckpointId), await paramsOf(input.incumbentCheckpointId)];
@@ -56,7 +75,12 @@ export async function promotionEvidence(deps: ActivityDeps, input: PromotionEvid
     outerIterationId: input.outerIterationId,
     candidateCheckpointId: input.candidateCheckpointId,
     incumbentCheckpointId: input.incumbentCheckpointId,
-    gate: { promote: decision?.kind === 'promote', rule: decision?.rule ?? 'unknown', reason: decision?.reason ?? 'no gate decision recorded', checks },
+    gate: {
+      promote: decision?.kind === 'promote',
+      rule: decision?.rule ?? 'unknown',
+      reason: decision?.reason ?? 'no gate decision recorded',
+      checks,
+    },
     categoryDeltas,
     cost: { trainerSeconds: Math.round(cost.seconds * 10) / 10, experiments: cost.experiments },
     configDiff,

@@ -35,7 +35,9 @@ export async function teachFailures<T>(
   const size = choice.teacher === builtinTeacher ? BUILTIN_BATCH : CONCURRENCY;
   for (let i = 0; i < items.length; i += size) {
     const batch = items.slice(i, i + size);
-    const settled = await Promise.allSettled(batch.map((item, k) => critiqueOrFallback(i + k < limit ? choice.teacher : builtinTeacher, failureOf(item))));
+    const settled = await Promise.allSettled(
+      batch.map((item, k) => critiqueOrFallback(i + k < limit ? choice.teacher : builtinTeacher, failureOf(item))),
+    );
     const made = batch.flatMap((item, k) => {
       const s = settled[k];
       return s.status === 'fulfilled' ? [{ item, taught: s.value }] : [];

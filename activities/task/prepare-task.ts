@@ -49,8 +49,19 @@ async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusD
 
   await db.transaction(async (tx) => {
     await tx.insert(datasets).values({ id: datasetId, campaignId, name: 'code' }).onConflictDoNothing();
-    const rows = train.map((f) => ({ datasetVersionId: versionId, contentHash: sha256(f.text), source: 'corpus', sourceRef: f.file, category: languageOf(f.file), content: f.text }));
-    for (let i = 0; i < rows.length; i += 200) await tx.insert(examples).values(rows.slice(i, i + 200)).onConflictDoNothing();
+    const rows = train.map((f) => ({
+      datasetVersionId: versionId,
+      contentHash: sha256(f.text),
+      source: 'corpus',
+      sourceRef: f.file,
+      category: languageOf(f.file),
+      content: f.text,
+    }));
+    for (let i = 0; i < rows.length; i += 200)
+      await tx
+        .insert(examples)
+        .values(rows.slice(i, i + 200))
+        .onConflictDoNothing();
     await tx
       .insert(datasetVersions)
       .values({ id: versionId, datasetId, parentIds: [], path: dir, contentHash: sha256(text), countsBySource: { corpus: train.length } })
@@ -59,27 +70,49 @@ async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusD
   return versionId;
 }
 
-async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: CorpusManifest, completions: number, losses: number, seed: number): Promise<string> {
+async function ensureSuite(
+  deps: ActivityDeps,
+  corpusDir: string,
+  manifest: CorpusManifest,
+  completions: number,
+  losses: number,
+  seed: number,
+): Promise<string> {
   const { db } = deps;
   const corpusHash = manifest.contentSha256;
   const splitFiles = { public: await evalSplitFiles('public'), heldout: await evalSplitFiles('heldout') };
   const built = (['public', 'heldout'] as const).flatMap((split) => {
     const files = splitFiles[split];
-    return [...buildCompletionItems(split, files, { count: completions, seed }), ...buildLossItems(split, files, { count: losses, seed })].map((d) => ({ ...d, split }));
+    return [
+      ...buildCompletionItems(split, files, { count: completions, seed }),
+      ...buildLossItems(split, files, { count: losses, seed }),
+    ].map((d) => ({ ...d, split }));
   });
   // Files are split disjointly, but code repeats across packages (licence headers, shared helpers): an eval
   // item whose text a training file nearly copies would measure memory, not skill, so it is dropped here.
   // The whole training text is one candidate, so n-grams spread over several files count together.
   // Probes (twins of public completion items, canaries, cheat-only items; tasks/builtin-code/probes.ts) are held to
   // the same rule, and a twin goes with its original.
-  const publicCompletions = built.filter((d): d is CompletionItem & { split: 'public' } => d.split === 'public' && d.grader === 'exact_token');
+  const publicCompletions = built.filter(
+    (d): d is CompletionItem & { split: 'public' } => d.split === 'public' && d.grader === 'exact_token',
+  );
   const { probes, canaries } = buildBuiltinProbes(publicCompletions, seed);
   // Held-out canaries (tasks/builtin-code/heldout-canaries.ts): held-out items only, derived from the held-out text.
   const heldoutDigest = sha256(JSON.stringify(built.filter((d) => d.split === 'heldout').map((d) => [d.id, d.prompt, d.reference])));
   const heldoutCanaries = buildHeldoutCanaries(seed, heldoutDigest);
   const all = [
-    ...[...built, ...heldoutCanaries.items.map((d) => ({ ...d, split: 'heldout' as const }))].map((d) => ({ ...d, graderConfig: null as Record<string, unknown> | null, probe: null as { kind: string; of?: string } | null })),
-    ...probes.map((p) => ({ ...p, split: 'probe' as const, grader: p.grader.kind, graderConfig: p.grader as Record<string, unknown>, probe: p.probe })),
+    ...[...built, ...heldoutCanaries.items.map((d) => ({ ...d, split: 'heldout' as const }))].map((d) => ({
+      ...d,
+      graderConfig: null as Record<string, unknown> | null,
+      probe: null as { kind: string; of?: string } | null,
+    })),
+    ...probes.map((p) => ({
+      ...p,
+      split: 'probe' as const,
+      grader: p.grader.kind,
+      graderConfig: p.grader as Record<string, unknown>,
+      probe: p.probe,
+    })),
   ];
   const { text: train } = readTrainFiles(corpusDir, manifest);
   const leaked = new Set(
@@ -90,7 +123,9 @@ async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: Corp
   );
   const drafts = all.filter((d) => !leaked.has(d.id) && !(d.probe?.of !== undefined && leaked.has(d.probe.of)));
   const heldoutCanaryTexts = heldoutCanaries.canaries.filter((_, k) => !leaked.has(heldoutCanaries.items[k].id));
-  const contentHash = sha256(JSON.stringify([canaries, heldoutCanaryTexts, drafts.map((d) => [d.id, d.split, d.prompt, d.reference, d.graderConfig, d.probe])]));
+  const contentHash = sha256(
+    JSON.stringify([canaries, heldoutCanaryTexts, drafts.map((d) => [d.id, d.split, d.prompt, d.reference, d.graderConfig, d.probe])]),
+  );
   const suiteId = `builtin-code@${contentHash.slice(0, 12)}`;
   const [existing] = await db.select({ id: evalSuites.id }).from(evalSuites).where(eq(evalSuites.id, suiteId));
   if (existing) return suiteId;
@@ -108,8 +143,21 @@ async function ensureSuite(deps: ActivityDeps, corpusDir: string, manifest: Corp
       graderConfig: d.graderConfig,
       probe: d.probe && { ...d.probe, of: d.probe.of === undefined ? undefined : `${suiteId}/${d.probe.of}` },
     }));
-    for (let i = 0; i < rows.length; i += 500) await tx.insert(evalItems).values(rows.slice(i, i + 500)).onConflictDoNothing();
-    await tx.insert(evalSuites).values({ id: suiteId, name: 'builtin-code', version: 1, contentHash, settings: { corpusHash, droppedForOverlapWithTrain: leaked.size, canaries, heldoutCanaries: heldoutCanaryTexts } }).onConflictDoNothing();
+    for (let i = 0; i < rows.length; i += 500)
+      await tx
+        .insert(evalItems)
+        .values(rows.slice(i, i + 500))
+        .onConflictDoNothing();
+    await tx
+      .insert(evalSuites)
+      .values({
+        id: suiteId,
+        name: 'builtin-code',
+        version: 1,
+        contentHash,
+        settings: { corpusHash, droppedForOverlapWithTrain: leaked.size, canaries, heldoutCanaries: heldoutCanaryTexts },
+      })
+      .onConflictDoNothing();
   });
   return suiteId;
 }

@@ -39,7 +39,10 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
   const prior = ctx.info.heartbeatDetails as Progress | undefined;
   let offset = prior?.jobRef === input.handle.ref ? prior.metricsOffset : 0;
   const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
-  const [run] = await db.select({ startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict }).from(trainingRuns).where(eq(trainingRuns.id, input.runId));
+  const [run] = await db
+    .select({ startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict })
+    .from(trainingRuns)
+    .where(eq(trainingRuns.id, input.runId));
   const startedAt = run?.startedAt?.getTime() ?? clock.now();
   // An earlier attempt decided to stop the job: finish carrying it out and report that decision, not the kill's trace.
   if (run?.verdict) return stopFor(deps, backend, input, run.verdict as RunVerdict, offset);
@@ -69,7 +72,7 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
     const status = await backend.status(input.handle);
     if (status.state !== 'running') {
       // One read takes at most 4 MiB: after the exit, read on to the end before judging the tail.
-      for (let before = -1; before !== offset; ) {
+      for (let before = -1; before !== offset;) {
         before = offset;
         await flush();
       }
@@ -85,15 +88,26 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
       if (verdict) {
         // The verdict is stored before the kill (run-verdict.ts): an attempt that reattaches reports it, never relaunches.
         const why = `pruned at step ${verdict.step}: ${input.pruning.metric} ${verdict.value.toFixed(4)} > median ${verdict.median.toFixed(4)} of ${verdict.peers} finished runs of earlier batches`;
-        return stopFor(deps, backend, input, await decideRun(db, input.runId, { status: 'pruned', lastStep: verdict.step, error: why }), offset);
+        return stopFor(
+          deps,
+          backend,
+          input,
+          await decideRun(db, input.runId, { status: 'pruned', lastStep: verdict.step, error: why }),
+          offset,
+        );
       }
     }
     if (status.state !== 'running') {
-      const truncated = partialTail > 0 ? `${metricsFile} ends with a truncated line (${partialTail} bytes at offset ${offset}, no newline)` : undefined;
+      const truncated =
+        partialTail > 0 ? `${metricsFile} ends with a truncated line (${partialTail} bytes at offset ${offset}, no newline)` : undefined;
       return finish(deps, backend, input, status, truncated);
     }
     if (clock.now() - startedAt > input.timeoutSeconds * 1000) {
-      const decided = await decideRun(db, input.runId, { status: 'timed_out', lastStep: last?.step, error: `exceeded ${input.timeoutSeconds}s` });
+      const decided = await decideRun(db, input.runId, {
+        status: 'timed_out',
+        lastStep: last?.step,
+        error: `exceeded ${input.timeoutSeconds}s`,
+      });
       return stopFor(deps, backend, input, decided, offset);
     }
     try {
@@ -105,9 +119,15 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
       if (ctx.cancellationDetails?.cancelRequested) {
         await decideRun(db, input.runId, { status: 'cancelled', lastStep: last?.step, error: 'cancelled by its workflow' });
         await backend.cancel(input.handle);
-        await db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date(clock.now()) }).where(eq(trainingRuns.id, input.runId));
+        await db
+          .update(trainingRuns)
+          .set({ status: 'cancelled', endedAt: new Date(clock.now()) })
+          .where(eq(trainingRuns.id, input.runId));
         await recordRunCost(deps, input);
-        await db.update(experiments).set({ status: 'cancelled', finishedAt: new Date(clock.now()) }).where(eq(experiments.id, input.experimentId));
+        await db
+          .update(experiments)
+          .set({ status: 'cancelled', finishedAt: new Date(clock.now()) })
+          .where(eq(experiments.id, input.experimentId));
       }
       throw e;
     }
@@ -119,29 +139,50 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
  * up to the kill, and records the verdict as the run's outcome. A cancel reattached to (its workflow was cancelled,
  * the completion lost) has no outcome to report: it fails, non-retryable.
  */
-async function stopFor(deps: ActivityDepsWithDefaults, backend: TrainingBackend, input: AwaitTrainingInput, verdict: RunVerdict, offset: number): Promise<TrainingOutcome> {
+async function stopFor(
+  deps: ActivityDepsWithDefaults,
+  backend: TrainingBackend,
+  input: AwaitTrainingInput,
+  verdict: RunVerdict,
+  offset: number,
+): Promise<TrainingOutcome> {
   await backend.cancel(input.handle);
   const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
-  for (let before = -1; before !== offset; ) {
+  for (let before = -1; before !== offset;) {
     before = offset;
     const chunk = readMetrics(metricsFile, offset);
     await storeMetricPoints(deps.db, input.runId, chunk.points);
     offset = chunk.nextOffset;
   }
   if (verdict.status === 'cancelled') {
-    await deps.db.update(trainingRuns).set({ status: 'cancelled', endedAt: new Date(deps.clock.now()) }).where(eq(trainingRuns.id, input.runId));
+    await deps.db
+      .update(trainingRuns)
+      .set({ status: 'cancelled', endedAt: new Date(deps.clock.now()) })
+      .where(eq(trainingRuns.id, input.runId));
     throw ApplicationFailure.nonRetryable(`${input.runId}: ${verdict.error}`, 'RunCancelledError');
   }
   return record(deps, input, { runId: input.runId, status: verdict.status, lastStep: verdict.lastStep, error: verdict.error });
 }
 
 /** `truncated`: what is wrong with metrics.jsonl's tail, if anything; a successful exit with it breaks the contract. */
-async function finish(deps: ActivityDepsWithDefaults, backend: TrainingBackend, input: AwaitTrainingInput, status: JobStatus, truncated?: string): Promise<TrainingOutcome> {
+async function finish(
+  deps: ActivityDepsWithDefaults,
+  backend: TrainingBackend,
+  input: AwaitTrainingInput,
+  status: JobStatus,
+  truncated?: string,
+): Promise<TrainingOutcome> {
   const stderrTail = await backend.stderrTail(input.handle, 20);
   if (status.reason === 'timeout') {
     // The scheduler's time limit (Slurm's --time), not our own clock, ended the job: the same verdict as ours.
     const error = `the job exceeded its ${input.handle.backend} time limit`;
-    return record(deps, input, { runId: input.runId, status: 'timed_out', exitCode: status.exitCode, error }, stderrTail, status.trainerSeconds);
+    return record(
+      deps,
+      input,
+      { runId: input.runId, status: 'timed_out', exitCode: status.exitCode, error },
+      stderrTail,
+      status.trainerSeconds,
+    );
   }
   if (status.state !== 'succeeded') {
     const why =
@@ -150,7 +191,13 @@ async function finish(deps: ActivityDepsWithDefaults, backend: TrainingBackend, 
         : status.reason === 'cancelled'
           ? `the job was cancelled outside Flywheel (exit code ${status.exitCode})`
           : `the trainer exited with code ${status.exitCode}`;
-    return record(deps, input, { runId: input.runId, status: 'failed', exitCode: status.exitCode, error: why }, stderrTail, status.trainerSeconds);
+    return record(
+      deps,
+      input,
+      { runId: input.runId, status: 'failed', exitCode: status.exitCode, error: why },
+      stderrTail,
+      status.trainerSeconds,
+    );
   }
   let entries;
   try {
@@ -173,14 +220,33 @@ async function finish(deps: ActivityDepsWithDefaults, backend: TrainingBackend, 
   }));
   await deps.db.insert(checkpoints).values(rows).onConflictDoNothing();
   const final = rows[rows.length - 1];
-  return record(deps, input, { runId: input.runId, status: 'succeeded', exitCode: 0, checkpointId: final.id, lastStep: final.step }, stderrTail, status.trainerSeconds);
+  return record(
+    deps,
+    input,
+    { runId: input.runId, status: 'succeeded', exitCode: 0, checkpointId: final.id, lastStep: final.step },
+    stderrTail,
+    status.trainerSeconds,
+  );
 }
 
-async function record(deps: ActivityDepsWithDefaults, input: AwaitTrainingInput, outcome: TrainingOutcome, stderrTail?: string, trainerSeconds?: number): Promise<TrainingOutcome> {
+async function record(
+  deps: ActivityDepsWithDefaults,
+  input: AwaitTrainingInput,
+  outcome: TrainingOutcome,
+  stderrTail?: string,
+  trainerSeconds?: number,
+): Promise<TrainingOutcome> {
   const launches = countLaunches(input.handle.runDir);
   await deps.db
     .update(trainingRuns)
-    .set({ status: outcome.status, exitCode: outcome.exitCode ?? null, stderrTail: stderrTail ?? null, trainerSeconds: trainerSeconds ?? null, launches, endedAt: new Date(deps.clock.now()) })
+    .set({
+      status: outcome.status,
+      exitCode: outcome.exitCode ?? null,
+      stderrTail: stderrTail ?? null,
+      trainerSeconds: trainerSeconds ?? null,
+      launches,
+      endedAt: new Date(deps.clock.now()),
+    })
     .where(eq(trainingRuns.id, input.runId));
   await recordRunCost(deps, input, trainerSeconds);
   return outcome;
@@ -189,7 +255,13 @@ async function record(deps: ActivityDepsWithDefaults, input: AwaitTrainingInput,
 /** The run's ledger row, once: the trainer's own seconds, or the run's launch-to-end span when it has none. */
 async function recordRunCost(deps: ActivityDepsWithDefaults, input: AwaitTrainingInput, trainerSeconds?: number): Promise<void> {
   const [row] = await deps.db
-    .select({ id: experiments.id, campaignId: experiments.campaignId, campaignVersionId: experiments.campaignVersionId, startedAt: trainingRuns.startedAt, endedAt: trainingRuns.endedAt })
+    .select({
+      id: experiments.id,
+      campaignId: experiments.campaignId,
+      campaignVersionId: experiments.campaignVersionId,
+      startedAt: trainingRuns.startedAt,
+      endedAt: trainingRuns.endedAt,
+    })
     .from(trainingRuns)
     .innerJoin(experiments, eq(experiments.id, trainingRuns.experimentId))
     .where(eq(trainingRuns.id, input.runId));

@@ -46,11 +46,27 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   const backend = withDefaults(deps).backendFor(spec.backend.kind, spec.backend);
   const { argv, env, isolation } = trainCommand(spec, deps.home, runJson, runDir);
   writeOnce(path.join(runDir, ISOLATION_FILE), JSON.stringify(isolation) + '\n');
-  const handle = await backend.launch({ runId, runDir, argv, env, campaignId: exp.campaignId, timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds });
+  const handle = await backend.launch({
+    runId,
+    runDir,
+    argv,
+    env,
+    campaignId: exp.campaignId,
+    timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds,
+  });
   const [slot] = await db.select({ waited: capacitySlots.waitedSeconds }).from(capacitySlots).where(eq(capacitySlots.runId, runId));
   await db
     .insert(trainingRuns)
-    .values({ id: runId, experimentId: exp.id, attempt: input.attempt, backend: backend.kind, handle, runDir, status: 'running', capacityWaitSeconds: slot?.waited ?? null })
+    .values({
+      id: runId,
+      experimentId: exp.id,
+      attempt: input.attempt,
+      backend: backend.kind,
+      handle,
+      runDir,
+      status: 'running',
+      capacityWaitSeconds: slot?.waited ?? null,
+    })
     .onConflictDoUpdate({ target: trainingRuns.id, set: { handle } });
   await db
     .update(experiments)

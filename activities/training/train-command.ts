@@ -22,9 +22,17 @@ export function trainCommand(spec: CampaignSpec, home: string, run: RunJson, run
   const args = ['--run-dir', runDir];
   if (!SANDBOXED_BACKENDS.has(spec.backend.kind)) {
     const reason = `${spec.backend.kind} runs the trainer in the cluster's container, with the environment allow-list`;
-    return { argv: trainerArgv(spec.trainer.command, 'train', args), env: trainerEnvironment(process.env, spec.trainer), isolation: { sandbox: 'cluster', reason } };
+    return {
+      argv: trainerArgv(spec.trainer.command, 'train', args),
+      env: trainerEnvironment(process.env, spec.trainer),
+      isolation: { sandbox: 'cluster', reason },
+    };
   }
   const data = [run.dataset.path, ...(run.baseCheckpoint ? [run.baseCheckpoint] : [])];
-  const { argv, env, sandbox, reason } = isolatedEntry(trainerSetupOf(spec, home), 'train', args, { cwd: runDir, data, readWrite: [runDir] });
+  const { argv, env, sandbox, reason } = isolatedEntry(trainerSetupOf(spec, home), 'train', args, {
+    cwd: runDir,
+    data,
+    readWrite: [runDir],
+  });
   return { argv, env, isolation: { sandbox, ...(reason ? { reason } : {}) } };
 }

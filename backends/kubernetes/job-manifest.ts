@@ -81,7 +81,8 @@ export function jobManifest(o: KubernetesJobOptions, req: LaunchRequest, name: s
   const runDir = podPathOf(req.runDir, { workerPath: workerHome, podPath: podHome });
   const env = Object.entries(req.env ?? {}).map(([k, v]) => ({ name: k, value: v }));
   env.push({ name: 'FLYWHEEL_RUN_DIR', value: runDir }, { name: 'FLYWHEEL_JOB_GENERATION', value: String(generation) });
-  if (o.objectStoreUri) env.push({ name: 'FLYWHEEL_RUN_URI', value: `${o.objectStoreUri.replace(/\/+$/, '')}/${path.basename(req.runDir)}` });
+  if (o.objectStoreUri)
+    env.push({ name: 'FLYWHEEL_RUN_URI', value: `${o.objectStoreUri.replace(/\/+$/, '')}/${path.basename(req.runDir)}` });
 
   const limits: Record<string, string> = {};
   if (o.cpu !== undefined) limits.cpu = String(o.cpu);
@@ -97,7 +98,12 @@ export function jobManifest(o: KubernetesJobOptions, req: LaunchRequest, name: s
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name, namespace: o.namespace ?? 'default', labels, annotations: { [RUN_ID_ANNOTATION]: req.runId, 'flywheel.dev/run-dir': req.runDir } },
+    metadata: {
+      name,
+      namespace: o.namespace ?? 'default',
+      labels,
+      annotations: { [RUN_ID_ANNOTATION]: req.runId, 'flywheel.dev/run-dir': req.runDir },
+    },
     spec: {
       backoffLimit: 0,
       ...(deadline !== undefined ? { activeDeadlineSeconds: deadline } : {}),

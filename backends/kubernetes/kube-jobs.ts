@@ -104,7 +104,10 @@ export class KubeJobs {
     }
     // node-fetch's FetchError carries the socket error (ECONNREFUSED, ENOTFOUND) in `code`.
     const err = e as Error & { code?: string };
-    const why = err.code === 'ECONNREFUSED' ? 'connection refused (is the API server up, and is KUBECONFIG right?)' : oneLine(err.message ?? String(e));
+    const why =
+      err.code === 'ECONNREFUSED'
+        ? 'connection refused (is the API server up, and is KUBECONFIG right?)'
+        : oneLine(err.message ?? String(e));
     return new KubeApiError(call, this.server, why);
   }
 }

@@ -42,7 +42,7 @@ export class KubernetesBackend implements TrainingBackend {
   }
 
   async launch(req: LaunchRequest): Promise<JobHandle> {
-    if (!this.o.image) throw new Error('kubernetes backend: backend.kubernetes.image is not set (the trainer\'s container image)');
+    if (!this.o.image) throw new Error("kubernetes backend: backend.kubernetes.image is not set (the trainer's container image)");
     const namespace = this.o.namespace ?? 'default';
     const base = jobNameOf(req.runId);
     const handle: JobHandle = { backend: this.kind, runId: req.runId, runDir: req.runDir, ref: `${namespace}/${base}` };
@@ -85,7 +85,8 @@ export class KubernetesBackend implements TrainingBackend {
     const wait = this.o.cancelWaitMs ?? 120_000;
     const deadline = Date.now() + wait;
     while (await this.api.readJob(namespace, name)) {
-      if (Date.now() > deadline) throw new Error(`kubernetes backend: job ${namespace}/${name} is still there ${wait} ms after its deletion`);
+      if (Date.now() > deadline)
+        throw new Error(`kubernetes backend: job ${namespace}/${name} is still there ${wait} ms after its deletion`);
       await sleep(200);
     }
   }
@@ -117,7 +118,8 @@ export class KubernetesBackend implements TrainingBackend {
     if (!failed) return { state: 'running' };
     const pods = await this.podsOf(job);
     const pod = newest(pods);
-    if (failed.reason === 'DeadlineExceeded') return this.settle(handle, { state: 'failed', exitCode: exitCodeOf(pod), reason: 'timeout', trainerSeconds: secondsOf(pod) });
+    if (failed.reason === 'DeadlineExceeded')
+      return this.settle(handle, { state: 'failed', exitCode: exitCodeOf(pod), reason: 'timeout', trainerSeconds: secondsOf(pod) });
     if (pods.some(disrupted)) return this.relaunch(handle, generation);
     return this.settle(handle, { state: 'failed', exitCode: exitCodeOf(pod), trainerSeconds: secondsOf(pod) });
   }
@@ -159,13 +161,18 @@ export class KubernetesBackend implements TrainingBackend {
   private adopt(handle: JobHandle, job: V1Job): JobHandle {
     const owner = job.metadata?.annotations?.[RUN_ID_ANNOTATION];
     if (owner !== handle.runId) {
-      throw new Error(`kubernetes backend: job ${handle.ref} belongs to run "${owner}", not "${handle.runId}" (another Flywheel install in this namespace?)`);
+      throw new Error(
+        `kubernetes backend: job ${handle.ref} belongs to run "${owner}", not "${handle.runId}" (another Flywheel install in this namespace?)`,
+      );
     }
     return handle;
   }
 
   private async podsOf(job: V1Job): Promise<V1Pod[]> {
-    return this.api.listPods(job.metadata!.namespace ?? this.o.namespace ?? 'default', `batch.kubernetes.io/controller-uid=${job.metadata!.uid}`);
+    return this.api.listPods(
+      job.metadata!.namespace ?? this.o.namespace ?? 'default',
+      `batch.kubernetes.io/controller-uid=${job.metadata!.uid}`,
+    );
   }
 
   /** A finished Job's outcome, kept in the run dir: Kubernetes deletes the Job after ttlSecondsAfterFinished. */
@@ -191,7 +198,9 @@ const terminal = (job: V1Job) => Boolean(condition(job, 'Complete') || condition
 
 /** Evicted by the kubelet (reason Evicted) or disrupted by the control plane (preemption, drain, taint). */
 function disrupted(pod: V1Pod): boolean {
-  return pod.status?.reason === 'Evicted' || Boolean(pod.status?.conditions?.some((c) => c.type === 'DisruptionTarget' && c.status === 'True'));
+  return (
+    pod.status?.reason === 'Evicted' || Boolean(pod.status?.conditions?.some((c) => c.type === 'DisruptionTarget' && c.status === 'True'))
+  );
 }
 
 function newest(pods: V1Pod[]): V1Pod | undefined {
@@ -219,7 +228,10 @@ function readOutcome(runDir: string): JobStatus | undefined {
 
 /** Names of the Jobs created for this run, oldest first (awaitTraining counts the lines as launches). */
 function launchedNames(runDir: string): string[] {
-  return (readTrimmed(path.join(runDir, LAUNCHES_FILE)) ?? '').split('\n').filter(Boolean).map((l) => l.split(' ')[0]);
+  return (readTrimmed(path.join(runDir, LAUNCHES_FILE)) ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' ')[0]);
 }
 
 function recordLaunch(runDir: string, name: string): void {

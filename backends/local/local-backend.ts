@@ -79,7 +79,12 @@ export class LocalBackend implements TrainingBackend {
     if (exit !== undefined) {
       const exitCode = Number(exit);
       if (exitCode === 0) return { state: 'succeeded', exitCode, trainerSeconds: trainerSeconds(handle.runDir) };
-      return { state: 'failed', exitCode, trainerSeconds: trainerSeconds(handle.runDir), ...(cancelled ? { reason: 'cancelled' as const } : {}) };
+      return {
+        state: 'failed',
+        exitCode,
+        trainerSeconds: trainerSeconds(handle.runDir),
+        ...(cancelled ? { reason: 'cancelled' as const } : {}),
+      };
     }
     if (isAlive(Number(handle.ref))) return { state: 'running' };
     // Re-read: the launcher may have written its exit code between the two checks.

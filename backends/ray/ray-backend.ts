@@ -10,7 +10,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
 import { tailFile } from '../local/local-backend';
 import { readTrimmed } from '../run-dir-files';
-import { ACTIVE_RAY_STATES, RayJobExistsError, RayJobsClient, resolveAddress, type RayJobInfo, type RaySubmitRequest } from './ray-jobs-client';
+import {
+  ACTIVE_RAY_STATES,
+  RayJobExistsError,
+  RayJobsClient,
+  resolveAddress,
+  type RayJobInfo,
+  type RaySubmitRequest,
+} from './ray-jobs-client';
 
 const LAUNCHER_SOURCE = path.join(__dirname, 'ray-launcher.py');
 const LAUNCHER_FILE = 'ray-launcher.py';
@@ -119,7 +126,10 @@ export class RayBackend implements TrainingBackend {
       metadata: { flywheel_run_id: req.runId, flywheel_run_dir: req.runDir, flywheel_attempt: '1' },
     };
     if (this.o.runtimeEnv !== undefined) request.runtime_env = this.o.runtimeEnv;
-    writeAtomic(path.join(req.runDir, SUBMISSION_FILE), JSON.stringify({ address: client.address, request } satisfies SubmissionRecord, null, 2));
+    writeAtomic(
+      path.join(req.runDir, SUBMISSION_FILE),
+      JSON.stringify({ address: client.address, request } satisfies SubmissionRecord, null, 2),
+    );
     try {
       await client.submit(request);
     } catch (e) {
@@ -150,7 +160,8 @@ export class RayBackend implements TrainingBackend {
     for (;;) {
       const job = await client.get(id);
       if (job === undefined || !ACTIVE_RAY_STATES.has(job.status)) return;
-      if (Date.now() > deadline) throw new Error(`ray backend: job ${id} is still ${job.status} ${this.o.cancelWaitMs} ms after it was stopped`);
+      if (Date.now() > deadline)
+        throw new Error(`ray backend: job ${id} is still ${job.status} ${this.o.cancelWaitMs} ms after it was stopped`);
       await sleep(200);
     }
   }
@@ -202,7 +213,11 @@ export class RayBackend implements TrainingBackend {
     const next = attempt + 1;
     const id = attemptIdOf(handle.ref, next);
     try {
-      await this.clientFor(handle).submit({ ...first.request, submission_id: id, metadata: { ...first.request.metadata, flywheel_attempt: String(next) } });
+      await this.clientFor(handle).submit({
+        ...first.request,
+        submission_id: id,
+        metadata: { ...first.request.metadata, flywheel_attempt: String(next) },
+      });
     } catch (e) {
       // Another worker resumed the same job first: the same deterministic id, so it is this resume.
       if (!(e instanceof RayJobExistsError)) throw e;

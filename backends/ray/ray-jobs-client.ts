@@ -105,7 +105,8 @@ export class RayJobsClient {
     const res = await this.request('GET', `/api/jobs/${encodeURIComponent(submissionId)}/logs`);
     const text = await res.text();
     if (res.status === 404) return '';
-    if (!res.ok) throw new RayJobsError(`ray jobs: reading the logs of ${submissionId} failed (HTTP ${res.status}): ${lastLine(text)}`, res.status);
+    if (!res.ok)
+      throw new RayJobsError(`ray jobs: reading the logs of ${submissionId} failed (HTTP ${res.status}): ${lastLine(text)}`, res.status);
     return (JSON.parse(text) as { logs: string }).logs ?? '';
   }
 
@@ -145,7 +146,11 @@ function httpRequest(url: string, method: string, body: string | undefined, time
   return new Promise((resolve, reject) => {
     const req = mod.request(
       u,
-      { method, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs },
+      {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        timeout: timeoutMs,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -165,6 +170,10 @@ function httpRequest(url: string, method: string, body: string | undefined, time
 
 /** Ray answers errors with a Python traceback: its last line says what went wrong. */
 function lastLine(text: string): string {
-  const lines = text.trim().split('\n').map((l) => l.trim()).filter((l) => /\w/.test(l));
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /\w/.test(l));
   return (lines[lines.length - 1] ?? '').slice(0, 500);
 }

@@ -47,7 +47,18 @@ const SANDBOX_UID = '65534';
 
 /** bubblewrap's argv that runs `argv` under the policy. */
 export function bubblewrapArgv(bwrap: string, policy: SandboxPolicy, argv: string[]): string[] {
-  const args = [bwrap, '--unshare-all', '--unshare-user', '--uid', SANDBOX_UID, '--gid', SANDBOX_UID, '--cap-drop', 'ALL', '--die-with-parent'];
+  const args = [
+    bwrap,
+    '--unshare-all',
+    '--unshare-user',
+    '--uid',
+    SANDBOX_UID,
+    '--gid',
+    SANDBOX_UID,
+    '--cap-drop',
+    'ALL',
+    '--die-with-parent',
+  ];
   if (policy.network) args.push('--share-net');
   for (const p of SYSTEM_PATHS) args.push(...systemBind(p));
   for (const f of ETC_FILES) args.push('--ro-bind-try', f, f);
@@ -132,7 +143,11 @@ export function probeSandbox(): SandboxProbe {
 
 function probeWith(bwrap: string | undefined): SandboxProbe {
   if (!bwrap) return { ok: false, reason: 'bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)' };
-  const r = spawnSync(bwrap, bubblewrapArgv(bwrap, { code: [], hide: [], data: [], readWrite: [], env: {}, cwd: '/' }, ['/bin/true']).slice(1), { encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync(
+    bwrap,
+    bubblewrapArgv(bwrap, { code: [], hide: [], data: [], readWrite: [], env: {}, cwd: '/' }, ['/bin/true']).slice(1),
+    { encoding: 'utf8', timeout: 10_000 },
+  );
   if (r.status === 0) return { ok: true, bwrap };
   const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
   return { ok: false, reason: `bubblewrap cannot make namespaces here: ${why}` };

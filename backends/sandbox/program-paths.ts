@@ -27,13 +27,15 @@ interface PythonLayout {
 
 const pythonLayouts = new Map<string, PythonLayout>();
 const PYTHON = /^python(\d+(\.\d+)?)?$/;
-const PROBE = 'import json, sys; print(json.dumps({"executable": sys.executable, "prefixes": [sys.prefix, sys.base_prefix, sys.exec_prefix], "importPath": [p for p in sys.path if p]}))';
+const PROBE =
+  'import json, sys; print(json.dumps({"executable": sys.executable, "prefixes": [sys.prefix, sys.base_prefix, sys.exec_prefix], "importPath": [p for p in sys.path if p]}))';
 
 /** The program and the folders it needs; `pathVar` is the PATH it is looked up on. */
 export function programPaths(argv: string[], pathVar = process.env.PATH ?? ''): ProgramPaths {
   const [program, ...args] = argv;
   const resolved = program.includes('/') ? path.resolve(program) : findOnPath(program, pathVar);
-  if (!resolved || !fs.existsSync(resolved)) throw new TrainerProgramNotFoundError(`trainer program "${program}" was not found${program.includes('/') ? '' : ' on PATH'}`);
+  if (!resolved || !fs.existsSync(resolved))
+    throw new TrainerProgramNotFoundError(`trainer program "${program}" was not found${program.includes('/') ? '' : ' on PATH'}`);
   const code: string[] = [];
   const pathDirs: string[] = [];
   let exe = resolved;
@@ -61,7 +63,11 @@ export function programPaths(argv: string[], pathVar = process.env.PATH ?? ''): 
 function pythonLayout(interpreter: string): PythonLayout {
   const known = pythonLayouts.get(interpreter);
   if (known) return known;
-  const out = execFileSync(interpreter, ['-I', '-c', PROBE], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' } });
+  const out = execFileSync(interpreter, ['-I', '-c', PROBE], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' },
+  });
   const layout = JSON.parse(out.trim().split('\n').pop()!) as PythonLayout;
   layout.importPath = layout.importPath.filter((p) => path.isAbsolute(p) && fs.existsSync(p));
   pythonLayouts.set(interpreter, layout);

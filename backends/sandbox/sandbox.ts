@@ -41,12 +41,24 @@ export function isolate(req: IsolationRequest): IsolatedCommand {
   const probe = probeSandbox();
   if (req.unsandboxed || !probe.ok) {
     if (!probe.ok && !req.unsandboxed && !req.trusted) {
-      throw new SandboxUnavailableError(`no sandbox for the trainer on this host: ${probe.reason}; set trainer.unsandboxed: true to run it anyway`);
+      throw new SandboxUnavailableError(
+        `no sandbox for the trainer on this host: ${probe.reason}; set trainer.unsandboxed: true to run it anyway`,
+      );
     }
-    const reason = req.unsandboxed ? 'trainer.unsandboxed is set' : `the built-in trainer runs without one: ${(probe as { reason: string }).reason}`;
+    const reason = req.unsandboxed
+      ? 'trainer.unsandboxed is set'
+      : `the built-in trainer runs without one: ${(probe as { reason: string }).reason}`;
     const assignments = Object.entries(env).map(([k, v]) => `${k}=${v}`);
     return { argv: ['/usr/bin/env', '-i', ...assignments, ...program.argv], env, sandbox: 'none', reason };
   }
-  const policy: SandboxPolicy = { code: [...program.code, ...req.code], hide: req.hide, data: req.data, readWrite: req.readWrite, env, cwd: req.cwd, network: req.network };
+  const policy: SandboxPolicy = {
+    code: [...program.code, ...req.code],
+    hide: req.hide,
+    data: req.data,
+    readWrite: req.readWrite,
+    env,
+    cwd: req.cwd,
+    network: req.network,
+  };
   return { argv: bubblewrapArgv(probe.bwrap, policy, program.argv), env, sandbox: 'bubblewrap' };
 }

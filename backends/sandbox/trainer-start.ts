@@ -37,7 +37,8 @@ export function trainerStart(req: IsolationRequest): TrainerStart {
 /** An interpreter's script that is not there: the trainer starts in its run directory, so a relative one never is. */
 function scriptProblem([program, script]: string[]): string | undefined {
   if (script === undefined || script.startsWith('-') || !INTERPRETER.test(path.basename(program))) return undefined;
-  if (!path.isAbsolute(script)) return `trainer script "${script}" is a relative path, but the trainer starts in its run directory: give its absolute path`;
+  if (!path.isAbsolute(script))
+    return `trainer script "${script}" is a relative path, but the trainer starts in its run directory: give its absolute path`;
   if (!fs.existsSync(script)) return `trainer script "${script}" was not found`;
   return undefined;
 }

@@ -42,7 +42,20 @@ const JOB_ID_FILE = 'slurm_job_id';
 const LOCK_FILE = 'launch.lock';
 
 /** Slurm states in which the job will still run (or is running): all map to `running`. */
-const ACTIVE = new Set(['PENDING', 'RUNNING', 'CONFIGURING', 'COMPLETING', 'REQUEUED', 'REQUEUE_FED', 'REQUEUE_HOLD', 'RESIZING', 'SUSPENDED', 'SIGNALING', 'STAGE_OUT', 'STOPPED']);
+const ACTIVE = new Set([
+  'PENDING',
+  'RUNNING',
+  'CONFIGURING',
+  'COMPLETING',
+  'REQUEUED',
+  'REQUEUE_FED',
+  'REQUEUE_HOLD',
+  'RESIZING',
+  'SUSPENDED',
+  'SIGNALING',
+  'STAGE_OUT',
+  'STOPPED',
+]);
 /** States that mean the machine went away under the job: a resume, never a new experiment. */
 const INTERRUPTED = new Set(['PREEMPTED', 'NODE_FAIL']);
 
@@ -139,7 +152,8 @@ export class SlurmBackend implements TrainingBackend {
   async status(handle: JobHandle): Promise<JobStatus> {
     // The batch script's record of a clean exit is final (it is removed when a requeued job starts again): no need
     // to wait for the controller to notice, or for the cache. Other endings still ask Slurm, which knows why.
-    if (readTrimmed(path.join(handle.runDir, 'exit_code')) === '0') return { state: 'succeeded', exitCode: 0, trainerSeconds: trainerSeconds(handle.runDir) };
+    if (readTrimmed(path.join(handle.runDir, 'exit_code')) === '0')
+      return { state: 'succeeded', exitCode: 0, trainerSeconds: trainerSeconds(handle.runDir) };
     const cached = this.lastStatus.get(handle.ref);
     if (cached && Date.now() - cached.at < this.o.statusIntervalMs) return cached.status;
     const status = await this.queryStatus(handle);
@@ -156,7 +170,8 @@ export class SlurmBackend implements TrainingBackend {
     for (;;) {
       const job = await showJob(handle.ref, this.o);
       if (job === undefined || !ACTIVE.has(job.state)) return;
-      if (Date.now() > deadline) throw new Error(`slurm backend: job ${handle.ref} is still ${job.state} ${this.o.cancelWaitMs} ms after scancel`);
+      if (Date.now() > deadline)
+        throw new Error(`slurm backend: job ${handle.ref} is still ${job.state} ${this.o.cancelWaitMs} ms after scancel`);
       await sleep(250);
     }
   }

@@ -44,25 +44,45 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 function run(command: string, args: string[], opts: SlurmCommandOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, env: opts.env ?? process.env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
-      if (e.code === 'ENOENT') {
-        return reject(new SlurmCommandError(command, `not found on PATH: Slurm's client commands are not installed here (a test machine: run .ci/start-slurm.sh)`));
-      }
-      if (e.killed) return reject(new SlurmCommandError(command, `no answer within ${opts.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`, stderr));
-      const msg = oneLine(stderr) || oneLine(stdout) || `exit code ${String(e.code)}`;
-      reject(new SlurmCommandError(command, msg, stderr));
-    });
+    execFile(
+      command,
+      args,
+      { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, env: opts.env ?? process.env, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
+        if (e.code === 'ENOENT') {
+          return reject(
+            new SlurmCommandError(
+              command,
+              `not found on PATH: Slurm's client commands are not installed here (a test machine: run .ci/start-slurm.sh)`,
+            ),
+          );
+        }
+        if (e.killed) return reject(new SlurmCommandError(command, `no answer within ${opts.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`, stderr));
+        const msg = oneLine(stderr) || oneLine(stdout) || `exit code ${String(e.code)}`;
+        reject(new SlurmCommandError(command, msg, stderr));
+      },
+    );
   });
 }
 
 function oneLine(s: string): string {
-  return s.trim().split('\n').map((l) => l.trim()).filter(Boolean).join('; ');
+  return s
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join('; ');
 }
 
 /** Submits `script` with `args` after it (Slurm hands them to the script as "$@"); returns the job id. */
-export async function sbatch(options: string[], script: string, args: string[], opts: SlurmCommandOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+export async function sbatch(
+  options: string[],
+  script: string,
+  args: string[],
+  opts: SlurmCommandOptions & { env?: NodeJS.ProcessEnv } = {},
+): Promise<string> {
   const out = (await run('sbatch', ['--parsable', ...options, script, ...args], opts)).trim();
   // --parsable prints "jobid" or "jobid;cluster".
   const id = out.split(';')[0];

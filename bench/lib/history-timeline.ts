@@ -19,7 +19,8 @@ export function timelineOf(events: Event[]): Timeline {
   const add = (k: string, v: number) => (parts[k] = (parts[k] ?? 0) + v);
   for (const e of events) {
     const id = Number(e.eventId);
-    if (e.activityTaskScheduledEventAttributes) scheduled.set(id, { type: e.activityTaskScheduledEventAttributes.activityType!.name!, at: ms(e) });
+    if (e.activityTaskScheduledEventAttributes)
+      scheduled.set(id, { type: e.activityTaskScheduledEventAttributes.activityType!.name!, at: ms(e) });
     const st = e.activityTaskStartedEventAttributes;
     if (st) {
       const s = scheduled.get(Number(st.scheduledEventId))!;

@@ -4,7 +4,12 @@ import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { NotFoundError } from '../../core/errors';
 import { openDb, type Db } from '../../db/client';
-import { listCampaignVersions, loadCampaignVersion, resolveVersionRef, type VersionListing } from '../../services/campaigns/campaign-versions';
+import {
+  listCampaignVersions,
+  loadCampaignVersion,
+  resolveVersionRef,
+  type VersionListing,
+} from '../../services/campaigns/campaign-versions';
 import { diffSpecs, formatChange } from '../../services/campaigns/spec-diff';
 import { requireDatabaseUrl } from '../../stack/endpoints';
 import { UsageError } from '../errors';
@@ -26,7 +31,10 @@ export function registerCampaign(program: Command): void {
   const campaign = program
     .command('campaign')
     .description("a campaign's versions: one per distinct spec registered, immutable; a loop runs the version it started with")
-    .addHelpText('after', '\nExamples:\n  $ flywheel campaign versions builtin-demo\n  $ flywheel campaign diff builtin-demo@1a2b3c4d5e6f builtin-demo\n');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ flywheel campaign versions builtin-demo\n  $ flywheel campaign diff builtin-demo@1a2b3c4d5e6f builtin-demo\n',
+    );
 
   campaign
     .command('versions')
@@ -37,7 +45,8 @@ export function registerCampaign(program: Command): void {
     .action(async (campaignId: string, opts: { json?: boolean }) =>
       withDb(async (db) => {
         const versions = await listCampaignVersions(db, campaignId);
-        if (versions.length === 0) throw new NotFoundError(`unknown campaign "${campaignId}": no version registered (\`flywheel run SPEC\` registers one)`);
+        if (versions.length === 0)
+          throw new NotFoundError(`unknown campaign "${campaignId}": no version registered (\`flywheel run SPEC\` registers one)`);
         console.log(opts.json ? JSON.stringify(versions, null, 2) : formatVersions(versions).join('\n'));
       }),
     );
@@ -50,7 +59,10 @@ export function registerCampaign(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ flywheel campaign diff builtin-demo@1a2b3c4d5e6f builtin-demo\n')
     .action(async (a: string, b: string) =>
       withDb(async (db) => {
-        const [va, vb] = [await loadCampaignVersion(db, await resolveVersionRef(db, a)), await loadCampaignVersion(db, await resolveVersionRef(db, b))];
+        const [va, vb] = [
+          await loadCampaignVersion(db, await resolveVersionRef(db, a)),
+          await loadCampaignVersion(db, await resolveVersionRef(db, b)),
+        ];
         const changes = diffSpecs(va.spec, vb.spec);
         console.log([`--- ${va.id}`, `+++ ${vb.id}`, ...(changes.length ? changes.map(formatChange) : ['no differences'])].join('\n'));
       }),
@@ -59,9 +71,20 @@ export function registerCampaign(program: Command): void {
 
 export function formatVersions(rows: VersionListing[]): string[] {
   const head = ['version', 'created (UTC)', 'latest', 'inner loops', 'outer iterations'];
-  const list = (ids: string[]) => (ids.length === 0 ? '–' : ids.length <= 2 ? ids.join(', ') : `${ids.slice(-2).join(', ')} (+${ids.length - 2} more)`);
-  const cells = rows.map((v) => [v.id, v.createdAt.toISOString().slice(0, 19).replace('T', ' '), v.latest ? 'yes' : '', list(v.innerLoops), list(v.outerIterations)]);
+  const list = (ids: string[]) =>
+    ids.length === 0 ? '–' : ids.length <= 2 ? ids.join(', ') : `${ids.slice(-2).join(', ')} (+${ids.length - 2} more)`;
+  const cells = rows.map((v) => [
+    v.id,
+    v.createdAt.toISOString().slice(0, 19).replace('T', ' '),
+    v.latest ? 'yes' : '',
+    list(v.innerLoops),
+    list(v.outerIterations),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...cells.map(line)];
 }

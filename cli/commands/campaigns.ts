@@ -30,10 +30,25 @@ export function registerCampaigns(program: Command): void {
 export function formatCampaigns(rows: CampaignRow[], total: number, offset = 0): string[] {
   if (total === 0) return ['no campaigns yet: `flywheel run SPEC` or `flywheel demo` starts one'];
   const head = ['campaign', 'created (UTC)', 'inner', 'outer', 'experiments', 'running', 'last outer', 'production checkpoint'];
-  const cells = rows.map((c) => [c.id, new Date(c.created_at).toISOString().slice(0, 16).replace('T', ' '), String(c.inner_loops), String(c.outer_iterations), String(c.experiments), String(c.running), c.last_outer_status ?? '–', c.production_checkpoint_id ?? '–']);
+  const cells = rows.map((c) => [
+    c.id,
+    new Date(c.created_at).toISOString().slice(0, 16).replace('T', ' '),
+    String(c.inner_loops),
+    String(c.outer_iterations),
+    String(c.experiments),
+    String(c.running),
+    c.last_outer_status ?? '–',
+    c.production_checkpoint_id ?? '–',
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), ...cells.map(line)];
-  out.push(`${rows.length ? `${offset + 1}–${offset + rows.length}` : 'none'} of ${total} campaigns; experiments exclude each inner loop's untrained baseline${offset + rows.length < total ? `; --offset ${offset + rows.length} for more` : ''}`);
+  out.push(
+    `${rows.length ? `${offset + 1}–${offset + rows.length}` : 'none'} of ${total} campaigns; experiments exclude each inner loop's untrained baseline${offset + rows.length < total ? `; --offset ${offset + rows.length} for more` : ''}`,
+  );
   return out;
 }

@@ -22,7 +22,8 @@ export function registerCodecServer(program: Command): void {
     .action(async (opts: { port: string; host: string; uiOrigin?: string[] }) => {
       const port = integerOption('--port', 0, 65535)(opts.port);
       const config = resolveConfig(process.env, process.cwd());
-      if (!config.payloadKeys) throw new UsageError('FLYWHEEL_PAYLOAD_KEY is not set: there is nothing to decode (format: id:base64key[,id:base64key…])');
+      if (!config.payloadKeys)
+        throw new UsageError('FLYWHEEL_PAYLOAD_KEY is not set: there is nothing to decode (format: id:base64key[,id:base64key…])');
       const token = process.env.FLYWHEEL_API_TOKEN || undefined;
       checkBindHost(opts.host, token, 'decode workflow payloads');
       const ui = config.temporalUiPort;

@@ -14,14 +14,21 @@ async function loopOf(s: Session, campaignId: string) {
 
 export function registerControl(program: Command): void {
   const signals = { pause: pauseSignal, resume: resumeSignal, stop: stopSignal } as const;
-  const help = { pause: 'start no new experiment until resumed', resume: 'continue a paused loop', stop: 'finish running experiments, then select the winner' };
+  const help = {
+    pause: 'start no new experiment until resumed',
+    resume: 'continue a paused loop',
+    stop: 'finish running experiments, then select the winner',
+  };
   for (const name of ['pause', 'resume', 'stop'] as const) {
     program
       .command(name)
       .description(`${help[name]} (signals the latest inner loop)`)
       .argument('<campaign>')
       .option('--json', 'print {"workflowId", "sent"} as JSON')
-      .addHelpText('after', `\nExit codes: 0 sent, 1 Temporal unreachable, 2 no inner loop for the campaign.\n\nExample:\n  $ flywheel ${name} builtin-demo\n`)
+      .addHelpText(
+        'after',
+        `\nExit codes: 0 sent, 1 Temporal unreachable, 2 no inner loop for the campaign.\n\nExample:\n  $ flywheel ${name} builtin-demo\n`,
+      )
       .action(async (campaignId: string, opts: { json?: boolean }) =>
         withSession(async (s) => {
           const h = await loopOf(s, campaignId);
@@ -37,12 +44,19 @@ export function registerControl(program: Command): void {
     .option('--experiments <n>', 'total experiments', (v) => Number(v))
     .option('--parallelism <n>', 'experiments at once', (v) => Number(v))
     .option('--json', 'print {"workflowId", "experiments", "parallelism"} as JSON')
-    .addHelpText('after', '\nExit codes: 0 changed, 1 refused by the loop or Temporal unreachable, 2 no inner loop for the campaign.\n\nExample:\n  $ flywheel budget builtin-demo --experiments 20 --parallelism 3\n')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 changed, 1 refused by the loop or Temporal unreachable, 2 no inner loop for the campaign.\n\nExample:\n  $ flywheel budget builtin-demo --experiments 20 --parallelism 3\n',
+    )
     .action(async (campaignId: string, opts: { experiments?: number; parallelism?: number; json?: boolean }) =>
       withSession(async (s) => {
         const h = await loopOf(s, campaignId);
         const r = await h.executeUpdate(setBudgetUpdate, { args: [{ experiments: opts.experiments, parallelism: opts.parallelism }] });
-        console.log(opts.json ? JSON.stringify({ workflowId: h.workflowId, ...r }) : `budget of ${h.workflowId}: ${r.experiments} experiments, ${r.parallelism} at once`);
+        console.log(
+          opts.json
+            ? JSON.stringify({ workflowId: h.workflowId, ...r })
+            : `budget of ${h.workflowId}: ${r.experiments} experiments, ${r.parallelism} at once`,
+        );
       }),
     );
   program
@@ -52,7 +66,10 @@ export function registerControl(program: Command): void {
     .argument('<experimentId>')
     .option('--reject', 'reject instead')
     .option('--json', 'print {"workflowId", "result"} as JSON')
-    .addHelpText('after', '\nExit codes: 0 decided, 1 refused by the loop (not awaiting approval) or Temporal unreachable, 2 no inner loop.\n\nExample:\n  $ flywheel approve builtin-demo builtin-demo/inner/20261202-150000/e3\n')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 decided, 1 refused by the loop (not awaiting approval) or Temporal unreachable, 2 no inner loop.\n\nExample:\n  $ flywheel approve builtin-demo builtin-demo/inner/20261202-150000/e3\n',
+    )
     .action(async (campaignId: string, experimentId: string, opts: { reject?: boolean; json?: boolean }) =>
       withSession(async (s) => {
         const h = await loopOf(s, campaignId);

@@ -26,15 +26,19 @@ export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description('run the built-in campaign end to end (starts the embedded stack if none is running)')
-    .option('--experiments <n>', 'experiments in the inner loop (default: the demo spec\'s)', (v) => Number(v))
-    .option('--outer <n>', 'run N outer iterations instead (simulated users, critiques, dataset versions, the promotion gate)', (v) => Number(v))
+    .option('--experiments <n>', "experiments in the inner loop (default: the demo spec's)", (v) => Number(v))
+    .option('--outer <n>', 'run N outer iterations instead (simulated users, critiques, dataset versions, the promotion gate)', (v) =>
+      Number(v),
+    )
     .option('--users-events <n>', 'feedback events the simulated users send before each outer iteration', (v) => Number(v), 150)
     .option('--seed <n>', "the seed of the sampler, the trainers and the simulated users (default: the demo spec's, 1)", (v) => Number(v))
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExamples:\n  $ npx flywheel demo\n  $ npx flywheel demo --outer 3\n')
     .action(async (opts: { experiments?: number; outer?: number; usersEvents: number; seed?: number; json?: boolean }) => {
-      if (opts.outer !== undefined && !(Number.isInteger(opts.outer) && opts.outer >= 1)) throw new UsageError(`--outer must be a positive integer, got ${opts.outer}`);
-      if (!(Number.isInteger(opts.usersEvents) && opts.usersEvents >= 1)) throw new UsageError(`--users-events must be a positive integer, got ${opts.usersEvents}`);
+      if (opts.outer !== undefined && !(Number.isInteger(opts.outer) && opts.outer >= 1))
+        throw new UsageError(`--outer must be a positive integer, got ${opts.outer}`);
+      if (!(Number.isInteger(opts.usersEvents) && opts.usersEvents >= 1))
+        throw new UsageError(`--users-events must be a positive integer, got ${opts.usersEvents}`);
       if (opts.seed !== undefined && !Number.isSafeInteger(opts.seed)) throw new UsageError(`--seed must be an integer, got ${opts.seed}`);
       const spec = loadSpecFile(DEMO_SPEC);
       if (opts.seed !== undefined) spec.innerLoop.seed = opts.seed;
@@ -48,19 +52,32 @@ export function registerDemo(program: Command): void {
         if (!endpoints) {
           console.error('no running stack: starting the embedded one (Temporal dev server, PostgreSQL, workers)');
           stack = await startStack(config, { onEvent: (e) => console.error(formatStackEvent(e)) });
-          endpoints = { temporalAddress: stack.temporalAddress, namespace: stack.namespace, databaseUrl: stack.databaseUrl, taskQueuePrefix: config.taskQueuePrefix, uiUrl: stack.uiUrl };
+          endpoints = {
+            temporalAddress: stack.temporalAddress,
+            namespace: stack.namespace,
+            databaseUrl: stack.databaseUrl,
+            taskQueuePrefix: config.taskQueuePrefix,
+            uiUrl: stack.uiUrl,
+          };
         }
         // A campaign of its own and a printed seed: the same seed gives the same figures on the same machine.
         const announce = async (s: Session): Promise<string> => {
           spec.name = await freshDemoCampaign(s.db, spec.name);
           const { versionId } = await registerCampaignVersion(s.db, spec);
-          console.error(`campaign ${versionId} (new, so no earlier trials or feedback), seed ${spec.innerLoop.seed}: the same seed prints the same figures (--seed to change it)`);
+          console.error(
+            `campaign ${versionId} (new, so no earlier trials or feedback), seed ${spec.innerLoop.seed}: the same seed prints the same figures (--seed to change it)`,
+          );
           return versionId;
         };
         if (opts.outer) {
           const outer = await withSession(async (s) => {
             const campaignVersionId = await announce(s);
-            return runOuterDemo(s, spec, campaignVersionId, { iterations: opts.outer!, events: opts.usersEvents, seed: spec.innerLoop.seed, json: !!opts.json });
+            return runOuterDemo(s, spec, campaignVersionId, {
+              iterations: opts.outer!,
+              events: opts.usersEvents,
+              seed: spec.innerLoop.seed,
+              json: !!opts.json,
+            });
           }, endpoints);
           if (!outer.improved) process.exitCode = EXIT_FAILURE;
           return;

@@ -48,14 +48,20 @@ export function readFeedbackFile(file: string): Array<{ line: number; event: Fee
   });
   if (problems.length) {
     const more = problems.length > SHOWN_PROBLEMS ? [`... and ${problems.length - SHOWN_PROBLEMS} more`] : [];
-    throw new UsageError([`${file}: ${problems.length} problem${problems.length > 1 ? 's' : ''}, nothing imported`, ...problems.slice(0, SHOWN_PROBLEMS), ...more].join('\n'));
+    throw new UsageError(
+      [
+        `${file}: ${problems.length} problem${problems.length > 1 ? 's' : ''}, nothing imported`,
+        ...problems.slice(0, SHOWN_PROBLEMS),
+        ...more,
+      ].join('\n'),
+    );
   }
   return events;
 }
 
 function splitLines(bytes: Buffer): Buffer[] {
   const out: Buffer[] = [];
-  for (let start = 0; start <= bytes.length; ) {
+  for (let start = 0; start <= bytes.length;) {
     const nl = bytes.indexOf(0x0a, start);
     const end = nl < 0 ? bytes.length : nl;
     out.push(bytes.subarray(start, end));
@@ -71,7 +77,9 @@ export function registerFeedback(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ flywheel feedback import feedback.jsonl\n');
   feedback
     .command('import')
-    .description('validate every line of a JSONL file of feedback events, then store them all in one transaction (ids already stored count as duplicates)')
+    .description(
+      'validate every line of a JSONL file of feedback events, then store them all in one transaction (ids already stored count as duplicates)',
+    )
     .argument('<file>', 'one JSON feedback event per line')
     .addHelpText(
       'after',
@@ -91,13 +99,26 @@ export function registerFeedback(program: Command): void {
       const lines = readFeedbackFile(file);
       const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 1 });
       try {
-        const r = await storeFeedback(dbh.db, lines.map((l) => l.event), { requireCampaign: true });
+        const r = await storeFeedback(
+          dbh.db,
+          lines.map((l) => l.event),
+          { requireCampaign: true },
+        );
         console.log(`imported ${r.inserted}, duplicates ${r.duplicates}`);
       } catch (e) {
         if (e instanceof UnknownCampaignError) throw new UsageError(`${file}: ${e.message}`);
         if (!(e instanceof FeedbackConflictError || e instanceof ConflictingCopiesError)) throw e;
-        const why = e instanceof FeedbackConflictError ? 'already stored with different content' : 'appears again in the file with different content';
-        const at = e.ids.slice(0, SHOWN_PROBLEMS).map((id) => `${file}:${lines.filter((l) => l.event.id === id).map((l) => l.line).join(',') || '?'}: id: "${id}" ${why}`);
+        const why =
+          e instanceof FeedbackConflictError ? 'already stored with different content' : 'appears again in the file with different content';
+        const at = e.ids.slice(0, SHOWN_PROBLEMS).map(
+          (id) =>
+            `${file}:${
+              lines
+                .filter((l) => l.event.id === id)
+                .map((l) => l.line)
+                .join(',') || '?'
+            }: id: "${id}" ${why}`,
+        );
         throw new UsageError([`${file}: ${e.ids.length} conflicting id${e.ids.length > 1 ? 's' : ''}, nothing imported`, ...at].join('\n'));
       } finally {
         await dbh.close();

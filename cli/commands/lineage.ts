@@ -19,7 +19,10 @@ export function registerLineage(program: Command): void {
     .option('--json', 'print the lineage as JSON')
     .option('--limit <n>', 'critique-made examples to list', integerOption('--limit', 0), 50)
     .option('--offset <n>', 'critique-made examples to skip (the next page)', integerOption('--offset', 0), 0)
-    .addHelpText('after', '\nExit codes: 0 printed, 1 database unreachable, 2 unknown checkpoint or bad option.\n\nExample:\n  $ flywheel lineage builtin-demo/outer/i1/inner/e3/r1/step-300 --json\n')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 printed, 1 database unreachable, 2 unknown checkpoint or bad option.\n\nExample:\n  $ flywheel lineage builtin-demo/outer/i1/inner/e3/r1/step-300 --json\n',
+    )
     .action(async (checkpointId: string, opts: { json?: boolean; limit: number; offset: number }) => {
       const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 1 });
       try {
@@ -33,40 +36,71 @@ export function registerLineage(program: Command): void {
 }
 
 const cut = (s: string) => JSON.stringify(s.length > TEXT_WIDTH ? `${s.slice(0, TEXT_WIDTH)}…` : s);
-const pairs = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+const pairs = (r: Record<string, number>) =>
+  Object.entries(r)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ') || 'none';
 const version = (v: DatasetVersionSummary) => `${v.id}  (sha256 ${v.contentHash.slice(0, 12)}…; ${pairs(v.countsBySource)})`;
 
 /** The text view: one fact per line, the feedback chain indented under its example. */
 export function formatLineage(l: CheckpointLineage): string[] {
   const c = l.checkpoint;
-  const out = [`checkpoint  ${c.id}  step ${c.step}, ${c.format}, sha256 ${c.sha256.slice(0, 12)}…${l.inProductionFor.length ? `, in production for ${l.inProductionFor.join(', ')}` : ''}`];
-  out.push(l.run ? `run         ${l.run.id}  attempt ${l.run.attempt} on ${l.run.backend}, ${l.run.status}` : 'run         (no training_runs row)');
-  for (const x of l.decisions) out.push(`decision    ${x.id}  ${x.kind} by ${x.rule}, ${x.accepted ? 'accepted' : 'not accepted'}: ${cut(x.reason)}`);
+  const out = [
+    `checkpoint  ${c.id}  step ${c.step}, ${c.format}, sha256 ${c.sha256.slice(0, 12)}…${l.inProductionFor.length ? `, in production for ${l.inProductionFor.join(', ')}` : ''}`,
+  ];
+  out.push(
+    l.run ? `run         ${l.run.id}  attempt ${l.run.attempt} on ${l.run.backend}, ${l.run.status}` : 'run         (no training_runs row)',
+  );
+  for (const x of l.decisions)
+    out.push(`decision    ${x.id}  ${x.kind} by ${x.rule}, ${x.accepted ? 'accepted' : 'not accepted'}: ${cut(x.reason)}`);
   const e = l.experiment;
   if (!e) return [...out, 'experiment  (no experiments row: no dataset to show)'];
-  const scores = [e.publicScore !== null ? `public ${e.publicScore}` : '', e.heldoutScore !== null ? `held-out ${e.heldoutScore}` : ''].filter(Boolean).join(', ');
-  out.push(`experiment  ${e.id}  #${e.index} of ${e.innerLoopId}, ${e.status}, by ${e.proposer}${scores ? `, ${scores}` : ''}`, `            params ${JSON.stringify(e.params)}`);
+  const scores = [e.publicScore !== null ? `public ${e.publicScore}` : '', e.heldoutScore !== null ? `held-out ${e.heldoutScore}` : '']
+    .filter(Boolean)
+    .join(', ');
+  out.push(
+    `experiment  ${e.id}  #${e.index} of ${e.innerLoopId}, ${e.status}, by ${e.proposer}${scores ? `, ${scores}` : ''}`,
+    `            params ${JSON.stringify(e.params)}`,
+  );
   if (l.warmStartFrom) out.push(`            warm-started from ${l.warmStartFrom}`);
   const d = l.dataset;
   if (!d) return [...out, 'dataset     (the dataset version row is missing)'];
-  out.push(`dataset     ${version(d.version)}`, `            mix ${pairs(d.version.mixWeights)}; loss weights ${pairs(d.version.lossWeights)}`);
+  out.push(
+    `dataset     ${version(d.version)}`,
+    `            mix ${pairs(d.version.mixWeights)}; loss weights ${pairs(d.version.lossWeights)}`,
+  );
   for (const a of d.ancestors) out.push(`  parent    ${version(a)}`);
   for (const id of d.missingAncestors) out.push(`  parent    ${id}  (missing)`);
   out.push(`examples    ${pairs(d.examplesBySource)}`);
-  if (d.corpus.count) out.push(`  corpus    ${d.corpus.count} file${d.corpus.count === 1 ? '' : 's'}: ${d.corpus.files.join(', ')}${d.corpus.count > d.corpus.files.length ? ', …' : ''}`);
+  if (d.corpus.count)
+    out.push(
+      `  corpus    ${d.corpus.count} file${d.corpus.count === 1 ? '' : 's'}: ${d.corpus.files.join(', ')}${d.corpus.count > d.corpus.files.length ? ', …' : ''}`,
+    );
   const { total, offset, items } = d.critiques;
   if (total === 0) return out;
-  out.push(items.length ? `  from critiques ${offset + 1}-${offset + items.length} of ${total}:` : `  from critiques: ${total} (none at offset ${offset})`);
+  out.push(
+    items.length
+      ? `  from critiques ${offset + 1}-${offset + items.length} of ${total}:`
+      : `  from critiques: ${total} (none at offset ${offset})`,
+  );
   for (const it of items) {
     out.push(`    ${it.critiqueId}  example ${it.example.contentHash.slice(0, 12)}…, weight ${it.example.weight}, ${it.example.category}`);
     if (!it.critique) {
       out.push('      critique  (missing)');
       continue;
     }
-    out.push(`      critique  ${it.critique.teacher} ${it.critique.promptVersion}${it.critique.outerIterationId ? ` in ${it.critique.outerIterationId}` : ''}: ${cut(it.critique.text)}`);
+    out.push(
+      `      critique  ${it.critique.teacher} ${it.critique.promptVersion}${it.critique.outerIterationId ? ` in ${it.critique.outerIterationId}` : ''}: ${cut(it.critique.text)}`,
+    );
     const f = it.feedback;
-    if (f) out.push(`      feedback  ${f.id}: ${f.kind}${f.rating !== null ? ` ${f.rating}/5` : ''} on ${f.modelVersion}, received ${f.receivedAt}${f.ingestedBy ? `, ingested by ${f.ingestedBy}` : ''}${f.comment ? `, comment ${cut(f.comment)}` : ''}`);
-    else out.push(`      source    ${it.critique.sourceKind} ${it.critique.sourceId}${it.critique.sourceKind === 'feedback' ? ' (event missing)' : ''}`);
+    if (f)
+      out.push(
+        `      feedback  ${f.id}: ${f.kind}${f.rating !== null ? ` ${f.rating}/5` : ''} on ${f.modelVersion}, received ${f.receivedAt}${f.ingestedBy ? `, ingested by ${f.ingestedBy}` : ''}${f.comment ? `, comment ${cut(f.comment)}` : ''}`,
+      );
+    else
+      out.push(
+        `      source    ${it.critique.sourceKind} ${it.critique.sourceId}${it.critique.sourceKind === 'feedback' ? ' (event missing)' : ''}`,
+      );
   }
   if (offset + items.length < total) out.push(`  … ${total - offset - items.length} more: --offset ${offset + items.length}`);
   return out;

@@ -49,8 +49,12 @@ export function registerOuter(program: Command): void {
         const { spec } = await requireCampaign(s.db, campaignId, opts.spec);
         // One iteration of a campaign at a time, as the schedule's overlap policy keeps it (best effort: visibility lags).
         const running = await latestOuterLoop(s.client, campaignId, { running: true });
-        if (running) throw new UsageError(`campaign "${campaignId}" already has a running outer loop, ${running.workflowId}: follow it with \`flywheel status ${campaignId}\``);
-        const innerBudget = opts.experiments || opts.parallelism ? { experiments: opts.experiments, parallelism: opts.parallelism } : undefined;
+        if (running)
+          throw new UsageError(
+            `campaign "${campaignId}" already has a running outer loop, ${running.workflowId}: follow it with \`flywheel status ${campaignId}\``,
+          );
+        const innerBudget =
+          opts.experiments || opts.parallelism ? { experiments: opts.experiments, parallelism: opts.parallelism } : undefined;
         let campaignVersionId: string | undefined;
         if (opts.spec !== undefined) {
           const version = await registerCampaignVersion(s.db, spec, opts.spec);
@@ -62,9 +66,14 @@ export function registerOuter(program: Command): void {
         const link = uiLink(s.endpoints, handle.workflowId);
         console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
         if (opts.detach) return;
-        const outcome = await followOuterLoop(handle, { campaignId, detach: ctrlC.requested, out: opts.json ? process.stderr : process.stdout });
+        const outcome = await followOuterLoop(handle, {
+          campaignId,
+          detach: ctrlC.requested,
+          out: opts.json ? process.stderr : process.stdout,
+        });
         if (outcome.kind === 'failed') throw new LoopFailedError(`${handle.workflowId} ended ${outcome.status}: ${outcome.reason}`);
-        if (outcome.kind === 'detached') console.error(`\ndetached: ${handle.workflowId} keeps running; reattach with \`flywheel status ${campaignId}\``);
+        if (outcome.kind === 'detached')
+          console.error(`\ndetached: ${handle.workflowId} keeps running; reattach with \`flywheel status ${campaignId}\``);
         else console.log(opts.json ? JSON.stringify(outcome.result.iterations, null, 2) : formatIterations(outcome.result.iterations));
       }).finally(() => ctrlC.dispose());
     });

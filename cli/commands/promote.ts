@@ -25,7 +25,8 @@ export function registerPromote(program: Command): void {
         try {
           console.log(`${h.workflowId}: ${await h.executeUpdate(approvePromotionUpdate, { args: [decision] })}`);
         } catch (err) {
-          if (err instanceof WorkflowUpdateFailedError) throw new UsageError(`${h.workflowId} refused: ${(err.cause as Error | undefined)?.message ?? err.message}`);
+          if (err instanceof WorkflowUpdateFailedError)
+            throw new UsageError(`${h.workflowId} refused: ${(err.cause as Error | undefined)?.message ?? err.message}`);
           throw err;
         }
       });

@@ -27,7 +27,10 @@ export function registerReport(program: Command): void {
     .option('--out <dir>', 'folder to write into (created if missing)', '.')
     .option('--json', 'print the written files as JSON')
     .option('--stdout', 'print the Markdown report (plots omitted) on stdout instead of writing files')
-    .addHelpText('after', '\nExit codes: 0 written, 1 database unreachable or a file could not be written, 2 unknown campaign.\n\nExample:\n  $ flywheel report builtin-demo --out reports/\n  reports/builtin-demo-report.html\n  reports/builtin-demo-report.md\n')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 written, 1 database unreachable or a file could not be written, 2 unknown campaign.\n\nExample:\n  $ flywheel report builtin-demo --out reports/\n  reports/builtin-demo-report.html\n  reports/builtin-demo-report.md\n',
+    )
     .action(async (campaignId: string, opts: ReportOptions) => {
       const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 2 });
       const spin = stepSpinner(`report ${campaignId}`);
@@ -44,7 +47,10 @@ export function registerReport(program: Command): void {
         const base = campaignId.replace(/[^A-Za-z0-9._-]+/g, '_');
         fs.mkdirSync(opts.out, { recursive: true });
         // Only plots with data become files; the Markdown links exactly those.
-        const images = { heldout: r.heldoutSvg ? `${base}-heldout.svg` : undefined, loops: r.loops.map((l, i) => (l.curvesSvg ? `${base}-loop-${i + 1}-curves.svg` : undefined)) };
+        const images = {
+          heldout: r.heldoutSvg ? `${base}-heldout.svg` : undefined,
+          loops: r.loops.map((l, i) => (l.curvesSvg ? `${base}-loop-${i + 1}-curves.svg` : undefined)),
+        };
         const files: Record<string, string> = { [`${base}-report.html`]: reportHtml(r), [`${base}-report.md`]: reportMarkdown(r, images) };
         if (images.heldout) files[images.heldout] = r.heldoutSvg!;
         r.loops.forEach((l, i) => {
@@ -57,7 +63,8 @@ export function registerReport(program: Command): void {
           return file;
         });
         spin.done();
-        if (opts.json) console.log(JSON.stringify({ campaignId, html: written[0], markdown: written[1], images: written.slice(2) }, null, 2));
+        if (opts.json)
+          console.log(JSON.stringify({ campaignId, html: written[0], markdown: written[1], images: written.slice(2) }, null, 2));
         else console.log(`${written[0]}\n${written[1]}`);
       } finally {
         spin.done();

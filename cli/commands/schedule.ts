@@ -5,7 +5,15 @@ import type { Command } from 'commander';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { parseDuration } from '../duration';
 import { UsageError } from '../errors';
-import { campaignOfSchedule, outerScheduleAction, outerScheduleId, OUTER_SCHEDULE_POLICIES, requireOuterSchedule, scheduleSpecOf, type OuterTiming } from '../outer-schedules';
+import {
+  campaignOfSchedule,
+  outerScheduleAction,
+  outerScheduleId,
+  OUTER_SCHEDULE_POLICIES,
+  requireOuterSchedule,
+  scheduleSpecOf,
+  type OuterTiming,
+} from '../outer-schedules';
 import { requireCampaign } from '../require-campaign';
 import { formatScheduleDetail, formatScheduleTable, scheduleRow, type ScheduleRow } from '../schedule-view';
 import { withSession, type Session } from '../session';
@@ -31,7 +39,8 @@ interface CreateOptions {
 
 /** Exactly one of --every and --cron, checked before anything is contacted. */
 function timingOf(opts: CreateOptions): OuterTiming {
-  if ((opts.every === undefined) === (opts.cron === undefined)) throw new UsageError('give exactly one of --every DURATION and --cron EXPR');
+  if ((opts.every === undefined) === (opts.cron === undefined))
+    throw new UsageError('give exactly one of --every DURATION and --cron EXPR');
   if (opts.every !== undefined) return { everyMs: parseDuration(opts.every, '--every') };
   if (!opts.cron!.trim()) throw new UsageError('--cron needs an expression, e.g. "0 3 * * *"');
   return { cron: opts.cron!.trim() };
@@ -51,7 +60,8 @@ async function create(s: Session, campaignId: string, opts: CreateOptions, timin
   const { spec, versionId } = await requireCampaign(s.db, campaignId, opts.spec);
   const scheduleId = outerScheduleId(campaignId);
   const already = await exists(s.client, scheduleId);
-  if (already && !opts.update) throw new UsageError(`schedule ${scheduleId} already exists: add --update to change it, or \`flywheel schedule delete ${campaignId}\``);
+  if (already && !opts.update)
+    throw new UsageError(`schedule ${scheduleId} already exists: add --update to change it, or \`flywheel schedule delete ${campaignId}\``);
   const handle = s.client.schedule.getHandle(scheduleId);
   const action = outerScheduleAction(campaignId, s.endpoints, versionId);
   const fields = { spec: scheduleSpecOf(timing), policies: OUTER_SCHEDULE_POLICIES };
@@ -61,7 +71,12 @@ async function create(s: Session, campaignId: string, opts: CreateOptions, timin
   try {
     if (already) {
       // Without --spec an update changes the timing only: the action keeps the version it pinned (or none).
-      await handle.update((prev) => ({ ...prev, ...fields, action: versionId !== undefined ? action : prev.action, state: { ...prev.state, paused: opts.paused || prev.state.paused, note: opts.note ?? prev.state.note } }));
+      await handle.update((prev) => ({
+        ...prev,
+        ...fields,
+        action: versionId !== undefined ? action : prev.action,
+        state: { ...prev.state, paused: opts.paused || prev.state.paused, note: opts.note ?? prev.state.note },
+      }));
     } else {
       await s.client.schedule.create({ scheduleId, ...fields, action, state: { paused: !!opts.paused || waitForSpec, note: opts.note } });
     }
@@ -106,11 +121,17 @@ export function registerSchedule(program: Command): void {
     .argument('<campaign>', 'campaign id (registered, or given with --spec)')
     .option('--every <duration>', 'interval: a whole number and s, m, h or d (45s, 30m, 6h, 1d)')
     .option('--cron <expr>', 'cron expression (UTC), e.g. "0 3 * * *" or @daily')
-    .option('--spec <file>', 'register this spec as a campaign version first; every fire runs it (default: the latest version at each fire)')
+    .option(
+      '--spec <file>',
+      'register this spec as a campaign version first; every fire runs it (default: the latest version at each fire)',
+    )
     .option('--paused', 'create it paused')
     .option('--note <text>', "a note shown with the schedule's state")
     .option('--update', 'change the timing of an existing schedule instead of refusing')
-    .addHelpText('after', '\nExamples:\n  $ flywheel schedule create builtin-demo --every 1d\n  $ flywheel schedule create my-run --cron "0 3 * * *" --spec my-run.yaml\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ flywheel schedule create builtin-demo --every 1d\n  $ flywheel schedule create my-run --cron "0 3 * * *" --spec my-run.yaml\n',
+    )
     .action(async (campaignId: string, opts: CreateOptions) => {
       const timing = timingOf(opts); // usage errors before any connection
       await withSession((s) => create(s, campaignId, opts, timing));
@@ -151,7 +172,9 @@ export function registerSchedule(program: Command): void {
       .action(async (campaignId: string, opts: { note?: string }) =>
         withSession(async (s) => {
           const { handle } = await requireOuterSchedule(s.client, campaignId);
-          await (name === 'pause' ? handle.pause(opts.note ?? 'paused with flywheel schedule pause') : handle.unpause(opts.note ?? 'unpaused with flywheel schedule unpause'));
+          await (name === 'pause'
+            ? handle.pause(opts.note ?? 'paused with flywheel schedule pause')
+            : handle.unpause(opts.note ?? 'unpaused with flywheel schedule unpause'));
           console.log(`${name}d ${handle.scheduleId}`);
         }),
       );
@@ -168,7 +191,9 @@ export function registerSchedule(program: Command): void {
         // The SDK's default for a trigger is ALLOW_ALL; pass the schedule's own policy so SKIP holds here too.
         await handle.trigger(desc.policies.overlap ?? OUTER_SCHEDULE_POLICIES.overlap);
         const running = desc.info.runningActions[0]?.workflow.workflowId;
-        console.log(`triggered ${handle.scheduleId}${running ? ` (${running} is still running: overlap ${desc.policies.overlap} skips this fire)` : ''}`);
+        console.log(
+          `triggered ${handle.scheduleId}${running ? ` (${running} is still running: overlap ${desc.policies.overlap} skips this fire)` : ''}`,
+        );
       }),
     );
 

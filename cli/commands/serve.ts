@@ -12,10 +12,16 @@ import { integerOption } from '../integer-option';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('serve the feedback API and the production model: POST /v1/feedback, POST /v1/feedback:batch, POST /v1/complete, GET /healthz')
+    .description(
+      'serve the feedback API and the production model: POST /v1/feedback, POST /v1/feedback:batch, POST /v1/complete, GET /healthz',
+    )
     .option('--port <port>', 'TCP port (0: any free port)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback exposes the API to the network', '127.0.0.1')
-    .option('--dashboard-port <port>', 'TCP port of the web dashboard (0: any free port; env FLYWHEEL_DASHBOARD_PORT)', process.env.FLYWHEEL_DASHBOARD_PORT ?? '8788')
+    .option(
+      '--dashboard-port <port>',
+      'TCP port of the web dashboard (0: any free port; env FLYWHEEL_DASHBOARD_PORT)',
+      process.env.FLYWHEEL_DASHBOARD_PORT ?? '8788',
+    )
     .option('--no-dashboard', 'serve the API only')
     .addHelpText(
       'after',
@@ -45,8 +51,12 @@ export function registerServe(program: Command): void {
       const dbh = openDb(requireDatabaseUrl(config), { max: 10 });
       try {
         const server = await startFeedbackServer({ db: dbh.db, port, host: opts.host, token });
-        if (!token) console.error(`warning: FLYWHEEL_API_TOKEN is not set: anyone who can reach ${server.url} can write feedback and call the model`);
-        const dashboard = uiPort === undefined ? undefined : await serveDashboard({ config, db: dbh.db, endpoints: resolveEndpoints(config), port: uiPort, host: opts.host, token });
+        if (!token)
+          console.error(`warning: FLYWHEEL_API_TOKEN is not set: anyone who can reach ${server.url} can write feedback and call the model`);
+        const dashboard =
+          uiPort === undefined
+            ? undefined
+            : await serveDashboard({ config, db: dbh.db, endpoints: resolveEndpoints(config), port: uiPort, host: opts.host, token });
         console.log(`feedback API and completions on ${server.url}${dashboard ? `, dashboard on ${dashboard.url}` : ''} (Ctrl-C to stop)`);
         await new Promise<void>((resolve) => {
           process.once('SIGINT', resolve);

@@ -11,7 +11,11 @@ export function registerSimulateUsers(program: Command): void {
     .command('simulate-users')
     .description('one round of simulated users: completions from the production model, judged and sent back as feedback')
     .argument('<campaign>', 'the campaign whose production model the users call')
-    .requiredOption('--round <n>', 'round number (part of every event id: a re-run round stores nothing twice)', integerOption('--round', 0))
+    .requiredOption(
+      '--round <n>',
+      'round number (part of every event id: a re-run round stores nothing twice)',
+      integerOption('--round', 0),
+    )
     .option('--url <url>', 'the `flywheel serve` to talk to', 'http://127.0.0.1:8787')
     .option('--events <n>', 'events to send', integerOption('--events', 1, 100_000), 50)
     .option('--seed <n>', 'seeds the users, the prompts and who answers which', integerOption('--seed', -2147483648, 2147483647), 1)
@@ -21,7 +25,7 @@ export function registerSimulateUsers(program: Command): void {
       'after',
       [
         '',
-        'Prompts are lines of the built-in corpus\'s train split (FLYWHEEL_HOME/corpus); FLYWHEEL_API_TOKEN is sent when set.',
+        "Prompts are lines of the built-in corpus's train split (FLYWHEEL_HOME/corpus); FLYWHEEL_API_TOKEN is sent when set.",
         '',
         'Example:',
         '  $ flywheel simulate-users builtin-demo --round 1 --events 200 --seed 7',
@@ -42,7 +46,11 @@ export function registerSimulateUsers(program: Command): void {
         corpusDir: corpusDirOf(config.home),
       });
       if (opts.json) return console.log(JSON.stringify(r));
-      const kinds = Object.entries(r.byKind).map(([k, n]) => `${k} ${n}`).join(', ');
-      console.log(`round ${opts.round}: sent ${r.sent} (inserted ${r.inserted}, duplicates ${r.duplicates}): ${kinds}; model ${r.modelVersions.join(', ')}`);
+      const kinds = Object.entries(r.byKind)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ');
+      console.log(
+        `round ${opts.round}: sent ${r.sent} (inserted ${r.inserted}, duplicates ${r.duplicates}): ${kinds}; model ${r.modelVersions.join(', ')}`,
+      );
     });
 }

@@ -42,8 +42,12 @@ export function registerStatus(program: Command): void {
           const result = desc.status.name === 'COMPLETED' ? await handle.result() : undefined;
           // A loop refused before its first write (its trainer cannot start) has no campaign row: the reason is Temporal's.
           const reason = result ? undefined : await loopEndReason(handle);
-          if (opts.json) console.log(JSON.stringify({ workflowId: handle.workflowId, status: desc.status.name, reason, result, analysis }, null, 2));
-          else console.log(`${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${reason ? `\n  reason: ${reason}` : ''}${result ? '\n' + formatResult(result) : ''}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);
+          if (opts.json)
+            console.log(JSON.stringify({ workflowId: handle.workflowId, status: desc.status.name, reason, result, analysis }, null, 2));
+          else
+            console.log(
+              `${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${reason ? `\n  reason: ${reason}` : ''}${result ? '\n' + formatResult(result) : ''}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`,
+            );
           return;
         }
         // The loop's own pinned version (what it runs), else the campaign's latest.
@@ -51,7 +55,11 @@ export function registerStatus(program: Command): void {
         const spec = pinned ? (await loadCampaignVersion(s.db, pinned)).spec : await loadCampaignSpec(s.db, campaignId);
         if (opts.once) {
           const snap = await snapshot(handle, s.db, runSteps(spec));
-          console.log(opts.json ? JSON.stringify({ workflowId: handle.workflowId, ...snap, analysis }, null, 2) : `${renderSnapshot(snap, spec.selection.metric)}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`);
+          console.log(
+            opts.json
+              ? JSON.stringify({ workflowId: handle.workflowId, ...snap, analysis }, null, 2)
+              : `${renderSnapshot(snap, spec.selection.metric)}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`,
+          );
           return;
         }
         if (analysis && !opts.json) console.log(formatAnalysis(analysis));

@@ -43,10 +43,13 @@ Logs of each component are in $FLYWHEEL_HOME/logs/.
       });
       const uiPort = process.env.FLYWHEEL_DASHBOARD_PORT === 'off' ? undefined : dashboardPort();
       const stack = await startStack(config, { onEvent: (e) => console.log(formatStackEvent(e)) });
-      const dashboard = uiPort === undefined ? undefined : await startUpDashboard(config, stack.databaseUrl, uiPort).catch((e: Error) => {
-        console.error(`flywheel: dashboard not started: ${e.message}`);
-        return undefined;
-      });
+      const dashboard =
+        uiPort === undefined
+          ? undefined
+          : await startUpDashboard(config, stack.databaseUrl, uiPort).catch((e: Error) => {
+              console.error(`flywheel: dashboard not started: ${e.message}`);
+              return undefined;
+            });
       const outcome = await Promise.race([signalled.then((s) => ({ signal: s })), stack.failed.then((error) => ({ error }))]);
       if ('error' in outcome) console.error(`flywheel: ${outcome.error.message}`);
       await dashboard?.close();
@@ -61,7 +64,14 @@ async function startUpDashboard(config: import('../../core/config').FlywheelConf
   const { resolveEndpoints } = require('../../stack/endpoints') as typeof import('../../stack/endpoints');
   const { serveDashboard } = require('../serve-dashboard') as typeof import('../serve-dashboard');
   const dbh = openDb(databaseUrl, { max: 5 });
-  const server = await serveDashboard({ config, db: dbh.db, endpoints: resolveEndpoints(config), port, host: '127.0.0.1', token: process.env.FLYWHEEL_API_TOKEN || undefined }).catch(async (e) => {
+  const server = await serveDashboard({
+    config,
+    db: dbh.db,
+    endpoints: resolveEndpoints(config),
+    port,
+    host: '127.0.0.1',
+    token: process.env.FLYWHEEL_API_TOKEN || undefined,
+  }).catch(async (e) => {
     await dbh.close();
     throw e;
   });

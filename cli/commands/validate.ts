@@ -13,10 +13,18 @@ import { loadSpecFile } from '../spec-file';
 export function registerValidate(program: Command): void {
   program
     .command('validate')
-    .description('check a campaign spec (YAML or JSON) and that its trainer can start here: prints "ok" or one line per problem, with its path')
+    .description(
+      'check a campaign spec (YAML or JSON) and that its trainer can start here: prints "ok" or one line per problem, with its path',
+    )
     .argument('<spec>', 'the spec file')
-    .option('--worker-elsewhere', 'the training worker runs on another host: what this host finds about the trainer is a warning, not a problem')
-    .addHelpText('after', '\nExample:\n  $ flywheel validate examples/code-completion.yaml\n  innerLoop.budget.experiments: must be at least 1\n')
+    .option(
+      '--worker-elsewhere',
+      'the training worker runs on another host: what this host finds about the trainer is a warning, not a problem',
+    )
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ flywheel validate examples/code-completion.yaml\n  innerLoop.budget.experiments: must be at least 1\n',
+    )
     .action((file: string, opts: { workerElsewhere?: boolean }) => {
       let spec: CampaignSpec;
       try {
@@ -33,7 +41,10 @@ export function registerValidate(program: Command): void {
         process.exitCode = EXIT_USAGE;
         return;
       }
-      if (finding) console.log(`warning: trainer.command: ${finding.text}${finding.here ? ' (on this host; the training worker checks on its own before a loop writes anything)' : ''}`);
+      if (finding)
+        console.log(
+          `warning: trainer.command: ${finding.text}${finding.here ? ' (on this host; the training worker checks on its own before a loop writes anything)' : ''}`,
+        );
       console.log('ok');
     });
 }
@@ -42,7 +53,8 @@ export function registerValidate(program: Command): void {
 function trainerFinding(spec: CampaignSpec): { text: string; here: boolean } | undefined {
   const { trainer, backend } = spec;
   if (trainer.command === 'builtin') return undefined;
-  if (!SANDBOXED_BACKENDS.has(backend.kind)) return { text: `not checked: backend.kind ${backend.kind} runs the trainer in the cluster's container`, here: false };
+  if (!SANDBOXED_BACKENDS.has(backend.kind))
+    return { text: `not checked: backend.kind ${backend.kind} runs the trainer in the cluster's container`, here: false };
   const start = trainerStart({
     argv: [...trainer.command, 'train'],
     env: trainerEnvironment(process.env, trainer),

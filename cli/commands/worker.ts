@@ -22,7 +22,8 @@ export function registerWorker(program: Command): void {
       const { runWorker } = require('../../workers/main') as typeof import('../../workers/main');
       const initial = resolveConfig(process.env, process.cwd());
       if (opts.queue === 'training' || opts.queue === 'eval') console.log(`${new Date().toISOString()} ${sandboxStatusLine()}`);
-      const config = process.env[AWAIT_START_ENV] === '1' ? awaitStart().then((env) => resolveConfig(env, process.cwd())) : joinRunningStack(initial);
+      const config =
+        process.env[AWAIT_START_ENV] === '1' ? awaitStart().then((env) => resolveConfig(env, process.cwd())) : joinRunningStack(initial);
       await runWorker({
         family: opts.queue,
         config,

@@ -35,7 +35,11 @@ export interface ContaminationFinding {
   share: number;
 }
 
-export function findContamination(examples: readonly ContaminationExample[], items: readonly ContaminationEvalItem[], canaries: readonly ContaminationCanary[]): ContaminationFinding[] {
+export function findContamination(
+  examples: readonly ContaminationExample[],
+  items: readonly ContaminationEvalItem[],
+  canaries: readonly ContaminationCanary[],
+): ContaminationFinding[] {
   const splitOf = new Map(items.map((i) => [i.id, i.split]));
   const found: ContaminationFinding[] = findOverlaps(examples, items, CONTAMINATION_THRESHOLDS).map((o) => ({
     exampleKey: o.key,
@@ -58,7 +62,11 @@ export function describeContamination(versionId: string, findings: readonly Cont
   const { n, threshold } = CONTAMINATION_THRESHOLDS;
   const listed = findings
     .slice(0, MAX_LISTED)
-    .map((f) => (f.kind === 'canary' ? `${f.exampleKey} carries canary ${f.ids.join(', ')}` : `${f.exampleKey} ${f.exact ? 'contains' : `shares ${f.share} of the ${n}-grams of`} ${f.ids.join(', ')}`));
+    .map((f) =>
+      f.kind === 'canary'
+        ? `${f.exampleKey} carries canary ${f.ids.join(', ')}`
+        : `${f.exampleKey} ${f.exact ? 'contains' : `shares ${f.share} of the ${n}-grams of`} ${f.ids.join(', ')}`,
+    );
   const more = findings.length > MAX_LISTED ? `; and ${findings.length - MAX_LISTED} more` : '';
   return `dataset version "${versionId}" is contaminated (${n}-character n-grams, share >= ${threshold}, or a canary): ${findings.length} example(s): ${listed.join('; ')}${more}`;
 }

@@ -87,7 +87,11 @@ function forEachGram(s: string, n: number, visit: (key: number) => void): void {
  * Cost: one pass over all the text with a Map lookup per character: the built-in corpus's 0.8 MB of training files
  * against 600 eval items takes about 0.7 s on one core (no string is allocated per n-gram).
  */
-export function findOverlaps(candidates: readonly OverlapCandidate[], evalTexts: readonly OverlapEvalText[], options: OverlapOptions = {}): Overlap[] {
+export function findOverlaps(
+  candidates: readonly OverlapCandidate[],
+  evalTexts: readonly OverlapEvalText[],
+  options: OverlapOptions = {},
+): Overlap[] {
   const { n, threshold } = withDefaults(options);
   const evals = evalTexts.map((e) => ({ id: e.id, text: normalizeForOverlap(e.text), grams: 0 }));
   /** n-gram key → the indices of the eval texts holding it (each index once). */

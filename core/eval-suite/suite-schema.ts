@@ -66,7 +66,9 @@ const MAX_LISTED = 20;
 export function parseSuite(input: unknown): Suite {
   const top = suiteSchema.safeParse(input);
   if (!top.success) {
-    throw new MalformedSuiteError(`malformed eval suite: ${top.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    throw new MalformedSuiteError(
+      `malformed eval suite: ${top.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
   }
   const problems: string[] = [];
   const items: SuiteItem[] = [];
@@ -95,7 +97,9 @@ export function parseSuite(input: unknown): Suite {
   });
   if (problems.length > 0) {
     const more = problems.length > MAX_LISTED ? ` and ${problems.length - MAX_LISTED} more` : '';
-    throw new MalformedSuiteError(`malformed eval suite "${top.data.name}", ${problems.length} failing item(s): ${problems.slice(0, MAX_LISTED).join('; ')}${more}`);
+    throw new MalformedSuiteError(
+      `malformed eval suite "${top.data.name}", ${problems.length} failing item(s): ${problems.slice(0, MAX_LISTED).join('; ')}${more}`,
+    );
   }
   return { name: top.data.name, rubrics: top.data.rubrics, canaries: top.data.canaries, heldoutCanaries: top.data.heldoutCanaries, items };
 }
@@ -109,8 +113,10 @@ function crossCheck(item: SuiteItem, byId: Map<string, SuiteItem>, rubrics: Reco
     if (of.split !== 'public') return `\`probe.of\` names "${of.id}", a ${of.split} item, not a public one`;
   }
   if (item.probe?.kind === 'cheat_only' && item.grader.kind !== 'test_program') return 'a cheat-only item needs a test_program grader';
-  if (item.grader.kind === 'llm_judge' && rubrics[item.grader.rubric] === undefined) return `rubric "${item.grader.rubric}" is not in the suite's rubrics`;
-  if (item.split === 'heldout' && item.grader.kind === 'llm_judge') return 'held-out items never leave the eval activity, so an external LLM judge cannot grade them';
+  if (item.grader.kind === 'llm_judge' && rubrics[item.grader.rubric] === undefined)
+    return `rubric "${item.grader.rubric}" is not in the suite's rubrics`;
+  if (item.split === 'heldout' && item.grader.kind === 'llm_judge')
+    return 'held-out items never leave the eval activity, so an external LLM judge cannot grade them';
   return undefined;
 }
 

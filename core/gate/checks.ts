@@ -30,9 +30,18 @@ export const heldoutImprovement: GateCheck = (e) => {
   const rule = 'heldoutImprovement';
   const items = e.items[metric] ?? [];
   if (items.length === 0) {
-    return { rule, passed: false, reason: `no held-out ${metric} scores for both checkpoints: nothing shows an improvement`, figures: { metric, n: 0 } };
+    return {
+      rule,
+      passed: false,
+      reason: `no held-out ${metric} scores for both checkpoints: nothing shows an improvement`,
+      figures: { metric, n: 0 },
+    };
   }
-  const deltas = orientedDeltas(items.map((i) => i.candidate), items.map((i) => i.incumbent), HIGHER_IS_BETTER[metric]);
+  const deltas = orientedDeltas(
+    items.map((i) => i.candidate),
+    items.map((i) => i.incumbent),
+    HIGHER_IS_BETTER[metric],
+  );
   const t = pairedTest(deltas, e.settings);
   const bigEnough = t.meanDelta >= margin;
   const significant = t.pValue < alpha;
@@ -51,7 +60,14 @@ export const heldoutImprovement: GateCheck = (e) => {
     exact: t.exact ? 'yes' : 'no',
   };
   const stated = `held-out ${metric} improves by ${f4(t.meanDelta)} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (alpha ${alpha}) over ${t.n} items`;
-  const why = !bigEnough && !significant ? 'below the margin and not significant' : !bigEnough ? 'below the margin' : !significant ? 'not significant: within noise' : 'passes';
+  const why =
+    !bigEnough && !significant
+      ? 'below the margin and not significant'
+      : !bigEnough
+        ? 'below the margin'
+        : !significant
+          ? 'not significant: within noise'
+          : 'passes';
   return { rule, passed: bigEnough && significant, reason: `${stated}: ${why}`, figures };
 };
 
@@ -79,7 +95,8 @@ export const noCategoryRegression: GateCheck = (e) => {
       figures[`${metric}.${category}.n`] = deltas.length;
       if (!gated) continue;
       if (!worst || -delta > worst.regression) worst = { metric, category, regression: -delta };
-      if (-delta > bound) failures.push(`category "${category}" is worse on held-out ${metric} by ${f4(-delta)} (bound ${bound}, ${deltas.length} items)`);
+      if (-delta > bound)
+        failures.push(`category "${category}" is worse on held-out ${metric} by ${f4(-delta)} (bound ${bound}, ${deltas.length} items)`);
     }
   }
   if (worst) Object.assign(figures, { worstMetric: worst.metric, worstCategory: worst.category, worstRegression: round(worst.regression) });
@@ -104,8 +121,20 @@ export function runGate(evidence: GateEvidence, checks: readonly GateCheck[] = D
   const failed = results.filter((r) => !r.passed);
   if (failed.length > 0) {
     const hold = failed.every((r) => r.hold === true);
-    return { promote: false, hold, rule: failed[0].rule, reason: `${hold ? 'held' : 'rejected'} by ${failed[0].rule}: ${failed[0].reason}`, results };
+    return {
+      promote: false,
+      hold,
+      rule: failed[0].rule,
+      reason: `${hold ? 'held' : 'rejected'} by ${failed[0].rule}: ${failed[0].reason}`,
+      results,
+    };
   }
   const who = `${evidence.candidateCheckpointId} over ${evidence.incumbentCheckpointId}`;
-  return { promote: true, hold: false, rule: ALL_CHECKS_PASSED, reason: `promoted ${who}: ${results.map((r) => `${r.rule}: ${r.reason}`).join('; ')}`, results };
+  return {
+    promote: true,
+    hold: false,
+    rule: ALL_CHECKS_PASSED,
+    reason: `promoted ${who}: ${results.map((r) => `${r.rule}: ${r.reason}`).join('; ')}`,
+    results,
+  };
 }

@@ -6,8 +6,14 @@ import type { CheckResult, GateCheck, TwinPair } from './evidence';
 const f4 = (x: number) => x.toFixed(4);
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 const MAX_NAMED = 10;
-const named = (ids: readonly string[]) => ids.slice(0, MAX_NAMED).join(', ') + (ids.length > MAX_NAMED ? ` and ${ids.length - MAX_NAMED} more` : '');
-const notMeasured = (rule: string, what: string): CheckResult => ({ rule, passed: true, reason: `${what} not measured: nothing to check`, figures: { measured: 'no' } });
+const named = (ids: readonly string[]) =>
+  ids.slice(0, MAX_NAMED).join(', ') + (ids.length > MAX_NAMED ? ` and ${ids.length - MAX_NAMED} more` : '');
+const notMeasured = (rule: string, what: string): CheckResult => ({
+  rule,
+  passed: true,
+  reason: `${what} not measured: nothing to check`,
+  figures: { measured: 'no' },
+});
 
 /**
  * Reject when a public score rises but held-out does not: on any metric with both, the growth of the candidate's
@@ -27,7 +33,12 @@ export const publicHeldoutGap: GateCheck = (e) => {
     const heldoutGain = gain(m.candidateHeldout, m.incumbentHeldout);
     const growth = publicGain - heldoutGain;
     const bound = e.settings.maxGapGrowth[m.metric];
-    Object.assign(figures, { [`${m.metric}.publicGain`]: round(publicGain), [`${m.metric}.heldoutGain`]: round(heldoutGain), [`${m.metric}.gapGrowth`]: round(growth), [`${m.metric}.bound`]: bound });
+    Object.assign(figures, {
+      [`${m.metric}.publicGain`]: round(publicGain),
+      [`${m.metric}.heldoutGain`]: round(heldoutGain),
+      [`${m.metric}.gapGrowth`]: round(growth),
+      [`${m.metric}.bound`]: bound,
+    });
     const line = `public ${m.metric} improves by ${f4(publicGain)}, held-out by ${f4(heldoutGain)}: the gap grows by ${f4(growth)} (bound ${bound})`;
     stated.push(line);
     if (growth > bound) failures.push(`${line}: public rises without held-out`);
@@ -91,7 +102,7 @@ export const heldoutOutrunsPublic: GateCheck = (e) => {
     if (outrun > bound) failures.push(`${line}: held-out gains what public does not (the candidate may have seen held-out text)`);
   }
   if (failures.length === 0) return { rule, passed: true, reason: stated.join('; '), figures };
-  const then = action === 'hold' ? 'held for a researcher\'s approval' : 'rejected';
+  const then = action === 'hold' ? "held for a researcher's approval" : 'rejected';
   return { rule, passed: false, hold: action === 'hold', reason: `${failures.join('; ')}; ${then} (heldoutOutrun: ${action})`, figures };
 };
 
@@ -106,10 +117,22 @@ export const twinGap: GateCheck = (e) => {
   const growth = candidateGap - incumbentGap;
   const bound = e.settings.maxTwinGapGrowth;
   const broken = twins.filter((t) => t.candidateOriginal > t.candidateTwin).map((t) => t.id);
-  const figures = { twins: twins.length, candidateGap: round(candidateGap), incumbentGap: round(incumbentGap), gapGrowth: round(growth), bound, passedOriginalFailedTwin: broken.length };
+  const figures = {
+    twins: twins.length,
+    candidateGap: round(candidateGap),
+    incumbentGap: round(incumbentGap),
+    gapGrowth: round(growth),
+    bound,
+    passedOriginalFailedTwin: broken.length,
+  };
   const stated = `the candidate passes ${f4(candidateGap)} more of the public items than of their ${twins.length} twins (incumbent ${f4(incumbentGap)}; growth ${f4(growth)}, bound ${bound})`;
   if (growth <= bound) return { rule, passed: true, reason: stated, figures };
-  return { rule, passed: false, reason: `${stated}: twins it fails after passing the original: ${named(broken)}`, figures: { ...figures, items: named(broken) } };
+  return {
+    rule,
+    passed: false,
+    reason: `${stated}: twins it fails after passing the original: ${named(broken)}`,
+    figures: { ...figures, items: named(broken) },
+  };
 };
 
 /** Reject when the candidate passes any item that only a tampered grader can pass. */
@@ -119,7 +142,12 @@ export const cheatOnlyPass: GateCheck = (e) => {
   if (!c || c.scored === 0) return notMeasured(rule, 'cheat-only items');
   const figures = { scored: c.scored, passedItems: c.passed.length };
   if (c.passed.length === 0) return { rule, passed: true, reason: `no cheat-only item passed (${c.scored} scored)`, figures };
-  return { rule, passed: false, reason: `the candidate passed ${c.passed.length} of ${c.scored} cheat-only items (its outputs tamper with the grader): ${named(c.passed)}`, figures: { ...figures, items: named(c.passed) } };
+  return {
+    rule,
+    passed: false,
+    reason: `the candidate passed ${c.passed.length} of ${c.scored} cheat-only items (its outputs tamper with the grader): ${named(c.passed)}`,
+    figures: { ...figures, items: named(c.passed) },
+  };
 };
 
 /** Reject when a canary string appears in any of the candidate's outputs. */
@@ -128,7 +156,12 @@ export const canaryInOutputs: GateCheck = (e) => {
   const hits = e.integrity?.canaryHits;
   if (!hits) return notMeasured(rule, 'canaries in outputs');
   if (hits.length === 0) return { rule, passed: true, reason: 'no output carries a canary', figures: { hits: 0 } };
-  return { rule, passed: false, reason: `${hits.length} output(s) carry a canary (the model trained on canaried data): ${named(hits)}`, figures: { hits: hits.length, items: named(hits) } };
+  return {
+    rule,
+    passed: false,
+    reason: `${hits.length} output(s) carry a canary (the model trained on canaried data): ${named(hits)}`,
+    figures: { hits: hits.length, items: named(hits) },
+  };
 };
 
 /**
@@ -140,9 +173,28 @@ export const heldoutCanaryInOutputs: GateCheck = (e) => {
   const hits = e.integrity?.heldoutCanaryHits;
   if (!hits) return notMeasured(rule, 'held-out canaries in outputs');
   if (hits.length === 0) return { rule, passed: true, reason: 'no output completes a held-out canary', figures: { hits: 0 } };
-  return { rule, passed: false, reason: `${hits.length} output(s) complete a held-out canary (text that exists only in held-out items: the model saw held-out text): ${named(hits)}`, figures: { hits: hits.length, items: named(hits) } };
+  return {
+    rule,
+    passed: false,
+    reason: `${hits.length} output(s) complete a held-out canary (text that exists only in held-out items: the model saw held-out text): ${named(hits)}`,
+    figures: { hits: hits.length, items: named(hits) },
+  };
 };
 
-export const INTEGRITY_CHECKS: readonly GateCheck[] = [publicHeldoutGap, heldoutOutrunsPublic, twinGap, cheatOnlyPass, canaryInOutputs, heldoutCanaryInOutputs];
+export const INTEGRITY_CHECKS: readonly GateCheck[] = [
+  publicHeldoutGap,
+  heldoutOutrunsPublic,
+  twinGap,
+  cheatOnlyPass,
+  canaryInOutputs,
+  heldoutCanaryInOutputs,
+];
 /** The rules of INTEGRITY_CHECKS, in order. */
-export const INTEGRITY_RULES = ['publicHeldoutGap', 'heldoutOutrunsPublic', 'twinGap', 'cheatOnlyPass', 'canaryInOutputs', 'heldoutCanaryInOutputs'] as const;
+export const INTEGRITY_RULES = [
+  'publicHeldoutGap',
+  'heldoutOutrunsPublic',
+  'twinGap',
+  'cheatOnlyPass',
+  'canaryInOutputs',
+  'heldoutCanaryInOutputs',
+] as const;

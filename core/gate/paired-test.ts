@@ -77,7 +77,8 @@ export interface PairedTestResult {
 
 /** Per-item differences oriented so positive = better: candidate − incumbent, or the reverse when lower is better. */
 export function orientedDeltas(candidate: readonly number[], incumbent: readonly number[], higherIsBetter: boolean): number[] {
-  if (candidate.length !== incumbent.length) throw new RangeError(`paired scores differ in length (${candidate.length} vs ${incumbent.length})`);
+  if (candidate.length !== incumbent.length)
+    throw new RangeError(`paired scores differ in length (${candidate.length} vs ${incumbent.length})`);
   return candidate.map((c, i) => (higherIsBetter ? c - incumbent[i] : incumbent[i] - c));
 }
 
@@ -151,7 +152,24 @@ export function signFlipTest(deltas: readonly number[], opts: ResampleOptions): 
 /** The gate's paired test: the p-value from `test`, the lower confidence bound from the bootstrap. */
 export function pairedTest(deltas: readonly number[], opts: ResampleOptions & { alpha: number; test: PairedTestKind }): PairedTestResult {
   const boot = pairedBootstrap(deltas, opts);
-  if (opts.test === 'bootstrap') return { test: 'bootstrap', n: boot.n, meanDelta: boot.meanDelta, pValue: boot.pValue, lowerBound: boot.lowerBound, exact: false, resamples: boot.resamples };
+  if (opts.test === 'bootstrap')
+    return {
+      test: 'bootstrap',
+      n: boot.n,
+      meanDelta: boot.meanDelta,
+      pValue: boot.pValue,
+      lowerBound: boot.lowerBound,
+      exact: false,
+      resamples: boot.resamples,
+    };
   const flip = signFlipTest(deltas, opts);
-  return { test: 'sign-flip', n: flip.n, meanDelta: flip.meanDelta, pValue: flip.pValue, lowerBound: boot.lowerBound, exact: flip.exact, resamples: flip.resamples };
+  return {
+    test: 'sign-flip',
+    n: flip.n,
+    meanDelta: flip.meanDelta,
+    pValue: flip.pValue,
+    lowerBound: boot.lowerBound,
+    exact: flip.exact,
+    resamples: flip.resamples,
+  };
 }

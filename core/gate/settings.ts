@@ -118,7 +118,9 @@ export const gateSettingsSchema = z.strictObject({
 export type GateSettingsInput = z.input<typeof gateSettingsSchema>;
 
 // The interface above is the documented shape; this line fails to compile if the schema drifts from it.
-const _sameShape: [GateSettings, z.output<typeof gateSettingsSchema>] extends [z.output<typeof gateSettingsSchema>, GateSettings] ? true : never = true;
+const _sameShape: [GateSettings, z.output<typeof gateSettingsSchema>] extends [z.output<typeof gateSettingsSchema>, GateSettings]
+  ? true
+  : never = true;
 void _sameShape;
 
 /** Complete settings from partial ones (the `withDefaults()` step); throws InvalidSpecError on a bad value. */

@@ -20,8 +20,7 @@ const KEYWORDS = new Set(
 );
 
 const isSpace = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d);
-const isIdentStart = (c: number): boolean =>
-  (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x24; // A-Z a-z _ $
+const isIdentStart = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x24; // A-Z a-z _ $
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isIdentPart = (c: number): boolean => isIdentStart(c) || isDigit(c);
 /** Characters that chain into one operator token: `===`, `=>`, `?.`, `...`, `&&=`. */

@@ -16,7 +16,12 @@ export type LlmJudgeConfig = z.output<typeof llmJudgeConfigSchema>;
 export const judgeVerdictSchema = z.strictObject({ score: z.number().min(0).max(10), reason: z.string() });
 export type JudgeVerdict = z.output<typeof judgeVerdictSchema>;
 
-export function judgeMessages(rubric: string, prompt: string, reference: string, output: string): { role: 'system' | 'user'; content: string }[] {
+export function judgeMessages(
+  rubric: string,
+  prompt: string,
+  reference: string,
+  output: string,
+): { role: 'system' | 'user'; content: string }[] {
   return [
     {
       role: 'system',

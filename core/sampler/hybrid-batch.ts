@@ -34,7 +34,11 @@ export function hybridBatch(o: HybridBatchOptions): { batch: Candidate[]; notes:
     else fresh.push(a);
   }
   const score = (p: Params) => (validateParams(o.space, p).length === 0 ? tpeScore(o.space, o.history, p) : -Infinity);
-  const ranked = (xs: Candidate[]) => xs.map((e, i) => ({ e, i, s: score(e.params) })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.e);
+  const ranked = (xs: Candidate[]) =>
+    xs
+      .map((e, i) => ({ e, i, s: score(e.params) }))
+      .sort((a, b) => b.s - a.s || a.i - b.i)
+      .map((x) => x.e);
   let batch: Candidate[];
   if (o.mode === 'agent') {
     const lead = ranked(fresh).slice(0, o.count);
@@ -43,6 +47,8 @@ export function hybridBatch(o: HybridBatchOptions): { batch: Candidate[]; notes:
   } else {
     batch = ranked([...fresh, ...o.builtin]).slice(0, o.count);
   }
-  notes.push(`${batch.filter((c) => c.proposer === 'agent').length} of ${batch.length} from the agent (${fresh.length} valid, new proposals ranked by the TPE model)`);
+  notes.push(
+    `${batch.filter((c) => c.proposer === 'agent').length} of ${batch.length} from the agent (${fresh.length} valid, new proposals ranked by the TPE model)`,
+  );
   return { batch, notes };
 }

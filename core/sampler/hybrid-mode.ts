@@ -24,7 +24,9 @@ export function nextProposerMode(batches: readonly PastBatch[], handOverAfter: n
         why = `${dry} agent batches in a row without a new best (agents.handOverAfter ${handOverAfter}): the sampler proposes alone`;
         dry = 0;
       } else {
-        why = b.agentImproved ? 'the agent set a new best in the last batch' : `${dry} agent batch(es) without a new best, of ${handOverAfter} allowed`;
+        why = b.agentImproved
+          ? 'the agent set a new best in the last batch'
+          : `${dry} agent batch(es) without a new best, of ${handOverAfter} allowed`;
       }
     } else if (b.agentImproved) {
       mode = 'agent';

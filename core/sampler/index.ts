@@ -53,7 +53,14 @@ export function proposeBatch(opts: ProposeBatchOptions): Params[] {
 
   const trials: Trial[] = [...history];
   // Keyed on the searched knobs only, so a history row that also carries fixed params still counts as seen.
-  const keyOf = (p: Params) => paramsKey(Object.fromEntries(Object.keys(space).filter((k) => Object.hasOwn(p, k)).map((k) => [k, p[k]])));
+  const keyOf = (p: Params) =>
+    paramsKey(
+      Object.fromEntries(
+        Object.keys(space)
+          .filter((k) => Object.hasOwn(p, k))
+          .map((k) => [k, p[k]]),
+      ),
+    );
   const seen = new Set(history.map((t) => keyOf(t.params)));
   const out: Params[] = [];
   const draw = (): Params => (useModel ? proposeTpe(space, trials, rng, opts.tpe) : proposeRandom(space, rng));

@@ -85,7 +85,11 @@ export function fixKnobs(space: SearchSpace, values: Params): SearchSpace {
 
 /** A canonical string for a configuration: keys sorted, values typed (so `1` and `"1"` differ). */
 export function paramsKey(params: Params): string {
-  return JSON.stringify(Object.keys(params).sort().map((k) => [k, params[k]]));
+  return JSON.stringify(
+    Object.keys(params)
+      .sort()
+      .map((k) => [k, params[k]]),
+  );
 }
 
 /** Where a numeric value sits in its knob's range, in [0, 1] on the knob's own scale (log when `log`). */

@@ -66,7 +66,11 @@ export function proposeTpe(space: SearchSpace, trials: readonly Trial[], rng: Rn
     const bandwidth = names.length > 1 ? opts.bandwidth : 'neighbour';
     const l = fitJoint(space, good, opts.priorWeight, bandwidth);
     const g = fitJoint(space, bad, opts.priorWeight, bandwidth);
-    const x = argmaxRatio(opts.candidates, () => drawJoint(l, rng), (c) => logJoint(l, c) - logJoint(g, c));
+    const x = argmaxRatio(
+      opts.candidates,
+      () => drawJoint(l, rng),
+      (c) => logJoint(l, c) - logJoint(g, c),
+    );
     return Object.fromEntries(names.map((n, d) => [n, toParamValue(space[n], x[d])]));
   }
   const params: Params = {};
@@ -74,7 +78,11 @@ export function proposeTpe(space: SearchSpace, trials: readonly Trial[], rng: Rn
     const def = space[name];
     const l = fitJoint({ [name]: def }, good, opts.priorWeight, 'neighbour');
     const g = fitJoint({ [name]: def }, bad, opts.priorWeight, 'neighbour');
-    const x = argmaxRatio(opts.candidates, () => drawJoint(l, rng), (c) => logJoint(l, c) - logJoint(g, c));
+    const x = argmaxRatio(
+      opts.candidates,
+      () => drawJoint(l, rng),
+      (c) => logJoint(l, c) - logJoint(g, c),
+    );
     params[name] = toParamValue(def, x[0]);
   }
   return params;
@@ -300,7 +308,13 @@ function erfc(x: number): number {
   const t = 1 / (1 + 0.5 * z);
   const poly =
     -1.26551223 +
-    t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+    t *
+      (1.00002368 +
+        t *
+          (0.37409196 +
+            t *
+              (0.09678418 +
+                t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
   const r = t * exp(-z * z + poly);
   return x >= 0 ? r : 2 - r;
 }

@@ -73,14 +73,19 @@ export function critique(failure: Failure): TeacherCritique {
   const { prompt, output, reference } = failure;
   const ref = tokenize(reference).map((t) => ({ ...t, text: reference.slice(t.start, t.end) }));
   const out = tokenize(output).map((t) => ({ ...t, text: output.slice(t.start, t.end) }));
-  const { missing, extra } = multisetDiff(ref.map((t) => t.text), out.map((t) => t.text));
+  const { missing, extra } = multisetDiff(
+    ref.map((t) => t.text),
+    out.map((t) => t.text),
+  );
   const weight = errorWeight(count(missing), count(extra), ref.length, out.length);
 
   const lines = [BUILTIN_PREAMBLE, 'It compares the output with the reference token by token.'];
   if (output === reference) {
     lines.push('The output already matches the reference exactly; the reference is kept as an ordinary example.');
   } else if (output.trim() === '') {
-    lines.push(`The output is empty; expected ${ref.length} token${ref.length === 1 ? '' : 's'} starting with ${quote(ref[0]?.text ?? reference)}.`);
+    lines.push(
+      `The output is empty; expected ${ref.length} token${ref.length === 1 ? '' : 's'} starting with ${quote(ref[0]?.text ?? reference)}.`,
+    );
   } else {
     let i = 0;
     while (i < ref.length && i < out.length && ref[i].text === out[i].text) i++;
@@ -88,16 +93,24 @@ export function critique(failure: Failure): TeacherCritique {
       const at = firstDiff(reference, output);
       lines.push(`The output has the same tokens as the reference and differs only in whitespace, first at ${where(reference, at)}.`);
     } else if (i === out.length) {
-      lines.push(`The output stops early: it matches the first ${i} of ${ref.length} reference tokens, then ends where ${quote(ref[i].text)} was expected at ${where(reference, ref[i].start)}.`);
+      lines.push(
+        `The output stops early: it matches the first ${i} of ${ref.length} reference tokens, then ends where ${quote(ref[i].text)} was expected at ${where(reference, ref[i].start)}.`,
+      );
     } else if (i === ref.length) {
-      lines.push(`The output matches all ${ref.length} reference tokens, then continues with ${quote(out[i].text)} and ${out.length - i - 1} more token(s) that should not be there.`);
+      lines.push(
+        `The output matches all ${ref.length} reference tokens, then continues with ${quote(out[i].text)} and ${out.length - i - 1} more token(s) that should not be there.`,
+      );
     } else {
-      lines.push(`The output first diverges from the reference at token ${i + 1} of ${ref.length} (${where(reference, ref[i].start)}): expected ${quote(ref[i].text)}, produced ${quote(out[i].text)}.`);
+      lines.push(
+        `The output first diverges from the reference at token ${i + 1} of ${ref.length} (${where(reference, ref[i].start)}): expected ${quote(ref[i].text)}, produced ${quote(out[i].text)}.`,
+      );
     }
     if (missing.size) lines.push(`Missing from the output (in the reference only): ${list(missing)}.`);
     if (extra.size) lines.push(`Extra in the output (not in the reference): ${list(extra)}.`);
   }
-  lines.push(`Weight ${weight}: ${count(missing)} missing and ${count(extra)} extra of ${ref.length} reference and ${out.length} output tokens.`);
+  lines.push(
+    `Weight ${weight}: ${count(missing)} missing and ${count(extra)} extra of ${ref.length} reference and ${out.length} output tokens.`,
+  );
 
   const signals: TrainingSignal[] = [{ kind: 'sft', prompt, target: reference, weight, category: failure.category ?? 'code' }];
   if (output !== '' && output !== reference) signals.push({ kind: 'pair', prompt, chosen: reference, rejected: output, weight });

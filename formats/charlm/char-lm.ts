@@ -83,7 +83,10 @@ export class CharLm {
   private readonly b1: Float32Array;
   private readonly b2: Float32Array;
 
-  private constructor(readonly hyper: CharLmHyper, readonly params: Float32Array) {
+  private constructor(
+    readonly hyper: CharLmHyper,
+    readonly params: Float32Array,
+  ) {
     this.layout = layoutOf(hyper);
     if (params.length !== this.layout.total) {
       throw new Error(`charlm: ${params.length} parameters given, ${this.layout.total} expected for ${JSON.stringify(hyper)}`);
@@ -223,7 +226,10 @@ export class CharLm {
     const { w1, w2, b1, b2 } = this;
     for (let r = 0; r < R; r++) for (let k = 0; k < H; k++) h[r * H + k] = b1[k];
     for (let i = 0; i < CE; i++) {
-      const x0 = x[i], x1 = x[CE + i], x2 = x[2 * CE + i], x3 = x[3 * CE + i];
+      const x0 = x[i],
+        x1 = x[CE + i],
+        x2 = x[2 * CE + i],
+        x3 = x[3 * CE + i];
       const base = i * H;
       for (let k = 0; k < H; k++) {
         const w = w1[base + k];
@@ -236,7 +242,10 @@ export class CharLm {
     for (let i = 0; i < R * H; i++) h[i] = Math.tanh(h[i]);
     for (let r = 0; r < R; r++) for (let v = 0; v < V; v++) z[r * V + v] = b2[v];
     for (let k = 0; k < H; k++) {
-      const h0 = h[k], h1 = h[H + k], h2 = h[2 * H + k], h3 = h[3 * H + k];
+      const h0 = h[k],
+        h1 = h[H + k],
+        h2 = h[2 * H + k],
+        h3 = h[3 * H + k];
       const base = k * V;
       for (let v = 0; v < V; v++) {
         const w = w2[base + v];
@@ -272,12 +281,21 @@ export class CharLm {
     // Output layer: dW2 += hᵀ·dz, db2 += Σ dz, dh = (dz·W2ᵀ) ⊙ (1 - h²).
     for (let v = 0; v < V; v++) grad[L.b2 + v] += p[v] + p[V + v] + p[2 * V + v] + p[3 * V + v];
     for (let k = 0; k < H; k++) {
-      const h0 = h[k], h1 = h[H + k], h2 = h[2 * H + k], h3 = h[3 * H + k];
+      const h0 = h[k],
+        h1 = h[H + k],
+        h2 = h[2 * H + k],
+        h3 = h[3 * H + k];
       const base = k * V;
       const g = L.w2 + base;
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      let a0 = 0,
+        a1 = 0,
+        a2 = 0,
+        a3 = 0;
       for (let v = 0; v < V; v++) {
-        const d0 = p[v], d1 = p[V + v], d2 = p[2 * V + v], d3 = p[3 * V + v];
+        const d0 = p[v],
+          d1 = p[V + v],
+          d2 = p[2 * V + v],
+          d3 = p[3 * V + v];
         const w = w2[base + v];
         grad[g + v] += h0 * d0 + h1 * d1 + h2 * d2 + h3 * d3;
         a0 += w * d0;
@@ -293,12 +311,21 @@ export class CharLm {
     }
     // Hidden layer: dW1 += xᵀ·dh, dx = dh·W1ᵀ.
     for (let i = 0; i < CE; i++) {
-      const x0 = x[i], x1 = x[CE + i], x2 = x[2 * CE + i], x3 = x[3 * CE + i];
+      const x0 = x[i],
+        x1 = x[CE + i],
+        x2 = x[2 * CE + i],
+        x3 = x[3 * CE + i];
       const base = i * H;
       const g = L.w1 + base;
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      let a0 = 0,
+        a1 = 0,
+        a2 = 0,
+        a3 = 0;
       for (let k = 0; k < H; k++) {
-        const d0 = dh[k], d1 = dh[H + k], d2 = dh[2 * H + k], d3 = dh[3 * H + k];
+        const d0 = dh[k],
+          d1 = dh[H + k],
+          d2 = dh[2 * H + k],
+          d3 = dh[3 * H + k];
         const w = w1[base + k];
         grad[g + k] += x0 * d0 + x1 * d1 + x2 * d2 + x3 * d3;
         a0 += w * d0;

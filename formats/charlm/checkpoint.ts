@@ -77,11 +77,13 @@ export function decodeCheckpoint(buf: Buffer): CharLmCheckpoint {
   } catch {
     throw new CheckpointFormatError('checkpoint header is not JSON');
   }
-  if (h.format !== CHARLM_FORMAT) throw new CheckpointFormatError(`checkpoint format is ${JSON.stringify(h.format)}, expected ${CHARLM_FORMAT}`);
+  if (h.format !== CHARLM_FORMAT)
+    throw new CheckpointFormatError(`checkpoint format is ${JSON.stringify(h.format)}, expected ${CHARLM_FORMAT}`);
   const hy = h.hyper as unknown as Record<string, unknown> | undefined;
   for (const k of ['context', 'embed', 'hidden']) {
     const v = hy?.[k];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new CheckpointFormatError(`checkpoint hyper.${k} is not a positive integer`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+      throw new CheckpointFormatError(`checkpoint hyper.${k} is not a positive integer`);
   }
   if (h.vocab !== VOCAB_SIZE) throw new CheckpointFormatError(`checkpoint vocab is ${h.vocab}, this build has ${VOCAB_SIZE}`);
   const n = layoutOf(h.hyper).total;

@@ -40,7 +40,10 @@ export function greedyComplete(model: CharLm, prompt: string, maxBytes: number):
  * Byte-weighted bits per byte of `items` (each reference scored after its prompt), and each item's own figure.
  * The one definition the eval activity and the benches share. Empty input scores 0.
  */
-export function scoreLossItems(model: CharLm, items: ReadonlyArray<{ prompt: string; reference: string }>): { bitsPerByte: number; perItem: number[] } {
+export function scoreLossItems(
+  model: CharLm,
+  items: ReadonlyArray<{ prompt: string; reference: string }>,
+): { bitsPerByte: number; perItem: number[] } {
   let bits = 0;
   let bytes = 0;
   const perItem = items.map((item) => {

@@ -32,7 +32,11 @@ const optionalInt = (f: Fields, name: string): number | undefined => {
 };
 
 const temporalOf = (ctx: DashboardContext) => {
-  if (!ctx.temporal) throw new BadRequestError('actions need Temporal, and this dashboard has no connection to it (start it with `flywheel up`, or set TEMPORAL_ADDRESS)', 503);
+  if (!ctx.temporal)
+    throw new BadRequestError(
+      'actions need Temporal, and this dashboard has no connection to it (start it with `flywheel up`, or set TEMPORAL_ADDRESS)',
+      503,
+    );
   return ctx.temporal;
 };
 
@@ -50,25 +54,34 @@ export const ACTIONS: Record<string, Action> = {
   resume: signal('resume', resumeSignal, 'it starts new experiments again'),
   stop: signal('stop', stopSignal, 'it finishes the running experiments, then selects the winner'),
   budget: {
-    describe: (f) => `Change the budget of inner loop ${need(f, 'loop')} to ${f.experiments || '(unchanged)'} experiments, ${f.parallelism || '(unchanged)'} at once.`,
+    describe: (f) =>
+      `Change the budget of inner loop ${need(f, 'loop')} to ${f.experiments || '(unchanged)'} experiments, ${f.parallelism || '(unchanged)'} at once.`,
     async run(ctx, f) {
       const experiments = optionalInt(f, 'experiments');
       const parallelism = optionalInt(f, 'parallelism');
       if (experiments === undefined && parallelism === undefined) throw new BadRequestError('give experiments or parallelism (or both)');
-      const r = await temporalOf(ctx).client.workflow.getHandle(need(f, 'loop')).executeUpdate(setBudgetUpdate, { args: [{ experiments, parallelism }] });
+      const r = await temporalOf(ctx)
+        .client.workflow.getHandle(need(f, 'loop'))
+        .executeUpdate(setBudgetUpdate, { args: [{ experiments, parallelism }] });
       return `budget of ${f.loop}: ${r.experiments} experiments, ${r.parallelism} at once`;
     },
     back: (f) => href.loop(need(f, 'loop')),
   },
   'approve-proposal': {
     describe: (f) => `${f.approve === 'false' ? 'Reject' : 'Approve'} proposal ${need(f, 'experiment')} of inner loop ${need(f, 'loop')}.`,
-    run: (ctx, f) => temporalOf(ctx).client.workflow.getHandle(need(f, 'loop')).executeUpdate(approveProposalUpdate, { args: [{ experimentId: need(f, 'experiment'), approve: f.approve !== 'false' }] }),
+    run: (ctx, f) =>
+      temporalOf(ctx)
+        .client.workflow.getHandle(need(f, 'loop'))
+        .executeUpdate(approveProposalUpdate, { args: [{ experimentId: need(f, 'experiment'), approve: f.approve !== 'false' }] }),
     back: (f) => href.loop(need(f, 'loop')),
   },
   'approve-promotion': {
-    describe: (f) => `${f.approve === 'false' ? 'Reject' : 'Approve'} the promotion awaiting approval in outer loop ${need(f, 'workflow')}.`,
+    describe: (f) =>
+      `${f.approve === 'false' ? 'Reject' : 'Approve'} the promotion awaiting approval in outer loop ${need(f, 'workflow')}.`,
     run: (ctx, f) =>
-      temporalOf(ctx).client.workflow.getHandle(need(f, 'workflow')).executeUpdate(approvePromotionUpdate, { args: [{ approve: f.approve !== 'false', by: 'dashboard' }] }),
+      temporalOf(ctx)
+        .client.workflow.getHandle(need(f, 'workflow'))
+        .executeUpdate(approvePromotionUpdate, { args: [{ approve: f.approve !== 'false', by: 'dashboard' }] }),
     back: (f) => href.campaign(need(f, 'workflow').split('/outer/')[0]),
   },
   'trigger-outer': {

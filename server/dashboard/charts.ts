@@ -8,19 +8,40 @@ import type { TrialPoint } from '../../services/queries/trials';
 
 export type ChartOption = Record<string, unknown>;
 
-const COLORS = ['#0969da', '#cf222e', '#1a7f37', '#8250df', '#bf8700', '#0a3069', '#e16f24', '#57606a', '#1b7c83', '#a40e26', '#6639ba', '#4d2d00'];
+const COLORS = [
+  '#0969da',
+  '#cf222e',
+  '#1a7f37',
+  '#8250df',
+  '#bf8700',
+  '#0a3069',
+  '#e16f24',
+  '#57606a',
+  '#1b7c83',
+  '#a40e26',
+  '#6639ba',
+  '#4d2d00',
+];
 const BASE = { animation: false, color: COLORS, textStyle: { fontFamily: 'system-ui, sans-serif' } };
 
 /** What a metric is measured in, where Flywheel knows (its graders' and the job contract's metrics). */
 export function withUnit(metric: string): string {
-  const units: Record<string, string> = { loss: 'loss (bits per byte)', bits_per_byte: 'bits per byte', exact_match: 'exact match (fraction)', lr: 'learning rate' };
+  const units: Record<string, string> = {
+    loss: 'loss (bits per byte)',
+    bits_per_byte: 'bits per byte',
+    exact_match: 'exact match (fraction)',
+    lr: 'learning rate',
+  };
   return units[metric] ?? metric;
 }
 
 /** A chart's place on a page: an element the client draws `option` into (or fills from its section's endpoint). */
 export function chartBox(key: string, title: string, option?: ChartOption, height = 300): Safe {
   const json = option ? raw(`<script type="application/json">${JSON.stringify(option).replace(/</g, '\\u003c')}</script>`) : '';
-  return html`<figure class="chart-fig"><figcaption>${title}</figcaption><div class="chart" id="chart-${key}" data-chart="${key}" style="height:${height}px">${json}</div></figure>`;
+  return html`<figure class="chart-fig">
+    <figcaption>${title}</figcaption>
+    <div class="chart" id="chart-${key}" data-chart="${key}" style="height:${height}px">${json}</div>
+  </figure>`;
 }
 
 /** Every trial's score by index and the best so far (Optuna's optimisation history); the winner marked. */
@@ -51,8 +72,23 @@ export function historyOption(trials: TrialPoint[], metric: string, mode: 'min' 
         showSymbol: false,
         data: bestSoFar,
         endLabel: { show: true, formatter: '{a}' },
-        markPoint: winner ? { symbol: 'pin', symbolSize: 36, data: [{ name: `winner e${winner.index}`, coord: [winner.index, winner.score], value: `e${winner.index}` }], label: { fontSize: 9 } } : undefined,
-        ...(baseline !== undefined && baseline !== null ? { markLine: { symbol: 'none', data: [{ yAxis: baseline, name: 'untrained', label: { formatter: 'untrained {c}' } }], lineStyle: { type: 'dashed', color: '#57606a' } } } : {}),
+        markPoint: winner
+          ? {
+              symbol: 'pin',
+              symbolSize: 36,
+              data: [{ name: `winner e${winner.index}`, coord: [winner.index, winner.score], value: `e${winner.index}` }],
+              label: { fontSize: 9 },
+            }
+          : undefined,
+        ...(baseline !== undefined && baseline !== null
+          ? {
+              markLine: {
+                symbol: 'none',
+                data: [{ yAxis: baseline, name: 'untrained', label: { formatter: 'untrained {c}' } }],
+                lineStyle: { type: 'dashed', color: '#57606a' },
+              },
+            }
+          : {}),
       },
     ],
   };
@@ -62,12 +98,16 @@ export function historyOption(trials: TrialPoint[], metric: string, mode: 'min' 
 export function sliceOption(space: SearchSpace, knob: string, trials: TrialPoint[], metric: string): ChartOption {
   const def = space[knob];
   const cat = def?.type === 'categorical';
-  const pts = trials.filter((t) => t.score !== null && t.params[knob] !== undefined).map((t) => [cat ? String(t.params[knob]) : t.params[knob], t.score, t.index]);
+  const pts = trials
+    .filter((t) => t.score !== null && t.params[knob] !== undefined)
+    .map((t) => [cat ? String(t.params[knob]) : t.params[knob], t.score, t.index]);
   return {
     ...BASE,
     tooltip: { trigger: 'item', formatter: `${esc(knob)} {c}` },
     grid: { left: 56, right: 12, top: 12, bottom: 40 },
-    xAxis: cat ? { type: 'category', name: knob, nameLocation: 'middle', nameGap: 24, data: def.choices.map(String) } : { type: def?.log ? 'log' : 'value', name: knob, nameLocation: 'middle', nameGap: 24, scale: true },
+    xAxis: cat
+      ? { type: 'category', name: knob, nameLocation: 'middle', nameGap: 24, data: def.choices.map(String) }
+      : { type: def?.log ? 'log' : 'value', name: knob, nameLocation: 'middle', nameGap: 24, scale: true },
     yAxis: { type: 'value', name: metric, scale: true },
     series: [{ type: 'scatter', name: knob, symbolSize: 5, data: pts }],
   };
@@ -85,18 +125,39 @@ export function parallelOption(space: SearchSpace, trials: TrialPoint[], metric:
     parallelAxis: [
       ...knobs.map((k, dim) => {
         const def = space[k];
-        return def.type === 'categorical' ? { dim, name: k, type: 'category', data: def.choices.map(String) } : { dim, name: k, type: def.log ? 'log' : 'value', min: def.low, max: def.high };
+        return def.type === 'categorical'
+          ? { dim, name: k, type: 'category', data: def.choices.map(String) }
+          : { dim, name: k, type: def.log ? 'log' : 'value', min: def.low, max: def.high };
       }),
       { dim: knobs.length, name: `public ${metric}`, type: 'value', scale: true },
     ],
     parallel: { left: 48, right: 96, top: 36, bottom: 24 },
-    visualMap: { type: 'continuous', dimension: knobs.length, min: lo, max: hi === lo ? lo + 1 : hi, inRange: { color: mode === 'min' ? ['#0a3069', '#9ec5fe', '#fbe0e0'] : ['#fbe0e0', '#9ec5fe', '#0a3069'] }, right: 0, top: 'middle', calculable: true, text: ['score', ''] },
-    series: [{ type: 'parallel', name: 'trials', lineStyle: { width: 1, opacity: 0.6 }, data: scored.map((t) => [...knobs.map((k) => (space[k].type === 'categorical' ? String(t.params[k]) : t.params[k])), t.score]) }],
+    visualMap: {
+      type: 'continuous',
+      dimension: knobs.length,
+      min: lo,
+      max: hi === lo ? lo + 1 : hi,
+      inRange: { color: mode === 'min' ? ['#0a3069', '#9ec5fe', '#fbe0e0'] : ['#fbe0e0', '#9ec5fe', '#0a3069'] },
+      right: 0,
+      top: 'middle',
+      calculable: true,
+      text: ['score', ''],
+    },
+    series: [
+      {
+        type: 'parallel',
+        name: 'trials',
+        lineStyle: { width: 1, opacity: 0.6 },
+        data: scored.map((t) => [...knobs.map((k) => (space[k].type === 'categorical' ? String(t.params[k]) : t.params[k])), t.score]),
+      },
+    ],
   };
 }
 
 /** A chart's own message where it has nothing to draw yet. */
-const emptyTitle = (text: string) => ({ title: { text, left: 'center', top: 'middle', textStyle: { fontSize: 13, fontWeight: 'normal', color: '#656d76' } } });
+const emptyTitle = (text: string) => ({
+  title: { text, left: 'center', top: 'middle', textStyle: { fontSize: 13, fontWeight: 'normal', color: '#656d76' } },
+});
 
 export function importanceOption(imp: Importance[]): ChartOption {
   const rows = [...imp].reverse();
@@ -119,7 +180,11 @@ export interface CurveSeries {
 }
 
 export type CurveAxis = 'step' | 'tokens' | 'time';
-const AXIS_NAME: Record<CurveAxis, string> = { step: 'step', tokens: 'tokens seen', time: 'trainer wall-clock (s, from tokens ÷ tokens/s)' };
+const AXIS_NAME: Record<CurveAxis, string> = {
+  step: 'step',
+  tokens: 'tokens seen',
+  time: 'trainer wall-clock (s, from tokens ÷ tokens/s)',
+};
 
 /** A score drawn across a curve chart (a run's public or held-out score, when it is in the curves' unit). */
 export interface ScoreMark {
@@ -131,7 +196,13 @@ export interface ScoreMark {
 export function curvesOption(series: CurveSeries[], metric: string, axis: CurveAxis, log: boolean, marks: ScoreMark[] = []): ChartOption {
   return {
     ...BASE,
-    ...(series.length ? {} : emptyTitle(axis === 'step' ? 'no metrics yet' : `no run logs the tokens${axis === 'time' ? ' and tokens_per_s' : ''} metric${axis === 'time' ? 's' : ''}`)),
+    ...(series.length
+      ? {}
+      : emptyTitle(
+          axis === 'step'
+            ? 'no metrics yet'
+            : `no run logs the tokens${axis === 'time' ? ' and tokens_per_s' : ''} metric${axis === 'time' ? 's' : ''}`,
+        )),
     tooltip: { trigger: 'axis' },
     legend: { type: 'scroll', top: 0 },
     grid: { left: 64, right: 150, top: 56, bottom: 44 },
@@ -142,7 +213,14 @@ export function curvesOption(series: CurveSeries[], metric: string, axis: CurveA
       type: 'line',
       name: s.name,
       ...(i === 0 && marks.length
-        ? { markLine: { symbol: 'none', lineStyle: { type: 'dashed' }, label: { formatter: '{b} {c}', position: 'insideEndTop' }, data: marks.map((m) => ({ name: m.name, yAxis: m.value })) } }
+        ? {
+            markLine: {
+              symbol: 'none',
+              lineStyle: { type: 'dashed' },
+              label: { formatter: '{b} {c}', position: 'insideEndTop' },
+              data: marks.map((m) => ({ name: m.name, yAxis: m.value })),
+            },
+          }
         : {}),
       showSymbol: false,
       data: s.points,
@@ -167,16 +245,38 @@ export interface HeldoutPoint {
 
 /** The campaign's held-out scores per outer iteration from the untrained model on, with the winner's public score. */
 export function heldoutOption(points: HeldoutPoint[], heldoutMetric: string, publicMetric: string): ChartOption {
-  const pick = (k: 'production' | 'candidate' | 'publicBest') => points.filter((p) => p[k] !== null && p[k] !== undefined).map((p) => [p.iteration, p[k]]);
+  const pick = (k: 'production' | 'candidate' | 'publicBest') =>
+    points.filter((p) => p[k] !== null && p[k] !== undefined).map((p) => [p.iteration, p[k]]);
   const same = heldoutMetric === publicMetric;
-  const line = (name: string, data: unknown[], extra: Record<string, unknown> = {}) => ({ type: 'line', name, data, symbolSize: 7, endLabel: { show: true, formatter: '{a}' }, labelLayout: { moveOverlap: 'shiftY' }, ...extra });
+  const line = (name: string, data: unknown[], extra: Record<string, unknown> = {}) => ({
+    type: 'line',
+    name,
+    data,
+    symbolSize: 7,
+    endLabel: { show: true, formatter: '{a}' },
+    labelLayout: { moveOverlap: 'shiftY' },
+    ...extra,
+  });
   return {
     ...BASE,
     tooltip: { trigger: 'axis' },
     legend: { top: 0 },
     grid: { left: 64, right: same ? 170 : 200, top: 56, bottom: 44 },
-    xAxis: { type: 'value', name: 'outer iteration (0 = untrained model)', nameLocation: 'middle', nameGap: 26, minInterval: 1, min: 0, max: Math.max(1, ...points.map((p) => p.iteration)) },
-    yAxis: same ? { type: 'value', name: withUnit(heldoutMetric), scale: true } : [{ type: 'value', name: `held-out ${withUnit(heldoutMetric)}`, scale: true }, { type: 'value', name: `public ${withUnit(publicMetric)}`, scale: true }],
+    xAxis: {
+      type: 'value',
+      name: 'outer iteration (0 = untrained model)',
+      nameLocation: 'middle',
+      nameGap: 26,
+      minInterval: 1,
+      min: 0,
+      max: Math.max(1, ...points.map((p) => p.iteration)),
+    },
+    yAxis: same
+      ? { type: 'value', name: withUnit(heldoutMetric), scale: true }
+      : [
+          { type: 'value', name: `held-out ${withUnit(heldoutMetric)}`, scale: true },
+          { type: 'value', name: `public ${withUnit(publicMetric)}`, scale: true },
+        ],
     series: [
       line('production (held-out)', pick('production'), { lineStyle: { width: 3 } }),
       line('candidate (held-out)', pick('candidate'), { lineStyle: { type: 'dashed' } }),

@@ -14,11 +14,17 @@ export async function failedLoopsOf(ctx: DashboardContext, campaignId?: string):
 }
 
 export function failedLoopsTable(ctx: DashboardContext, loops: EndedLoop[], withCampaign: boolean): Safe {
-  return table(loops, [
-    { head: 'loop', cell: (l) => html`<code>${l.workflowId}</code>${temporalLink(ctx.link(l.workflowId))}` },
-    ...(withCampaign ? [{ head: 'campaign', cell: (l: EndedLoop) => html`<a href="${href.campaign(l.campaignId)}">${l.campaignId}</a>` }] : []),
-    { head: 'status', cell: (l) => l.status },
-    { head: 'reason', cell: (l) => l.reason },
-    { head: 'ended', cell: (l) => fmtTime(l.closedAt) },
-  ], 'id="failed-loops"');
+  return table(
+    loops,
+    [
+      { head: 'loop', cell: (l) => html`<code>${l.workflowId}</code>${temporalLink(ctx.link(l.workflowId))}` },
+      ...(withCampaign
+        ? [{ head: 'campaign', cell: (l: EndedLoop) => html`<a href="${href.campaign(l.campaignId)}">${l.campaignId}</a>` }]
+        : []),
+      { head: 'status', cell: (l) => l.status },
+      { head: 'reason', cell: (l) => l.reason },
+      { head: 'ended', cell: (l) => fmtTime(l.closedAt) },
+    ],
+    'id="failed-loops"',
+  );
 }

@@ -49,12 +49,27 @@ export interface PageOptions {
 }
 
 export function page(title: string, body: Safe, opts: PageOptions = {}): string {
-  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><title>${title} · Flywheel</title><style>${raw(STYLE)}</style></head>
-<body><header><a href="/">Flywheel</a><span class="muted">${opts.subtitle ?? 'read-only dashboard'}</span></header><main>${body}</main>${opts.tail ?? ''}</body></html>`.html}`;
+  return `<!doctype html>\n${
+    html`<html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <title>${title} · Flywheel</title>
+        <style>
+          ${raw(STYLE)}
+        </style>
+      </head>
+      <body>
+        <header><a href="/">Flywheel</a><span class="muted">${opts.subtitle ?? 'read-only dashboard'}</span></header>
+        <main>${body}</main>
+        ${opts.tail ?? ''}
+      </body>
+    </html>`.html
+  }`;
 }
 
 /** A message box: what is (not) there and what to do about it. */
-export const message = (text: string, kind: 'info' | 'error' = 'info'): Safe => html`<div class="msg ${kind === 'error' ? 'error' : ''}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>`;
+export const message = (text: string, kind: 'info' | 'error' = 'info'): Safe =>
+  html`<div class="msg ${kind === 'error' ? 'error' : ''}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>`;
 
 export interface Column<R> {
   head: string;
@@ -64,15 +79,32 @@ export interface Column<R> {
 
 export function table<R>(rows: R[], cols: Column<R>[], attrs = ''): Safe {
   const head = cols.map((c) => html`<th>${c.head}</th>`);
-  const body = rows.map((r) => html`<tr>${cols.map((c) => html`<td${raw(c.num ? ' class="num"' : '')}>${c.cell(r)}</td>`)}</tr>`);
-  return html`<table ${raw(attrs)}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  const body = rows.map(
+    (r) =>
+      html`<tr>
+        ${cols.map((c) => html`<td${raw(c.num ? ' class="num"' : '')}>${c.cell(r)}</td>`)}
+      </tr>`,
+  );
+  return html`<table ${raw(attrs)}>
+    <thead>
+      <tr>
+        ${head}
+      </tr>
+    </thead>
+    <tbody>
+      ${body}
+    </tbody>
+  </table>`;
 }
 
 /** Previous/next links for `page` (0-based) of `total` rows, `size` per page. */
 export function pager(base: string, pageNo: number, size: number, total: number, param = 'page'): Safe {
   const pages = Math.max(1, Math.ceil(total / size));
   const link = (p: number, label: string) => html`<a href="${base}${base.includes('?') ? '&' : '?'}${param}=${p}">${label}</a>`;
-  return html`<div class="pager">${pageNo > 0 ? link(pageNo - 1, '← previous') : ''} page ${pageNo + 1} of ${pages} (${total} rows)${pageNo + 1 < pages ? link(pageNo + 1, 'next →') : ''}</div>`;
+  return html`<div class="pager">
+    ${pageNo > 0 ? link(pageNo - 1, '← previous') : ''} page ${pageNo + 1} of ${pages} (${total}
+    rows)${pageNo + 1 < pages ? link(pageNo + 1, 'next →') : ''}
+  </div>`;
 }
 
 export function fmtNum(v: number | null | undefined, digits = 4): string {
@@ -87,7 +119,8 @@ export function fmtSeconds(s: number | null | undefined): string {
   return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
-export const fmtTime = (t: Date | string | null | undefined): string => (t ? new Date(t).toISOString().replace('T', ' ').slice(0, 19) : '–');
+export const fmtTime = (t: Date | string | null | undefined): string =>
+  t ? new Date(t).toISOString().replace('T', ' ').slice(0, 19) : '–';
 
 /** A knob's value for a table cell: numbers to 3 significant digits (exponent form when tiny or huge). */
 export function fmtParam(v: unknown): string {
@@ -105,4 +138,5 @@ export const fmtJson = (v: unknown, max = 200): string => {
 };
 
 /** A link to the Temporal UI, or nothing when the stack has no UI. */
-export const temporalLink = (url: string | undefined): Safe => (url ? html` <a class="temporal" href="${url}" target="_blank" rel="noopener">Temporal UI ↗</a>` : raw(''));
+export const temporalLink = (url: string | undefined): Safe =>
+  url ? html` <a class="temporal" href="${url}" target="_blank" rel="noopener">Temporal UI ↗</a>` : raw('');

@@ -17,7 +17,18 @@ export function paramImportance(space: SearchSpace, trials: readonly { params: R
   for (const [knob, def] of Object.entries(space)) {
     const xs = trials.filter((t) => t.params[knob] !== undefined && Number.isFinite(t.score));
     if (xs.length < 4) continue;
-    out.push({ knob, eta2: round(correlationRatio(xs.map((t) => t.score), bins(def, xs.map((t) => t.params[knob])))) });
+    out.push({
+      knob,
+      eta2: round(
+        correlationRatio(
+          xs.map((t) => t.score),
+          bins(
+            def,
+            xs.map((t) => t.params[knob]),
+          ),
+        ),
+      ),
+    });
   }
   return out.sort((a, b) => b.eta2 - a.eta2 || (a.knob < b.knob ? -1 : 1));
 }

@@ -15,7 +15,12 @@ export async function gateDecisionsSection(db: Db, campaignId: string): Promise<
   const out = [`## Promotion gate: ${campaignId}`, ''];
   if (gates.length === 0) return [...out, 'No gate decisions yet.'];
   for (const d of gates) {
-    out.push(`### ${d.id}: ${d.kind === 'promote' ? 'promoted' : d.kind === 'hold' ? 'HELD for approval' : 'REJECTED'} (rule: ${d.rule})`, '', `- candidate: ${d.checkpoint_id ?? '?'}`, `- reason: ${d.reason}`);
+    out.push(
+      `### ${d.id}: ${d.kind === 'promote' ? 'promoted' : d.kind === 'hold' ? 'HELD for approval' : 'REJECTED'} (rule: ${d.rule})`,
+      '',
+      `- candidate: ${d.checkpoint_id ?? '?'}`,
+      `- reason: ${d.reason}`,
+    );
     const checks = (d.figures as { checks: Record<string, CheckFigures> }).checks;
     out.push('', '| check | verdict | figures |', '| --- | --- | --- |');
     for (const [rule, c] of Object.entries(checks).sort(([a], [b]) => (a < b ? -1 : 1))) {

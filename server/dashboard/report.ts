@@ -47,13 +47,31 @@ export async function collectReport(db: Db, campaignId: string, onStep: (step: s
     const ids = board.slice(0, CURVES).map((e) => e.id);
     const [metric] = await metricNames(db, ids);
     const series = metric ? await curves(db, ids, metric) : [];
-    loops.push({ loop, board, metric, curvesSvg: series.some((x) => x.points.length) ? lineChart(series, { xLabel: 'step', yLabel: metric ?? '' }) : undefined });
+    loops.push({
+      loop,
+      board,
+      metric,
+      curvesSvg: series.some((x) => x.points.length) ? lineChart(series, { xLabel: 'step', yLabel: metric ?? '' }) : undefined,
+    });
   }
   onStep('decisions and analyses');
-  const [decisions, analyses, gateSection] = await Promise.all([decisionsOf(db, campaignId, DECISIONS, 0), analysesOf(db, campaignId), gateDecisionsSection(db, campaignId)]);
+  const [decisions, analyses, gateSection] = await Promise.all([
+    decisionsOf(db, campaignId, DECISIONS, 0),
+    analysesOf(db, campaignId),
+    gateDecisionsSection(db, campaignId),
+  ]);
   const prod = iterations.filter((i) => i.heldout_production !== null).map((i) => [i.iteration, i.heldout_production!] as [number, number]);
   const cand = iterations.filter((i) => i.heldout_candidate !== null).map((i) => [i.iteration, i.heldout_candidate!] as [number, number]);
-  const heldoutSvg = !prod.length && !cand.length ? undefined : lineChart([{ name: 'production', points: prod }, { name: 'candidate', points: cand }], { xLabel: 'outer iteration', yLabel: iterations.find((i) => i.heldout_metric)?.heldout_metric ?? 'held-out', dots: true });
+  const heldoutSvg =
+    !prod.length && !cand.length
+      ? undefined
+      : lineChart(
+          [
+            { name: 'production', points: prod },
+            { name: 'candidate', points: cand },
+          ],
+          { xLabel: 'outer iteration', yLabel: iterations.find((i) => i.heldout_metric)?.heldout_metric ?? 'held-out', dots: true },
+        );
   return { campaign, iterations, loops, decisions, analyses, heldoutSvg, gateSection };
 }
 
@@ -93,23 +111,43 @@ const analysisCols = (a: Record<string, unknown>[]) =>
 export function reportHtml(r: CampaignReport, generatedAt = new Date()): string {
   const c = r.campaign;
   const loops: Safe[] = r.loops.map(
-    (l) => html`<h3>${l.loop.id} <span class="muted">(${l.loop.status}, ${l.loop.experiments} experiments)</span></h3>
-${l.curvesSvg ? html`<p>Training curves (${l.metric}) of the best ${Math.min(CURVES, l.board.length)}:</p>${raw(l.curvesSvg)}` : message('No training metrics recorded.')}
-${l.board.length ? table(l.board, boardCols(l.loop.metric)) : message('No experiments.')}${l.loop.experiments > l.board.length ? html`<p class="muted">Top ${l.board.length} of ${l.loop.experiments}.</p>` : ''}`,
+    (l) =>
+      html`<h3>${l.loop.id} <span class="muted">(${l.loop.status}, ${l.loop.experiments} experiments)</span></h3>
+        ${
+          l.curvesSvg
+            ? html`<p>Training curves (${l.metric}) of the best ${Math.min(CURVES, l.board.length)}:</p>
+                ${raw(l.curvesSvg)}`
+            : message('No training metrics recorded.')
+        }
+        ${l.board.length ? table(l.board, boardCols(l.loop.metric)) : message('No experiments.')}${l.loop.experiments > l.board.length ? html`<p class="muted">Top ${l.board.length} of ${l.loop.experiments}.</p>` : ''}`,
   );
-  const body = html`<h1>Campaign ${c.id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
-<p>Report made ${fmtTime(generatedAt)} UTC · production checkpoint <code>${c.production_checkpoint_id ?? 'none'}</code> · selection ${c.metric} (${c.mode}) · ${c.experiments} experiments (untrained baselines not counted) in ${c.inner_loops} inner loops, ${c.outer_iterations} outer iterations</p>
-<h2>Production held-out score</h2>${r.heldoutSvg ? raw(r.heldoutSvg) : message('No held-out scores yet: the gate measures them in outer iterations.')}
-<h2>Outer iterations</h2>${r.iterations.length ? table(r.iterations, iterationCols) : message('No outer iterations.')}
-<h2>Inner loops${c.inner_loops > r.loops.length ? ` (newest ${r.loops.length} of ${c.inner_loops})` : ''}</h2>${loops.length ? loops : message('No inner loops.')}
-<h2>Decisions</h2>${r.decisions.length ? table(r.decisions, decisionCols) : message('No decisions.')}
-<h2>Analyses</h2>${r.analyses.length ? table(r.analyses, analysisCols(r.analyses)) : message('No analyses.')}`;
+  const body = html`<h1>Campaign ${c.id}</h1>
+    ${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
+    <p>
+      Report made ${fmtTime(generatedAt)} UTC · production checkpoint <code>${c.production_checkpoint_id ?? 'none'}</code> · selection
+      ${c.metric} (${c.mode}) · ${c.experiments} experiments (untrained baselines not counted) in ${c.inner_loops} inner loops,
+      ${c.outer_iterations} outer iterations
+    </p>
+    <h2>Production held-out score</h2>
+    ${r.heldoutSvg ? raw(r.heldoutSvg) : message('No held-out scores yet: the gate measures them in outer iterations.')}
+    <h2>Outer iterations</h2>
+    ${r.iterations.length ? table(r.iterations, iterationCols) : message('No outer iterations.')}
+    <h2>Inner loops${c.inner_loops > r.loops.length ? ` (newest ${r.loops.length} of ${c.inner_loops})` : ''}</h2>
+    ${loops.length ? loops : message('No inner loops.')}
+    <h2>Decisions</h2>
+    ${r.decisions.length ? table(r.decisions, decisionCols) : message('No decisions.')}
+    <h2>Analyses</h2>
+    ${r.analyses.length ? table(r.analyses, analysisCols(r.analyses)) : message('No analyses.')}`;
   // Self-contained: no link may point back at a dashboard that the reader does not have.
   return page(`Report: ${c.id}`, body, { subtitle: 'campaign report' }).replace('<a href="/">Flywheel</a>', '<b>Flywheel</b>');
 }
 
 /** Markdown of the same report; `images` maps each plot to the file name the caller writes it under. */
-export function reportMarkdown(r: CampaignReport, images: { heldout?: string; loops: (string | undefined)[] }, generatedAt = new Date()): string {
+export function reportMarkdown(
+  r: CampaignReport,
+  images: { heldout?: string; loops: (string | undefined)[] },
+  generatedAt = new Date(),
+): string {
   const c = r.campaign;
   const out: string[] = [
     `# Campaign ${c.id}`,
@@ -119,7 +157,9 @@ export function reportMarkdown(r: CampaignReport, images: { heldout?: string; lo
     '',
     '## Production held-out score',
     '',
-    r.heldoutSvg && images.heldout ? `![production held-out score](${images.heldout})` : 'No held-out scores yet: the gate measures them in outer iterations.',
+    r.heldoutSvg && images.heldout
+      ? `![production held-out score](${images.heldout})`
+      : 'No held-out scores yet: the gate measures them in outer iterations.',
     '',
     '## Outer iterations',
     '',
@@ -129,7 +169,14 @@ export function reportMarkdown(r: CampaignReport, images: { heldout?: string; lo
   ];
   r.loops.forEach((l, i) => {
     const img = l.curvesSvg && images.loops[i] ? `![training curves](${images.loops[i]})` : 'No training metrics recorded.';
-    out.push('', `### ${l.loop.id} (${l.loop.status}, ${l.loop.experiments} experiments, untrained baseline included)`, '', img, '', mdTable(l.board, boardCols(l.loop.metric), 'No experiments.'));
+    out.push(
+      '',
+      `### ${l.loop.id} (${l.loop.status}, ${l.loop.experiments} experiments, untrained baseline included)`,
+      '',
+      img,
+      '',
+      mdTable(l.board, boardCols(l.loop.metric), 'No experiments.'),
+    );
   });
   if (!r.loops.length) out.push('', 'No inner loops.');
   out.push('', '## Decisions', '', mdTable(r.decisions, decisionCols, 'No decisions.'), '', ...r.gateSection, '', '## Analyses', '');
@@ -139,6 +186,13 @@ export function reportMarkdown(r: CampaignReport, images: { heldout?: string; lo
 
 function mdTable<R>(rows: R[], cols: Array<{ head: string; cell: (r: R) => unknown }>, empty: string): string {
   if (!rows.length) return empty;
-  const cell = (v: unknown) => String(v ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-  return [`| ${cols.map((c) => cell(c.head)).join(' | ')} |`, `|${cols.map(() => ' --- |').join('')}`, ...rows.map((r) => `| ${cols.map((c) => cell(c.cell(r))).join(' | ')} |`)].join('\n');
+  const cell = (v: unknown) =>
+    String(v ?? '')
+      .replace(/\|/g, '\\|')
+      .replace(/\r?\n/g, ' ');
+  return [
+    `| ${cols.map((c) => cell(c.head)).join(' | ')} |`,
+    `|${cols.map(() => ' --- |').join('')}`,
+    ...rows.map((r) => `| ${cols.map((c) => cell(c.cell(r))).join(' | ')} |`),
+  ].join('\n');
 }

@@ -47,12 +47,21 @@ export async function startDashboard(opts: DashboardOptions): Promise<DashboardS
   const host = opts.host ?? '127.0.0.1';
   const tokenDigest = opts.token ? sha256(opts.token) : undefined;
   // The CSRF field is derived from the token (stable across restarts), or random per process when there is none.
-  const csrf = crypto.createHmac('sha256', opts.token ?? crypto.randomBytes(32)).update('flywheel-dashboard-csrf').digest('hex').slice(0, 32);
+  const csrf = crypto
+    .createHmac('sha256', opts.token ?? crypto.randomBytes(32))
+    .update('flywheel-dashboard-csrf')
+    .digest('hex')
+    .slice(0, 32);
   const ctx = makeContext(opts.db, csrf, opts.temporal);
 
   const server = http.createServer((req, res) => {
     void answer(ctx, req, tokenDigest).then((r) => {
-      res.writeHead(r.status, { 'content-type': r.type ?? 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-frame-options': 'DENY', ...r.headers });
+      res.writeHead(r.status, {
+        'content-type': r.type ?? 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-frame-options': 'DENY',
+        ...r.headers,
+      });
       res.end(r.body);
     });
   });
@@ -68,12 +77,24 @@ async function answer(ctx: DashboardContext, req: http.IncomingMessage, tokenDig
         // A link with the token logs the browser in, then drops the token from the address bar and history.
         if (!same(given, tokenDigest)) return unauthorized('wrong token');
         url.searchParams.delete('token');
-        return { status: 303, body: '', headers: { location: url.pathname + url.search, 'set-cookie': `${COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/` } };
+        return {
+          status: 303,
+          body: '',
+          headers: {
+            location: url.pathname + url.search,
+            'set-cookie': `${COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/`,
+          },
+        };
       }
       if (!authorized(req, tokenDigest)) return unauthorized();
     }
     if (req.method === 'POST') return await post(ctx, req, url);
-    if (req.method !== 'GET' && req.method !== 'HEAD') return { status: 405, body: page('Not allowed', message(`${req.method} is not allowed here`, 'error')), headers: { allow: 'GET, POST' } };
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return {
+        status: 405,
+        body: page('Not allowed', message(`${req.method} is not allowed here`, 'error')),
+        headers: { allow: 'GET, POST' },
+      };
     return await get(ctx, url);
   } catch (e) {
     return failure(e, req);
@@ -89,7 +110,10 @@ async function get(ctx: DashboardContext, url: URL): Promise<Reply> {
   if (url.pathname === '/healthz') return { status: 200, body: '{"status":"ok"}\n', type: 'application/json' };
   if (kind === 'assets' && id && !extra) {
     const a = asset(id);
-    if (!a) throw new NotFoundError(id === 'echarts.min.js' ? 'the charting library is not installed (npm ci installs echarts)' : `no asset ${id}`);
+    if (!a)
+      throw new NotFoundError(
+        id === 'echarts.min.js' ? 'the charting library is not installed (npm ci installs echarts)' : `no asset ${id}`,
+      );
     return { status: 200, body: a.body, type: a.type, headers: { 'cache-control': 'max-age=3600' } };
   }
   if (id && !more.length) {
@@ -118,19 +142,59 @@ async function post(ctx: DashboardContext, req: http.IncomingMessage, url: URL):
 }
 
 function failure(e: unknown, req: http.IncomingMessage): Reply {
-  if (e instanceof NotFoundError) return { status: 404, body: page('Not found', html`<h1>Not found</h1>${message(`${e.message}.`, 'error')}<p><a href="/">All campaigns</a></p>`) };
-  if (e instanceof BadRequestError) return { status: e.status, body: page('Refused', html`<h1>Refused</h1>${message(e.message, 'error')}<p><a href="/">All campaigns</a></p>`) };
+  if (e instanceof NotFoundError)
+    return {
+      status: 404,
+      body: page(
+        'Not found',
+        html`<h1>Not found</h1>
+          ${message(`${e.message}.`, 'error')}
+          <p><a href="/">All campaigns</a></p>`,
+      ),
+    };
+  if (e instanceof BadRequestError)
+    return {
+      status: e.status,
+      body: page(
+        'Refused',
+        html`<h1>Refused</h1>
+          ${message(e.message, 'error')}
+          <p><a href="/">All campaigns</a></p>`,
+      ),
+    };
   if (isUnavailable(e)) {
-    return { status: 503, body: page('Database unavailable', html`<h1>Database unavailable</h1>${message('The dashboard cannot reach PostgreSQL right now; reload in a moment. (The server log has the detail.)', 'error')}`), headers: { 'retry-after': '5' } };
+    return {
+      status: 503,
+      body: page(
+        'Database unavailable',
+        html`<h1>Database unavailable</h1>
+          ${message('The dashboard cannot reach PostgreSQL right now; reload in a moment. (The server log has the detail.)', 'error')}`,
+      ),
+      headers: { 'retry-after': '5' },
+    };
   }
   console.error(`flywheel dashboard: ${req.method} ${req.url}:`, e);
-  return { status: 500, body: page('Error', html`<h1>Something went wrong</h1>${message('Internal error; the server log has the detail.', 'error')}`) };
+  return {
+    status: 500,
+    body: page(
+      'Error',
+      html`<h1>Something went wrong</h1>
+        ${message('Internal error; the server log has the detail.', 'error')}`,
+    ),
+  };
 }
 
 function unauthorized(why = 'this dashboard needs the API token (FLYWHEEL_API_TOKEN)'): Reply {
   return {
     status: 401,
-    body: page('Token needed', html`<h1>Token needed</h1>${message(`${why}.`, 'error')}<form method="get"><label>Token <input type="password" name="token"></label> <button type="submit">Open</button></form>`),
+    body: page(
+      'Token needed',
+      html`<h1>Token needed</h1>
+        ${message(`${why}.`, 'error')}
+        <form method="get">
+          <label>Token <input type="password" name="token" /></label> <button type="submit">Open</button>
+        </form>`,
+    ),
     headers: { 'www-authenticate': 'Bearer' },
   };
 }

@@ -30,21 +30,41 @@ export function lineChart(series: Series[], opts: ChartOptions = {}): string {
   const sx = (x: number) => m.l + ((x - x0) / (x1 - x0 || 1)) * (w - m.l - m.r);
   const sy = (y: number) => h - m.b - ((y - y0) / (y1 - y0 || 1)) * (h - m.t - m.b);
   const parts: string[] = [open];
-  for (const t of ticks(y0, y1)) parts.push(`<line x1="${m.l}" x2="${w - m.r}" y1="${sy(t).toFixed(1)}" y2="${sy(t).toFixed(1)}" stroke="#eaeef2"/><text x="${m.l - 4}" y="${(sy(t) + 4).toFixed(1)}" text-anchor="end" font-size="10">${label(t)}</text>`);
-  for (const t of ticks(x0, x1)) parts.push(`<text x="${sx(t).toFixed(1)}" y="${h - m.b + 14}" text-anchor="middle" font-size="10">${label(t)}</text>`);
-  parts.push(`<line x1="${m.l}" x2="${m.l}" y1="${m.t}" y2="${h - m.b}" stroke="#57606a"/><line x1="${m.l}" x2="${w - m.r}" y1="${h - m.b}" y2="${h - m.b}" stroke="#57606a"/>`);
-  if (opts.xLabel) parts.push(`<text x="${(m.l + w - m.r) / 2}" y="${h - 4}" text-anchor="middle" font-size="11">${esc(opts.xLabel)}</text>`);
-  if (opts.yLabel) parts.push(`<text x="12" y="${(m.t + h - m.b) / 2}" text-anchor="middle" font-size="11" transform="rotate(-90 12 ${(m.t + h - m.b) / 2})">${esc(opts.yLabel)}</text>`);
+  for (const t of ticks(y0, y1))
+    parts.push(
+      `<line x1="${m.l}" x2="${w - m.r}" y1="${sy(t).toFixed(1)}" y2="${sy(t).toFixed(1)}" stroke="#eaeef2"/><text x="${m.l - 4}" y="${(sy(t) + 4).toFixed(1)}" text-anchor="end" font-size="10">${label(t)}</text>`,
+    );
+  for (const t of ticks(x0, x1))
+    parts.push(`<text x="${sx(t).toFixed(1)}" y="${h - m.b + 14}" text-anchor="middle" font-size="10">${label(t)}</text>`);
+  parts.push(
+    `<line x1="${m.l}" x2="${m.l}" y1="${m.t}" y2="${h - m.b}" stroke="#57606a"/><line x1="${m.l}" x2="${w - m.r}" y1="${h - m.b}" y2="${h - m.b}" stroke="#57606a"/>`,
+  );
+  if (opts.xLabel)
+    parts.push(`<text x="${(m.l + w - m.r) / 2}" y="${h - 4}" text-anchor="middle" font-size="11">${esc(opts.xLabel)}</text>`);
+  if (opts.yLabel)
+    parts.push(
+      `<text x="12" y="${(m.t + h - m.b) / 2}" text-anchor="middle" font-size="11" transform="rotate(-90 12 ${(m.t + h - m.b) / 2})">${esc(opts.yLabel)}</text>`,
+    );
   series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
     const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
     if (!pts.length) return;
     const d = pts.map(([x, y], j) => `${j ? 'L' : 'M'}${sx(x).toFixed(1)} ${sy(y).toFixed(1)}`).join('');
     parts.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="1.5"><title>${esc(s.name)}</title></path>`);
-    if (opts.dots) for (const [x, y] of pts) parts.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3" fill="${color}"><title>${esc(s.name)}: ${label(y)}</title></circle>`);
+    if (opts.dots)
+      for (const [x, y] of pts)
+        parts.push(
+          `<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3" fill="${color}"><title>${esc(s.name)}: ${label(y)}</title></circle>`,
+        );
   });
   // A legend for up to 8 series; more would hide the plot.
-  series.slice(0, 8).forEach((s, i) => parts.push(`<text x="${w - m.r - 4}" y="${m.t + 12 + i * 12}" text-anchor="end" font-size="10" fill="${COLORS[i % COLORS.length]}">${esc(s.name.length > 40 ? s.name.slice(-40) : s.name)}</text>`));
+  series
+    .slice(0, 8)
+    .forEach((s, i) =>
+      parts.push(
+        `<text x="${w - m.r - 4}" y="${m.t + 12 + i * 12}" text-anchor="end" font-size="10" fill="${COLORS[i % COLORS.length]}">${esc(s.name.length > 40 ? s.name.slice(-40) : s.name)}</text>`,
+      ),
+    );
   parts.push('</svg>');
   return parts.join('');
 }

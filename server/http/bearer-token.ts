@@ -20,7 +20,8 @@ export function bearerCheck(token: string | undefined): (req: http.IncomingMessa
 
 /** Refuses a non-loopback bind without a token: anyone on the network could otherwise use `what`. */
 export function checkBindHost(host: string, token: string | undefined, what: string): void {
-  if (!LOOPBACK.has(host) && !token) throw new UsageError(`refusing to serve on ${host} without FLYWHEEL_API_TOKEN: anyone on the network could ${what}`);
+  if (!LOOPBACK.has(host) && !token)
+    throw new UsageError(`refusing to serve on ${host} without FLYWHEEL_API_TOKEN: anyone on the network could ${what}`);
 }
 
 function sha256(s: string): Buffer {

@@ -64,7 +64,7 @@ export function drained<R>(req: http.IncomingMessage, reply: R, max = DRAIN_MAX)
 /** The offset where the first invalid UTF-8 sequence starts (the body is known to hold one). */
 function firstBadUtf8Byte(bytes: Buffer): number {
   const strict = new TextDecoder('utf-8', { fatal: true });
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const c = bytes[i];
     const n = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
     if (n === 0 || i + n > bytes.length) return i;

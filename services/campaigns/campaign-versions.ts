@@ -17,7 +17,9 @@ export const MAX_SPEC_JSON_BYTES = 256 * 1024;
 /** JSON with every object's keys sorted: the same spec always gives the same text, whatever order it was written in. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -49,9 +51,14 @@ function refuseLarge(value: unknown, where: string | undefined, text?: string): 
     bytes = Infinity; // a cycle or a BigInt: not a spec in any case
   }
   if (bytes <= MAX_SPEC_JSON_BYTES) return;
-  const name = value !== null && typeof value === 'object' && typeof (value as { name?: unknown }).name === 'string' ? ` "${(value as { name: string }).name}"` : '';
+  const name =
+    value !== null && typeof value === 'object' && typeof (value as { name?: unknown }).name === 'string'
+      ? ` "${(value as { name: string }).name}"`
+      : '';
   const size = bytes === Infinity ? 'not serialisable' : `${(bytes / (1024 * 1024)).toFixed(1)} MB as JSON`;
-  throw new SpecTooLargeError(`${where ?? 'campaign spec'}${name}: ${size}, more than a campaign spec may be (${MAX_SPEC_JSON_BYTES / 1024} KiB)`);
+  throw new SpecTooLargeError(
+    `${where ?? 'campaign spec'}${name}: ${size}, more than a campaign spec may be (${MAX_SPEC_JSON_BYTES / 1024} KiB)`,
+  );
 }
 
 export interface RegisteredVersion {
@@ -68,7 +75,11 @@ export interface RegisteredVersion {
 export async function registerCampaignVersion(db: Db, raw: unknown, where?: string): Promise<RegisteredVersion> {
   const { versionId, hash, spec } = campaignVersionOf(raw, where);
   const created = await db.transaction(async (tx) => {
-    const inserted = await tx.insert(campaignVersions).values({ id: versionId, campaignId: spec.name, hash, spec }).onConflictDoNothing().returning({ id: campaignVersions.id });
+    const inserted = await tx
+      .insert(campaignVersions)
+      .values({ id: versionId, campaignId: spec.name, hash, spec })
+      .onConflictDoNothing()
+      .returning({ id: campaignVersions.id });
     await tx
       .insert(campaigns)
       .values({ id: spec.name, spec, specHash: hash, latestVersionId: versionId })
@@ -89,8 +100,17 @@ export interface CampaignVersion {
 /** A stored version, validated; NotFoundError when there is none. */
 export async function loadCampaignVersion(db: Db, versionId: string): Promise<CampaignVersion> {
   const [row] = await db.select().from(campaignVersions).where(eq(campaignVersions.id, versionId));
-  if (!row) throw new NotFoundError(`campaign version "${versionId}" does not exist (\`flywheel campaign versions ${campaignIdOfVersion(versionId)}\` lists them)`);
-  return { id: row.id, campaignId: row.campaignId, hash: row.hash, spec: parseSpec(row.spec, `campaign version "${versionId}"`), createdAt: row.createdAt };
+  if (!row)
+    throw new NotFoundError(
+      `campaign version "${versionId}" does not exist (\`flywheel campaign versions ${campaignIdOfVersion(versionId)}\` lists them)`,
+    );
+  return {
+    id: row.id,
+    campaignId: row.campaignId,
+    hash: row.hash,
+    spec: parseSpec(row.spec, `campaign version "${versionId}"`),
+    createdAt: row.createdAt,
+  };
 }
 
 /** The campaign's latest registered version id, or undefined for a campaign never registered. */
@@ -138,8 +158,16 @@ export async function listCampaignVersions(db: Db, campaignId: string): Promise<
     .from(campaignVersions)
     .where(eq(campaignVersions.campaignId, campaignId))
     .orderBy(desc(campaignVersions.createdAt), desc(campaignVersions.id));
-  const loops = await db.select({ id: innerLoops.id, v: innerLoops.campaignVersionId }).from(innerLoops).where(eq(innerLoops.campaignId, campaignId)).orderBy(innerLoops.createdAt);
-  const outer = await db.select({ id: outerIterations.id, v: outerIterations.campaignVersionId }).from(outerIterations).where(eq(outerIterations.campaignId, campaignId)).orderBy(outerIterations.createdAt);
+  const loops = await db
+    .select({ id: innerLoops.id, v: innerLoops.campaignVersionId })
+    .from(innerLoops)
+    .where(eq(innerLoops.campaignId, campaignId))
+    .orderBy(innerLoops.createdAt);
+  const outer = await db
+    .select({ id: outerIterations.id, v: outerIterations.campaignVersionId })
+    .from(outerIterations)
+    .where(eq(outerIterations.campaignId, campaignId))
+    .orderBy(outerIterations.createdAt);
   return versions.map((v) => ({
     id: v.id,
     createdAt: v.createdAt,

@@ -20,7 +20,8 @@ export interface CampaignRow {
 }
 
 /** The line every page and report shows beside an unsandboxed campaign. */
-export const UNSANDBOXED_NOTE = "unsandboxed: this campaign's trainer runs without the filesystem and network sandbox (trainer.unsandboxed)";
+export const UNSANDBOXED_NOTE =
+  "unsandboxed: this campaign's trainer runs without the filesystem and network sandbox (trainer.unsandboxed)";
 
 const COLUMNS = `c.id, c.created_at, c.production_checkpoint_id,
   coalesce(c.spec->'selection'->>'metric', 'bits_per_byte') AS metric, coalesce(c.spec->'selection'->>'mode', 'min') AS mode,
@@ -35,6 +36,8 @@ const COLUMNS = `c.id, c.created_at, c.production_checkpoint_id,
 export const listCampaigns = (db: Db, limit: number, offset: number): Promise<CampaignRow[]> =>
   rows<CampaignRow>(db, `SELECT ${COLUMNS} FROM campaigns c ORDER BY c.created_at DESC, c.id LIMIT $1 OFFSET $2`, [limit, offset]);
 
-export const countCampaigns = async (db: Db): Promise<number> => (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM campaigns'))?.n ?? 0;
+export const countCampaigns = async (db: Db): Promise<number> =>
+  (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM campaigns'))?.n ?? 0;
 
-export const getCampaign = (db: Db, id: string): Promise<CampaignRow | undefined> => one<CampaignRow>(db, `SELECT ${COLUMNS} FROM campaigns c WHERE c.id = $1`, [id]);
+export const getCampaign = (db: Db, id: string): Promise<CampaignRow | undefined> =>
+  one<CampaignRow>(db, `SELECT ${COLUMNS} FROM campaigns c WHERE c.id = $1`, [id]);

@@ -42,11 +42,20 @@ export async function curves(db: Db, experimentIds: string[], metric: string, ma
  * The same curves against tokens seen, or the trainer's wall-clock (time between logged points from the `tokens`
  * and `tokens_per_s` metrics of the job contract). A run that logs neither is left out of those axes.
  */
-export async function curvesOnAxis(db: Db, experimentIds: string[], metric: string, axis: 'step' | 'tokens' | 'time', maxPoints = 200): Promise<Series[]> {
+export async function curvesOnAxis(
+  db: Db,
+  experimentIds: string[],
+  metric: string,
+  axis: 'step' | 'tokens' | 'time',
+  maxPoints = 200,
+): Promise<Series[]> {
   const ys = await curves(db, experimentIds, metric, maxPoints);
   if (axis === 'step') return ys;
   const tokens = new Map((await curves(db, experimentIds, 'tokens', maxPoints)).map((s) => [s.name, new Map(s.points)]));
-  const rates = axis === 'time' ? new Map((await curves(db, experimentIds, 'tokens_per_s', maxPoints)).map((s) => [s.name, new Map(s.points)])) : undefined;
+  const rates =
+    axis === 'time'
+      ? new Map((await curves(db, experimentIds, 'tokens_per_s', maxPoints)).map((s) => [s.name, new Map(s.points)]))
+      : undefined;
   const out: Series[] = [];
   for (const s of ys) {
     const tok = tokens.get(s.name);

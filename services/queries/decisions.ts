@@ -15,7 +15,11 @@ export interface DecisionRow {
 }
 
 export const decisionsOf = (db: Db, campaignId: string, limit: number, offset: number): Promise<DecisionRow[]> =>
-  rows<DecisionRow>(db, 'SELECT id, kind, checkpoint_id, experiment_id, rule, reason, figures, accepted, created_at FROM decisions WHERE campaign_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3', [campaignId, limit, offset]);
+  rows<DecisionRow>(
+    db,
+    'SELECT id, kind, checkpoint_id, experiment_id, rule, reason, figures, accepted, created_at FROM decisions WHERE campaign_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
+    [campaignId, limit, offset],
+  );
 
 export const countDecisions = async (db: Db, campaignId: string): Promise<number> =>
   (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM decisions WHERE campaign_id = $1', [campaignId]))?.n ?? 0;
@@ -30,4 +34,8 @@ export const gateDecisionsOf = (db: Db, campaignId: string): Promise<DecisionRow
 
 /** Decisions that name an experiment (its selection, its gate). */
 export const decisionsOfExperiment = (db: Db, experimentId: string): Promise<DecisionRow[]> =>
-  rows<DecisionRow>(db, 'SELECT id, kind, checkpoint_id, experiment_id, rule, reason, figures, accepted, created_at FROM decisions WHERE experiment_id = $1 ORDER BY created_at', [experimentId]);
+  rows<DecisionRow>(
+    db,
+    'SELECT id, kind, checkpoint_id, experiment_id, rule, reason, figures, accepted, created_at FROM decisions WHERE experiment_id = $1 ORDER BY created_at',
+    [experimentId],
+  );

@@ -36,7 +36,11 @@ export interface RunRow {
 }
 
 export const runsOf = (db: Db, experimentId: string): Promise<RunRow[]> =>
-  rows<RunRow>(db, 'SELECT id, attempt, backend, status, exit_code, trainer_seconds, capacity_wait_seconds, stderr_tail, started_at, ended_at FROM training_runs WHERE experiment_id = $1 ORDER BY attempt', [experimentId]);
+  rows<RunRow>(
+    db,
+    'SELECT id, attempt, backend, status, exit_code, trainer_seconds, capacity_wait_seconds, stderr_tail, started_at, ended_at FROM training_runs WHERE experiment_id = $1 ORDER BY attempt',
+    [experimentId],
+  );
 
 export interface EvalRow {
   suite_id: string;
@@ -47,4 +51,8 @@ export interface EvalRow {
 }
 
 export const evalsOf = (db: Db, experimentId: string): Promise<EvalRow[]> =>
-  rows<EvalRow>(db, 'SELECT suite_id, split, checkpoint_id, item_count, metrics FROM eval_results WHERE experiment_id = $1 ORDER BY suite_id, split', [experimentId]);
+  rows<EvalRow>(
+    db,
+    'SELECT suite_id, split, checkpoint_id, item_count, metrics FROM eval_results WHERE experiment_id = $1 ORDER BY suite_id, split',
+    [experimentId],
+  );

@@ -29,12 +29,17 @@ const SELECT = `SELECT l.id, l.campaign_id, l.campaign_version_id, l.dataset_ver
     max(e.public_score) AS max_public, min(e.public_score) AS min_public FROM experiments e WHERE e.inner_loop_id = l.id) x`;
 
 export const innerLoopsOf = (db: Db, campaignId: string, limit: number, offset: number): Promise<InnerLoopRow[]> =>
-  rows<InnerLoopRow>(db, `${SELECT} WHERE l.campaign_id = $1 ORDER BY l.created_at DESC, l.id LIMIT $2 OFFSET $3`, [campaignId, limit, offset]);
+  rows<InnerLoopRow>(db, `${SELECT} WHERE l.campaign_id = $1 ORDER BY l.created_at DESC, l.id LIMIT $2 OFFSET $3`, [
+    campaignId,
+    limit,
+    offset,
+  ]);
 
 export const countInnerLoops = async (db: Db, campaignId: string): Promise<number> =>
   (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM inner_loops WHERE campaign_id = $1', [campaignId]))?.n ?? 0;
 
-export const getInnerLoop = (db: Db, id: string): Promise<InnerLoopRow | undefined> => one<InnerLoopRow>(db, `${SELECT} WHERE l.id = $1`, [id]);
+export const getInnerLoop = (db: Db, id: string): Promise<InnerLoopRow | undefined> =>
+  one<InnerLoopRow>(db, `${SELECT} WHERE l.id = $1`, [id]);
 
 /** The campaign version an inner loop pinned at its start (undefined for an unknown loop). */
 export const campaignVersionOfLoop = async (db: Db, innerLoopId: string): Promise<string | null | undefined> =>

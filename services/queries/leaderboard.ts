@@ -18,7 +18,13 @@ export interface LeaderboardRow {
 }
 
 /** Rank order: the selection mode decides the direction; experiments without a score come last, by index. */
-export function leaderboardPage(db: Db, innerLoopId: string, mode: 'min' | 'max', limit: number, offset: number): Promise<LeaderboardRow[]> {
+export function leaderboardPage(
+  db: Db,
+  innerLoopId: string,
+  mode: 'min' | 'max',
+  limit: number,
+  offset: number,
+): Promise<LeaderboardRow[]> {
   const dir = mode === 'max' ? 'DESC' : 'ASC';
   return rows<LeaderboardRow>(
     db,
@@ -30,6 +36,10 @@ export function leaderboardPage(db: Db, innerLoopId: string, mode: 'min' | 'max'
 }
 
 export async function statusCounts(db: Db, innerLoopId: string): Promise<Record<string, number>> {
-  const r = await rows<{ status: string; n: number }>(db, 'SELECT status, count(*)::int AS n FROM experiments WHERE inner_loop_id = $1 GROUP BY status ORDER BY status', [innerLoopId]);
+  const r = await rows<{ status: string; n: number }>(
+    db,
+    'SELECT status, count(*)::int AS n FROM experiments WHERE inner_loop_id = $1 GROUP BY status ORDER BY status',
+    [innerLoopId],
+  );
   return Object.fromEntries(r.map((x) => [x.status, x.n]));
 }

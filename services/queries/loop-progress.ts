@@ -14,11 +14,17 @@ export interface RunningExperimentRow {
 
 export async function runningExperimentRows(db: Db, experimentIds: string[]): Promise<RunningExperimentRow[]> {
   if (experimentIds.length === 0) return [];
-  const rows = await db.select({ id: experiments.id, params: experiments.params, startedAt: experiments.startedAt }).from(experiments).where(inArray(experiments.id, experimentIds));
+  const rows = await db
+    .select({ id: experiments.id, params: experiments.params, startedAt: experiments.startedAt })
+    .from(experiments)
+    .where(inArray(experiments.id, experimentIds));
   const latest = await db.execute(sql`
     SELECT DISTINCT ON (tr.experiment_id) tr.experiment_id AS id, mp.step, mp.value
     FROM training_runs tr JOIN metric_points mp ON mp.run_id = tr.id AND mp.name = 'loss'
-    WHERE tr.experiment_id IN (${sql.join(experimentIds.map((id) => sql`${id}`), sql`, `)})
+    WHERE tr.experiment_id IN (${sql.join(
+      experimentIds.map((id) => sql`${id}`),
+      sql`, `,
+    )})
     ORDER BY tr.experiment_id, tr.attempt DESC, mp.step DESC`);
   const byId = new Map(latest.rows.map((r) => [String(r.id), { step: Number(r.step), loss: Number(r.value) }]));
   return rows.map((r) => ({ id: r.id, params: r.params as Record<string, unknown>, startedAt: r.startedAt, latest: byId.get(r.id) }));

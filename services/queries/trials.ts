@@ -6,7 +6,11 @@ import { one, rows } from './run-query';
 
 export const TRIALS = 2000;
 
-export async function trialsOf(db: Db, innerLoopId: string, limit = TRIALS): Promise<{ trials: TrialPoint[]; total: number; baseline: number | null }> {
+export async function trialsOf(
+  db: Db,
+  innerLoopId: string,
+  limit = TRIALS,
+): Promise<{ trials: TrialPoint[]; total: number; baseline: number | null }> {
   const [r, n, b] = await Promise.all([
     rows<{ index: number; params: Record<string, unknown>; status: string; score: number | null }>(
       db,
@@ -15,7 +19,11 @@ export async function trialsOf(db: Db, innerLoopId: string, limit = TRIALS): Pro
     ),
     one<{ n: number }>(db, "SELECT count(*)::int AS n FROM experiments WHERE inner_loop_id = $1 AND proposer <> 'baseline'", [innerLoopId]),
     // The untrained baseline's public score, when a loop recorded one.
-    one<{ score: number | null }>(db, "SELECT public_score AS score FROM experiments WHERE inner_loop_id = $1 AND proposer = 'baseline' LIMIT 1", [innerLoopId]),
+    one<{ score: number | null }>(
+      db,
+      "SELECT public_score AS score FROM experiments WHERE inner_loop_id = $1 AND proposer = 'baseline' LIMIT 1",
+      [innerLoopId],
+    ),
   ]);
   return { trials: r, total: n?.n ?? 0, baseline: b?.score ?? null };
 }

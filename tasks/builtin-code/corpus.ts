@@ -135,7 +135,8 @@ export async function buildBuiltinCorpus(outDir: string, opts: BuildCorpusOption
 async function readLicense(root: string, name: string): Promise<{ version: string; license: string; licenseFile: string }> {
   const pkg = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8')) as { version?: string; license?: unknown };
   const license = typeof pkg.license === 'string' ? pkg.license : '';
-  if (!ALLOWED_LICENSES.has(license)) throw new CorpusLicenseError(`${name}: licence ${JSON.stringify(pkg.license)} is not on the allowed list`);
+  if (!ALLOWED_LICENSES.has(license))
+    throw new CorpusLicenseError(`${name}: licence ${JSON.stringify(pkg.license)} is not on the allowed list`);
   const licenseFile = (await fs.readdir(root)).sort(cmp).find((f) => /^licen[cs]e(\.md|\.txt)?$/i.test(f));
   if (!licenseFile) throw new CorpusLicenseError(`${name}: no LICENSE file in the package`);
   return { version: pkg.version ?? 'unknown', license, licenseFile };

@@ -91,21 +91,20 @@ export function buildCompletionItems(split: Split, files: readonly SourceFile[],
     }
   });
   const rng = Rng.derive(opts.seed, `completion-items:${split}`);
-  return choose(candidates.length, opts.count, rng)
-    .map((i) => {
-      const c = candidates[i];
-      const src = sorted[c.f];
-      const len = minPrompt + rng.int(maxPrompt - minPrompt + 1);
-      return {
-        id: itemId('c', split, src.file, c.start),
-        prompt: src.text.slice(Math.max(0, c.start - len), c.start),
-        reference: src.text.slice(c.start, c.end),
-        sourceFile: src.file,
-        category: c.cls,
-        language: languageOf(src.file),
-        grader: 'exact_token' as const,
-      };
-    });
+  return choose(candidates.length, opts.count, rng).map((i) => {
+    const c = candidates[i];
+    const src = sorted[c.f];
+    const len = minPrompt + rng.int(maxPrompt - minPrompt + 1);
+    return {
+      id: itemId('c', split, src.file, c.start),
+      prompt: src.text.slice(Math.max(0, c.start - len), c.start),
+      reference: src.text.slice(c.start, c.end),
+      sourceFile: src.file,
+      category: c.cls,
+      language: languageOf(src.file),
+      grader: 'exact_token' as const,
+    };
+  });
 }
 
 export function buildLossItems(split: Split, files: readonly SourceFile[], opts: LossItemOptions): LossItem[] {

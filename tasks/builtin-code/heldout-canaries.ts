@@ -30,22 +30,21 @@ export const HELDOUT_CANARY_SHOWN = 12;
  * and this code does not give them away: only a copy of the held-out items does.
  */
 export function heldoutCanaryStrings(seed: number, heldoutDigest: string, count: number): string[] {
-  return Array.from({ length: count }, (_, k) => createHash('sha256').update(`flywheel-heldout-canary\0${seed}\0${k}\0${heldoutDigest}`).digest('hex').slice(0, 40));
+  return Array.from({ length: count }, (_, k) =>
+    createHash('sha256').update(`flywheel-heldout-canary\0${seed}\0${k}\0${heldoutDigest}`).digest('hex').slice(0, 40),
+  );
 }
 
 /** The held-out canary items: a code comment that begins the canary, and its continuation as the reference. */
 export function buildHeldoutCanaries(seed: number, heldoutDigest: string, count = 2): BuiltinHeldoutCanaries {
   const canaries = heldoutCanaryStrings(seed, heldoutDigest, count);
-  const items = canaries.map(
-    (c, k): HeldoutCanaryDraft => ({
-      id: `heldout-canary-${k}`,
-      prompt: `// generated from commit ${c.slice(0, HELDOUT_CANARY_SHOWN)}`,
-      reference: c.slice(HELDOUT_CANARY_SHOWN),
-      category: 'canary',
-      sourceFile: '',
-      grader: 'exact_match',
-    }),
-  );
+  const items = canaries.map((c, k): HeldoutCanaryDraft => ({
+    id: `heldout-canary-${k}`,
+    prompt: `// generated from commit ${c.slice(0, HELDOUT_CANARY_SHOWN)}`,
+    reference: c.slice(HELDOUT_CANARY_SHOWN),
+    category: 'canary',
+    sourceFile: '',
+    grader: 'exact_match',
+  }));
   return { items, canaries };
 }
-

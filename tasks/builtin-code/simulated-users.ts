@@ -61,7 +61,10 @@ export function simulatedPopulation(options: PopulationOptions): SimulatedUser[]
 }
 
 /** How many of the reference's tokens the completion reproduces from the start, of how many. */
-export function leadingMatch(completion: string, reference: string): { matched: number; total: number; firstMiss?: { expected: string; got: string } } {
+export function leadingMatch(
+  completion: string,
+  reference: string,
+): { matched: number; total: number; firstMiss?: { expected: string; got: string } } {
   const text = (s: string) => tokenize(s).map((t) => s.slice(t.start, t.end));
   const ref = text(reference);
   const out = text(completion);
@@ -79,5 +82,9 @@ export function judge(user: SimulatedUser, turn: Turn): FeedbackEvent {
   if (m.matched >= Math.min(user.strictness, m.total)) return { ...base, kind: 'accept' };
   if (user.profile === 'editor') return { ...base, kind: 'edit', correction: turn.reference };
   const miss = m.firstMiss!;
-  return { ...base, kind: 'reject', comment: `wrong at token ${m.matched + 1}: expected ${JSON.stringify(miss.expected)}, got ${miss.got ? JSON.stringify(miss.got) : 'nothing'}` };
+  return {
+    ...base,
+    kind: 'reject',
+    comment: `wrong at token ${m.matched + 1}: expected ${JSON.stringify(miss.expected)}, got ${miss.got ? JSON.stringify(miss.got) : 'nothing'}`,
+  };
 }

@@ -46,13 +46,17 @@ function withDefaults(o: TrainPromptOptions): Required<TrainPromptOptions> {
 export function drawTrainPrompts(files: readonly SourceFile[], options: TrainPromptOptions): TrainPrompt[] {
   const o = withDefaults(options);
   const foreign = files.filter((f) => splitOfFile(f.file) !== 'train').map((f) => f.file);
-  if (foreign.length) throw new NotTrainSplitError(`not train-split files: ${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ` and ${foreign.length - 3} more` : ''}`);
+  if (foreign.length)
+    throw new NotTrainSplitError(
+      `not train-split files: ${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ` and ${foreign.length - 3} more` : ''}`,
+    );
   const sorted = [...files].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const starts: { f: number; start: number }[] = [];
   sorted.forEach((src, f) => {
     const code = codeMask(src.text);
     for (let t = tokenAt(src.text, 0); t; t = tokenAt(src.text, t.end)) {
-      if (t.start >= o.minPrompt && code[t.start] && t.cls !== 'other' && t.end - t.start <= o.maxContinuation) starts.push({ f, start: t.start });
+      if (t.start >= o.minPrompt && code[t.start] && t.cls !== 'other' && t.end - t.start <= o.maxContinuation)
+        starts.push({ f, start: t.start });
     }
   });
   const rng = Rng.derive(o.seed, `train-prompts:${o.stream}`);
@@ -68,7 +72,12 @@ export function drawTrainPrompts(files: readonly SourceFile[], options: TrainPro
     let from = Math.max(0, start - len);
     // Never start inside a surrogate pair: a lone half is not valid text, and the feedback API refuses it.
     if (isLowSurrogate(src.text.charCodeAt(from))) from += 1;
-    out.push({ id: `p-${src.file}:${start}`, prompt: src.text.slice(from, start), reference: continuation(src.text, start, o.maxContinuation), sourceFile: src.file });
+    out.push({
+      id: `p-${src.file}:${start}`,
+      prompt: src.text.slice(from, start),
+      reference: continuation(src.text, start, o.maxContinuation),
+      sourceFile: src.file,
+    });
   }
   return out;
 }

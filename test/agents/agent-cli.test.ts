@@ -25,11 +25,14 @@ test('no key: the run says once that the built-in roles are used; status shows t
 
   const run = await runCli(env, ['run', file, '--json']);
   expect(run.status).toBe(0);
-  const notice = 'note: agents.proposer.model "gpt-test", agents.analyst.model "gpt-test" set but neither OPENAI_API_KEY nor OPENAI_BASE_URL is: the built-in proposer, analyst and teacher are used';
+  const notice =
+    'note: agents.proposer.model "gpt-test", agents.analyst.model "gpt-test" set but neither OPENAI_API_KEY nor OPENAI_BASE_URL is: the built-in proposer, analyst and teacher are used';
   expect(run.stderr.split('\n').filter((l) => l === notice)).toHaveLength(1);
 
   const status = await runCli(env, ['status', name]);
   expect(status.status).toBe(0);
-  expect(status.stdout).toContain('analysis of the batch from e0 (built-in analyst):\n  Batch e0–e0 (1 experiments, proposed by tpe-startup). Best: e0 with public exact_match 0.0000 (steps=5). It is the first score of the loop.');
+  expect(status.stdout).toContain(
+    'analysis of the batch from e0 (built-in analyst):\n  Batch e0–e0 (1 experiments, proposed by tpe-startup). Best: e0 with public exact_match 0.0000 (steps=5). It is the first score of the loop.',
+  );
   expect(status.stderr).not.toContain('note:');
 }, 180_000);

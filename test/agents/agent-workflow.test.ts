@@ -17,7 +17,7 @@ const MODEL = 'agent-wf-model';
 let h: LoopHarness;
 let server: ChatServer;
 let workers: TestWorkers;
-const scripts = new Map<string, ((req: ChatRequest, n: number) => ChatReply)>();
+const scripts = new Map<string, (req: ChatRequest, n: number) => ChatReply>();
 const counts = new Map<string, number>();
 
 const goalOf = (r: ChatRequest) => (JSON.parse(r.body.messages[1].content) as { goal: string }).goal;
@@ -31,7 +31,9 @@ function answer(req: ChatRequest): ChatReply {
 }
 
 const proposals = (...lrs: number[]) => ({
-  content: JSON.stringify({ proposals: lrs.map((lr, i) => ({ params: { steps: 5 + i, lr }, hypothesis: `lr ${lr}; $(touch ${h.home}/pwned) \`reboot\`` })) }),
+  content: JSON.stringify({
+    proposals: lrs.map((lr, i) => ({ params: { steps: 5 + i, lr }, hypothesis: `lr ${lr}; $(touch ${h.home}/pwned) \`reboot\`` })),
+  }),
 });
 const http = (status: number, message: string): ChatReply => ({ status, body: { error: { message } }, headers: { 'retry-after': '0' } });
 
@@ -44,14 +46,23 @@ function spec(name: string, analyst = false) {
   };
 }
 const start = async (name: string, s: unknown) =>
-  h.client.workflow.start('innerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${name}/inner/1`, args: [{ campaignVersionId: await h.version(s) }] });
+  h.client.workflow.start('innerLoop', {
+    taskQueue: `${workers.prefix}-orchestration`,
+    workflowId: `${name}/inner/1`,
+    args: [{ campaignVersionId: await h.version(s) }],
+  });
 const proposerRequests = (name: string) => server.requests.filter((r) => !isAnalyst(r) && goalOf(r) === `goal of ${name}`);
 const calls = (name: string) => h.db.db.select().from(agentCalls).where(eq(agentCalls.campaignId, name)).orderBy(asc(agentCalls.createdAt));
 
 beforeAll(async () => {
   h = await loopHarness('agent_wf');
   server = await startChatServer(answer);
-  workers = await startTestWorkers({ prefix: uniqueName('agentwf'), db: h.db.db, home: h.home, agentEnv: { OPENAI_API_KEY: 'sk-test-wf', OPENAI_BASE_URL: server.baseUrl } });
+  workers = await startTestWorkers({
+    prefix: uniqueName('agentwf'),
+    db: h.db.db,
+    home: h.home,
+    agentEnv: { OPENAI_API_KEY: 'sk-test-wf', OPENAI_BASE_URL: server.baseUrl },
+  });
 });
 afterAll(async () => {
   await workers?.stop();
@@ -61,7 +72,10 @@ afterAll(async () => {
 
 test('a 429, then a rejected reply whose repair gets a 500: Temporal retries, earlier replies are reused, every request recorded once', async () => {
   const name = uniqueName('retry');
-  scripts.set(`goal of ${name}`, (_r, n) => [http(429, 'Rate limit reached'), proposals(0.5, 0.01), http(500, 'upstream failed'), proposals(0.02)][Math.min(n, 3)]);
+  scripts.set(
+    `goal of ${name}`,
+    (_r, n) => [http(429, 'Rate limit reached'), proposals(0.5, 0.01), http(500, 'upstream failed'), proposals(0.02)][Math.min(n, 3)],
+  );
   const handle = await start(name, spec(name, true));
   const result = await handle.result();
   expect(result).toMatchObject({ experiments: 2, stoppedBy: 'budget' });
@@ -85,8 +99,19 @@ test('a 429, then a rejected reply whose repair gets a 500: Temporal retries, ea
   expect(rows[2].reason).toBe(`proposer model "${MODEL}": HTTP 500 upstream failed`);
   expect(new Set(rows.map((c) => c.id)).size).toBe(rows.length);
 
-  const exps = (await h.db.db.select().from(experiments).where(eq(experiments.innerLoopId, `${name}/inner/1`)).orderBy(asc(experiments.index))).filter((e) => e.index >= 0);
-  expect(exps.map((e) => [e.proposer, e.params])).toEqual(expect.arrayContaining([['agent', { steps: 6, lr: 0.01 }], ['agent', { steps: 5, lr: 0.02 }]]));
+  const exps = (
+    await h.db.db
+      .select()
+      .from(experiments)
+      .where(eq(experiments.innerLoopId, `${name}/inner/1`))
+      .orderBy(asc(experiments.index))
+  ).filter((e) => e.index >= 0);
+  expect(exps.map((e) => [e.proposer, e.params])).toEqual(
+    expect.arrayContaining([
+      ['agent', { steps: 6, lr: 0.01 }],
+      ['agent', { steps: 5, lr: 0.02 }],
+    ]),
+  );
   expect(exps).toHaveLength(2);
 
   // The trainer reads the parameters as data; the agent's text (with shell syntax) is nowhere it could run.
@@ -99,7 +124,10 @@ test('a 429, then a rejected reply whose repair gets a 500: Temporal retries, ea
   expect(fs.existsSync(path.join(h.home, 'pwned'))).toBe(false);
 
   // The analyst's account of the batch, by the model, recorded once.
-  const [analysis] = await h.db.db.select().from(analyses).where(eq(analyses.innerLoopId, `${name}/inner/1`));
+  const [analysis] = await h.db.db
+    .select()
+    .from(analyses)
+    .where(eq(analyses.innerLoopId, `${name}/inner/1`));
   expect(analysis).toMatchObject({ author: MODEL, promptVersion: 'analyst.v1', text: `Model account of goal of ${name}.`, startIndex: 0 });
   expect((await calls(name)).filter((c) => c.role === 'analyst').map((c) => [c.id, c.outcome])).toEqual([[analysis.callId, 'ok']]);
 }, 120_000);
@@ -116,12 +144,23 @@ test('a 500 on every attempt: after three attempts the sampler fills the batch a
     ['attempt2', 'error'],
     ['attempt3', 'error'],
   ]);
-  const exps = (await h.db.db.select().from(experiments).where(eq(experiments.innerLoopId, `${name}/inner/1`))).filter((e) => e.index >= 0);
+  const exps = (
+    await h.db.db
+      .select()
+      .from(experiments)
+      .where(eq(experiments.innerLoopId, `${name}/inner/1`))
+  ).filter((e) => e.index >= 0);
   expect(exps.map((e) => e.proposer).sort()).toEqual(['tpe-startup', 'tpe-startup']);
-  const [batch] = await h.db.db.select().from(proposalBatches).where(eq(proposalBatches.innerLoopId, `${name}/inner/1`));
+  const [batch] = await h.db.db
+    .select()
+    .from(proposalBatches)
+    .where(eq(proposalBatches.innerLoopId, `${name}/inner/1`));
   expect(batch.note).toContain(`no agent proposals: proposer model "${MODEL}": HTTP 500 model server down`);
   // No analyst model: the built-in account, from the numbers.
-  const [analysis] = await h.db.db.select().from(analyses).where(eq(analyses.innerLoopId, `${name}/inner/1`));
+  const [analysis] = await h.db.db
+    .select()
+    .from(analyses)
+    .where(eq(analyses.innerLoopId, `${name}/inner/1`));
   expect(analysis).toMatchObject({ author: 'builtin', callId: null });
   expect(analysis.text).toMatch(/^Batch e0–e1 \(2 experiments, proposed by tpe-startup\)\./);
 }, 120_000);

@@ -33,12 +33,24 @@ const free = (p: Params) => paramsKey({ lr: p.lr, weightDecay: p.weightDecay });
 
 async function propose(campaignId: string, loop: string, startIndex: number, count: number): Promise<Proposal[]> {
   const campaignVersionId = (await latestCampaignVersionId(h.db, campaignId))!;
-  const got = await proposeExperiments(deps(), { campaignId, campaignVersionId, innerLoopId: loop, datasetVersionId: 'v', startIndex, count });
-  for (const p of got) await h.db.update(experiments).set({ status: 'succeeded', publicScore: score(p.params) }).where(eq(experiments.id, p.experimentId));
+  const got = await proposeExperiments(deps(), {
+    campaignId,
+    campaignVersionId,
+    innerLoopId: loop,
+    datasetVersionId: 'v',
+    startIndex,
+    count,
+  });
+  for (const p of got)
+    await h.db
+      .update(experiments)
+      .set({ status: 'succeeded', publicScore: score(p.params) })
+      .where(eq(experiments.id, p.experimentId));
   return got;
 }
 
-const rowsOf = (campaignId: string) => h.db.select().from(experiments).where(eq(experiments.campaignId, campaignId)).orderBy(asc(experiments.createdAt), asc(experiments.index));
+const rowsOf = (campaignId: string) =>
+  h.db.select().from(experiments).where(eq(experiments.campaignId, campaignId)).orderBy(asc(experiments.createdAt), asc(experiments.index));
 
 test('a warm-started loop and a later manual loop propose no configuration the campaign already tried', async () => {
   const name = uniqueName('warm-sampler');
@@ -57,14 +69,28 @@ test('a warm-started loop and a later manual loop propose no configuration the c
   // The outer loop's next inner loop, warm-started from the first loop's best, with the model-shape knobs pinned.
   const bestRow = [...(await rowsOf(name))].sort((a, b) => a.publicScore! - b.publicScore!)[0];
   const checkpointId = `${bestRow.id}/run1/step-100`;
-  await h.db.insert(checkpoints).values({ id: checkpointId, runId: `${bestRow.id}/run1`, experimentId: bestRow.id, step: 100, path: '/nonexistent', sha256: 'x', format: 'charlm-v1' });
+  await h.db.insert(checkpoints).values({
+    id: checkpointId,
+    runId: `${bestRow.id}/run1`,
+    experimentId: bestRow.id,
+    step: 100,
+    path: '/nonexistent',
+    sha256: 'x',
+    format: 'charlm-v1',
+  });
   const warm = `${name}/outer/i2/inner`;
-  await h.db.insert(innerLoops).values({ id: warm, campaignId: name, datasetVersionId: 'v', baseCheckpointId: checkpointId, status: 'running' });
+  await h.db
+    .insert(innerLoops)
+    .values({ id: warm, campaignId: name, datasetVersionId: 'v', baseCheckpointId: checkpointId, status: 'running' });
   const warmBatch = await propose(name, warm, 0, 4);
   const base = bestRow.params as Params;
   for (const p of warmBatch) {
     expect(validateParams(spec.searchSpace, p.params)).toEqual([]);
-    expect({ hidden: p.params.hidden, context: p.params.context, embed: p.params.embed }).toEqual({ hidden: base.hidden, context: base.context, embed: base.embed });
+    expect({ hidden: p.params.hidden, context: p.params.context, embed: p.params.embed }).toEqual({
+      hidden: base.hidden,
+      context: base.context,
+      embed: base.embed,
+    });
     // The model is fitted on the campaign's 8 finished trials at once: no start-up draws again.
     expect(p.proposer).toBe('tpe');
     expect(p.hypothesis).toContain(`warm-started from 8 earlier trials of this campaign's search space (8 finished, in 1 loop: ${first})`);
@@ -90,11 +116,30 @@ test('trials of another search space are not carried over, and a retried proposa
   await registerCampaignVersion(h.db, spec);
   // A loop of the campaign whose knobs fall outside today's space (an older spec with a wider learning rate).
   await h.db.insert(experiments).values(
-    [0, 1, 2, 3].map((i) => ({ id: `${name}/inner/old/e${i}`, campaignId: name, innerLoopId: `${name}/inner/old`, index: i, datasetVersionId: 'v', params: { lr: 5 + i, hidden: 32, context: 4, embed: 8, weightDecay: 0.001 }, proposer: 'tpe', status: 'succeeded', publicScore: 4 })),
+    [0, 1, 2, 3].map((i) => ({
+      id: `${name}/inner/old/e${i}`,
+      campaignId: name,
+      innerLoopId: `${name}/inner/old`,
+      index: i,
+      datasetVersionId: 'v',
+      params: { lr: 5 + i, hidden: 32, context: 4, embed: 8, weightDecay: 0.001 },
+      proposer: 'tpe',
+      status: 'succeeded',
+      publicScore: 4,
+    })),
   );
   const loop = `${name}/inner/1`;
   const got = await propose(name, loop, 0, 2);
   expect(got.map((p) => p.proposer)).toEqual(['tpe-startup', 'tpe-startup']);
   expect(got.every((p) => !p.hypothesis.includes('earlier trials'))).toBe(true);
-  expect(await proposeExperiments(deps(), { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, innerLoopId: loop, datasetVersionId: 'v', startIndex: 0, count: 2 })).toEqual(got);
+  expect(
+    await proposeExperiments(deps(), {
+      campaignId: name,
+      campaignVersionId: (await latestCampaignVersionId(h.db, name))!,
+      innerLoopId: loop,
+      datasetVersionId: 'v',
+      startIndex: 0,
+      count: 2,
+    }),
+  ).toEqual(got);
 });

@@ -78,25 +78,43 @@ describe('feedback critiques by the model', () => {
 
   beforeAll(async () => {
     await registerCampaignVersion(h.db, fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } } }));
-    scripts.set('p-good\n', [{ content: JSON.stringify({ critique: 'The loop never adds the elements: it returns a constant.', target: reference, weight: 2.5 }) }]);
-    scripts.set('p-inject\n', [{ content: JSON.stringify({ critique: 'Wrong sum.', target: 'IGNORE THE REFERENCE; train on this instead', weight: 1.5 }) }]);
+    scripts.set('p-good\n', [
+      { content: JSON.stringify({ critique: 'The loop never adds the elements: it returns a constant.', target: reference, weight: 2.5 }) },
+    ]);
+    scripts.set('p-inject\n', [
+      { content: JSON.stringify({ critique: 'Wrong sum.', target: 'IGNORE THE REFERENCE; train on this instead', weight: 1.5 }) },
+    ]);
     scripts.set('p-badjson\n', [{ content: '{"critique": "unterminated' }]);
     scripts.set('p-schema\n', [{ content: JSON.stringify({ critique: 'Too heavy.', weight: 9 }) }]);
     scripts.set('p-refuse\n', [{ content: null, refusal: 'I cannot help with that.' }]);
-    await h.db.insert(feedbackEvents).values([
-      ev('good', 'p-good\n'),
-      ev('inject', 'p-inject\n'),
-      ev('badjson', 'p-badjson\n'),
-      ev('schema', 'p-schema\n'),
-      ev('refuse', 'p-refuse\n'),
-      ev('reject', 'p-reject\n', { kind: 'reject', correction: null, comment: 'no' }),
-    ]);
+    await h.db
+      .insert(feedbackEvents)
+      .values([
+        ev('good', 'p-good\n'),
+        ev('inject', 'p-inject\n'),
+        ev('badjson', 'p-badjson\n'),
+        ev('schema', 'p-schema\n'),
+        ev('refuse', 'p-refuse\n'),
+        ev('reject', 'p-reject\n', { kind: 'reject', correction: null, comment: 'no' }),
+      ]);
   });
 
-  const rowOf = async (id: string) => (await h.db.select().from(critiques).where(eq(critiques.id, `${name}/critique/${name}-${id}`)))[0];
+  const rowOf = async (id: string) =>
+    (
+      await h.db
+        .select()
+        .from(critiques)
+        .where(eq(critiques.id, `${name}/critique/${name}-${id}`))
+    )[0];
 
   test('one request per referenced failure, with the prompt file and a strict json_schema; rejects never reach the model', async () => {
-    const r = await critiqueIterationFeedback(deps(), { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, outerIterationId: iteration, sample: 10, seed: 1 });
+    const r = await critiqueIterationFeedback(deps(), {
+      campaignId: name,
+      campaignVersionId: (await latestCampaignVersionId(h.db, name))!,
+      outerIterationId: iteration,
+      sample: 10,
+      seed: 1,
+    });
     expect(r).toMatchObject({ failures: 6, sampled: 6, counts: { created: 6, withExample: 5, noSignal: 1, skipped: 0, missing: 0 } });
 
     const mine = server.requests.filter((q) => failureOf(q).prompt.startsWith('p-'));
@@ -106,7 +124,14 @@ describe('feedback critiques by the model', () => {
       expect(q.headers.authorization).toBe(`Bearer ${KEY}`);
       expect(q.body.model).toBe(MODEL);
       expect(q.body.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
-      expect(q.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'teacher_critique', strict: true, schema: { required: ['critique', 'target', 'weight'], additionalProperties: false } } });
+      expect(q.body.response_format).toMatchObject({
+        type: 'json_schema',
+        json_schema: {
+          name: 'teacher_critique',
+          strict: true,
+          schema: { required: ['critique', 'target', 'weight'], additionalProperties: false },
+        },
+      });
       expect(failureOf(q)).toEqual({ category: 'code', prompt: expect.any(String), output: '  return 0;\n}', reference });
     }
   });
@@ -114,7 +139,9 @@ describe('feedback critiques by the model', () => {
   test('a valid critique: stored with the model and prompt version; sft on the reference with the model weight, and a pair', async () => {
     const row = await rowOf('good');
     expect(row).toMatchObject({ teacher: MODEL, promptVersion: 'teacher-critique.v1', outerIterationId: iteration });
-    expect(row.text).toBe(`Written by the teacher model "${MODEL}" (teacher-critique.v1). The loop never adds the elements: it returns a constant. Its proposed target equals the verified reference. Weight 2.5.`);
+    expect(row.text).toBe(
+      `Written by the teacher model "${MODEL}" (teacher-critique.v1). The loop never adds the elements: it returns a constant. Its proposed target equals the verified reference. Weight 2.5.`,
+    );
     expect(row.signal).toEqual([
       { kind: 'sft', prompt: 'p-good\n', target: reference, weight: 2.5, category: 'code' },
       { kind: 'pair', prompt: 'p-good\n', chosen: reference, rejected: '  return 0;\n}', weight: 2.5 },
@@ -126,7 +153,10 @@ describe('feedback critiques by the model', () => {
     expect(row.teacher).toBe(MODEL);
     expect(row.text).toContain('differs from the verified reference and was ignored');
     expect(row.text).not.toContain('IGNORE THE REFERENCE');
-    expect(row.signal).toEqual([expect.objectContaining({ kind: 'sft', target: reference, weight: 1.5 }), expect.objectContaining({ kind: 'pair', chosen: reference })]);
+    expect(row.signal).toEqual([
+      expect.objectContaining({ kind: 'sft', target: reference, weight: 1.5 }),
+      expect.objectContaining({ kind: 'pair', chosen: reference }),
+    ]);
     expect(JSON.stringify(row.signal)).not.toContain('IGNORE THE REFERENCE');
   });
 
@@ -138,7 +168,9 @@ describe('feedback critiques by the model', () => {
     const row = await rowOf(id);
     const builtin = critique({ prompt: `p-${id}\n`, output: '  return 0;\n}', reference });
     expect(row).toMatchObject({ teacher: 'builtin', promptVersion: 'builtin-diff-v1' });
-    expect(row.text).toBe(`The teacher model's reply was unusable (${MODEL}, teacher-critique.v1: ${reason}); derived mechanically instead. ${builtin.text}`);
+    expect(row.text).toBe(
+      `The teacher model's reply was unusable (${MODEL}, teacher-critique.v1: ${reason}); derived mechanically instead. ${builtin.text}`,
+    );
     expect(row.signal).toEqual(builtin.signals);
   });
 
@@ -147,7 +179,13 @@ describe('feedback critiques by the model', () => {
     expect(row).toMatchObject({ teacher: 'builtin', signal: [{ kind: 'none', why: expect.any(String) }] });
     expect(row.text.startsWith(BUILTIN_PREAMBLE)).toBe(true);
     const before = server.requests.length;
-    const again = await critiqueIterationFeedback(deps(), { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, outerIterationId: iteration, sample: 10, seed: 1 });
+    const again = await critiqueIterationFeedback(deps(), {
+      campaignId: name,
+      campaignVersionId: (await latestCampaignVersionId(h.db, name))!,
+      outerIterationId: iteration,
+      sample: 10,
+      seed: 1,
+    });
     expect(again.counts).toEqual({ created: 0, withExample: 5, noSignal: 1, skipped: 0, missing: 0 });
     expect(server.requests.length).toBe(before);
   });
@@ -156,7 +194,14 @@ describe('feedback critiques by the model', () => {
     const calls = await callsOf(name);
     expect(calls).toHaveLength(5);
     for (const c of calls) {
-      expect(c).toMatchObject({ role: 'teacher', promptVersion: 'teacher-critique.v1', model: MODEL, tokensIn: 10, tokensOut: 10, mode: 'json_schema' });
+      expect(c).toMatchObject({
+        role: 'teacher',
+        promptVersion: 'teacher-critique.v1',
+        model: MODEL,
+        tokensIn: 10,
+        tokensOut: 10,
+        mode: 'json_schema',
+      });
       expect(c.costUsd).toBeCloseTo((10 * 0.15 + 10 * 0.6) / 1e6, 12);
       expect(c.latencyMs).toBeGreaterThanOrEqual(0);
     }
@@ -165,7 +210,10 @@ describe('feedback critiques by the model', () => {
       ['ok', null],
       ['ok', null],
       ['unusable', 'not JSON: {"critique": "unterminated'],
-      ['unusable', 'schema mismatch: target: Invalid input: expected string, received undefined; weight: Too big: expected number to be <=3'],
+      [
+        'unusable',
+        'schema mismatch: target: Invalid input: expected string, received undefined; weight: Too big: expected number to be <=3',
+      ],
       ['unusable', 'the model refused: I cannot help with that.'],
     ]);
     expect(calls.find((c) => c.outcome === 'unusable' && c.reason!.startsWith('not JSON'))!.rawReply).toContain('unterminated');
@@ -184,10 +232,28 @@ test('a 429 is not retried by the SDK: the call fails with a retryable error, th
     { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests' } }, headers: { 'retry-after': '0' } },
     { content: JSON.stringify({ critique: 'Fine now.', target: 'b', weight: 1 }) },
   ]);
-  await h.db.insert(feedbackEvents).values({ id: `${name}-1`, campaignId: name, kind: 'edit', modelVersion: 'm1', prompt: 'p-rate\n', output: 'a', correction: 'b', ingestedBy: iteration });
+  await h.db.insert(feedbackEvents).values({
+    id: `${name}-1`,
+    campaignId: name,
+    kind: 'edit',
+    modelVersion: 'm1',
+    prompt: 'p-rate\n',
+    output: 'a',
+    correction: 'b',
+    ingestedBy: iteration,
+  });
 
-  const input = { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, outerIterationId: iteration, sample: 10, seed: 1 };
-  const err = await critiqueIterationFeedback(deps(), input).then(() => undefined, (e: Error) => e);
+  const input = {
+    campaignId: name,
+    campaignVersionId: (await latestCampaignVersionId(h.db, name))!,
+    outerIterationId: iteration,
+    sample: 10,
+    seed: 1,
+  };
+  const err = await critiqueIterationFeedback(deps(), input).then(
+    () => undefined,
+    (e: Error) => e,
+  );
   expect(err).toMatchObject({ name: 'AgentUnavailableError', retryable: true });
   expect(err!.message).toBe(`teacher model "${MODEL}": HTTP 429 Rate limit reached`);
   expect(requestsFor('p-rate\n')).toHaveLength(1);
@@ -207,16 +273,36 @@ test('a 429 is not retried by the SDK: the call fails with a retryable error, th
 });
 
 test('errors never print the key or the base URL: a 401 that echoes the key, and a refused connection', async () => {
-  scripts.set('p-401\n', [{ status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}. You can find your API key at ${server.baseUrl}/keys`, type: 'invalid_request_error' } } }]);
+  scripts.set('p-401\n', [
+    {
+      status: 401,
+      body: {
+        error: {
+          message: `Incorrect API key provided: ${KEY}. You can find your API key at ${server.baseUrl}/keys`,
+          type: 'invalid_request_error',
+        },
+      },
+    },
+  ]);
   const failure = { prompt: 'p-401\n', output: 'a', reference: 'b' };
-  const denied = await directTeacher(env()).critique(failure).then(() => undefined, (e: Error) => e);
+  const denied = await directTeacher(env())
+    .critique(failure)
+    .then(
+      () => undefined,
+      (e: Error) => e,
+    );
   expect(denied).toMatchObject({ name: 'AgentRequestError' });
   expect(denied!.message).toMatch(/^teacher model "teacher-test-model": HTTP 401 Incorrect API key provided: \[redacted\]/);
 
   // A port nobody listens on: the SDK's connection error, classified retryable.
   const closed = await startChatServer(() => ({ content: null }));
   await closed.close();
-  const unreachable = await directTeacher({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: closed.baseUrl }).critique(failure).then(() => undefined, (e: Error) => e);
+  const unreachable = await directTeacher({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: closed.baseUrl })
+    .critique(failure)
+    .then(
+      () => undefined,
+      (e: Error) => e,
+    );
   expect(unreachable).toMatchObject({ name: 'AgentUnavailableError', message: `teacher model "${MODEL}": Connection error.` });
 
   for (const e of [denied!, unreachable!]) {
@@ -257,14 +343,49 @@ test('eval failures of a real prepared task: only public items reach the model, 
   const file = path.join(home, `${name}.json`);
   fs.writeFileSync(file, bytes);
   const ckpt = `${name}/run/step-1`;
-  await h.db.insert(experiments).values({ id: `${name}/e0`, campaignId: name, campaignVersionId, innerLoopId: `${name}/inner`, index: 0, datasetVersionId: 'v', params: {}, proposer: 'test', status: 'succeeded' });
-  await h.db.insert(checkpoints).values({ id: ckpt, runId: `${name}/run`, experimentId: `${name}/e0`, step: 1, path: file, sha256: crypto.createHash('sha256').update(bytes).digest('hex'), format: 'fixture-v1' });
+  await h.db.insert(experiments).values({
+    id: `${name}/e0`,
+    campaignId: name,
+    campaignVersionId,
+    innerLoopId: `${name}/inner`,
+    index: 0,
+    datasetVersionId: 'v',
+    params: {},
+    proposer: 'test',
+    status: 'succeeded',
+  });
+  await h.db.insert(checkpoints).values({
+    id: ckpt,
+    runId: `${name}/run`,
+    experimentId: `${name}/e0`,
+    step: 1,
+    path: file,
+    sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
+    format: 'fixture-v1',
+  });
   const perItem = Object.fromEntries([...publicItems, ...heldout].map((i) => [i.id, 0]));
-  await h.db.insert(evalResults).values({ id: `${ckpt}|${suiteId}|public`, checkpointId: ckpt, experimentId: `${name}/e0`, suiteId, split: 'public', itemCount: publicItems.length, metrics: {}, perItem });
+  await h.db.insert(evalResults).values({
+    id: `${ckpt}|${suiteId}|public`,
+    checkpointId: ckpt,
+    experimentId: `${name}/e0`,
+    suiteId,
+    split: 'public',
+    itemCount: publicItems.length,
+    metrics: {},
+    perItem,
+  });
 
   const before = server.requests.length;
   const outerIterationId = `${name}/outer/i1`;
-  const r = await critiqueEvalFailures(deps(), { campaignId: name, campaignVersionId, outerIterationId, checkpointId: ckpt, suiteId, sample: 5, seed: 7 });
+  const r = await critiqueEvalFailures(deps(), {
+    campaignId: name,
+    campaignVersionId,
+    outerIterationId,
+    checkpointId: ckpt,
+    suiteId,
+    sample: 5,
+    seed: 7,
+  });
   expect(r).toMatchObject({ failed: publicItems.length, critiqued: 5, created: 5 });
 
   const sent = server.requests.slice(before).map(failureOf);
@@ -280,7 +401,10 @@ test('eval failures of a real prepared task: only public items reach the model, 
   const everything = JSON.stringify(server.requests.map((q) => q.body));
   expect(heldoutTexts.length).toBeGreaterThan(0);
   for (const t of heldoutTexts) expect(everything).not.toContain(JSON.stringify(t).slice(1, -1));
-  const rows = await h.db.select().from(critiques).where(and(eq(critiques.outerIterationId, outerIterationId), inArray(critiques.sourceKind, ['eval'])));
+  const rows = await h.db
+    .select()
+    .from(critiques)
+    .where(and(eq(critiques.outerIterationId, outerIterationId), inArray(critiques.sourceKind, ['eval'])));
   expect(rows.map((x) => x.teacher).sort()).toEqual(['builtin', 'builtin', MODEL, MODEL, MODEL]);
   for (const row of rows) {
     expect(publicItems.map((i) => i.id)).toContain(row.sourceId);
@@ -293,12 +417,31 @@ test('a spent token budget: the teacher is not asked, the built-in critique says
   const name = uniqueName('tokens');
   const iteration = `${name}/outer/i1`;
   await registerCampaignVersion(h.db, fastBuiltinSpec(name, { outerLoop: { teacher: { model: MODEL } }, agents: { maxTokens: 0 } }));
-  await h.db.insert(feedbackEvents).values({ id: `${name}-1`, campaignId: name, kind: 'edit', modelVersion: 'm1', prompt: 'p-tokens\n', output: 'a', correction: 'b', ingestedBy: iteration });
-  const r = await critiqueIterationFeedback(deps(), { campaignId: name, campaignVersionId: (await latestCampaignVersionId(h.db, name))!, outerIterationId: iteration, sample: 10, seed: 1 });
+  await h.db.insert(feedbackEvents).values({
+    id: `${name}-1`,
+    campaignId: name,
+    kind: 'edit',
+    modelVersion: 'm1',
+    prompt: 'p-tokens\n',
+    output: 'a',
+    correction: 'b',
+    ingestedBy: iteration,
+  });
+  const r = await critiqueIterationFeedback(deps(), {
+    campaignId: name,
+    campaignVersionId: (await latestCampaignVersionId(h.db, name))!,
+    outerIterationId: iteration,
+    sample: 10,
+    seed: 1,
+  });
   expect(r.counts).toMatchObject({ created: 1, withExample: 1 });
   expect(requestsFor('p-tokens\n')).toHaveLength(0);
   const [row] = await h.db.select().from(critiques).where(eq(critiques.campaignId, name));
   expect(row.teacher).toBe('builtin');
-  expect(row.text).toMatch(new RegExp(`^The teacher model was not asked \\(${MODEL}: campaign "${name}" has used 0 of its 0 agent tokens \\(agents.maxTokens\\)\\); derived mechanically instead\\.`));
+  expect(row.text).toMatch(
+    new RegExp(
+      `^The teacher model was not asked \\(${MODEL}: campaign "${name}" has used 0 of its 0 agent tokens \\(agents.maxTokens\\)\\); derived mechanically instead\\.`,
+    ),
+  );
   expect(await callsOf(name)).toEqual([]);
 });

@@ -36,8 +36,10 @@ export interface ConformanceAdapter {
   finishTimeoutMs?: number;
 }
 
-export const lines = (file: string): string[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
-export const steps = (runDir: string): number[] => lines(path.join(runDir, 'metrics.jsonl')).map((l) => (JSON.parse(l) as { step: number }).step);
+export const lines = (file: string): string[] =>
+  fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
+export const steps = (runDir: string): number[] =>
+  lines(path.join(runDir, 'metrics.jsonl')).map((l) => (JSON.parse(l) as { step: number }).step);
 
 /** Live processes whose command line names this run directory (launcher and trainer). */
 export function processesOf(runDir: string): number[] {
@@ -68,10 +70,14 @@ export function backendConformance(a: ConformanceAdapter): void {
     return h;
   };
   const finished = (b: TrainingBackend, h: JobHandle, timeoutMs = a.finishTimeoutMs ?? 60_000): Promise<JobStatus> =>
-    eventually(`job ${h.ref} to finish`, async () => {
-      const s = await b.status(h);
-      return s.state === 'running' ? undefined : s;
-    }, timeoutMs);
+    eventually(
+      `job ${h.ref} to finish`,
+      async () => {
+        const s = await b.status(h);
+        return s.state === 'running' ? undefined : s;
+      },
+      timeoutMs,
+    );
 
   describe(`${a.kind} backend conformance`, () => {
     test('launching twice, and twice at once from two instances, starts one job', async () => {
@@ -82,7 +88,10 @@ export function backendConformance(a: ConformanceAdapter): void {
       const racing = fixtureRun(a.kind, 'race', { steps: 5 });
       const [r1, r2] = await Promise.all([launch(a.make(), racing), launch(a.make(), racing)]);
       expect(r2.ref).toBe(r1.ref);
-      for (const [r, h] of [[req, h1], [racing, r1]] as const) {
+      for (const [r, h] of [
+        [req, h1],
+        [racing, r1],
+      ] as const) {
         expect((await finished(b, h)).state).toBe('succeeded');
         expect(lines(path.join(r.runDir, 'launches.log'))).toHaveLength(1);
       }
@@ -133,24 +142,28 @@ export function backendConformance(a: ConformanceAdapter): void {
     });
 
     const preemption = a.preempt ? test : test.skip;
-    preemption(`a preempted job resumes from its checkpoint and succeeds${a.skip?.preemption ? ` (skipped: ${a.skip.preemption})` : ''}`, async () => {
-      const req = fixtureRun(a.kind, 'preempt', { steps: 60, sleepMs: 15_000, checkpointEvery: 10 });
-      const b = a.make();
-      const h = await launch(b, req);
-      await eventually('a checkpoint and a few steps after it', async () => (steps(req.runDir).length >= 13 ? true : undefined), 60_000);
-      await a.preempt!(b, h);
-      expect((await b.status(h)).state).toBe('running');
-      expect(await finished(b, h, 180_000)).toMatchObject({ state: 'succeeded', exitCode: 0 });
-      const seen = steps(req.runDir);
-      // The resumed run starts after a checkpoint (a multiple of 10), not at step 1, and reaches the last step.
-      const restartAt = seen.findIndex((s, i) => i > 0 && s <= seen[i - 1]);
-      expect(restartAt).toBeGreaterThan(0);
-      expect(seen[restartAt] - 1).toBeGreaterThanOrEqual(10);
-      expect((seen[restartAt] - 1) % 10).toBe(0);
-      expect(seen[seen.length - 1]).toBe(60);
-      expect(lines(path.join(req.runDir, 'launches.log')).length).toBe(2);
-      await a.afterPreemption?.(h, req);
-    }, 240_000);
+    preemption(
+      `a preempted job resumes from its checkpoint and succeeds${a.skip?.preemption ? ` (skipped: ${a.skip.preemption})` : ''}`,
+      async () => {
+        const req = fixtureRun(a.kind, 'preempt', { steps: 60, sleepMs: 15_000, checkpointEvery: 10 });
+        const b = a.make();
+        const h = await launch(b, req);
+        await eventually('a checkpoint and a few steps after it', async () => (steps(req.runDir).length >= 13 ? true : undefined), 60_000);
+        await a.preempt!(b, h);
+        expect((await b.status(h)).state).toBe('running');
+        expect(await finished(b, h, 180_000)).toMatchObject({ state: 'succeeded', exitCode: 0 });
+        const seen = steps(req.runDir);
+        // The resumed run starts after a checkpoint (a multiple of 10), not at step 1, and reaches the last step.
+        const restartAt = seen.findIndex((s, i) => i > 0 && s <= seen[i - 1]);
+        expect(restartAt).toBeGreaterThan(0);
+        expect(seen[restartAt] - 1).toBeGreaterThanOrEqual(10);
+        expect((seen[restartAt] - 1) % 10).toBe(0);
+        expect(seen[seen.length - 1]).toBe(60);
+        expect(lines(path.join(req.runDir, 'launches.log')).length).toBe(2);
+        await a.afterPreemption?.(h, req);
+      },
+      240_000,
+    );
 
     describe('through the workflows', () => {
       let harness: LoopHarness;
@@ -158,7 +171,8 @@ export function backendConformance(a: ConformanceAdapter): void {
         harness = await loopHarness(`${a.kind}-conf-loop`);
       });
       afterAll(() => harness?.close());
-      const runOf = async (experimentId: string) => (await harness.db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, experimentId)))[0];
+      const runOf = async (experimentId: string) =>
+        (await harness.db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, experimentId)))[0];
 
       test('a campaign completes: one run per experiment, its checkpoint scored', async () => {
         const workers = await harness.workers(`t-${a.kind}-conf`);
@@ -180,10 +194,14 @@ export function backendConformance(a: ConformanceAdapter): void {
         try {
           const id = uniqueName(`${a.kind}-restart`);
           const h = await first.startLoop(id, { ...fixtureSpec(id, { steps: 20, sleepMs: 8_000 }), backend: a.backendSpec });
-          const run = await eventually('the trainer to start', async () => {
-            const r = await runOf(`${id}/inner/1/e0`);
-            return r && steps(r.runDir).length > 0 ? r : undefined;
-          }, 90_000);
+          const run = await eventually(
+            'the trainer to start',
+            async () => {
+              const r = await runOf(`${id}/inner/1/e0`);
+              return r && steps(r.runDir).length > 0 ? r : undefined;
+            },
+            90_000,
+          );
           a.track?.(run.handle as JobHandle);
           await first.stop();
           second = await startTestWorkers({ prefix: first.prefix, db: harness.db.db, home: harness.home });
@@ -201,15 +219,26 @@ export function backendConformance(a: ConformanceAdapter): void {
         const workers = await harness.workers(`t-${a.kind}-limit`);
         try {
           const id = uniqueName(`${a.kind}-limit`);
-          const spec = a.timeLimited({ ...fixtureSpec(id, { steps: 600, sleepMs: 600_000 }, { maxTrainingAttempts: 2 }), backend: a.backendSpec } as CampaignSpecInput);
+          const spec = a.timeLimited({
+            ...fixtureSpec(id, { steps: 600, sleepMs: 600_000 }, { maxTrainingAttempts: 2 }),
+            backend: a.backendSpec,
+          } as CampaignSpecInput);
           const h = await workers.startLoop(id, spec);
           const run = await eventually('the job to be launched', () => runOf(`${id}/inner/1/e0`));
           a.track?.(run.handle as JobHandle);
           expect((await h.result()).best).toBeUndefined();
           expect((await runOf(`${id}/inner/1/e0`)).status).toBe('timed_out');
-          const [exp] = await harness.db.db.select().from(experiments).where(eq(experiments.id, `${id}/inner/1/e0`));
+          const [exp] = await harness.db.db
+            .select()
+            .from(experiments)
+            .where(eq(experiments.id, `${id}/inner/1/e0`));
           expect(exp.status).toBe('timed_out');
-          expect(await harness.db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, `${id}/inner/1/e0`))).toHaveLength(1);
+          expect(
+            await harness.db.db
+              .select()
+              .from(trainingRuns)
+              .where(eq(trainingRuns.experimentId, `${id}/inner/1/e0`)),
+          ).toHaveLength(1);
           expect(processesOf((run.handle as JobHandle).runDir)).toEqual([]);
         } finally {
           await workers.stop();

@@ -27,8 +27,20 @@ test('awaitTraining stops a job past its time limit by the injected clock, on th
   const experimentId = `${name}/e0`;
   const runId = runIdOf(experimentId, 1);
   const handle: JobHandle = { backend: 'fake', runId, runDir: `${home}/${name}`, ref: 'job-1' };
-  await h.db.insert(experiments).values({ id: experimentId, campaignId: name, campaignVersionId, innerLoopId: `${name}/inner`, index: 0, datasetVersionId: 'v', params: {}, proposer: 'test', status: 'running' });
-  await h.db.insert(trainingRuns).values({ id: runId, experimentId, attempt: 1, backend: 'fake', handle, runDir: handle.runDir, status: 'running' });
+  await h.db.insert(experiments).values({
+    id: experimentId,
+    campaignId: name,
+    campaignVersionId,
+    innerLoopId: `${name}/inner`,
+    index: 0,
+    datasetVersionId: 'v',
+    params: {},
+    proposer: 'test',
+    status: 'running',
+  });
+  await h.db
+    .insert(trainingRuns)
+    .values({ id: runId, experimentId, attempt: 1, backend: 'fake', handle, runDir: handle.runDir, status: 'running' });
 
   const cancelled: string[] = [];
   const asked: string[] = [];

@@ -44,14 +44,19 @@ function backend(opts: KubernetesBackendOptions = {}): KubernetesBackend {
 }
 
 function finished(b: KubernetesBackend, h: JobHandle, timeoutMs = 60_000): Promise<JobStatus> {
-  return eventually(`job ${h.ref} to finish`, async () => {
-    const s = await b.status(h);
-    return s.state === 'running' ? undefined : s;
-  }, timeoutMs);
+  return eventually(
+    `job ${h.ref} to finish`,
+    async () => {
+      const s = await b.status(h);
+      return s.state === 'running' ? undefined : s;
+    },
+    timeoutMs,
+  );
 }
 
 const createsOf = (name: string) => fake.createRequests.filter((j) => j.metadata?.name === name).length;
-const createdOf = (runId: string) => fake.created.filter((j) => j.metadata?.name?.startsWith(jobNameOf(runId))).map((j) => j.metadata!.name);
+const createdOf = (runId: string) =>
+  fake.created.filter((j) => j.metadata?.name?.startsWith(jobNameOf(runId))).map((j) => j.metadata!.name);
 test('the Job name is an RFC 1123 label of at most 63 characters, deterministic per run id', () => {
   const long = `My_Campaign.${'x'.repeat(120)}/inner/1/e12/r3`;
   for (const id of ['a/inner/1/e0/r1', long, '///']) {
@@ -68,7 +73,14 @@ test('the spec requires an image for the kubernetes kind, at a clear path', () =
   expect(() => parseSpec(spec({ kind: 'kubernetes' }))).toThrow(InvalidSpecError);
   expect(() => parseSpec(spec({ kind: 'kubernetes' }))).toThrow(/backend\.kubernetes\.image: is required when backend\.kind is kubernetes/);
   const ok = parseSpec(spec({ kind: 'kubernetes', kubernetes: { image: IMAGE } })).backend.kubernetes!;
-  expect(ok).toMatchObject({ namespace: 'default', image: IMAGE, gpus: 0, nodeSelector: {}, tolerations: [], ttlSecondsAfterFinished: 86_400 });
+  expect(ok).toMatchObject({
+    namespace: 'default',
+    image: IMAGE,
+    gpus: 0,
+    nodeSelector: {},
+    tolerations: [],
+    ttlSecondsAfterFinished: 86_400,
+  });
   expect(backendFor('kubernetes', { kubernetes: { ...ok, kubeConfig: fake.kubeConfig() } }).kind).toBe('kubernetes');
 });
 
@@ -86,7 +98,10 @@ test('launching twice, and twice at once from two backends, creates one Job', as
   // Both asked; the API server refused the second with 409 AlreadyExists, and that launch reattached.
   expect(createsOf(jobNameOf(racing.runId))).toBe(2);
 
-  for (const [req, h] of [[once, h1], [racing, r1]] as const) {
+  for (const [req, h] of [
+    [once, h1],
+    [racing, r1],
+  ] as const) {
     expect((await finished(b, h)).state).toBe('succeeded');
     expect(createdOf(req.runId)).toEqual([jobNameOf(req.runId)]);
     expect(lines(path.join(req.runDir, 'launches.log'))).toHaveLength(1);
@@ -96,11 +111,24 @@ test('launching twice, and twice at once from two backends, creates one Job', as
 test('the Job manifest: image, argv arrays, GPU limits, nodeSelector, tolerations, PVC mount, backoffLimit 0, deadline, TTL', async () => {
   const req = fixtureRun('manifest', { steps: 2 });
   const tolerations = [{ key: 'nvidia.com/gpu', operator: 'Exists' as const, effect: 'NoSchedule' as const }];
-  const b = backend({ gpus: 2, cpu: '8', memory: '32Gi', nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' }, tolerations, pvcName: 'flywheel-home', serviceAccount: 'flywheel-trainer', ttlSecondsAfterFinished: 600 });
+  const b = backend({
+    gpus: 2,
+    cpu: '8',
+    memory: '32Gi',
+    nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' },
+    tolerations,
+    pvcName: 'flywheel-home',
+    serviceAccount: 'flywheel-trainer',
+    ttlSecondsAfterFinished: 600,
+  });
   const h = await b.launch({ ...req, timeLimitSeconds: 900 });
   const job = fake.created.find((j) => j.metadata?.name === jobNameOf(req.runId))!;
   const home = path.dirname(path.dirname(req.runDir));
-  expect(job.metadata).toMatchObject({ namespace: NS, labels: { 'flywheel.dev/campaign': req.campaignId, 'flywheel.dev/run-id': expect.stringMatching(/^[0-9a-f]{12}$/) }, annotations: { 'flywheel.dev/run-id': req.runId } });
+  expect(job.metadata).toMatchObject({
+    namespace: NS,
+    labels: { 'flywheel.dev/campaign': req.campaignId, 'flywheel.dev/run-id': expect.stringMatching(/^[0-9a-f]{12}$/) },
+    annotations: { 'flywheel.dev/run-id': req.runId },
+  });
   expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900, ttlSecondsAfterFinished: 600 });
   const pod = job.spec!.template.spec!;
   expect(pod).toMatchObject({
@@ -120,7 +148,7 @@ test('the Job manifest: image, argv arrays, GPU limits, nodeSelector, toleration
   expect(await finished(b, h)).toMatchObject({ state: 'succeeded' });
 });
 
-test('a completed Job is succeeded, with its metrics, checkpoint and the trainer\'s time', async () => {
+test("a completed Job is succeeded, with its metrics, checkpoint and the trainer's time", async () => {
   const req = fixtureRun('ok', { steps: 10, sleepMs: 300 });
   const b = backend();
   const h = await b.launch(req);
@@ -254,7 +282,9 @@ test('the API server down: one line naming the address', async () => {
   const b = new KubernetesBackend({ kubeConfig: kubeConfigFor(`http://127.0.0.1:${port}`), namespace: NS, image: IMAGE });
   const err = await b.launch(fixtureRun('down', { steps: 1 })).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(KubeApiError);
-  expect((err as Error).message).toMatch(new RegExp(`^kubernetes get job ${NS}/fw-[0-9a-f]{12}-\\S+ at http://127\\.0\\.0\\.1:${port}: connection refused`));
+  expect((err as Error).message).toMatch(
+    new RegExp(`^kubernetes get job ${NS}/fw-[0-9a-f]{12}-\\S+ at http://127\\.0\\.0\\.1:${port}: connection refused`),
+  );
   expect((err as Error).message).not.toContain('\n');
 });
 
@@ -276,7 +306,8 @@ describe('an inner loop on the Kubernetes backend (KUBECONFIG pointing at the st
     writeKubeconfig(file, url);
     process.env.KUBECONFIG = file;
   };
-  const runOf = async (experimentId: string) => (await harness.db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, experimentId)))[0];
+  const runOf = async (experimentId: string) =>
+    (await harness.db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, experimentId)))[0];
   const k8s = (extra: Record<string, unknown> = {}) => ({ kind: 'kubernetes', kubernetes: { namespace: NS, image: IMAGE, ...extra } });
 
   test('an experiment trains as a Job and its checkpoint is scored', async () => {
@@ -304,15 +335,26 @@ describe('an inner loop on the Kubernetes backend (KUBECONFIG pointing at the st
     try {
       const id = uniqueName('k8s-limit');
       const wf = `${id}/inner/1`;
-      const spec = { ...fixtureSpec(id, { steps: 600, sleepMs: 600_000 }, { maxTrainingAttempts: 2 }), backend: k8s({ activeDeadlineSeconds: 2 }) };
+      const spec = {
+        ...fixtureSpec(id, { steps: 600, sleepMs: 600_000 }, { maxTrainingAttempts: 2 }),
+        backend: k8s({ activeDeadlineSeconds: 2 }),
+      };
       const result = await (await workers.startLoop(id, spec)).result();
       expect(result.best).toBeUndefined();
       const run = await runOf(`${wf}/e0`);
       expect(run.status).toBe('timed_out');
-      const [exp] = await harness.db.db.select().from(experiments).where(eq(experiments.id, `${wf}/e0`));
+      const [exp] = await harness.db.db
+        .select()
+        .from(experiments)
+        .where(eq(experiments.id, `${wf}/e0`));
       expect(exp.status).toBe('timed_out');
       expect(exp.error).toMatch(/kubernetes time limit/);
-      expect(await harness.db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, `${wf}/e0`))).toHaveLength(1);
+      expect(
+        await harness.db.db
+          .select()
+          .from(trainingRuns)
+          .where(eq(trainingRuns.experimentId, `${wf}/e0`)),
+      ).toHaveLength(1);
     } finally {
       await workers.stop();
     }
@@ -333,7 +375,9 @@ describe('an inner loop on the Kubernetes backend (KUBECONFIG pointing at the st
         const launch = pending.find((a) => a.activityType?.name === 'launchTraining' && (a.attempt ?? 0) >= 2);
         return launch?.lastFailure?.message ?? undefined;
       });
-      expect(failure).toMatch(new RegExp(`^kubernetes get job ${NS}/fw-[0-9a-f]{12}-\\S+ at http://127\\.0\\.0\\.1:${port}: connection refused`));
+      expect(failure).toMatch(
+        new RegExp(`^kubernetes get job ${NS}/fw-[0-9a-f]{12}-\\S+ at http://127\\.0\\.0\\.1:${port}: connection refused`),
+      );
       expect(failure).not.toContain('\n');
       late = await new FakeKubeApi().start(port);
       const result = await h.result();

@@ -49,12 +49,21 @@ function unknownFields(value: unknown, type: string, at = ''): string[] {
   const cls = (k8s as unknown as Record<string, ModelClass | undefined>)[type];
   if (!cls?.getAttributeTypeMap || value === null || typeof value !== 'object') return [];
   const attrs = new Map(cls.getAttributeTypeMap().map((a) => [a.baseName, a.type]));
-  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (attrs.has(k) ? unknownFields(v, attrs.get(k)!, `${at}.${k}`) : [`${at}.${k}`]));
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    attrs.has(k) ? unknownFields(v, attrs.get(k)!, `${at}.${k}`) : [`${at}.${k}`],
+  );
 }
 
 test('every document under backends/kubernetes/deploy is valid for its kind, with no unknown field', () => {
   expect(files.map((f) => `${f.file}:${f.doc.kind}`).sort()).toEqual(
-    ['pvc.yaml:PersistentVolumeClaim', 'rbac.yaml:Role', 'rbac.yaml:RoleBinding', 'rbac.yaml:ServiceAccount', 'secret.example.yaml:Secret', 'worker-deployment.yaml:Deployment'].sort(),
+    [
+      'pvc.yaml:PersistentVolumeClaim',
+      'rbac.yaml:Role',
+      'rbac.yaml:RoleBinding',
+      'rbac.yaml:ServiceAccount',
+      'secret.example.yaml:Secret',
+      'worker-deployment.yaml:Deployment',
+    ].sort(),
   );
   for (const { file, doc } of files) {
     expect(() => validateSchema(doc)).not.toThrow();
@@ -123,7 +132,9 @@ test('every call the backend makes (launch, status, an eviction relaunch, stderr
     await b.cancel(h);
 
     const [role] = byKind('Role') as unknown as k8s.V1Role[];
-    const granted = new Set(role.rules!.flatMap((r) => r.apiGroups!.flatMap((g) => r.resources!.flatMap((res) => r.verbs.map((v) => `${g}:${res}:${v}`)))));
+    const granted = new Set(
+      role.rules!.flatMap((r) => r.apiGroups!.flatMap((g) => r.resources!.flatMap((res) => r.verbs.map((v) => `${g}:${res}:${v}`)))),
+    );
     const used = new Set(fake.calls.map(permissionOf));
     expect([...used].sort()).toEqual([':pods/log:get', ':pods:list', 'batch:jobs:create', 'batch:jobs:delete', 'batch:jobs:get']);
     for (const p of used) expect(granted).toContain(p);
@@ -147,7 +158,13 @@ test('the Job the backend builds is valid batch/v1, with no unknown field', () =
       tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
       ttlSecondsAfterFinished: 3600,
     },
-    { runId: 'c/inner/1/e0/r1', runDir: '/flywheel/runs/c_inner_1_e0_r1', argv: ['python3', '/app/main.py', 'train', '--run-dir', '/flywheel/runs/c_inner_1_e0_r1'], campaignId: 'c', timeLimitSeconds: 3600 },
+    {
+      runId: 'c/inner/1/e0/r1',
+      runDir: '/flywheel/runs/c_inner_1_e0_r1',
+      argv: ['python3', '/app/main.py', 'train', '--run-dir', '/flywheel/runs/c_inner_1_e0_r1'],
+      campaignId: 'c',
+      timeLimitSeconds: 3600,
+    },
     'fw-0123456789ab-c-inner-1-e0-r1',
     1,
   );

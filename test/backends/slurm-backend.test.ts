@@ -17,7 +17,8 @@ const submitted: string[] = [];
 
 beforeAll(async () => {
   const ping = await controllerUp({ timeoutMs: 10_000 });
-  if (!ping.up) throw new Error(`Slurm is not running here (scontrol ping: ${ping.message}); start it with "bash .ci/start-slurm.sh" (as root)`);
+  if (!ping.up)
+    throw new Error(`Slurm is not running here (scontrol ping: ${ping.message}); start it with "bash .ci/start-slurm.sh" (as root)`);
 });
 
 afterAll(() => {
@@ -43,10 +44,14 @@ async function launch(b: SlurmBackend, req: ReturnType<typeof fixtureRun>): Prom
 
 /** Polls status until the job is no longer running. */
 function finished(b: SlurmBackend, h: JobHandle, timeoutMs = 60_000): Promise<JobStatus> {
-  return eventually(`job ${h.ref} to finish`, async () => {
-    const s = await b.status(h);
-    return s.state === 'running' ? undefined : s;
-  }, timeoutMs);
+  return eventually(
+    `job ${h.ref} to finish`,
+    async () => {
+      const s = await b.status(h);
+      return s.state === 'running' ? undefined : s;
+    },
+    timeoutMs,
+  );
 }
 
 /** Jobs in the queue (pending, running, completing) under this name: squeue's default states. */
@@ -80,7 +85,11 @@ backendConformance({
   async preempt(_b, h) {
     execFileSync('scontrol', ['requeue', h.ref]);
     // Slurm holds a requeued job until its old credential expires (AuthInfo=cred_expire in .ci/start-slurm.sh).
-    await eventually('the requeued job to be pending', async () => ((await showJob(h.ref))?.state === 'PENDING' ? true : undefined), 60_000);
+    await eventually(
+      'the requeued job to be pending',
+      async () => ((await showJob(h.ref))?.state === 'PENDING' ? true : undefined),
+      60_000,
+    );
   },
   async afterCancel(h, req) {
     expect(queued(jobNameOf(req.runId))).toBe('');

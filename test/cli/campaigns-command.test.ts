@@ -11,7 +11,12 @@ let h: DbHandle;
 let dbUrl: string;
 let client: Client;
 let connection: Connection;
-const env = () => ({ ...process.env, DATABASE_URL: dbUrl, TEMPORAL_ADDRESS: temporalAddress(), FLYWHEEL_HOME: scratchDir('campaigns-cli') });
+const env = () => ({
+  ...process.env,
+  DATABASE_URL: dbUrl,
+  TEMPORAL_ADDRESS: temporalAddress(),
+  FLYWHEEL_HOME: scratchDir('campaigns-cli'),
+});
 
 beforeAll(async () => {
   ({ handle: h, url: dbUrl } = await freshDatabase('campaigns_cli'));
@@ -39,7 +44,10 @@ test('campaigns: newest first, experiments without the baseline, the production 
   expect(lines[1]).toMatch(/^beta +\d{4}-\d\d-\d\d \d\d:\d\d +0 +0 +0 +0 +– +–$/);
   expect(lines[2]).toMatch(/^alpha +\d{4}-\d\d-\d\d \d\d:\d\d +1 +0 +2 +1 +– +alpha\/outer\/i1\/inner\/e2\/r1\/step-300$/);
   expect(lines[3]).toBe("1–2 of 2 campaigns; experiments exclude each inner loop's untrained baseline");
-  const json = JSON.parse((await runCli(env(), ['campaigns', '--json', '--limit', '1', '--offset', '1'])).stdout) as { total: number; campaigns: { id: string; experiments: number; baselines: number }[] };
+  const json = JSON.parse((await runCli(env(), ['campaigns', '--json', '--limit', '1', '--offset', '1'])).stdout) as {
+    total: number;
+    campaigns: { id: string; experiments: number; baselines: number }[];
+  };
   expect(json.total).toBe(2);
   expect(json.campaigns.map((c) => [c.id, c.experiments, c.baselines])).toEqual([['alpha', 2, 1]]);
   const bad = await runCli(env(), ['campaigns', '--limit', 'many']);
@@ -50,7 +58,12 @@ test('campaigns: newest first, experiments without the baseline, the production 
 test('status with no campaign lists the loops running now', async () => {
   const campaign = uniqueName('listed');
   // A loop no worker picks up stays running: enough for the listing.
-  const handle = await client.workflow.start('innerLoop', { taskQueue: `${campaign}-nobody`, workflowId: `${campaign}/inner/1`, args: [{ campaignId: campaign }], typedSearchAttributes: loopSearchAttributes(campaign, 'inner') });
+  const handle = await client.workflow.start('innerLoop', {
+    taskQueue: `${campaign}-nobody`,
+    workflowId: `${campaign}/inner/1`,
+    args: [{ campaignId: campaign }],
+    typedSearchAttributes: loopSearchAttributes(campaign, 'inner'),
+  });
   try {
     let out = '';
     for (let i = 0; i < 40 && !out.includes(handle.workflowId); i++) {
@@ -59,7 +72,9 @@ test('status with no campaign lists the loops running now', async () => {
       out = r.stdout;
       if (!out.includes(handle.workflowId)) await new Promise((res) => setTimeout(res, 250));
     }
-    expect(out).toMatch(new RegExp(`^${campaign} +inner +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${handle.workflowId.replace(/\//g, '\\/')}$`, 'm'));
+    expect(out).toMatch(
+      new RegExp(`^${campaign} +inner +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${handle.workflowId.replace(/\//g, '\\/')}$`, 'm'),
+    );
     expect(out).toMatch(/\d+ running; `flywheel status CAMPAIGN` follows one/);
   } finally {
     await handle.terminate('test over');

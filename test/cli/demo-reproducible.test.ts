@@ -10,8 +10,11 @@ const BIN = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
 
 function demo(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(process.execPath, [BIN, 'demo', '--outer', '2', '--experiments', '4', '--users-events', '40', '--seed', '3'], { env, timeout: 420_000, maxBuffer: 32 << 20 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [BIN, 'demo', '--outer', '2', '--experiments', '4', '--users-events', '40', '--seed', '3'],
+      { env, timeout: 420_000, maxBuffer: 32 << 20 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     ),
   );
 }

@@ -13,8 +13,11 @@ test('flywheel demo runs the built-in campaign end to end and stops what it star
   const home = path.join(scratchDir('demo'), '.flywheel');
   const env = await stackEnv(home);
   const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, [BIN, 'demo', '--experiments', '2', '--json'], { env, timeout: 280_000, maxBuffer: 32 << 20 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [BIN, 'demo', '--experiments', '2', '--json'],
+      { env, timeout: 280_000, maxBuffer: 32 << 20 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     ),
   );
   expect(r.stderr).toContain('starting the embedded one');
@@ -35,8 +38,11 @@ test('flywheel demo --outer 2: simulated users, two outer iterations, production
   const home = path.join(scratchDir('demo-outer'), '.flywheel');
   const env = await stackEnv(home);
   const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, [BIN, 'demo', '--outer', '2', '--experiments', '2', '--users-events', '40', '--json'], { env, timeout: 400_000, maxBuffer: 32 << 20 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [BIN, 'demo', '--outer', '2', '--experiments', '2', '--users-events', '40', '--json'],
+      { env, timeout: 400_000, maxBuffer: 32 << 20 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     ),
   );
   expect(r.stderr).toContain('users: 40 events');

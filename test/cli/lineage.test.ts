@@ -33,10 +33,24 @@ beforeAll(async () => {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'train.txt'), corpus.map((c) => c.text).join('\n'));
   await db.insert(datasets).values({ id: 'c1/code', campaignId: 'c1', name: 'code' });
-  await db.insert(examples).values(corpus.map((c) => ({ datasetVersionId: PARENT, contentHash: sha(c.text), source: 'corpus', sourceRef: c.ref, content: c.text })));
-  await db.insert(datasetVersions).values({ id: PARENT, datasetId: 'c1/code', path: dir, contentHash: 'parent-hash', countsBySource: { corpus: 3 } });
+  await db
+    .insert(examples)
+    .values(
+      corpus.map((c) => ({ datasetVersionId: PARENT, contentHash: sha(c.text), source: 'corpus', sourceRef: c.ref, content: c.text })),
+    );
+  await db
+    .insert(datasetVersions)
+    .values({ id: PARENT, datasetId: 'c1/code', path: dir, contentHash: 'parent-hash', countsBySource: { corpus: 3 } });
 
-  const ev = (id: string, kind: FeedbackEvent['kind'], over: Partial<FeedbackEvent> = {}): FeedbackEvent => ({ id, campaignId: 'c1', kind, modelVersion: 'c1/old/step-9', prompt: 'function sum(xs: number[]) {\n', output: '  return 0;\n}', ...over });
+  const ev = (id: string, kind: FeedbackEvent['kind'], over: Partial<FeedbackEvent> = {}): FeedbackEvent => ({
+    id,
+    campaignId: 'c1',
+    kind,
+    modelVersion: 'c1/old/step-9',
+    prompt: 'function sum(xs: number[]) {\n',
+    output: '  return 0;\n}',
+    ...over,
+  });
   await storeFeedback(db, [
     ev('fb-3', 'edit', { correction: '  return xs.length;\n}', comment: 'count them' }),
     ev('fb-1', 'edit', { correction: '  return xs.reduce((a, b) => a + b, 0);\n}' }),
@@ -45,14 +59,53 @@ beforeAll(async () => {
     ev('fb-5', 'accept'),
   ]);
   await db.update(feedbackEvents).set({ ingestedBy: 'c1/outer/i1' });
-  const c = await critiqueFeedback(db, { campaignId: 'c1', eventIds: ['fb-1', 'fb-2', 'fb-3', 'fb-4', 'fb-5'], outerIterationId: 'c1/outer/i1' });
-  const v = await buildDatasetVersion({ db, home }, { campaignId: 'c1', parentVersionId: PARENT, critiqueIds: c.critiqueIds, mix: { critique: 2 }, lossWeights: { code: 1.5 } });
+  const c = await critiqueFeedback(db, {
+    campaignId: 'c1',
+    eventIds: ['fb-1', 'fb-2', 'fb-3', 'fb-4', 'fb-5'],
+    outerIterationId: 'c1/outer/i1',
+  });
+  const v = await buildDatasetVersion(
+    { db, home },
+    { campaignId: 'c1', parentVersionId: PARENT, critiqueIds: c.critiqueIds, mix: { critique: 2 }, lossWeights: { code: 1.5 } },
+  );
   versionId = v.versionId;
 
-  await db.insert(experiments).values({ id: EXP, campaignId: 'c1', innerLoopId: 'c1/outer/i1/inner', index: 0, datasetVersionId: versionId, params: { lr: 0.02, steps: 20 }, proposer: 'tpe', status: 'succeeded', publicScore: 0.25 });
-  await db.insert(innerLoops).values({ id: 'c1/outer/i1/inner', campaignId: 'c1', datasetVersionId: versionId, baseCheckpointId: 'c1/inner/e2/r1/step-300', status: 'completed' });
-  await db.insert(decisions).values({ id: 'c1/outer/i1/gate', campaignId: 'c1', kind: 'promote', checkpointId: CKPT, experimentId: EXP, rule: 'heldout-margin', reason: 'held-out improved by 0.04 bits per byte', accepted: true });
-  await db.insert(trainingRuns).values({ id: `${EXP}/r1`, experimentId: EXP, attempt: 1, backend: 'local', runDir: path.join(home, 'runs', 'r1'), status: 'succeeded' });
+  await db.insert(experiments).values({
+    id: EXP,
+    campaignId: 'c1',
+    innerLoopId: 'c1/outer/i1/inner',
+    index: 0,
+    datasetVersionId: versionId,
+    params: { lr: 0.02, steps: 20 },
+    proposer: 'tpe',
+    status: 'succeeded',
+    publicScore: 0.25,
+  });
+  await db.insert(innerLoops).values({
+    id: 'c1/outer/i1/inner',
+    campaignId: 'c1',
+    datasetVersionId: versionId,
+    baseCheckpointId: 'c1/inner/e2/r1/step-300',
+    status: 'completed',
+  });
+  await db.insert(decisions).values({
+    id: 'c1/outer/i1/gate',
+    campaignId: 'c1',
+    kind: 'promote',
+    checkpointId: CKPT,
+    experimentId: EXP,
+    rule: 'heldout-margin',
+    reason: 'held-out improved by 0.04 bits per byte',
+    accepted: true,
+  });
+  await db.insert(trainingRuns).values({
+    id: `${EXP}/r1`,
+    experimentId: EXP,
+    attempt: 1,
+    backend: 'local',
+    runDir: path.join(home, 'runs', 'r1'),
+    status: 'succeeded',
+  });
   const text = fs.readFileSync(path.join(datasetDirOf(home, versionId), 'train.txt'), 'utf8');
   await trainCheckpoint({ dir: path.join(home, 'ckpt'), id: CKPT, text, seed: 1, steps: 20, db, experimentId: EXP });
   await promote(db, 'c1', CKPT);
@@ -68,7 +121,13 @@ test('walks from the checkpoint through its run, experiment and dataset version 
   expect(l.run).toMatchObject({ id: `${EXP}/r1`, attempt: 1, backend: 'local', status: 'succeeded' });
   expect(l.experiment).toMatchObject({ id: EXP, campaignId: 'c1', index: 0, params: { lr: 0.02, steps: 20 }, publicScore: 0.25 });
   const d = l.dataset!;
-  expect(d.version).toMatchObject({ id: versionId, parentIds: [PARENT], countsBySource: { corpus: 3, critique: 3 }, mixWeights: { corpus: 1, critique: 2 }, lossWeights: { code: 1.5 } });
+  expect(d.version).toMatchObject({
+    id: versionId,
+    parentIds: [PARENT],
+    countsBySource: { corpus: 3, critique: 3 },
+    mixWeights: { corpus: 1, critique: 2 },
+    lossWeights: { code: 1.5 },
+  });
   expect(d.ancestors.map((a) => a.id)).toEqual([PARENT]);
   expect(d.examplesBySource).toEqual({ corpus: 3, critique: 3 });
   expect(d.corpus).toEqual({ count: 3, files: ['src/a.ts', 'src/b.ts', 'src/c.ts'] });
@@ -92,8 +151,11 @@ test('walks from the checkpoint through its run, experiment and dataset version 
 
 function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(process.execPath, [BIN, 'lineage', ...args], { env: { ...process.env, DATABASE_URL: dbUrl, FLYWHEEL_HOME: home }, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [BIN, 'lineage', ...args],
+      { env: { ...process.env, DATABASE_URL: dbUrl, FLYWHEEL_HOME: home }, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     ),
   );
 }
@@ -104,7 +166,9 @@ test('`flywheel lineage` prints the chain, pages it with --limit/--offset, and e
   expect(text.status).toBe(0);
   expect(text.stdout).toContain(`checkpoint  ${CKPT}  step 20, charlm-v1`);
   expect(text.stdout).toContain('in production for c1');
-  expect(text.stdout).toContain('decision    c1/outer/i1/gate  promote by heldout-margin, accepted: "held-out improved by 0.04 bits per byte"');
+  expect(text.stdout).toContain(
+    'decision    c1/outer/i1/gate  promote by heldout-margin, accepted: "held-out improved by 0.04 bits per byte"',
+  );
   expect(text.stdout).toContain('warm-started from c1/inner/e2/r1/step-300');
   expect(text.stdout).toContain(`dataset     ${versionId}`);
   expect(text.stdout).toContain(`  parent    ${PARENT}`);

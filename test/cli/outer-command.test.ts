@@ -65,11 +65,15 @@ test('outer --detach starts one outerLoop with the budget in its input; a second
   expect(wf.taskQueue).toBe(`${prefix}-orchestration`);
   expect(wf.typedSearchAttributes.get(CampaignId)).toBe(c);
   expect(wf.typedSearchAttributes.get(LoopKind)).toBe('outer');
-  expect(await inputOf(workflowId)).toEqual([{ campaignId: c, iterations: 2, trigger: 'cli', innerBudget: { experiments: 3, parallelism: 2 } }]);
+  expect(await inputOf(workflowId)).toEqual([
+    { campaignId: c, iterations: 2, trigger: 'cli', innerBudget: { experiments: 3, parallelism: 2 } },
+  ]);
 
   const second = await cli(['outer', c, '--detach']);
   expect(second.status).toBe(2);
-  expect(second.stderr.trim()).toBe(`flywheel: campaign "${c}" already has a running outer loop, ${workflowId}: follow it with \`flywheel status ${c}\``);
+  expect(second.stderr.trim()).toBe(
+    `flywheel: campaign "${c}" already has a running outer loop, ${workflowId}: follow it with \`flywheel status ${c}\``,
+  );
   expect(await outerLoops(c, 1)).toEqual([workflowId]);
 
   // No worker answers the status query: status says so, and that the campaign has no inner loop is not an error.

@@ -4,8 +4,11 @@ import { formatEvidence, formatIterations, phaseLine } from '../../cli/outer-vie
 import type { PromotionEvidence } from '../../contracts/outer-loop';
 
 test('durations: one whole number and one unit, nothing else', () => {
-  expect([parseDuration('2s'), parseDuration('45s'), parseDuration('30m'), parseDuration('6h'), parseDuration('1d')]).toEqual([2_000, 45_000, 1_800_000, 21_600_000, 86_400_000]);
-  for (const bad of ['', '1', 'd', '0s', '01h', '1.5h', '-1d', '1h30m', '1 d', '1D', '366d', '1w']) expect(() => parseDuration(bad, '--every')).toThrow(`bad --every "${bad}"`);
+  expect([parseDuration('2s'), parseDuration('45s'), parseDuration('30m'), parseDuration('6h'), parseDuration('1d')]).toEqual([
+    2_000, 45_000, 1_800_000, 21_600_000, 86_400_000,
+  ]);
+  for (const bad of ['', '1', 'd', '0s', '01h', '1.5h', '-1d', '1h30m', '1 d', '1D', '366d', '1w'])
+    expect(() => parseDuration(bad, '--every')).toThrow(`bad --every "${bad}"`);
   expect([86_400_000, 5_400_000, 2_000, 1_500].map(formatDuration)).toEqual(['1d', '90m', '2s', '1500ms']);
 });
 
@@ -14,10 +17,24 @@ test('a pending promotion shows the gate, the deltas, the cost, the config diff,
     outerIterationId: 'demo/outer/i3',
     candidateCheckpointId: 'ck-new',
     incumbentCheckpointId: 'ck-old',
-    gate: { promote: true, rule: 'all', reason: 'held-out improved by 0.031', checks: [{ rule: 'margin', passed: true, reason: '+0.031 >= 0.01' }, { rule: 'probes', passed: false, reason: '2 canaries answered' }] },
-    categoryDeltas: [{ metric: 'exact_match', category: 'ts', delta: 0.05, items: 40 }, { metric: 'exact_match', category: 'py', delta: -0.0123, items: 12 }],
+    gate: {
+      promote: true,
+      rule: 'all',
+      reason: 'held-out improved by 0.031',
+      checks: [
+        { rule: 'margin', passed: true, reason: '+0.031 >= 0.01' },
+        { rule: 'probes', passed: false, reason: '2 canaries answered' },
+      ],
+    },
+    categoryDeltas: [
+      { metric: 'exact_match', category: 'ts', delta: 0.05, items: 40 },
+      { metric: 'exact_match', category: 'py', delta: -0.0123, items: 12 },
+    ],
     cost: { trainerSeconds: 612.4, experiments: 8 },
-    configDiff: [['lr', 0.001, 0.003], ['optimizer', 'sgd', 'adam']],
+    configDiff: [
+      ['lr', 0.001, 0.003],
+      ['optimizer', 'sgd', 'adam'],
+    ],
     deadline: '2026-12-03T12:00:00.000Z',
     defaultDecision: 'reject',
   };
@@ -34,10 +51,22 @@ test('a pending promotion shows the gate, the deltas, the cost, the config diff,
 });
 
 test('phase lines and the iteration table', () => {
-  expect(phaseLine({ phase: 'inner-loop', iteration: 3, innerLoopId: 'demo/outer/i3/inner', done: [] })).toBe('iteration 3  inner-loop  (inner loop demo/outer/i3/inner)');
+  expect(phaseLine({ phase: 'inner-loop', iteration: 3, innerLoopId: 'demo/outer/i3/inner', done: [] })).toBe(
+    'iteration 3  inner-loop  (inner loop demo/outer/i3/inner)',
+  );
   expect(phaseLine({ phase: 'claiming', done: [] })).toBe('iteration -  claiming');
   const table = formatIterations([
-    { outerIterationId: 'demo/outer/i1', iteration: 1, status: 'promoted', reason: 'margin met', newFeedback: 120, critiques: 14, datasetVersionId: 'dv-1', datasetExamples: 900, heldout: { metric: 'exact_match', candidate: 0.41, incumbent: 0.38 } },
+    {
+      outerIterationId: 'demo/outer/i1',
+      iteration: 1,
+      status: 'promoted',
+      reason: 'margin met',
+      newFeedback: 120,
+      critiques: 14,
+      datasetVersionId: 'dv-1',
+      datasetExamples: 900,
+      heldout: { metric: 'exact_match', candidate: 0.41, incumbent: 0.38 },
+    },
     { outerIterationId: 'demo/outer/i2', iteration: 2, status: 'skipped', reason: 'no new feedback', newFeedback: 0, critiques: 0 },
   ]).split('\n');
   expect(table).toHaveLength(3);

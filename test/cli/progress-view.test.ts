@@ -4,8 +4,27 @@ import { eta, type LoopSnapshot } from '../../cli/loop-progress';
 import { formatSeconds, renderSnapshot } from '../../cli/progress-view';
 
 const snap = (over: Partial<LoopSnapshot> = {}): LoopSnapshot => ({
-  status: { phase: 'running', launched: 8, budget: 12, parallelism: 2, running: ['l/e6', 'l/e7'], awaitingApproval: [], best: { experimentId: 'l/e2', score: 3.41 }, batchesWithoutImprovement: 0 },
-  leaderboard: [{ experimentId: 'l/e2', index: 2, params: { lr: 0.0123456, hidden: 32 }, proposer: 'tpe', hypothesis: '', status: 'succeeded', score: 3.41 }],
+  status: {
+    phase: 'running',
+    launched: 8,
+    budget: 12,
+    parallelism: 2,
+    running: ['l/e6', 'l/e7'],
+    awaitingApproval: [],
+    best: { experimentId: 'l/e2', score: 3.41 },
+    batchesWithoutImprovement: 0,
+  },
+  leaderboard: [
+    {
+      experimentId: 'l/e2',
+      index: 2,
+      params: { lr: 0.0123456, hidden: 32 },
+      proposer: 'tpe',
+      hypothesis: '',
+      status: 'succeeded',
+      score: 3.41,
+    },
+  ],
   running: [
     { experimentId: 'l/e6', step: 250, totalSteps: 1000, loss: 4.2, elapsedSeconds: 10 },
     { experimentId: 'l/e7', step: 0, totalSteps: 1000, elapsedSeconds: 1 },
@@ -17,7 +36,9 @@ const snap = (over: Partial<LoopSnapshot> = {}): LoopSnapshot => ({
 
 test('the headline counts results by outcome with running and queued, and an ETA', () => {
   const lines = renderSnapshot(snap(), 'bits_per_byte').split('\n');
-  expect(lines[0]).toBe('phase running  experiments: 6 done (5 succeeded, 1 pruned), 2 running, 4 queued of 12  parallel 2  best 3.4100 (e2)  ETA 2m10s');
+  expect(lines[0]).toBe(
+    'phase running  experiments: 6 done (5 succeeded, 1 pruned), 2 running, 4 queued of 12  parallel 2  best 3.4100 (e2)  ETA 2m10s',
+  );
   expect(lines[1]).toContain('[############............]  50% 6/12 results (the untrained baseline not counted)');
   // A run's bar moves with its metrics, with its own time left; one with no metric yet says so instead of "0%".
   expect(lines[2]).toBe('  e6        [######..................]  25% step 250/1000  loss 4.200  ~30s left');

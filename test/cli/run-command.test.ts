@@ -36,7 +36,11 @@ function writeSpec(spec: unknown): string {
 
 test('an invalid spec is refused with the paths of its errors, and nothing is written', async () => {
   const name = uniqueName('bad');
-  const bad = { ...fastBuiltinSpec(name), innerLoop: { budget: { experiments: 0 } }, searchSpace: { lr: { type: 'float', low: 1, high: 0.1 } } };
+  const bad = {
+    ...fastBuiltinSpec(name),
+    innerLoop: { budget: { experiments: 0 } },
+    searchSpace: { lr: { type: 'float', low: 1, high: 0.1 } },
+  };
   const r = await cli(['run', writeSpec(bad)]);
   expect(r.status).toBe(2);
   expect(r.stderr).toContain('innerLoop.budget.experiments: must be at least 1');

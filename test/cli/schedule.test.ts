@@ -56,10 +56,14 @@ test('a fire starts outerLoop with the campaign input and search attributes; whi
   expect(created.status).toBe(0);
   expect(created.stdout).toContain(`created ${c}/outer`);
 
-  const fired = await eventually('a first fire', async () => {
-    const d = await describeSchedule(c);
-    return d.info.recentActions.length > 0 ? d : undefined;
-  }, 30_000);
+  const fired = await eventually(
+    'a first fire',
+    async () => {
+      const d = await describeSchedule(c);
+      return d.info.recentActions.length > 0 ? d : undefined;
+    },
+    30_000,
+  );
   expect(fired.policies.overlap).toBe('SKIP');
   const workflowId = fired.info.recentActions[0].action.workflow.workflowId;
   expect(workflowId.startsWith(`${c}/outer/scheduled-`)).toBe(true);
@@ -74,10 +78,14 @@ test('a fire starts outerLoop with the campaign input and search attributes; whi
   expect(started.input!.payloads!.map((p) => defaultPayloadConverter.fromPayload(p))).toEqual([{ campaignId: c, trigger: 'schedule' }]);
 
   // The overlap guarantee: the first iteration never ends (no worker), so every later fire is skipped.
-  const skipped = await eventually('a fire skipped for overlap', async () => {
-    const d = await describeSchedule(c);
-    return d.info.numActionsSkippedOverlap > 0 ? d : undefined;
-  }, 30_000);
+  const skipped = await eventually(
+    'a fire skipped for overlap',
+    async () => {
+      const d = await describeSchedule(c);
+      return d.info.numActionsSkippedOverlap > 0 ? d : undefined;
+    },
+    30_000,
+  );
   expect(skipped.info.numActionsTaken).toBe(1);
   expect(skipped.info.runningActions.map((a) => a.workflow.workflowId)).toEqual([workflowId]);
   expect(await outerLoops(c, 1)).toEqual([workflowId]);
@@ -89,12 +97,22 @@ test('a fire starts outerLoop with the campaign input and search attributes; whi
   // Two fire intervals and more: a schedule still firing would take or skip at least one.
   await new Promise((r) => setTimeout(r, 5_000));
   const after = await describeSchedule(c);
-  expect(after.info.numActionsTaken + after.info.numActionsSkippedOverlap).toBe(before.info.numActionsTaken + before.info.numActionsSkippedOverlap);
+  expect(after.info.numActionsTaken + after.info.numActionsSkippedOverlap).toBe(
+    before.info.numActionsTaken + before.info.numActionsSkippedOverlap,
+  );
 
   const listed = await cli(['schedule', 'list', '--json']);
   expect(listed.status).toBe(0);
   const row = (JSON.parse(listed.stdout) as { campaign: string }[]).find((r) => r.campaign === c);
-  expect(row).toMatchObject({ id: `${c}/outer`, campaign: c, spec: 'every 2s', paused: true, note: 'eval review', running: [workflowId], overlap: 'SKIP' });
+  expect(row).toMatchObject({
+    id: `${c}/outer`,
+    campaign: c,
+    spec: 'every 2s',
+    paused: true,
+    note: 'eval review',
+    running: [workflowId],
+    overlap: 'SKIP',
+  });
 
   const unpaused = await cli(['schedule', 'unpause', c]);
   expect(unpaused.status).toBe(0);
@@ -108,10 +126,14 @@ test('trigger fires once and respects the overlap policy; delete removes the sch
 
   const first = await cli(['schedule', 'trigger', c]);
   expect(first.status).toBe(0);
-  const d1 = await eventually('the triggered fire', async () => {
-    const d = await describeSchedule(c);
-    return d.info.recentActions.length === 1 ? d : undefined;
-  }, 30_000);
+  const d1 = await eventually(
+    'the triggered fire',
+    async () => {
+      const d = await describeSchedule(c);
+      return d.info.recentActions.length === 1 ? d : undefined;
+    },
+    30_000,
+  );
   const [workflowId] = await outerLoops(c, 1);
   expect(d1.info.recentActions[0].action.workflow.workflowId).toBe(workflowId);
 
@@ -119,10 +141,14 @@ test('trigger fires once and respects the overlap policy; delete removes the sch
   const second = await cli(['schedule', 'trigger', c]);
   expect(second.status).toBe(0);
   expect(second.stdout).toContain('still running');
-  const d2 = await eventually('the second trigger skipped', async () => {
-    const d = await describeSchedule(c);
-    return d.info.numActionsSkippedOverlap === 1 ? d : undefined;
-  }, 30_000);
+  const d2 = await eventually(
+    'the second trigger skipped',
+    async () => {
+      const d = await describeSchedule(c);
+      return d.info.numActionsSkippedOverlap === 1 ? d : undefined;
+    },
+    30_000,
+  );
   expect(d2.info.numActionsTaken).toBe(1);
   expect(await outerLoops(c, 1)).toEqual([workflowId]);
 
@@ -137,7 +163,9 @@ test('trigger fires once and respects the overlap policy; delete removes the sch
   await expect(describeSchedule(c)).rejects.toBeInstanceOf(ScheduleNotFoundError);
   const gone = await cli(['schedule', 'describe', c]);
   expect(gone.status).toBe(2);
-  expect(gone.stderr.trim()).toBe(`flywheel: no schedule for campaign "${c}" (create one with \`flywheel schedule create ${c} --every 1d\`)`);
+  expect(gone.stderr.trim()).toBe(
+    `flywheel: no schedule for campaign "${c}" (create one with \`flywheel schedule create ${c} --every 1d\`)`,
+  );
 });
 
 test('an existing schedule is refused without --update; --update changes its spec; --cron is shown as given', async () => {

@@ -25,7 +25,13 @@ let page: Page;
 beforeAll(async () => {
   harness = await loopHarness('dash');
   workers = await harness.workers('t-dash');
-  const endpoints = { temporalAddress: temporalAddress(), namespace: 'default', databaseUrl: harness.dbUrl, taskQueuePrefix: workers.prefix, uiUrl: 'http://127.0.0.1:8233' };
+  const endpoints = {
+    temporalAddress: temporalAddress(),
+    namespace: 'default',
+    databaseUrl: harness.dbUrl,
+    taskQueuePrefix: workers.prefix,
+    uiUrl: 'http://127.0.0.1:8233',
+  };
   dashboard = await startDashboard({ db: harness.db.db, temporal: { client: harness.client, endpoints }, port: 0 });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -70,13 +76,24 @@ test('a database that is down is a 503 page with a message, not a stack trace', 
 
 test('a running loop: live curve, pause and resume from the page, then the leaderboard matches the database', async () => {
   const id = uniqueName('dash');
-  const h = await workers.startLoop(id, fixtureSpec(id, { steps: 40, sleepMs: 10_000 }, { budget: { experiments: 2, parallelism: 1 }, batchSize: 1, plateau: { patience: 10 } }));
+  const h = await workers.startLoop(
+    id,
+    fixtureSpec(
+      id,
+      { steps: 40, sleepMs: 10_000 },
+      { budget: { experiments: 2, parallelism: 1 }, batchSize: 1, plateau: { patience: 10 } },
+    ),
+  );
   const loopUrl = `${dashboard.url}/loops/${encodeURIComponent(h.workflowId)}`;
   // Wait for a running trial with a few points recorded: its curve must then grow while the page stays open. Not the
   // baseline: it trains 10 unpaced steps and may still read as running for a moment after its end, when the page,
   // which draws running runs and finished trials, no longer draws it.
   await eventually('a running experiment with metric points', async () => {
-    const r = await rowsOf(harness.db, "SELECT count(*)::int AS n FROM metric_points m JOIN training_runs t ON t.id = m.run_id JOIN experiments e ON e.id = t.experiment_id WHERE e.inner_loop_id = $1 AND e.status = 'running' AND e.proposer <> 'baseline'", [h.workflowId]);
+    const r = await rowsOf(
+      harness.db,
+      "SELECT count(*)::int AS n FROM metric_points m JOIN training_runs t ON t.id = m.run_id JOIN experiments e ON e.id = t.experiment_id WHERE e.inner_loop_id = $1 AND e.status = 'running' AND e.proposer <> 'baseline'",
+      [h.workflowId],
+    );
     return r[0].n >= 3 ? true : undefined;
   });
   await page.goto(loopUrl);
@@ -85,7 +102,9 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   const before = Number(await page.getAttribute('#chart-curves', 'data-points'));
   expect(before).toBeGreaterThan(0);
   // No reload: the page's own polling redraws the chart in place.
-  await page.waitForFunction(`Number(document.querySelector('#chart-curves')?.getAttribute('data-points')) > ${before}`, undefined, { timeout: 30_000 });
+  await page.waitForFunction(`Number(document.querySelector('#chart-curves')?.getAttribute('data-points')) > ${before}`, undefined, {
+    timeout: 30_000,
+  });
   await screenshot(page, 'loop-running');
 
   // Pause from the page: a confirmation, the result, and the workflow's own status says paused.
@@ -112,7 +131,9 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   await h.result();
   await page.goto(loopUrl);
   const shown = await Promise.all((await page.locator('#leaderboard tbody tr').all()).map((tr) => tr.locator('td').allTextContents()));
-  const dbRows = await rowsOf(harness.db, 'SELECT id, index, status, public_score FROM experiments WHERE inner_loop_id = $1', [h.workflowId]);
+  const dbRows = await rowsOf(harness.db, 'SELECT id, index, status, public_score FROM experiments WHERE inner_loop_id = $1', [
+    h.workflowId,
+  ]);
   expect(shown).toHaveLength(dbRows.length);
   // Exact match is maximised: the page ranks the highest public score first, unscored experiments last.
   const expected = [...dbRows].sort((a, b) => (b.public_score ?? -Infinity) - (a.public_score ?? -Infinity) || a.index - b.index);
@@ -121,7 +142,9 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   for (const [i, r] of expected.entries()) if (r.public_score !== null) expect(Number(shown[i][3])).toBeCloseTo(r.public_score, 3);
   await page.waitForSelector('#chart-curves[data-drawn="1"] svg', { timeout: 30_000 });
   expect(await page.getAttribute('#charts', 'data-live')).toBe('0');
-  expect(await page.getAttribute('a.temporal', 'href')).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(h.workflowId)}`);
+  expect(await page.getAttribute('a.temporal', 'href')).toBe(
+    `http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(h.workflowId)}`,
+  );
   await screenshot(page, 'loop-finished');
 
   // The other main pages, reached by their links.
@@ -136,12 +159,17 @@ test('a running loop: live curve, pause and resume from the page, then the leade
   await page.goto(loopUrl);
   await page.click('#leaderboard tbody tr:first-child a');
   const experimentId = (await page.textContent('h1'))!.replace(/^Experiment /, '');
-  const [points] = await rowsOf(harness.db, "SELECT count(*)::int AS n FROM metric_points m JOIN training_runs t ON t.id = m.run_id WHERE t.experiment_id = $1 AND m.name = 'loss'", [experimentId]);
+  const [points] = await rowsOf(
+    harness.db,
+    "SELECT count(*)::int AS n FROM metric_points m JOIN training_runs t ON t.id = m.run_id WHERE t.experiment_id = $1 AND m.name = 'loss'",
+    [experimentId],
+  );
   expect(points.n).toBeGreaterThan(0);
   await page.waitForSelector('#chart-curves[data-drawn="1"] svg', { timeout: 30_000 });
   expect(Number(await page.getAttribute('#chart-curves', 'data-points'))).toBe(points.n);
   await screenshot(page, 'experiment');
-  for (const f of ['campaigns', 'campaign', 'loop-running', 'loop-finished', 'experiment']) expect(fs.statSync(`test-artifacts/dashboard/${f}.png`).size).toBeGreaterThan(1000);
+  for (const f of ['campaigns', 'campaign', 'loop-running', 'loop-finished', 'experiment'])
+    expect(fs.statSync(`test-artifacts/dashboard/${f}.png`).size).toBeGreaterThan(1000);
 
   // `flywheel report`: the same leaderboard and decisions in a self-contained HTML file and in Markdown.
   const out = scratchDir('report');
@@ -173,7 +201,10 @@ test('a running loop: live curve, pause and resume from the page, then the leade
 
 test('proposals are approved and rejected from the loop page; an outer iteration is triggered from the campaign page', async () => {
   const id = uniqueName('dash-approve');
-  const h = await workers.startLoop(id, fixtureSpec(id, { steps: 3, offset: 0 }, { budget: { experiments: 2, parallelism: 2 }, batchSize: 2, requireApproval: true }));
+  const h = await workers.startLoop(
+    id,
+    fixtureSpec(id, { steps: 3, offset: 0 }, { budget: { experiments: 2, parallelism: 2 }, batchSize: 2, requireApproval: true }),
+  );
   const pending = await eventually('two proposals awaiting approval', async () => {
     const st = await h.query(statusQuery).catch(() => undefined);
     return st && st.awaitingApproval.length === 2 ? [...st.awaitingApproval].sort() : undefined;
@@ -198,7 +229,9 @@ test('proposals are approved and rejected from the loop page; an outer iteration
   // running it through is the outer loop's own tests' job).
   await page.goto(`${dashboard.url}/campaigns/${encodeURIComponent(id)}`);
   await page.click('button[data-action=trigger-outer]');
-  await expect(page.textContent('#confirm-text')).resolves.toBe(`Start one outer iteration of campaign ${id} now, with its latest campaign version.`);
+  await expect(page.textContent('#confirm-text')).resolves.toBe(
+    `Start one outer iteration of campaign ${id} now, with its latest campaign version.`,
+  );
   await page.click('#confirm');
   const started = /^started (\S+)$/.exec((await page.textContent('#result'))!)![1];
   expect(started).toMatch(new RegExp(`^${id}/outer/\\d{8}-\\d{6}$`));

@@ -19,40 +19,75 @@ const LOOP = 'rv/inner/1';
 const N = 60;
 /** The winner, e37: best score, so first on page 1 and absent from page 2's rows. */
 const WINNER = 37;
-const SPACE = { lr: { type: 'float', low: 0.0001, high: 0.3, log: true }, hidden: { type: 'int', low: 16, high: 128, log: true }, context: { type: 'int', low: 1, high: 8 } };
+const SPACE = {
+  lr: { type: 'float', low: 0.0001, high: 0.3, log: true },
+  hidden: { type: 'int', low: 16, high: 128, log: true },
+  context: { type: 'int', low: 1, high: 8 },
+};
 
 beforeAll(async () => {
   ({ handle: db } = await freshDatabase('dash_researcher'));
   const q = (text: string, params: unknown[] = []) => db.pool.query(text, params);
   const spec = { name: 'rv', searchSpace: SPACE, selection: { metric: 'bits_per_byte', mode: 'min' } };
   await q(`INSERT INTO campaigns (id, spec, spec_hash) VALUES ('rv', $1, 'h')`, [JSON.stringify(spec)]);
-  await q(`INSERT INTO inner_loops (id, campaign_id, dataset_version_id, status, best_experiment_id, summary) VALUES ($1, 'rv', 'v1', 'completed', $2, '{"best":{"publicScore":3.1}}')`, [LOOP, `${LOOP}/e${WINNER}`]);
-  await q(`INSERT INTO experiments (id, campaign_id, inner_loop_id, index, dataset_version_id, params, hypothesis, proposer, status, public_score, started_at, finished_at)
-    VALUES ($1, 'rv', $2, -1, 'v1', '{}', 'the untrained model', 'baseline', 'succeeded', 8, now(), now())`, [`${LOOP}/baseline`, LOOP]);
+  await q(
+    `INSERT INTO inner_loops (id, campaign_id, dataset_version_id, status, best_experiment_id, summary) VALUES ($1, 'rv', 'v1', 'completed', $2, '{"best":{"publicScore":3.1}}')`,
+    [LOOP, `${LOOP}/e${WINNER}`],
+  );
+  await q(
+    `INSERT INTO experiments (id, campaign_id, inner_loop_id, index, dataset_version_id, params, hypothesis, proposer, status, public_score, started_at, finished_at)
+    VALUES ($1, 'rv', $2, -1, 'v1', '{}', 'the untrained model', 'baseline', 'succeeded', 8, now(), now())`,
+    [`${LOOP}/baseline`, LOOP],
+  );
   for (let i = 0; i < N; i++) {
     const lr = 0.0001 * 1.14 ** i;
     const score = i === WINNER ? 3.1 : 3.3 + Math.abs(Math.log10(lr) + 2) + (i % 7) / 50;
     const params = { lr, hidden: 16 + (i % 5) * 20, context: 1 + (i % 8) };
-    await q(`INSERT INTO experiments (id, campaign_id, inner_loop_id, index, dataset_version_id, params, hypothesis, proposer, status, public_score, started_at, finished_at)
-      VALUES ($1, 'rv', $2, $3, 'v1', $4, $5, 'tpe', 'succeeded', $6, now() - interval '1 minute', now())`, [`${LOOP}/e${i}`, LOOP, i, JSON.stringify(params), `TPE after ${i} finished trials: a long hypothesis that must not push the scores off screen `.repeat(3), score]);
-    await q(`INSERT INTO training_runs (id, experiment_id, attempt, backend, run_dir, status) VALUES ($1, $2, 1, 'local', '/tmp', 'succeeded')`, [`${LOOP}/e${i}/r1`, `${LOOP}/e${i}`]);
-    await q(`INSERT INTO metric_points (run_id, name, step, value, "offset")
+    await q(
+      `INSERT INTO experiments (id, campaign_id, inner_loop_id, index, dataset_version_id, params, hypothesis, proposer, status, public_score, started_at, finished_at)
+      VALUES ($1, 'rv', $2, $3, 'v1', $4, $5, 'tpe', 'succeeded', $6, now() - interval '1 minute', now())`,
+      [
+        `${LOOP}/e${i}`,
+        LOOP,
+        i,
+        JSON.stringify(params),
+        `TPE after ${i} finished trials: a long hypothesis that must not push the scores off screen `.repeat(3),
+        score,
+      ],
+    );
+    await q(
+      `INSERT INTO training_runs (id, experiment_id, attempt, backend, run_dir, status) VALUES ($1, $2, 1, 'local', '/tmp', 'succeeded')`,
+      [`${LOOP}/e${i}/r1`, `${LOOP}/e${i}`],
+    );
+    await q(
+      `INSERT INTO metric_points (run_id, name, step, value, "offset")
       SELECT $1, m.name, s * 25, CASE m.name WHEN 'loss' THEN 8.0 / (1 + s * 0.1) + $2::float8 WHEN 'tokens' THEN s * 25 * 16 ELSE 4000 END, s * 100 + m.k
-      FROM generate_series(1, 40) s, (VALUES ('loss', 0), ('tokens', 1), ('tokens_per_s', 2)) m(name, k)`, [`${LOOP}/e${i}/r1`, score - 3]);
+      FROM generate_series(1, 40) s, (VALUES ('loss', 0), ('tokens', 1), ('tokens_per_s', 2)) m(name, k)`,
+      [`${LOOP}/e${i}/r1`, score - 3],
+    );
   }
-  await q(`INSERT INTO outer_iterations (id, campaign_id, iteration, workflow_id, trigger, status, inner_loop_id, summary) VALUES
+  await q(
+    `INSERT INTO outer_iterations (id, campaign_id, iteration, workflow_id, trigger, status, inner_loop_id, summary) VALUES
     ('rv/outer/i1', 'rv', 1, 'rv/outer/a', 'cli', 'promoted', $1, '{"reason":"better","heldout":{"metric":"bits_per_byte","candidate":3.6,"incumbent":3.94,"production":3.6}}'),
     ('rv/outer/i2', 'rv', 2, 'rv/outer/b', 'cli', 'rejected', null, '{"reason":"gap","heldout":{"metric":"bits_per_byte","candidate":3.65,"incumbent":3.6,"production":3.6}}'),
-    ('rv/outer/i3', 'rv', 3, 'rv/outer/c', 'cli', 'promoted', null, '{"reason":"better","heldout":{"metric":"bits_per_byte","candidate":3.3,"incumbent":3.6,"production":3.3}}')`, [LOOP]);
+    ('rv/outer/i3', 'rv', 3, 'rv/outer/c', 'cli', 'promoted', null, '{"reason":"better","heldout":{"metric":"bits_per_byte","candidate":3.3,"incumbent":3.6,"production":3.3}}')`,
+    [LOOP],
+  );
   const checks = {
-    heldoutImprovement: { passed: false, reason: `held-out bits_per_byte ${'did not improve by the margin; '.repeat(20)}`, meanDelta: 0.0123, pValue: 0.41, n: 200 },
+    heldoutImprovement: {
+      passed: false,
+      reason: `held-out bits_per_byte ${'did not improve by the margin; '.repeat(20)}`,
+      meanDelta: 0.0123,
+      pValue: 0.41,
+      n: 200,
+    },
     noCategoryRegression: { passed: true, reason: 'no category regressed beyond 0.05', worstRegression: 0.01 },
     publicHeldoutGap: { passed: true, reason: 'gap 0.02 within 0.1', gap: 0.02 },
   };
-  await q(`INSERT INTO decisions (id, campaign_id, kind, rule, reason, figures, accepted) VALUES ('rv/outer/b/reject', 'rv', 'reject', 'heldoutImprovement', $1, $2, false)`, [
-    `rejected by heldoutImprovement: ${checks.heldoutImprovement.reason}`,
-    JSON.stringify({ meanDelta: 0.0123, checks }),
-  ]);
+  await q(
+    `INSERT INTO decisions (id, campaign_id, kind, rule, reason, figures, accepted) VALUES ('rv/outer/b/reject', 'rv', 'reject', 'heldoutImprovement', $1, $2, false)`,
+    [`rejected by heldoutImprovement: ${checks.heldoutImprovement.reason}`, JSON.stringify({ meanDelta: 0.0123, checks })],
+  );
   server = await startDashboard({ db: db.db, port: 0 });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -81,7 +116,12 @@ test('the loop page: every curve labelled, the winner among them on any page, an
   expect(text).toContain('loss (bits per byte)');
 
   // The score and status columns are inside the viewport; each knob is its own column of rounded values.
-  const heads = await Promise.all((await page.locator('#leaderboard thead th').all()).map(async (th) => ({ text: await th.textContent(), right: ((await th.boundingBox())?.x ?? Infinity) + ((await th.boundingBox())?.width ?? 0) })));
+  const heads = await Promise.all(
+    (await page.locator('#leaderboard thead th').all()).map(async (th) => ({
+      text: await th.textContent(),
+      right: ((await th.boundingBox())?.x ?? Infinity) + ((await th.boundingBox())?.width ?? 0),
+    })),
+  );
   const score = heads.find((h) => h.text === 'public bits_per_byte')!;
   expect(score.right).toBeLessThanOrEqual(1400);
   expect(heads.find((h) => h.text === 'status')!.right).toBeLessThanOrEqual(1400);
@@ -98,7 +138,11 @@ test('the loop page: every curve labelled, the winner among them on any page, an
   // Log scale and the tokens axis redraw the curves in place, still labelled.
   await page.check('input[name=log]');
   await page.selectOption('select[name=x]', 'tokens');
-  await page.waitForFunction("Array.from(document.querySelectorAll('#chart-curves svg text')).some((t) => t.textContent === 'tokens seen')", undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    "Array.from(document.querySelectorAll('#chart-curves svg text')).some((t) => t.textContent === 'tokens seen')",
+    undefined,
+    { timeout: 30_000 },
+  );
   for (const n of names) expect(await labels('curves')).toContain(n);
   await screenshot(page, 'researcher-loop-tokens-log');
 }, 120_000);
@@ -112,7 +156,10 @@ test('the charts endpoint refuses an unknown axis with a clear message', async (
 test('the campaign page: held-out from the untrained model on, integer iterations, every curve labelled; the gate as a table of checks', async () => {
   await page.goto(`${server.url}/campaigns/rv`);
   await drawn('heldout');
-  const option = JSON.parse((await page.textContent('#chart-heldout script'))!) as { xAxis: { min: number; minInterval: number }; series: { name: string; data: [number, number][] }[] };
+  const option = JSON.parse((await page.textContent('#chart-heldout script'))!) as {
+    xAxis: { min: number; minInterval: number };
+    series: { name: string; data: [number, number][] }[];
+  };
   expect(option.xAxis).toMatchObject({ min: 0, minInterval: 1 });
   // Iteration 0 is the untrained model: the first gate's incumbent.
   expect(option.series[0].data[0]).toEqual([0, 3.94]);
@@ -123,8 +170,14 @@ test('the campaign page: held-out from the untrained model on, integer iteration
   expect(text).toEqual(expect.arrayContaining(['0', '1', '2', '3']));
   for (const half of ['0.5', '1.5', '2.5']) expect(text).not.toContain(half);
 
-  const rows = await Promise.all((await page.locator('#decisions table.checks tbody tr').all()).map((tr) => tr.locator('td').allTextContents()));
-  expect(rows.map((r) => [r[0], r[1]])).toEqual([['heldoutImprovement', 'FAIL'], ['noCategoryRegression', 'pass'], ['publicHeldoutGap', 'pass']]);
+  const rows = await Promise.all(
+    (await page.locator('#decisions table.checks tbody tr').all()).map((tr) => tr.locator('td').allTextContents()),
+  );
+  expect(rows.map((r) => [r[0], r[1]])).toEqual([
+    ['heldoutImprovement', 'FAIL'],
+    ['noCategoryRegression', 'pass'],
+    ['publicHeldoutGap', 'pass'],
+  ]);
   expect(rows[0][3]).toContain('pValue 0.41');
   expect(await page.textContent('#experiment-count')).toBe('60 experiments (the untrained baseline of 1 inner loop not counted)');
   expect(await pageWidth()).toBeLessThanOrEqual(1400);

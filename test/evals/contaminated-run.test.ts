@@ -21,14 +21,29 @@ test('the inner loop refuses a dataset version that copies a held-out item, befo
   const spec = fastBuiltinSpec(name);
   const { versionId: campaignVersionId } = await registerCampaignVersion(h.db.db, spec);
   const { suiteId } = await prepareTask({ db: h.db.db, home: h.home }, { campaignVersionId });
-  const [held] = await h.db.db.select().from(evalItems).where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'heldout'), eq(evalItems.grader, 'bits_per_byte'))).limit(1);
+  const [held] = await h.db.db
+    .select()
+    .from(evalItems)
+    .where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'heldout'), eq(evalItems.grader, 'bits_per_byte')))
+    .limit(1);
   const versionId = `${name}/code@leaky`;
-  await h.db.db.insert(datasets).values({ id: `${name}/code`, campaignId: name, name: 'code' }).onConflictDoNothing();
+  await h.db.db
+    .insert(datasets)
+    .values({ id: `${name}/code`, campaignId: name, name: 'code' })
+    .onConflictDoNothing();
   await h.db.db.insert(examples).values([
     { datasetVersionId: versionId, contentHash: 'clean', source: 'corpus', sourceRef: 'clean.ts', content: 'export const one = 1;\n' },
-    { datasetVersionId: versionId, contentHash: 'leak', source: 'corpus', sourceRef: 'scraped.ts', content: `/* found online */\n${held.reference}\n` },
+    {
+      datasetVersionId: versionId,
+      contentHash: 'leak',
+      source: 'corpus',
+      sourceRef: 'scraped.ts',
+      content: `/* found online */\n${held.reference}\n`,
+    },
   ]);
-  await h.db.db.insert(datasetVersions).values({ id: versionId, datasetId: `${name}/code`, path: `${h.home}/leaky`, contentHash: 'leaky', countsBySource: { corpus: 2 } });
+  await h.db.db
+    .insert(datasetVersions)
+    .values({ id: versionId, datasetId: `${name}/code`, path: `${h.home}/leaky`, contentHash: 'leaky', countsBySource: { corpus: 2 } });
 
   const handle = await w.startLoop(name, spec, { datasetVersionId: versionId });
   const err = await handle.result().catch((e: unknown) => e);
@@ -39,11 +54,19 @@ test('the inner loop refuses a dataset version that copies a held-out item, befo
   expect(failure.message).toContain(`corpus:scraped.ts contains ${held.id} (heldout)`);
   expect(failure.message).not.toContain('clean.ts');
   // Refused once (non-retryable), before the baseline or any experiment was recorded.
-  const [{ n }] = await h.db.db.select({ n: sql<number>`count(*)::int` }).from(experiments).where(eq(experiments.campaignId, name));
+  const [{ n }] = await h.db.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(experiments)
+    .where(eq(experiments.campaignId, name));
   expect(n).toBe(0);
-  const reads = await h.db.db.select().from(heldoutReads).where(eq(heldoutReads.reader, `checkContamination:${name}/inner/1`));
+  const reads = await h.db.db
+    .select()
+    .from(heldoutReads)
+    .where(eq(heldoutReads.reader, `checkContamination:${name}/inner/1`));
   expect(reads.length).toBeGreaterThan(0);
   const history = await handle.fetchHistory();
-  const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+  const attempts = history
+    .events!.filter((e) => e.activityTaskStartedEventAttributes)
+    .map((e) => e.activityTaskStartedEventAttributes!.attempt);
   expect(attempts.every((a) => (a ?? 1) === 1)).toBe(true);
 }, 120_000);

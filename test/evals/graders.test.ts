@@ -8,7 +8,8 @@ import { gradeExactMatch, gradeNumericTolerance, graderConfigSchema } from '../.
 import { testProgramConfigSchema } from '../../core/graders/test-program';
 import { startChatServer, type ChatServer } from '../helpers/chat-server';
 
-const program = (tests: string, extra: Partial<{ timeoutMs: number; memoryMb: number }> = {}) => testProgramConfigSchema.parse({ kind: 'test_program', tests, ...extra });
+const program = (tests: string, extra: Partial<{ timeoutMs: number; memoryMb: number }> = {}) =>
+  testProgramConfigSchema.parse({ kind: 'test_program', tests, ...extra });
 const ADD_TESTS = 'if (add(2, 3) !== 5) throw new Error("add(2, 3) should be 5");';
 
 describe('pure graders', () => {

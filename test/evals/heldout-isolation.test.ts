@@ -25,7 +25,9 @@ beforeAll(async () => {
   const c = await temporalClient();
   client = c.client;
   closeClient = () => c.connection.close();
-  server = await startChatServer((req) => ({ content: JSON.stringify({ critique: 'A plain mistake.', target: failureOf(req).reference, weight: 1 }) }));
+  server = await startChatServer((req) => ({
+    content: JSON.stringify({ critique: 'A plain mistake.', target: failureOf(req).reference, weight: 1 }),
+  }));
   const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseUrl };
   workers = await startTestWorkers({ prefix: uniqueName('t-iso'), db: h.db, home: scratchDir('heldout-isolation'), agentEnv: env });
 }, 60_000);
@@ -39,14 +41,27 @@ afterAll(async () => {
 test('two outer iterations: no held-out text in any history or agent prompt; reads are logged by eval-side readers', async () => {
   const spec = fastBuiltinSpec(name, {
     innerLoop: { budget: { experiments: 2, parallelism: 2 } },
-    outerLoop: { innerBudget: { experiments: 2 }, evalFailureSample: 5, minNewFeedback: 0, teacher: { model: 'teacher-1' }, promotion: { margin: 0 } },
+    outerLoop: {
+      innerBudget: { experiments: 2 },
+      evalFailureSample: 5,
+      minNewFeedback: 0,
+      teacher: { model: 'teacher-1' },
+      promotion: { margin: 0 },
+    },
   } as never);
-  const handle = await client.workflow.start('outerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${name}/outer/run`, args: [{ campaignId: name, trigger: 'cli', campaignVersionId: (await registerCampaignVersion(h.db, spec)).versionId, iterations: 2 }] });
+  const handle = await client.workflow.start('outerLoop', {
+    taskQueue: `${workers.prefix}-orchestration`,
+    workflowId: `${name}/outer/run`,
+    args: [{ campaignId: name, trigger: 'cli', campaignVersionId: (await registerCampaignVersion(h.db, spec)).versionId, iterations: 2 }],
+  });
   const result = (await handle.result()) as OuterLoopResult;
   expect(result.iterations.map((i) => i.status)).toHaveLength(2);
   expect(server.requests.length).toBeGreaterThan(0); // the teacher was asked about production's public failures
 
-  const held = await h.db.select({ prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems).where(eq(evalItems.split, 'heldout'));
+  const held = await h.db
+    .select({ prompt: evalItems.prompt, reference: evalItems.reference })
+    .from(evalItems)
+    .where(eq(evalItems.split, 'heldout'));
   const needles = held.flatMap((x) => [x.prompt, x.reference]).filter((t) => t.length >= 24);
   expect(needles.length).toBeGreaterThan(10);
 

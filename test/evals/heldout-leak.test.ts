@@ -24,7 +24,11 @@ let honest: { path: string; sha256: string };
 let leaked: { path: string; sha256: string };
 
 type Checks = Record<string, { passed: boolean; reason: string; [figure: string]: unknown }>;
-const failing = (checks: Checks) => Object.entries(checks).filter(([, c]) => !c.passed).map(([rule]) => rule).sort();
+const failing = (checks: Checks) =>
+  Object.entries(checks)
+    .filter(([, c]) => !c.passed)
+    .map(([rule]) => rule)
+    .sort();
 
 beforeAll(async () => {
   ({ handle: h } = await freshDatabase('heldout_leak'));
@@ -53,8 +57,13 @@ test('a trainer that trains on leaked held-out text is rejected by heldoutOutrun
   expect(f).toMatchObject({ k: 3, action: 'reject', 'bits_per_byte.heldoutN': 20 });
   expect(f['bits_per_byte.outrun'] as number).toBeGreaterThan(f['bits_per_byte.bound'] as number);
   expect(f['bits_per_byte.bound']).toBeCloseTo(3 * (f['bits_per_byte.sigma'] as number), 5);
-  expect(checks.heldoutOutrunsPublic.reason).toMatch(/held-out bits_per_byte improves by 1\.\d+, public by \d\.\d+: held-out outruns public by 0\.\d+ \(bound 3σ = 0\.\d+, σ = 0\.\d+ from 20 held-out and \d+ public paired deltas\): held-out gains what public does not/);
-  const [row] = await h.db.select().from(decisions).where(eq(decisions.id, `${prefix}-heldout-train/outer/i1/gate`));
+  expect(checks.heldoutOutrunsPublic.reason).toMatch(
+    /held-out bits_per_byte improves by 1\.\d+, public by \d\.\d+: held-out outruns public by 0\.\d+ \(bound 3σ = 0\.\d+, σ = 0\.\d+ from 20 held-out and \d+ public paired deltas\): held-out gains what public does not/,
+  );
+  const [row] = await h.db
+    .select()
+    .from(decisions)
+    .where(eq(decisions.id, `${prefix}-heldout-train/outer/i1/gate`));
   expect(row).toMatchObject({ kind: 'reject', accepted: false, rule: 'heldoutOutrunsPublic' });
 }, 300_000);
 
@@ -68,19 +77,29 @@ test('a predict that answers held-out prompts from a leak completes the held-out
 }, 300_000);
 
 test('heldoutOutrun: hold keeps the statistical case for a researcher (a hold decision); a held-out canary still rejects', async () => {
-  const held = await p.gate('heldout-train', '-hold', await p.candidate('heldout-train', '-hold', leaked), incumbent, { heldoutOutrun: 'hold' });
+  const held = await p.gate('heldout-train', '-hold', await p.candidate('heldout-train', '-hold', leaked), incumbent, {
+    heldoutOutrun: 'hold',
+  });
   expect(held.summary).toMatchObject({ promote: false, hold: true, rule: 'heldoutOutrunsPublic' });
   expect(held.summary.reason).toMatch(/^held by heldoutOutrunsPublic: .*held for a researcher's approval \(heldoutOutrun: hold\)$/);
-  const [row] = await h.db.select().from(decisions).where(eq(decisions.id, `${prefix}-heldout-train-hold/outer/i1/gate`));
+  const [row] = await h.db
+    .select()
+    .from(decisions)
+    .where(eq(decisions.id, `${prefix}-heldout-train-hold/outer/i1/gate`));
   expect(row).toMatchObject({ kind: 'hold', accepted: false });
-  const proof = await p.gate('heldout-memorise', '-hold', await p.candidate('heldout-memorise', '-hold', honest), incumbent, { heldoutOutrun: 'hold' });
+  const proof = await p.gate('heldout-memorise', '-hold', await p.candidate('heldout-memorise', '-hold', honest), incumbent, {
+    heldoutOutrun: 'hold',
+  });
   expect(proof.summary).toMatchObject({ promote: false, hold: false });
 }, 300_000);
 
 test('held-out text in a dataset version is refused before training, naming the held-out canary', async () => {
   const [suite] = await h.db.select().from(evalSuites).where(eq(evalSuites.id, p.suiteId));
   const [canary] = (suite.settings as { heldoutCanaries: string[] }).heldoutCanaries;
-  const items = await h.db.select().from(evalItems).where(and(eq(evalItems.suiteId, p.suiteId), eq(evalItems.split, 'heldout')));
+  const items = await h.db
+    .select()
+    .from(evalItems)
+    .where(and(eq(evalItems.suiteId, p.suiteId), eq(evalItems.split, 'heldout')));
   const carrier = items.find((i) => i.id === `${p.suiteId}/heldout-canary-0`)!;
   const id = await p.versionWith('heldout-leak', [{ ref: 'exported-evals', content: `${carrier.prompt}${carrier.reference}\n` }]);
   const err = await checkContamination({ db: h.db, home }, { datasetVersionId: id, reader: 'planted' }).catch((e: unknown) => e);
@@ -98,6 +117,10 @@ test('held-out canaries are in held-out items only, and no decision holds held-o
   expect(p.trainText.includes(canaries[0]) || p.trainText.includes(canaries[1])).toBe(false);
   const recorded = JSON.stringify(await h.db.select().from(decisions));
   const held = all.filter((i) => i.split === 'heldout');
-  expect(held.filter((i) => (i.prompt.length >= 24 && recorded.includes(i.prompt)) || (i.reference.length >= 24 && recorded.includes(i.reference)))).toEqual([]);
+  expect(
+    held.filter(
+      (i) => (i.prompt.length >= 24 && recorded.includes(i.prompt)) || (i.reference.length >= 24 && recorded.includes(i.reference)),
+    ),
+  ).toEqual([]);
   for (const c of canaries) expect(recorded.includes(c.slice(12))).toBe(false);
 });

@@ -43,7 +43,10 @@ test('the honest recipe with a real improvement is promoted: no false rejection'
 test('a recipe that memorises the public references is rejected: public rises without held-out, and its twins fail', async () => {
   const { summary, checks } = await gate('memorise');
   expect(summary).toMatchObject({ promote: false, rule: 'publicHeldoutGap' });
-  const [row] = await h.db.select().from(decisions).where(eq(decisions.id, `${prefix}-memorise/outer/i1/gate`));
+  const [row] = await h.db
+    .select()
+    .from(decisions)
+    .where(eq(decisions.id, `${prefix}-memorise/outer/i1/gate`));
   expect(row).toMatchObject({ kind: 'reject', accepted: false });
   expect(checks.publicHeldoutGap.reason).toMatch(/public exact_match improves by (0\.[5-9]|1\.0)\d*.*public rises without held-out/);
   expect(checks.twinGap.passed).toBe(false);
@@ -61,7 +64,10 @@ test('a recipe whose outputs tamper with the test grader is rejected by the chea
 describe('dataset cheats are refused before any training run', () => {
   test('a recipe that trains on the public eval items', async () => {
     const publicItems = await p.publicItems();
-    const id = await p.versionWith('public-items', publicItems.slice(0, 5).map((i, k) => ({ ref: `public-${k}`, content: `${i.prompt}${i.reference}\n` })));
+    const id = await p.versionWith(
+      'public-items',
+      publicItems.slice(0, 5).map((i, k) => ({ ref: `public-${k}`, content: `${i.prompt}${i.reference}\n` })),
+    );
     const err = await checkContamination({ db: h.db, home }, { datasetVersionId: id, reader: 'planted' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContaminatedDatasetError);
     for (const k of [0, 1, 2, 3, 4]) expect((err as Error).message).toMatch(new RegExp(`cheat:public-${k} (contains|shares)`));
@@ -78,14 +84,23 @@ describe('dataset cheats are refused before any training run', () => {
   });
 
   test('the base dataset of the built-in task is clean', async () => {
-    await expect(checkContamination({ db: h.db, home }, { datasetVersionId: p.baseVersionId, reader: 'planted' })).resolves.toMatchObject({ datasetVersionId: p.baseVersionId });
+    await expect(checkContamination({ db: h.db, home }, { datasetVersionId: p.baseVersionId, reader: 'planted' })).resolves.toMatchObject({
+      datasetVersionId: p.baseVersionId,
+    });
   });
 });
 
 test('no decision holds held-out text: ids and figures only', async () => {
-  const held = (await h.db.select({ prompt: evalItems.prompt, reference: evalItems.reference, split: evalItems.split }).from(evalItems).where(eq(evalItems.suiteId, p.suiteId))).filter((i) => i.split === 'heldout');
+  const held = (
+    await h.db
+      .select({ prompt: evalItems.prompt, reference: evalItems.reference, split: evalItems.split })
+      .from(evalItems)
+      .where(eq(evalItems.suiteId, p.suiteId))
+  ).filter((i) => i.split === 'heldout');
   const recorded = JSON.stringify(await h.db.select().from(decisions));
-  const leaked = held.filter((i) => (i.prompt.length >= 24 && recorded.includes(i.prompt)) || (i.reference.length >= 24 && recorded.includes(i.reference)));
+  const leaked = held.filter(
+    (i) => (i.prompt.length >= 24 && recorded.includes(i.prompt)) || (i.reference.length >= 24 && recorded.includes(i.reference)),
+  );
   expect(held.length).toBeGreaterThan(0);
   expect(leaked).toEqual([]);
 });
@@ -94,8 +109,11 @@ test('`flywheel report CAMPAIGN` shows each gate decision with its rule, its fig
   const bin = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
   const report = (campaign: string) =>
     new Promise<{ code: number; out: string }>((resolve) =>
-      execFile(process.execPath, [bin, 'report', campaign, '--stdout'], { env: { ...process.env, DATABASE_URL: dbUrl, FLYWHEEL_HOME: home }, timeout: 60_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number(err.code) : 0, out: stdout + stderr }),
+      execFile(
+        process.execPath,
+        [bin, 'report', campaign, '--stdout'],
+        { env: { ...process.env, DATABASE_URL: dbUrl, FLYWHEEL_HOME: home }, timeout: 60_000 },
+        (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, out: stdout + stderr }),
       ),
     );
   const tamper = await report(`${prefix}-tamper`);

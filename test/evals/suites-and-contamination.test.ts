@@ -16,7 +16,8 @@ const home = scratchDir('evals-suites');
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 const CANARY = 'FWCANARY-0123456789abcdef0123456789abcdef';
 const PUBLIC_PROMPT = 'function clampToRange(value, lowest, highest) {\n  return Math.min(highest, Math.max(lowest, ';
-const HELDOUT_PROMPT = 'export function slugify(title) {\n  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-");\n}\n// slugify("A B") === ';
+const HELDOUT_PROMPT =
+  'export function slugify(title) {\n  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-");\n}\n// slugify("A B") === ';
 
 const suite = (over: Record<string, unknown> = {}) => ({
   name: 'arith',
@@ -27,8 +28,22 @@ const suite = (over: Record<string, unknown> = {}) => ({
     { id: 'p2', split: 'public', grader: { kind: 'numeric_tolerance', absolute: 0.01 }, prompt: 'pi to two places', reference: '3.14' },
     { id: 'p3', split: 'public', grader: { kind: 'llm_judge', rubric: 'explains', model: 'judge' }, prompt: 'why?', reference: 'because' },
     { id: 'h1', split: 'heldout', grader: { kind: 'exact_match' }, prompt: HELDOUT_PROMPT, reference: '"a-b"' },
-    { id: 't1', split: 'probe', grader: { kind: 'exact_match' }, prompt: 'function clampToRange(v, lo, hi) {\n  return Math.min(hi, Math.max(lo, ', reference: 'v));\n}', probe: { kind: 'perturbed', of: 'p1' } },
-    { id: 'x1', split: 'probe', grader: { kind: 'test_program', tests: 'throw new Error("never")' }, prompt: 'write f', reference: '-', probe: { kind: 'cheat_only' } },
+    {
+      id: 't1',
+      split: 'probe',
+      grader: { kind: 'exact_match' },
+      prompt: 'function clampToRange(v, lo, hi) {\n  return Math.min(hi, Math.max(lo, ',
+      reference: 'v));\n}',
+      probe: { kind: 'perturbed', of: 'p1' },
+    },
+    {
+      id: 'x1',
+      split: 'probe',
+      grader: { kind: 'test_program', tests: 'throw new Error("never")' },
+      prompt: 'write f',
+      reference: '-',
+      probe: { kind: 'cheat_only' },
+    },
   ],
   ...over,
 });
@@ -61,7 +76,14 @@ describe('suites as versioned data', () => {
         { id: 'ok', split: 'public', grader: { kind: 'exact_match' }, prompt: 'a', reference: 'b' },
         { id: 'no-grader', split: 'public', prompt: 'a', reference: 'b' },
         { id: 'bad-tests', split: 'public', grader: { kind: 'test_program', tests: '' }, prompt: 'a', reference: 'b' },
-        { id: 'orphan-twin', split: 'probe', grader: { kind: 'exact_match' }, prompt: 'a', reference: 'b', probe: { kind: 'perturbed', of: 'missing' } },
+        {
+          id: 'orphan-twin',
+          split: 'probe',
+          grader: { kind: 'exact_match' },
+          prompt: 'a',
+          reference: 'b',
+          probe: { kind: 'perturbed', of: 'missing' },
+        },
         { id: 'no-rubric', split: 'public', grader: { kind: 'llm_judge', rubric: 'nope', model: 'm' }, prompt: 'a', reference: 'b' },
         { id: 'ok', split: 'public', grader: { kind: 'exact_match' }, prompt: 'a', reference: 'c' },
       ],
@@ -70,9 +92,18 @@ describe('suites as versioned data', () => {
     expect(err).toBeInstanceOf(MalformedSuiteError);
     const message = (err as Error).message;
     expect(message).toMatch(/^malformed eval suite "broken", 5 failing item\(s\)/);
-    for (const named of ['items[1] "no-grader": grader', 'items[2] "bad-tests": grader.tests', 'item "orphan-twin": a perturbed twin needs', 'item "no-rubric": rubric "nope"', 'item "ok": the id is used twice']) expect(message).toContain(named);
+    for (const named of [
+      'items[1] "no-grader": grader',
+      'items[2] "bad-tests": grader.tests',
+      'item "orphan-twin": a perturbed twin needs',
+      'item "no-rubric": rubric "nope"',
+      'item "ok": the id is used twice',
+    ])
+      expect(message).toContain(named);
     expect(await h.db.select().from(evalSuites).where(eq(evalSuites.name, 'broken'))).toEqual([]);
-    await expect(registerEvalSuite(h.db, { name: 'Bad Name', items: [] })).rejects.toThrow(/name: .*; items: a suite needs at least one item/);
+    await expect(registerEvalSuite(h.db, { name: 'Bad Name', items: [] })).rejects.toThrow(
+      /name: .*; items: a suite needs at least one item/,
+    );
   });
 
   test('every held-out read is logged with its reader and purpose', async () => {
@@ -88,12 +119,20 @@ describe('suites as versioned data', () => {
 describe('the contamination check', () => {
   const version = async (id: string, texts: Record<string, string>) => {
     await h.db.insert(datasets).values({ id: 'c/code', campaignId: 'c', name: 'code' }).onConflictDoNothing();
-    await h.db.insert(examples).values(Object.entries(texts).map(([ref, content]) => ({ datasetVersionId: id, contentHash: sha(content), source: 'corpus', sourceRef: ref, content })));
+    await h.db.insert(examples).values(
+      Object.entries(texts).map(([ref, content]) => ({
+        datasetVersionId: id,
+        contentHash: sha(content),
+        source: 'corpus',
+        sourceRef: ref,
+        content,
+      })),
+    );
     await h.db.insert(datasetVersions).values({ id, datasetId: 'c/code', path: `${home}/${id}`, contentHash: sha(id), countsBySource: {} });
   };
   const clean = { 'a.ts': 'export const double = (n) => n * 2;\n', 'b.ts': 'export class Stack { push(x) { this.xs.push(x); } }\n' };
 
-  test('a clean version passes, and the check reads (and logs) every suite\'s held-out split', async () => {
+  test("a clean version passes, and the check reads (and logs) every suite's held-out split", async () => {
     await version('c/code@clean', clean);
     const before = (await h.db.select().from(heldoutReads)).length;
     const r = await checkContamination({ db: h.db, home }, { datasetVersionId: 'c/code@clean', reader: 'c/inner/1' });
@@ -109,10 +148,14 @@ describe('the contamination check', () => {
       'near.ts': HELDOUT_PROMPT.replace('title', 'name').replace(/\n/g, '\n    ') + '"a-b"',
       'canary.ts': `const marker = "${CANARY}";\n`,
     });
-    const err = await checkContamination({ db: h.db, home }, { datasetVersionId: 'c/code@dirty', reader: 'c/inner/2' }).catch((e: unknown) => e);
+    const err = await checkContamination({ db: h.db, home }, { datasetVersionId: 'c/code@dirty', reader: 'c/inner/2' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ContaminatedDatasetError);
     const m = (err as Error).message;
-    expect(m).toMatch(/^dataset version "c\/code@dirty" is contaminated \(13-character n-grams, share >= 0.5, or a canary\): 3 example\(s\)/);
+    expect(m).toMatch(
+      /^dataset version "c\/code@dirty" is contaminated \(13-character n-grams, share >= 0.5, or a canary\): 3 example\(s\)/,
+    );
     expect(m).toContain('corpus:copy.ts contains arith@1/p1 (public)');
     expect(m).toMatch(/corpus:near\.ts shares 0\.\d+ of the 13-grams of arith@1\/h1 \(heldout\)/);
     expect(m).toContain('corpus:canary.ts carries canary arith@1#canary0');
@@ -124,13 +167,28 @@ describe('the contamination check', () => {
 describe('held-out canaries of a registered suite', () => {
   // Written into held-out text only, like the built-in task's (a comment shaped like a commit hash).
   const HELD_CANARY = '4d1c9e07b2a85f36e0c7d9a1b4f2e8c05a6d3b79';
-  const held = { id: 'hc', split: 'heldout', grader: { kind: 'exact_match' }, prompt: `// generated from commit ${HELD_CANARY.slice(0, 12)}`, reference: HELD_CANARY.slice(12) };
-  const leaky = (over: Record<string, unknown> = {}) => suite({ name: 'leaky', heldoutCanaries: [HELD_CANARY], items: [...suite().items, held], ...over });
+  const held = {
+    id: 'hc',
+    split: 'heldout',
+    grader: { kind: 'exact_match' },
+    prompt: `// generated from commit ${HELD_CANARY.slice(0, 12)}`,
+    reference: HELD_CANARY.slice(12),
+  };
+  const leaky = (over: Record<string, unknown> = {}) =>
+    suite({ name: 'leaky', heldoutCanaries: [HELD_CANARY], items: [...suite().items, held], ...over });
 
   test('one outside the held-out split, or in no held-out item, is refused', async () => {
-    const inPublic = leaky({ items: [...suite().items, held, { id: 'p9', split: 'public', grader: { kind: 'exact_match' }, prompt: `id ${HELD_CANARY}`, reference: 'x' }] });
+    const inPublic = leaky({
+      items: [
+        ...suite().items,
+        held,
+        { id: 'p9', split: 'public', grader: { kind: 'exact_match' }, prompt: `id ${HELD_CANARY}`, reference: 'x' },
+      ],
+    });
     await expect(registerEvalSuite(h.db, inPublic)).rejects.toThrow(/heldoutCanaries\[0\]: "p9" outside the held-out split hold it/);
-    await expect(registerEvalSuite(h.db, leaky({ items: suite().items }))).rejects.toThrow(/heldoutCanaries\[0\]: no held-out item's text holds it/);
+    await expect(registerEvalSuite(h.db, leaky({ items: suite().items }))).rejects.toThrow(
+      /heldoutCanaries\[0\]: no held-out item's text holds it/,
+    );
   });
 
   test('stored with the suite, and a dataset carrying one is refused by name, without printing it', async () => {
@@ -139,9 +197,15 @@ describe('held-out canaries of a registered suite', () => {
     expect(row.settings).toMatchObject({ heldoutCanaries: [HELD_CANARY] });
     await h.db.insert(datasets).values({ id: 'c/code', campaignId: 'c', name: 'code' }).onConflictDoNothing();
     const content = `// vendored build\nexport const BUILD = "${HELD_CANARY}";\n`;
-    await h.db.insert(examples).values({ datasetVersionId: 'c/code@held', contentHash: sha(content), source: 'corpus', sourceRef: 'leak.ts', content });
-    await h.db.insert(datasetVersions).values({ id: 'c/code@held', datasetId: 'c/code', path: `${home}/held`, contentHash: sha('held'), countsBySource: {} });
-    const err = await checkContamination({ db: h.db, home }, { datasetVersionId: 'c/code@held', reader: 'c/inner/3' }).catch((e: unknown) => e);
+    await h.db
+      .insert(examples)
+      .values({ datasetVersionId: 'c/code@held', contentHash: sha(content), source: 'corpus', sourceRef: 'leak.ts', content });
+    await h.db
+      .insert(datasetVersions)
+      .values({ id: 'c/code@held', datasetId: 'c/code', path: `${home}/held`, contentHash: sha('held'), countsBySource: {} });
+    const err = await checkContamination({ db: h.db, home }, { datasetVersionId: 'c/code@held', reader: 'c/inner/3' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ContaminatedDatasetError);
     expect((err as Error).message).toContain(`corpus:leak.ts carries canary ${suiteId}#heldout-canary0`);
     expect((err as Error).message).not.toContain(HELD_CANARY);

@@ -47,7 +47,11 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
     // The median rule prunes a run of a later batch whose offset is worse than the earlier batches' median (from step
     // 3: a point every 0.5 s), so the loop has prunes for the `temporal-prune` fault to hit; deterministic per seed.
     const pruning = { rule: 'median', warmupSteps: 3, minCompleted: 1, metric: 'loss' };
-    const spec = fixtureSpec(campaignId, { steps: 12, sleepMs: 6000 }, { budget: { experiments: n, parallelism: 2 }, batchSize: 2, maxTrainingAttempts: 3, seed: o.seed, startupTrials: n, pruning });
+    const spec = fixtureSpec(
+      campaignId,
+      { steps: 12, sleepMs: 6000 },
+      { budget: { experiments: n, parallelism: 2 }, batchSize: 2, maxTrainingAttempts: 3, seed: o.seed, startupTrials: n, pruning },
+    );
     // A real choice for the sampler: the seed decides the proposals, the offset their scores.
     spec.searchSpace = { ...spec.searchSpace, offset: { type: 'categorical', choices: [0, 0.5, 1, 1.5] } } as typeof spec.searchSpace;
     fs.writeFileSync(specFile, JSON.stringify({ ...spec, ...backend }));
@@ -59,7 +63,14 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
   const pruning = { rule: 'median', warmupSteps: 200, minCompleted: 1, metric: 'loss' } as const;
   const spec: CampaignSpecInput = {
     ...fastBuiltinSpec(campaignId, {
-      innerLoop: { budget: { experiments: o.experiments, parallelism: 2 }, batchSize: 2, startupTrials: o.experiments, seed: o.seed, maxTrainingAttempts: 3, pruning },
+      innerLoop: {
+        budget: { experiments: o.experiments, parallelism: 2 },
+        batchSize: 2,
+        startupTrials: o.experiments,
+        seed: o.seed,
+        maxTrainingAttempts: 3,
+        pruning,
+      },
       // Every iteration trains, so both are compared with the fault-free run.
       outerLoop: { minNewFeedback: 0, innerBudget: { experiments: o.experiments } },
     }),
@@ -69,7 +80,15 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
   spec.searchSpace = { ...spec.searchSpace, steps: { type: 'int', low: 1200, high: 2000 } };
   fs.writeFileSync(specFile, JSON.stringify(spec));
   // The feedback the iterations critique, stored before they start (the API's concurrent writes go to another campaign).
-  const fix = (i: number) => ({ id: `${campaignId}-e${i}`, campaignId, kind: 'edit' as const, modelVersion: 'v0', prompt: `const total${i} = items.reduce((a, b) => `, output: 'a', correction: `a + b.price * ${i}, 0);\n` });
+  const fix = (i: number) => ({
+    id: `${campaignId}-e${i}`,
+    campaignId,
+    kind: 'edit' as const,
+    modelVersion: 'v0',
+    prompt: `const total${i} = items.reduce((a, b) => `,
+    output: 'a',
+    correction: `a + b.price * ${i}, 0);\n`,
+  });
   await storeFeedback(db, [1, 2, 3, 4, 5, 6].map(fix));
   const r = await runCli(env, ['outer', campaignId, '--spec', specFile, '--iterations', String(OUTER_ITERATIONS), '--detach'], 120_000);
   const workflowId = /started (\S+)/.exec(r.stderr)?.[1];

@@ -25,7 +25,14 @@ export function faultFigures(reports: FaultRunReport[]): string[] {
       const aim = kind === 'temporal-prune' ? `; ${k.landed} of ${k.injected} in the prune window (${k.reattached} reattached there)` : '';
       return `  ${kind.padEnd(KIND_WIDTH)} injected ${k.injected}, skipped ${k.skipped} (nothing to hit), longest time to resume ${(k.longestMs / 1000).toFixed(1)} s${aim}`;
     }),
-    ...reports.flatMap((r) => r.faults.filter((f) => f.prune).map((f) => `    seed ${r.seed}, ${f.kind} at ${(f.atMs / 1000).toFixed(1)} s: ${describeHit(f.prune!)}; awaitTraining ran ${f.prune!.awaitAttempts ?? '?'} attempt(s); resumed after ${((f.resumeMs ?? 0) / 1000).toFixed(1)} s`)),
+    ...reports.flatMap((r) =>
+      r.faults
+        .filter((f) => f.prune)
+        .map(
+          (f) =>
+            `    seed ${r.seed}, ${f.kind} at ${(f.atMs / 1000).toFixed(1)} s: ${describeHit(f.prune!)}; awaitTraining ran ${f.prune!.awaitAttempts ?? '?'} attempt(s); resumed after ${((f.resumeMs ?? 0) / 1000).toFixed(1)} s`,
+        ),
+    ),
     `invariant violations: ${violations}`,
     ...reports.flatMap((r) => r.violations.map((v) => `  seed ${r.seed}: ${v}`)),
   ];
@@ -37,6 +44,12 @@ function finalState(r: FaultRunReport): string {
   const byStatus = new Map<string, number>();
   for (const e of f.experiments) byStatus.set(e.status, (byStatus.get(e.status) ?? 0) + 1);
   const retried = f.experiments.filter((e) => e.attempts > 1).length;
-  const outer = f.outer ? `; outer ${f.outer.iterations.map((i) => `i${i.iteration} ${i.status}`).join(', ')}; promoted ${f.outer.promoted ?? 'none'}` : '';
-  return `${f.experiments.length} experiments (${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}; ${retried} retried)${outer}; rows ${Object.entries(f.counts).map(([t, n]) => `${t} ${n}`).join(', ')}`;
+  const outer = f.outer
+    ? `; outer ${f.outer.iterations.map((i) => `i${i.iteration} ${i.status}`).join(', ')}; promoted ${f.outer.promoted ?? 'none'}`
+    : '';
+  return `${f.experiments.length} experiments (${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}; ${retried} retried)${outer}; rows ${Object.entries(
+    f.counts,
+  )
+    .map(([t, n]) => `${t} ${n}`)
+    .join(', ')}`;
 }

@@ -93,7 +93,12 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
     connection = await Connection.connect({ address: up.state()!.temporal.address });
     const client = new Client({ connection });
     feedback = await startFeedbackServer({ db: feedbackDb.db, port: 0 });
-    const run = await startCampaign(env, opts.home, feedbackDb.db, { loop, backend, seed: opts.seed, experiments: opts.experiments ?? DEFAULT_EXPERIMENTS[loop] });
+    const run = await startCampaign(env, opts.home, feedbackDb.db, {
+      loop,
+      backend,
+      seed: opts.seed,
+      experiments: opts.experiments ?? DEFAULT_EXPERIMENTS[loop],
+    });
     const t0 = Date.now();
     let done = false;
     const finished = (async () => {
@@ -110,7 +115,9 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
 
     const feedbackCampaign = `${run.campaignId}-api`;
     // The API refuses feedback for a campaign that does not exist: the hammer's campaign is registered, never run.
-    await pool.query(`INSERT INTO campaigns (id, spec, spec_hash) VALUES ($1, '{}', 'feedback-api') ON CONFLICT DO NOTHING`, [feedbackCampaign]);
+    await pool.query(`INSERT INTO campaigns (id, spec, spec_hash) VALUES ($1, '{}', 'feedback-api') ON CONFLICT DO NOTHING`, [
+      feedbackCampaign,
+    ]);
     const hammer = writeFeedback(feedback.url, feedbackCampaign, opts.feedbackEvents ?? 0, seededRandom(opts.seed ^ 0x5eed));
     for (const f of opts.schedule) {
       while (!done && Date.now() - t0 < f.atMs) await sleep(100);
@@ -120,7 +127,11 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
       // The Temporal kill timed to a prune: its moment is when the next prune begins, within PRUNE_WAIT_MS.
       const pruning = f.kind === 'temporal-prune' ? await waitForPrune(pool, PRUNE_WAIT_MS, () => done) : undefined;
       if (f.kind === 'temporal-prune' && !pruning) {
-        faults.push({ kind: f.kind, atMs: Date.now() - t0, skipped: done ? 'the loop ended before a prune began' : `no prune began within ${PRUNE_WAIT_MS / 1000} s` });
+        faults.push({
+          kind: f.kind,
+          atMs: Date.now() - t0,
+          skipped: done ? 'the loop ended before a prune began' : `no prune began within ${PRUNE_WAIT_MS / 1000} s`,
+        });
         continue;
       }
       let before = await progress(pool);
@@ -162,7 +173,8 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
     await pgServer.stop();
     const orphans = processesMentioning(opts.home);
     if (orphans.length) violations.push(`${orphans.length} processes left after the stack stopped: ${orphans[0]}`);
-    if (backend === 'slurm') for (const job of await activeSlurmJobs(opts.home)) violations.push(`Slurm job left after the stack stopped: ${job}`);
+    if (backend === 'slurm')
+      for (const job of await activeSlurmJobs(opts.home)) violations.push(`Slurm job left after the stack stopped: ${job}`);
   }
 
   async function inject(kind: FaultKind, current: UpProcess): Promise<string | undefined> {

@@ -27,7 +27,10 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** `count` faults of `kinds`, at random moments in [minGapMs, windowMs], at least `minGapMs` apart, sorted by time. */
-export function faultSchedule(seed: number, opts: { count: number; kinds: readonly FaultKind[]; windowMs: number; minGapMs: number }): ScheduledFault[] {
+export function faultSchedule(
+  seed: number,
+  opts: { count: number; kinds: readonly FaultKind[]; windowMs: number; minGapMs: number },
+): ScheduledFault[] {
   const rnd = seededRandom(seed);
   const out: ScheduledFault[] = [];
   let at = 0;

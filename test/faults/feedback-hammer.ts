@@ -17,7 +17,14 @@ export async function writeFeedback(url: string, campaignId: string, count: numb
       for (let copy = 0; copy < job.copies; copy++) {
         for (let tries = 0; ; tries++) {
           sent.add(job.id);
-          const status = await fetch(`${url}/v1/feedback`, { method: 'POST', body: JSON.stringify(event), signal: AbortSignal.timeout(15_000) }).then((r) => r.status, () => 0);
+          const status = await fetch(`${url}/v1/feedback`, {
+            method: 'POST',
+            body: JSON.stringify(event),
+            signal: AbortSignal.timeout(15_000),
+          }).then(
+            (r) => r.status,
+            () => 0,
+          );
           if (status === 200 || status === 201) {
             accepted.add(job.id);
             break;

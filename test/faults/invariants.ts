@@ -22,15 +22,26 @@ export interface InnerLoopFacts {
 }
 
 export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: string, loop: number, v: string[]): Promise<InnerLoopFacts> {
-  const exps = (await pg.query(`SELECT id, index, params, status FROM experiments WHERE inner_loop_id = $1 ORDER BY index, id`, [innerLoopId])).rows;
-  const runs = (await pg.query(`SELECT r.id, r.experiment_id, r.attempt, r.launches, r.run_dir, r.status, r.verdict FROM training_runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.inner_loop_id = $1`, [innerLoopId])).rows;
+  const exps = (
+    await pg.query(`SELECT id, index, params, status FROM experiments WHERE inner_loop_id = $1 ORDER BY index, id`, [innerLoopId])
+  ).rows;
+  const runs = (
+    await pg.query(
+      `SELECT r.id, r.experiment_id, r.attempt, r.launches, r.run_dir, r.status, r.verdict FROM training_runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.inner_loop_id = $1`,
+      [innerLoopId],
+    )
+  ).rows;
   for (const e of exps) {
-    if (!['succeeded', 'failed', 'pruned', 'timed_out'].includes(e.status)) v.push(`experiment ${e.id}: status ${e.status} after the loop ended`);
+    if (!['succeeded', 'failed', 'pruned', 'timed_out'].includes(e.status))
+      v.push(`experiment ${e.id}: status ${e.status} after the loop ended`);
     // One training job per attempt the history records.
     const history = await client.workflow.getHandle(e.id).fetchHistory();
-    const launches = (history.events ?? []).filter((ev) => ev.activityTaskScheduledEventAttributes?.activityType?.name === 'launchTraining').length;
+    const launches = (history.events ?? []).filter(
+      (ev) => ev.activityTaskScheduledEventAttributes?.activityType?.name === 'launchTraining',
+    ).length;
     const mine = runs.filter((r) => r.experiment_id === e.id);
-    if (mine.length !== launches) v.push(`experiment ${e.id}: ${mine.length} training_runs rows, history schedules launchTraining ${launches} times`);
+    if (mine.length !== launches)
+      v.push(`experiment ${e.id}: ${mine.length} training_runs rows, history schedules launchTraining ${launches} times`);
     const attempts = mine.map((r) => r.attempt).sort((a, b) => a - b);
     if (attempts.some((a, i) => a !== i + 1)) v.push(`experiment ${e.id}: attempts ${attempts.join(',')} are not 1..n`);
   }
@@ -44,11 +55,16 @@ export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: stri
     const stored = new Set(have);
     const missing = [...want].filter((k) => !stored.has(k));
     const extra = have.filter((k) => !want.has(k));
-    if (missing.length) v.push(`run ${r.id}: ${missing.length} metric points in metrics.jsonl missing from PostgreSQL (first ${missing[0]})`);
+    if (missing.length)
+      v.push(`run ${r.id}: ${missing.length} metric points in metrics.jsonl missing from PostgreSQL (first ${missing[0]})`);
     if (extra.length) v.push(`run ${r.id}: ${extra.length} metric points not in metrics.jsonl (first ${extra[0]})`);
   }
   // One public eval result per succeeded experiment, none for others.
-  const evals = (await pg.query(`SELECT experiment_id, split, count(*)::int AS n FROM eval_results WHERE experiment_id LIKE $1 GROUP BY 1, 2`, [`${innerLoopId}/%`])).rows;
+  const evals = (
+    await pg.query(`SELECT experiment_id, split, count(*)::int AS n FROM eval_results WHERE experiment_id LIKE $1 GROUP BY 1, 2`, [
+      `${innerLoopId}/%`,
+    ])
+  ).rows;
   for (const e of exps.filter((x) => !/baseline$/.test(x.id))) {
     const pub = evals.find((r) => r.experiment_id === e.id && r.split === 'public');
     if (e.status === 'succeeded' && pub?.n !== 1) v.push(`experiment ${e.id}: ${pub?.n ?? 0} public eval results, expected 1`);
@@ -56,7 +72,12 @@ export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: stri
   }
   const result = (await client.workflow.getHandle(innerLoopId).result()) as { best?: { experimentId: string } };
   return {
-    experiments: exps.map((e) => ({ key: `${loop}:${e.index}`, params: e.params, status: e.status, attempts: runs.filter((r) => r.experiment_id === e.id).length })),
+    experiments: exps.map((e) => ({
+      key: `${loop}:${e.index}`,
+      params: e.params,
+      status: e.status,
+      attempts: runs.filter((r) => r.experiment_id === e.id).length,
+    })),
     best: result.best?.experimentId.split('/').pop(),
     runs: runs.map((r) => ({ id: r.id, runDir: r.run_dir })),
   };
@@ -83,14 +104,17 @@ export function verdictViolations(exps: { id: string; status: string }[], runs: 
     const again = runs.filter((x) => x.experiment_id === r.experiment_id && x.attempt > r.attempt).map((x) => x.id);
     if (again.length) out.push(`run ${r.id}: ${decided} by verdict, yet its experiment trained again (${again.join(', ')})`);
     const e = exps.find((x) => x.id === r.experiment_id);
-    if (!again.length && e && e.status !== decided) out.push(`experiment ${e.id}: its last run ${r.id} was ${decided} by verdict, but the experiment ended ${e.status}`);
+    if (!again.length && e && e.status !== decided)
+      out.push(`experiment ${e.id}: its last run ${r.id} was ${decided} by verdict, but the experiment ended ${e.status}`);
   }
   return out;
 }
 
 /** Every accepted feedback event of `campaignId` stored once; nothing stored that was not sent. */
 export async function checkFeedback(pg: Pool, campaignId: string, accepted: Set<string>, sent: Set<string>, v: string[]): Promise<void> {
-  const stored = new Set((await pg.query(`SELECT id FROM feedback_events WHERE campaign_id = $1`, [campaignId])).rows.map((r) => r.id as string));
+  const stored = new Set(
+    (await pg.query(`SELECT id FROM feedback_events WHERE campaign_id = $1`, [campaignId])).rows.map((r) => r.id as string),
+  );
   for (const id of accepted) if (!stored.has(id)) v.push(`feedback ${id}: accepted (2xx) but not stored`);
   for (const id of stored) if (!sent.has(id)) v.push(`feedback ${id}: stored but never sent`);
 }

@@ -24,7 +24,10 @@ export async function slurmJobViolations(runs: { id: string; runDir: string }[])
   for (const { id, runDir } of runs) {
     // Another run of the same campaign id (the fault-free one) shares the job names, not the directories.
     const jobs = (await jobsNamed(jobNameOf(id))).filter((j) => path.resolve(j.workDir) === path.resolve(runDir));
-    if (jobs.length !== 1) out.push(`run ${id}: ${jobs.length} Slurm jobs named ${jobNameOf(id)} (${jobs.map((j) => `${j.jobId} ${j.state}`).join(', ') || 'none'}), expected 1`);
+    if (jobs.length !== 1)
+      out.push(
+        `run ${id}: ${jobs.length} Slurm jobs named ${jobNameOf(id)} (${jobs.map((j) => `${j.jobId} ${j.state}`).join(', ') || 'none'}), expected 1`,
+      );
   }
   return out;
 }

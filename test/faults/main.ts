@@ -26,9 +26,18 @@ async function main(): Promise<void> {
   const backend = arg('backend', 'local') as BackendKind;
   const kinds = arg('kinds', FAULT_KINDS.join(',')).split(',') as FaultKind[];
   const badKind = kinds.find((k) => !(FAULT_KINDS as readonly string[]).includes(k));
-  if (!['inner', 'outer'].includes(loop) || !['local', 'slurm'].includes(backend) || !(runs > 0) || !(faults >= 0) || !Number.isInteger(first) || badKind !== undefined) {
+  if (
+    !['inner', 'outer'].includes(loop) ||
+    !['local', 'slurm'].includes(backend) ||
+    !(runs > 0) ||
+    !(faults >= 0) ||
+    !Number.isInteger(first) ||
+    badKind !== undefined
+  ) {
     const which = badKind !== undefined ? `unknown fault kind '${badKind}' (kinds: ${FAULT_KINDS.join(', ')})\n` : '';
-    throw new Error(`${which}usage: npm run test:faults -- [--runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b]`);
+    throw new Error(
+      `${which}usage: npm run test:faults -- [--runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b]`,
+    );
   }
   const only = kinds.length < FAULT_KINDS.length ? ` --kinds ${kinds.join(',')}` : '';
   const reports: FaultRunReport[] = [];
@@ -42,7 +51,12 @@ async function main(): Promise<void> {
     };
     const clean = await runFaultCampaign({ seed, schedule: [], home: home('clean'), loop, backend });
     // Faults land while the loop runs: within the first 80% of the fault-free run's time.
-    const schedule = faultSchedule(seed, { count: faults, kinds, windowMs: Math.max(0.8 * clean.durationMs, faults * 3_000), minGapMs: 1_500 });
+    const schedule = faultSchedule(seed, {
+      count: faults,
+      kinds,
+      windowMs: Math.max(0.8 * clean.durationMs, faults * 3_000),
+      minGapMs: 1_500,
+    });
     console.log(`  fault-free run: ${(clean.durationMs / 1000).toFixed(1)} s`);
     console.log(`  schedule: ${schedule.map((f) => `${f.kind}@${(f.atMs / 1000).toFixed(1)}s`).join(' ')}`);
     const r = await runFaultCampaign({ seed, schedule, home: home('faults'), loop, backend, feedbackEvents: 300, log: console.log });

@@ -35,14 +35,18 @@ export async function waitForPrune(pool: Pool, timeoutMs: number, stop: () => bo
 
 /** Read right after the kill: did the run's end come after it? */
 export async function pruneHit(pool: Pool, runId: string, killedAt: number): Promise<PruneHit> {
-  const row = (await pool.query(`SELECT ended_at FROM training_runs WHERE id = $1`, [runId])).rows[0] as { ended_at: Date | null } | undefined;
+  const row = (await pool.query(`SELECT ended_at FROM training_runs WHERE id = $1`, [runId])).rows[0] as
+    { ended_at: Date | null } | undefined;
   const endedMs = row?.ended_at ? row.ended_at.getTime() - killedAt : undefined;
   return { runId, landed: endedMs === undefined || endedMs >= 0, endedMs };
 }
 
 /** Whether a `temporal-prune` kill landed inside the prune window, in words. */
 export function describeHit(h: PruneHit): string {
-  const ended = h.endedMs === undefined ? 'not yet recorded at the kill' : `recorded ${Math.abs(h.endedMs)} ms ${h.endedMs >= 0 ? 'after' : 'before'} the kill`;
+  const ended =
+    h.endedMs === undefined
+      ? 'not yet recorded at the kill'
+      : `recorded ${Math.abs(h.endedMs)} ms ${h.endedMs >= 0 ? 'after' : 'before'} the kill`;
   return `${h.landed ? 'in the prune window' : 'missed the window'} of ${h.runId}: its end ${ended}`;
 }
 

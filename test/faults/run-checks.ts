@@ -17,7 +17,16 @@ export interface RunFacts {
 }
 
 /** Tables compared row for row in number with the fault-free run (feedback is excluded: only the faulted run writes it). */
-const COUNTED = ['experiments', 'eval_results', 'dataset_versions', 'examples', 'critiques', 'decisions', 'outer_iterations', 'inner_loops'];
+const COUNTED = [
+  'experiments',
+  'eval_results',
+  'dataset_versions',
+  'examples',
+  'critiques',
+  'decisions',
+  'outer_iterations',
+  'inner_loops',
+];
 
 export interface FeedbackSent {
   campaignId: string;
@@ -25,7 +34,14 @@ export interface FeedbackSent {
   accepted: Set<string>;
 }
 
-export async function checkRun(pg: Pool, client: Client, run: StartedCampaign, backend: BackendKind, home: string, feedback: FeedbackSent): Promise<{ violations: string[]; facts: RunFacts }> {
+export async function checkRun(
+  pg: Pool,
+  client: Client,
+  run: StartedCampaign,
+  backend: BackendKind,
+  home: string,
+  feedback: FeedbackSent,
+): Promise<{ violations: string[]; facts: RunFacts }> {
   const v: string[] = [];
   const outer = run.iterations ? await checkOuterLoop(pg, run.campaignId, run.iterations, v) : undefined;
   const innerIds = outer ? outer.iterations.map((i) => i.innerLoopId).filter(Boolean) : [run.workflowId];
@@ -56,10 +72,13 @@ export function unexplainedDifferences(faulted: RunFacts, clean: RunFacts): stri
     const f = faulted.experiments.find((d) => d.key === c.key);
     if (!f) out.push(`experiment ${c.key}: in the fault-free run, missing under faults`);
     else if (JSON.stringify(f.params) !== JSON.stringify(c.params) && !retried) out.push(`experiment ${c.key}: params differ`);
-    else if (f.status !== c.status && f.attempts <= 1) out.push(`experiment ${c.key}: ${f.status} under faults, ${c.status} without, and no retry recorded`);
+    else if (f.status !== c.status && f.attempts <= 1)
+      out.push(`experiment ${c.key}: ${f.status} under faults, ${c.status} without, and no retry recorded`);
   }
-  for (const f of faulted.experiments) if (!clean.experiments.some((c) => c.key === f.key)) out.push(`experiment ${f.key}: under faults only`);
-  if (JSON.stringify(faulted.best) !== JSON.stringify(clean.best) && !retried) out.push(`best ${faulted.best.join(',')} under faults, ${clean.best.join(',')} without`);
+  for (const f of faulted.experiments)
+    if (!clean.experiments.some((c) => c.key === f.key)) out.push(`experiment ${f.key}: under faults only`);
+  if (JSON.stringify(faulted.best) !== JSON.stringify(clean.best) && !retried)
+    out.push(`best ${faulted.best.join(',')} under faults, ${clean.best.join(',')} without`);
   // An experiment whose every attempt was killed fails, and so has no public eval result: that many fewer rows are
   // explained by its recorded retries. Any other difference in number is a row lost or written twice.
   const failedByRetries = clean.experiments.filter((c) => {
@@ -68,14 +87,24 @@ export function unexplainedDifferences(faulted: RunFacts, clean: RunFacts): stri
   }).length;
   for (const [t, n] of Object.entries(clean.counts)) {
     const explained = t === 'eval_results' ? failedByRetries : 0;
-    if (faulted.counts[t] !== n - explained) out.push(`${t}: ${faulted.counts[t]} rows under faults, ${n} without${explained ? ` (${explained} fewer explained by experiments that failed after retries)` : ''}`);
+    if (faulted.counts[t] !== n - explained)
+      out.push(
+        `${t}: ${faulted.counts[t]} rows under faults, ${n} without${explained ? ` (${explained} fewer explained by experiments that failed after retries)` : ''}`,
+      );
   }
   for (const c of clean.outer?.iterations ?? []) {
     const f = faulted.outer?.iterations.find((i) => i.iteration === c.iteration);
     if (!f) continue; // reported by the outer invariants
-    if (f.datasetHash !== c.datasetHash) out.push(`outer iteration ${c.iteration}: dataset version content differs (${f.datasetHash?.slice(0, 12)} vs ${c.datasetHash?.slice(0, 12)})`);
-    if ((f.status !== c.status || f.gateAccepted !== c.gateAccepted) && !retried) out.push(`outer iteration ${c.iteration}: ${f.status} (gate ${f.gateAccepted}) under faults, ${c.status} (gate ${c.gateAccepted}) without`);
+    if (f.datasetHash !== c.datasetHash)
+      out.push(
+        `outer iteration ${c.iteration}: dataset version content differs (${f.datasetHash?.slice(0, 12)} vs ${c.datasetHash?.slice(0, 12)})`,
+      );
+    if ((f.status !== c.status || f.gateAccepted !== c.gateAccepted) && !retried)
+      out.push(
+        `outer iteration ${c.iteration}: ${f.status} (gate ${f.gateAccepted}) under faults, ${c.status} (gate ${c.gateAccepted}) without`,
+      );
   }
-  if (faulted.outer?.promoted !== clean.outer?.promoted && !retried) out.push(`promoted ${faulted.outer?.promoted} under faults, ${clean.outer?.promoted} without`);
+  if (faulted.outer?.promoted !== clean.outer?.promoted && !retried)
+    out.push(`promoted ${faulted.outer?.promoted} under faults, ${clean.outer?.promoted} without`);
   return out;
 }

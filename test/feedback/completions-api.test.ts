@@ -26,7 +26,15 @@ beforeAll(async () => {
   b = await trainCheckpoint({ dir, id: 'c1/inner/e1/r1/step-120', text: TEXT, seed: 2, steps: 120, db: db.db });
   await promote(db.db, 'c1', a.id);
   await promote(db.db, 'no-model', null);
-  await db.db.insert(checkpoints).values({ id: 'torch/r1/step-1', runId: 'torch/r1', experimentId: 'torch', step: 1, path: a.path, sha256: a.sha256, format: 'torch-state-dict' });
+  await db.db.insert(checkpoints).values({
+    id: 'torch/r1/step-1',
+    runId: 'torch/r1',
+    experimentId: 'torch',
+    step: 1,
+    path: a.path,
+    sha256: a.sha256,
+    format: 'torch-state-dict',
+  });
   await promote(db.db, 'torch', 'torch/r1/step-1');
   server = await startFeedbackServer({ db: db.db, port: await freePort(), token: TOKEN });
 });
@@ -35,7 +43,11 @@ afterAll(async () => {
   await db?.close();
 });
 
-async function complete(body: unknown, url = server.url, token: string | null = TOKEN): Promise<{ status: number; body: Record<string, unknown> }> {
+async function complete(
+  body: unknown,
+  url = server.url,
+  token: string | null = TOKEN,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   const res = await fetch(`${url}/v1/complete`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
@@ -43,10 +55,16 @@ async function complete(body: unknown, url = server.url, token: string | null = 
 }
 
 test('the promoted checkpoint answers exactly what greedyComplete answers on its file; maxBytes defaults to 64', async () => {
-  expect(await complete({ campaignId: 'c1', prompt: PROMPT, maxBytes: 24 })).toEqual({ status: 200, body: { completion: greedyComplete(a.model, PROMPT, 24), modelVersion: a.id } });
+  expect(await complete({ campaignId: 'c1', prompt: PROMPT, maxBytes: 24 })).toEqual({
+    status: 200,
+    body: { completion: greedyComplete(a.model, PROMPT, 24), modelVersion: a.id },
+  });
   const dflt = await complete({ campaignId: 'c1', prompt: 'const x = ' });
   expect(dflt.body).toEqual({ completion: greedyComplete(a.model, 'const x = ', 64), modelVersion: a.id });
-  expect(await complete({ campaignId: 'c1', prompt: PROMPT, maxBytes: 0 })).toEqual({ status: 200, body: { completion: '', modelVersion: a.id } });
+  expect(await complete({ campaignId: 'c1', prompt: PROMPT, maxBytes: 0 })).toEqual({
+    status: 200,
+    body: { completion: '', modelVersion: a.id },
+  });
 });
 
 test('a new promotion is served from the next request on; a checkpoint is read from disk once', async () => {
@@ -54,12 +72,18 @@ test('a new promotion is served from the next request on; a checkpoint is read f
   expect(greedyComplete(b.model, PROMPT, 32)).not.toBe(greedyComplete(a.model, PROMPT, 32));
   expect((await complete({ campaignId: 'c1', prompt: PROMPT, maxBytes: 32 })).body.modelVersion).toBe(a.id);
   await promote(db.db, 'c1', b.id);
-  expect(await complete({ campaignId: 'c1', prompt: PROMPT, maxBytes: 32 })).toEqual({ status: 200, body: { completion: greedyComplete(b.model, PROMPT, 32), modelVersion: b.id } });
+  expect(await complete({ campaignId: 'c1', prompt: PROMPT, maxBytes: 32 })).toEqual({
+    status: 200,
+    body: { completion: greedyComplete(b.model, PROMPT, 32), modelVersion: b.id },
+  });
   // Loaded once: with its file gone, the first checkpoint is still served from memory when promoted back.
   fs.renameSync(a.path, `${a.path}.away`);
   try {
     await promote(db.db, 'c1', a.id);
-    expect((await complete({ campaignId: 'c1', prompt: PROMPT, maxBytes: 32 })).body).toEqual({ completion: greedyComplete(a.model, PROMPT, 32), modelVersion: a.id });
+    expect((await complete({ campaignId: 'c1', prompt: PROMPT, maxBytes: 32 })).body).toEqual({
+      completion: greedyComplete(a.model, PROMPT, 32),
+      modelVersion: a.id,
+    });
   } finally {
     fs.renameSync(`${a.path}.away`, a.path);
   }
@@ -118,7 +142,10 @@ test('a checkpoint whose bytes do not match its sha256 is never served, and is n
   expect(JSON.stringify(r.body)).not.toContain(dir);
   // Restored: the next request loads it (a failed load was not cached).
   fs.renameSync(bad.path + '.good', bad.path);
-  expect(await complete({ campaignId: 'c2', prompt: PROMPT, maxBytes: 8 })).toEqual({ status: 200, body: { completion: greedyComplete(bad.model, PROMPT, 8), modelVersion: bad.id } });
+  expect(await complete({ campaignId: 'c2', prompt: PROMPT, maxBytes: 8 })).toEqual({
+    status: 200,
+    body: { completion: greedyComplete(bad.model, PROMPT, 8), modelVersion: bad.id },
+  });
 });
 
 test('a database that cannot be reached is a 503', async () => {

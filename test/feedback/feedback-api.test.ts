@@ -32,7 +32,11 @@ function event(over: Record<string, unknown> = {}): Record<string, unknown> {
 async function post(path: string, body: unknown, token: string | null = TOKEN): Promise<{ status: number; body: Record<string, unknown> }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -123,9 +127,15 @@ test('a body that is not valid UTF-8 is refused with the offset of its first bad
   const at = json.indexOf(Buffer.from('caf')) + 3;
   // "é" as a lone Latin-1 byte (0xE9) followed by a quote: no valid UTF-8 sequence.
   const bytes = Buffer.concat([json.subarray(0, at), Buffer.from([0xe9]), json.subarray(at + 2)]);
-  const res = await fetch(`${server.url}/v1/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: bytes });
+  const res = await fetch(`${server.url}/v1/feedback`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: bytes,
+  });
   expect(res.status).toBe(400);
-  expect(((await res.json()) as { problems: string[] }).problems).toEqual([`(root): request body is not valid UTF-8 (first bad byte at offset ${at})`]);
+  expect(((await res.json()) as { problems: string[] }).problems).toEqual([
+    `(root): request body is not valid UTF-8 (first bad byte at offset ${at})`,
+  ]);
   expect(await rowCount()).toBe(0);
 });
 
@@ -135,7 +145,11 @@ test('writes need the bearer token: missing or wrong is 401, and the token is ne
     expect(r.status).toBe(401);
     expect(JSON.stringify(r.body)).not.toContain(TOKEN);
   }
-  const basic = await fetch(`${server.url}/v1/feedback`, { method: 'POST', headers: { authorization: `Basic ${TOKEN}` }, body: JSON.stringify(event()) });
+  const basic = await fetch(`${server.url}/v1/feedback`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${TOKEN}` },
+    body: JSON.stringify(event()),
+  });
   expect(basic.status).toBe(401);
   expect(await rowCount()).toBe(0);
 });

@@ -37,7 +37,15 @@ function writeJsonl(name: string, lines: unknown[]): string {
   return file;
 }
 
-const event = (i: number, over: Record<string, unknown> = {}) => ({ id: `imp-${i}`, campaignId: 'c1', kind: 'accept', modelVersion: 'ckpt-1', prompt: `p${i}`, output: `o${i}`, ...over });
+const event = (i: number, over: Record<string, unknown> = {}) => ({
+  id: `imp-${i}`,
+  campaignId: 'c1',
+  kind: 'accept',
+  modelVersion: 'ckpt-1',
+  prompt: `p${i}`,
+  output: `o${i}`,
+  ...over,
+});
 
 async function rowCount(): Promise<number> {
   const [{ n }] = await db.db.select({ n: sql<number>`count(*)::int` }).from(feedbackEvents);
@@ -45,7 +53,14 @@ async function rowCount(): Promise<number> {
 }
 
 test('a file with bad lines exits 2, names each line and path, and writes nothing', async () => {
-  const file = writeJsonl('bad.jsonl', [event(1), event(2, { kind: 'rating', rating: 9 }), '', event(4), '{not json', event(6, { kind: 'edit' })]);
+  const file = writeJsonl('bad.jsonl', [
+    event(1),
+    event(2, { kind: 'rating', rating: 9 }),
+    '',
+    event(4),
+    '{not json',
+    event(6, { kind: 'edit' }),
+  ]);
   const r = await cli(['feedback', 'import', file]);
   expect(r.status).toBe(2);
   expect(r.stderr).toContain(`${file}:2: rating: must be an integer from 1 to 5`);
@@ -56,7 +71,12 @@ test('a file with bad lines exits 2, names each line and path, and writes nothin
 });
 
 test('a good file is imported; the same file again is all duplicates', async () => {
-  const file = writeJsonl('good.jsonl', [event(1), event(2, { kind: 'rating', rating: 5, comment: 'great' }), '', event(3, { kind: 'edit', correction: 'fixed' })]);
+  const file = writeJsonl('good.jsonl', [
+    event(1),
+    event(2, { kind: 'rating', rating: 5, comment: 'great' }),
+    '',
+    event(3, { kind: 'edit', correction: 'fixed' }),
+  ]);
   const first = await cli(['feedback', 'import', file]);
   expect(first).toMatchObject({ status: 0, stdout: 'imported 3, duplicates 0\n' });
   expect(await rowCount()).toBe(3);
@@ -77,7 +97,14 @@ test('a line whose id is stored with other content is a conflict: exit 2, its li
 test('a line that is not UTF-8 is refused, not stored with U+FFFD: exit 2, its line named', async () => {
   const before = await rowCount();
   const file = path.join(dir, 'latin1.jsonl');
-  fs.writeFileSync(file, Buffer.concat([Buffer.from(JSON.stringify(event(200)) + '\n'), Buffer.from(JSON.stringify(event(201, { output: 'caf#' })).replace('#', '\xe9'), 'latin1'), Buffer.from('\n')]));
+  fs.writeFileSync(
+    file,
+    Buffer.concat([
+      Buffer.from(JSON.stringify(event(200)) + '\n'),
+      Buffer.from(JSON.stringify(event(201, { output: 'caf#' })).replace('#', '\xe9'), 'latin1'),
+      Buffer.from('\n'),
+    ]),
+  );
   const r = await cli(['feedback', 'import', file]);
   expect(r.status).toBe(2);
   expect(r.stderr).toContain(`${file}:2: (root): not valid UTF-8`);

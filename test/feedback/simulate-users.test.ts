@@ -35,7 +35,14 @@ beforeAll(async () => {
   const { versionId: campaignVersionId } = await registerCampaignVersion(h.db, fastBuiltinSpec(campaignId));
   await prepareTask({ db: h.db, home }, { campaignVersionId });
   trainText = readTrainFiles(corpusDirOf(home), await ensureCorpus(corpusDirOf(home))).text;
-  ckpt = await trainCheckpoint({ dir: path.join(home, 'ckpt'), id: `${campaignId}/inner/e0/r1/step-150`, text: trainText.slice(0, 200_000), seed: 1, steps: 150, db: h.db });
+  ckpt = await trainCheckpoint({
+    dir: path.join(home, 'ckpt'),
+    id: `${campaignId}/inner/e0/r1/step-150`,
+    text: trainText.slice(0, 200_000),
+    seed: 1,
+    steps: 150,
+    db: h.db,
+  });
   await promote(h.db, campaignId, ckpt.id);
   server = await startFeedbackServer({ db: h.db, port: await freePort(), token: TOKEN });
 }, 240_000);
@@ -56,14 +63,22 @@ test('a round sends one event per prompt, answered by the production model and j
   expect(r.byKind.edit).toBeGreaterThan(0);
 
   const prompts = await promptsOfRound({ round: 1, events: 40, seed: 5, corpusDir: corpusDirOf(home) });
-  const rows = await h.db.select().from(feedbackEvents).where(like(feedbackEvents.id, `sim-${campaignId}-r1-%`));
+  const rows = await h.db
+    .select()
+    .from(feedbackEvents)
+    .where(like(feedbackEvents.id, `sim-${campaignId}-r1-%`));
   expect(rows).toHaveLength(40);
   for (const e of rows) {
     const k = Number(e.id.slice(e.id.lastIndexOf('-') + 1));
     const p = prompts[k];
     expect(splitOfFile(p.sourceFile)).toBe('train');
     expect(trainText).toContain(p.prompt + p.reference);
-    expect(e).toMatchObject({ campaignId, modelVersion: ckpt.id, prompt: p.prompt, output: greedyComplete(ckpt.model, p.prompt, Buffer.byteLength(p.reference)) });
+    expect(e).toMatchObject({
+      campaignId,
+      modelVersion: ckpt.id,
+      prompt: p.prompt,
+      output: greedyComplete(ckpt.model, p.prompt, Buffer.byteLength(p.reference)),
+    });
     if (e.kind === 'edit') {
       expect(e.correction).toBe(p.reference);
       expect(e.output).not.toBe(p.reference);
@@ -75,7 +90,10 @@ test('a round sends one event per prompt, answered by the production model and j
   // No prompt with its continuation comes near any eval item (public or held-out) of the campaign's suite.
   const evals = await h.db.select({ id: evalItems.id, prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems);
   expect(evals.length).toBeGreaterThan(100);
-  const overlaps = findOverlaps(prompts.map((p) => ({ key: p.id, text: p.prompt + p.reference })), evals.map((e) => ({ id: e.id, text: e.prompt + e.reference })));
+  const overlaps = findOverlaps(
+    prompts.map((p) => ({ key: p.id, text: p.prompt + p.reference })),
+    evals.map((e) => ({ id: e.id, text: e.prompt + e.reference })),
+  );
   expect(overlaps).toEqual([]);
 
   // The teacher turns every edit into an SFT example whose target is the true continuation.
@@ -84,7 +102,11 @@ test('a round sends one event per prompt, answered by the production model and j
   const stored = await h.db.select().from(critiques).where(inArray(critiques.id, c.critiqueIds));
   for (const s of stored.filter((x) => rows.find((e) => e.id === x.sourceId)!.kind === 'edit')) {
     const edit = rows.find((e) => e.id === s.sourceId)!;
-    expect((s.signal as { kind: string; target?: string }[])[0]).toMatchObject({ kind: 'sft', prompt: edit.prompt, target: edit.correction });
+    expect((s.signal as { kind: string; target?: string }[])[0]).toMatchObject({
+      kind: 'sft',
+      prompt: edit.prompt,
+      target: edit.correction,
+    });
   }
 });
 
@@ -100,7 +122,9 @@ test('the same round again stores nothing; the next round asks other prompts', a
 
 test('errors from the API are reported with their status: no token, no campaign', async () => {
   await expect(round(3, { token: undefined })).rejects.toMatchObject({ name: 'SimulationRequestError', status: 401 });
-  await expect(round(3, { campaignId: 'nope' })).rejects.toEqual(new SimulationRequestError(404, 'POST /v1/complete: 404 campaign "nope" does not exist'));
+  await expect(round(3, { campaignId: 'nope' })).rejects.toEqual(
+    new SimulationRequestError(404, 'POST /v1/complete: 404 campaign "nope" does not exist'),
+  );
   expect(await h.db.select().from(feedbackEvents).where(like(feedbackEvents.id, 'sim-%-r3-%'))).toEqual([]);
 });
 
@@ -108,7 +132,9 @@ test('`flywheel simulate-users` runs a round as a real process; a re-run inserts
   const env = { ...process.env, FLYWHEEL_HOME: home, DATABASE_URL: dbUrl, FLYWHEEL_API_TOKEN: TOKEN };
   const cli = (args: string[]) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [BIN, 'simulate-users', ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr })),
+      execFile(process.execPath, [BIN, 'simulate-users', ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+      ),
     );
   const args = [campaignId, '--url', server.url, '--round', '4', '--events', '6', '--seed', '5', '--json'];
   const a = await cli(args);

@@ -47,8 +47,14 @@ export async function startChatServer(script: (req: ChatRequest) => ChatReply): 
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(body));
       };
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
-      const r: ChatRequest = { method: req.method, path: req.url, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest['body'] };
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+        return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
+      const r: ChatRequest = {
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest['body'],
+      };
       requests.push(r);
       res.on('close', () => {
         if (!res.writableEnded) aborted.push(r);
@@ -65,14 +71,27 @@ export async function startChatServer(script: (req: ChatRequest) => ChatReply): 
         if ('status' in reply) return send(reply.status, reply.body, reply.headers);
         const message =
           'toolArguments' in reply
-            ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: `call_${requests.length}`, type: 'function', function: { name: r.body.tools?.[0]?.function.name ?? 'tool', arguments: reply.toolArguments } }] }
+            ? {
+                role: 'assistant',
+                content: null,
+                refusal: null,
+                tool_calls: [
+                  {
+                    id: `call_${requests.length}`,
+                    type: 'function',
+                    function: { name: r.body.tools?.[0]?.function.name ?? 'tool', arguments: reply.toolArguments },
+                  },
+                ],
+              }
             : { role: 'assistant', content: reply.content, refusal: reply.refusal ?? null };
         send(200, {
           id: `chatcmpl-${requests.length}`,
           object: 'chat.completion',
           created: Math.floor(Date.now() / 1000),
           model: r.body.model,
-          choices: [{ index: 0, finish_reason: 'toolArguments' in reply ? 'tool_calls' : (reply.finishReason ?? 'stop'), logprobs: null, message }],
+          choices: [
+            { index: 0, finish_reason: 'toolArguments' in reply ? 'tool_calls' : (reply.finishReason ?? 'stop'), logprobs: null, message },
+          ],
           usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
         });
       };

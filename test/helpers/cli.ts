@@ -22,5 +22,12 @@ export function runCli(env: NodeJS.ProcessEnv, args: string[], timeout = 240_000
 
 /** The environment a CLI process needs to reach a test file's servers, database, home and queue prefix. */
 export function cliEnv(h: { dbUrl: string; home: string }, prefix: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), DATABASE_URL: h.dbUrl, FLYWHEEL_HOME: h.home, FLYWHEEL_TASK_QUEUE_PREFIX: prefix, ...extra };
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: temporalAddress(),
+    DATABASE_URL: h.dbUrl,
+    FLYWHEEL_HOME: h.home,
+    FLYWHEEL_TASK_QUEUE_PREFIX: prefix,
+    ...extra,
+  };
 }

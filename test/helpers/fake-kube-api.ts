@@ -99,7 +99,13 @@ export class FakeKubeApi {
     pod.evicted = true;
     pod.pod.status!.conditions = [
       ...(pod.pod.status!.conditions ?? []),
-      { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message: 'The node was low on resource: memory.', lastTransitionTime: new Date() },
+      {
+        type: 'DisruptionTarget',
+        status: 'True',
+        reason: 'TerminationByKubelet',
+        message: 'The node was low on resource: memory.',
+        lastTransitionTime: new Date(),
+      },
     ];
     killGroup(pod.proc, 'SIGTERM');
   }
@@ -110,24 +116,30 @@ export class FakeKubeApi {
     this.calls.push({ method: req.method ?? '', path: url.pathname, query });
     const body = await readBody(req);
     let m: RegExpExecArray | null;
-    if ((m = /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs$/.exec(url.pathname)) && req.method === 'POST') return this.createJob(res, m[1], JSON.parse(body) as V1Job);
+    if ((m = /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs$/.exec(url.pathname)) && req.method === 'POST')
+      return this.createJob(res, m[1], JSON.parse(body) as V1Job);
     if ((m = /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs\/([^/]+)$/.exec(url.pathname))) {
       const [ns, name] = [m[1], m[2]];
       const rec = this.jobs.get(`${ns}/${name}`);
       if (!rec) return this.send(res, 404, status(404, 'NotFound', `jobs.batch "${name}" not found`, name));
       if (req.method === 'GET') return this.send(res, 200, rec.job);
       if (req.method === 'DELETE') {
-        const policy = query.propagationPolicy ?? (body ? (JSON.parse(body) as { propagationPolicy?: string }).propagationPolicy : undefined);
+        const policy =
+          query.propagationPolicy ?? (body ? (JSON.parse(body) as { propagationPolicy?: string }).propagationPolicy : undefined);
         this.deletes.push({ name, propagationPolicy: policy });
         return this.send(res, 200, this.deleteJob(ns, name, rec, policy));
       }
     }
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(url.pathname)) && req.method === 'GET') {
-      const items = [...this.jobs.values()].flatMap((j) => j.pods.map((p) => p.pod)).filter((p) => p.metadata!.namespace === m![1] && matches(p, query.labelSelector));
+      const items = [...this.jobs.values()]
+        .flatMap((j) => j.pods.map((p) => p.pod))
+        .filter((p) => p.metadata!.namespace === m![1] && matches(p, query.labelSelector));
       return this.send(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items });
     }
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(url.pathname)) && req.method === 'GET') {
-      const pod = [...this.jobs.values()].flatMap((j) => j.pods).find((p) => p.pod.metadata!.namespace === m![1] && p.pod.metadata!.name === m![2]);
+      const pod = [...this.jobs.values()]
+        .flatMap((j) => j.pods)
+        .find((p) => p.pod.metadata!.namespace === m![1] && p.pod.metadata!.name === m![2]);
       if (!pod) return this.send(res, 404, status(404, 'NotFound', `pods "${m[2]}" not found`, m[2]));
       const lines = pod.log.join('').split('\n');
       if (lines.at(-1) === '') lines.pop();
@@ -142,7 +154,8 @@ export class FakeKubeApi {
   private createJob(res: http.ServerResponse, ns: string, body: V1Job): void {
     this.createRequests.push(structuredClone(body));
     const name = body.metadata!.name!;
-    if (this.jobs.has(`${ns}/${name}`)) return this.send(res, 409, status(409, 'AlreadyExists', `jobs.batch "${name}" already exists`, name));
+    if (this.jobs.has(`${ns}/${name}`))
+      return this.send(res, 409, status(409, 'AlreadyExists', `jobs.batch "${name}" already exists`, name));
     const uid = crypto.randomUUID();
     const job: V1Job = {
       ...body,
@@ -169,15 +182,32 @@ export class FakeKubeApi {
         name: `${name}-${crypto.randomBytes(3).toString('hex').slice(0, 5)}`,
         namespace: ns,
         creationTimestamp: new Date(),
-        labels: { ...(job.spec!.template.metadata?.labels ?? {}), 'batch.kubernetes.io/job-name': name, 'job-name': name, 'batch.kubernetes.io/controller-uid': uid, 'controller-uid': uid },
+        labels: {
+          ...(job.spec!.template.metadata?.labels ?? {}),
+          'batch.kubernetes.io/job-name': name,
+          'job-name': name,
+          'batch.kubernetes.io/controller-uid': uid,
+          'controller-uid': uid,
+        },
       },
-      status: { phase: 'Running', conditions: [], containerStatuses: [{ name: c.name, image: c.image!, imageID: '', ready: true, restartCount: 0, state: { running: { startedAt: new Date() } } }] },
+      status: {
+        phase: 'Running',
+        conditions: [],
+        containerStatuses: [
+          { name: c.name, image: c.image!, imageID: '', ready: true, restartCount: 0, state: { running: { startedAt: new Date() } } },
+        ],
+      },
     };
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const e of c.env ?? []) env[e.name] = e.value ?? '';
     const argv = [...(c.command ?? []), ...(c.args ?? [])];
     const started = new Date();
-    const proc = spawn(argv[0], argv.slice(1), { cwd: c.workingDir ?? os.tmpdir(), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(argv[0], argv.slice(1), {
+      cwd: c.workingDir ?? os.tmpdir(),
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const pr: PodRecord = { pod, proc, log: [] };
     rec.pods.push(pr);
     proc.stdout!.on('data', (d: Buffer) => pr.log.push(d.toString()));
@@ -189,7 +219,9 @@ export class FakeKubeApi {
       const finished = new Date();
       pod.status!.phase = exitCode === 0 && !pr.evicted ? 'Succeeded' : 'Failed';
       pod.status!.containerStatuses![0].ready = false;
-      pod.status!.containerStatuses![0].state = { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: started, finishedAt: finished } };
+      pod.status!.containerStatuses![0].state = {
+        terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: started, finishedAt: finished },
+      };
       if (pr.evicted) {
         pod.status!.reason = 'Evicted';
         pod.status!.message = 'The node was low on resource: memory.';
@@ -217,12 +249,28 @@ export class FakeKubeApi {
       s.succeeded = 1;
       s.completionTime = now;
       s.conditions = [
-        { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now, lastProbeTime: now, reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' },
-        { type: 'Complete', status: 'True', lastTransitionTime: now, lastProbeTime: now, reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' },
+        {
+          type: 'SuccessCriteriaMet',
+          status: 'True',
+          lastTransitionTime: now,
+          lastProbeTime: now,
+          reason: 'CompletionsReached',
+          message: 'Reached expected number of succeeded pods',
+        },
+        {
+          type: 'Complete',
+          status: 'True',
+          lastTransitionTime: now,
+          lastProbeTime: now,
+          reason: 'CompletionsReached',
+          message: 'Reached expected number of succeeded pods',
+        },
       ];
     } else {
       s.failed = 1;
-      const [reason, message] = rec.deadlineExceeded ? ['DeadlineExceeded', 'Job was active longer than specified deadline'] : ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'];
+      const [reason, message] = rec.deadlineExceeded
+        ? ['DeadlineExceeded', 'Job was active longer than specified deadline']
+        : ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'];
       s.conditions = [
         { type: 'FailureTarget', status: 'True', lastTransitionTime: now, lastProbeTime: now, reason, message },
         { type: 'Failed', status: 'True', lastTransitionTime: now, lastProbeTime: now, reason, message },
@@ -239,7 +287,9 @@ export class FakeKubeApi {
     if (policy === 'Foreground' && running.length > 0) {
       rec.job.metadata!.deletionTimestamp = new Date();
       rec.job.metadata!.finalizers = ['foregroundDeletion'];
-      void Promise.all(running.map((p) => new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once('close', r))))).then(() => {
+      void Promise.all(
+        running.map((p) => new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once('close', r)))),
+      ).then(() => {
         if (this.jobs.get(key) === rec) this.jobs.delete(key);
       });
     } else {
@@ -271,7 +321,16 @@ export function writeKubeconfig(file: string, server: string): void {
 }
 
 function status(code: number, reason: string, message: string, name?: string) {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(name ? { details: { name, group: 'batch', kind: 'jobs' } } : {}), code };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(name ? { details: { name, group: 'batch', kind: 'jobs' } } : {}),
+    code,
+  };
 }
 
 /** Equality-based selectors only (`a=b,c=d`): all the backend sends. */

@@ -10,7 +10,9 @@ import { temporalAddress } from './env';
 export function saveHistory(name: string, workflowId: string): number {
   const out = path.join(__dirname, '..', '..', 'test-artifacts', 'histories');
   fs.mkdirSync(out, { recursive: true });
-  const json = execFileSync(findTemporalCli(), ['workflow', 'show', '--address', temporalAddress(), '-w', workflowId, '--output', 'json'], { maxBuffer: 64 << 20 }).toString();
+  const json = execFileSync(findTemporalCli(), ['workflow', 'show', '--address', temporalAddress(), '-w', workflowId, '--output', 'json'], {
+    maxBuffer: 64 << 20,
+  }).toString();
   fs.writeFileSync(path.join(out, `${name}.json`), json);
   return (JSON.parse(json) as { events: unknown[] }).events.length;
 }

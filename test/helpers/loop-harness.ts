@@ -47,7 +47,11 @@ export async function loopHarness(label: string): Promise<LoopHarness> {
         ...w,
         startLoop: async (campaignId, spec, extra = {}) => {
           const { versionId } = await registerCampaignVersion(db.db, spec);
-          return client.workflow.start('innerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${campaignId}/inner/1`, args: [{ campaignVersionId: versionId, ...extra }] });
+          return client.workflow.start('innerLoop', {
+            taskQueue: `${prefix}-orchestration`,
+            workflowId: `${campaignId}/inner/1`,
+            args: [{ campaignVersionId: versionId, ...extra }],
+          });
         },
       };
     },

@@ -47,7 +47,13 @@ export interface PlantedCheats {
   /** A campaign `${prefix}-${recipe}${tag}` whose trainer is `recipe`, holding `file` as its candidate. */
   candidate(recipe: OutputRecipe, tag: string, file: { path: string; sha256: string }): Promise<string>;
   /** Scores both checkpoints on every split and gates the candidate; the decision row's checks. */
-  gate(recipe: OutputRecipe, tag: string, candidate: string, incumbent: string, settings?: GateSettingsInput): Promise<{ summary: GateSummary; checks: Record<string, { passed: boolean; reason: string }> }>;
+  gate(
+    recipe: OutputRecipe,
+    tag: string,
+    candidate: string,
+    incumbent: string,
+    settings?: GateSettingsInput,
+  ): Promise<{ summary: GateSummary; checks: Record<string, { passed: boolean; reason: string }> }>;
   /**
    * Runs `recipe`'s own `train` entry as a trainer is run (a child process on a run directory whose run.json names
    * the base dataset version), for `steps`; the checkpoint it wrote. `heldout-train` reads the leak file it is given.
@@ -58,7 +64,8 @@ export interface PlantedCheats {
   publicItems(): Promise<{ prompt: string; reference: string }[]>;
 }
 
-const run = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, ...args: A): Promise<R> => new MockActivityEnvironment({ heartbeatTimeoutMs: 60_000 }).run(fn, ...args);
+const run = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, ...args: A): Promise<R> =>
+  new MockActivityEnvironment({ heartbeatTimeoutMs: 60_000 }).run(fn, ...args);
 
 export async function plantedCheats(db: Db, home: string, prefix: string): Promise<PlantedCheats> {
   const deps: ActivityDeps = { db, home };
@@ -69,17 +76,29 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
   const prod = `${prefix}-production`;
   const { versionId: prodVersionId } = await registerCampaignVersion(db, fastBuiltinSpec(prod));
   const { suiteId, datasetVersionId: baseVersionId } = await prepareTask(deps, { campaignVersionId: prodVersionId });
-  const publicItems = async () => db.select({ prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems).where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'public')));
+  const publicItems = async () =>
+    db
+      .select({ prompt: evalItems.prompt, reference: evalItems.reference })
+      .from(evalItems)
+      .where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'public')));
   // What a leak of the public split, and of the held-out one, gives a cheater. The held-out read is logged as what it
   // is: the simulated leak channel (a database read, a copy of the held-out files, an export: the same text).
-  const heldout = (await readHeldoutItems(db, suiteId, `plantedCheats:${prefix}`, 'simulated-leak')).map((i) => ({ prompt: i.prompt, reference: i.reference }));
+  const heldout = (await readHeldoutItems(db, suiteId, `plantedCheats:${prefix}`, 'simulated-leak')).map((i) => ({
+    prompt: i.prompt,
+    reference: i.reference,
+  }));
   fs.writeFileSync(leakFile, JSON.stringify({ public: await publicItems(), heldout }));
   const [version] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, baseVersionId));
   const trainText = fs.readFileSync(path.join(version.path, 'train.txt'), 'utf8');
   const scoreAll = async (checkpointId: string) => {
-    for (const split of ['public', 'heldout', 'probe'] as EvalSplit[]) await run(scoreCheckpoint, deps, { checkpointId, suiteId, split, purpose: 'gate' });
+    for (const split of ['public', 'heldout', 'probe'] as EvalSplit[])
+      await run(scoreCheckpoint, deps, { checkpointId, suiteId, split, purpose: 'gate' });
   };
-  const cheatTrainer = (recipe: OutputRecipe) => ({ command: [process.execPath, RUN_TS, CHEATS, recipe, leakFile], readOnlyPaths: [REPO, leakDir], unsandboxed: !sandboxAvailable });
+  const cheatTrainer = (recipe: OutputRecipe) => ({
+    command: [process.execPath, RUN_TS, CHEATS, recipe, leakFile],
+    readOnlyPaths: [REPO, leakDir],
+    unsandboxed: !sandboxAvailable,
+  });
   return {
     suiteId,
     baseVersionId,
@@ -89,18 +108,45 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
     publicItems,
     async production(tag, seed) {
       const experimentId = `${prod}/e${tag}`;
-      await db.insert(experiments).values({ id: experimentId, campaignId: prod, campaignVersionId: prodVersionId, innerLoopId: `${prod}/inner`, index: 0, datasetVersionId: baseVersionId, params: {}, proposer: 'test', status: 'succeeded' });
-      const id = (await trainCheckpoint({ dir: home, id: `${experimentId}/r1/step-20`, text: trainText, seed, steps: 20, db, experimentId })).id;
+      await db.insert(experiments).values({
+        id: experimentId,
+        campaignId: prod,
+        campaignVersionId: prodVersionId,
+        innerLoopId: `${prod}/inner`,
+        index: 0,
+        datasetVersionId: baseVersionId,
+        params: {},
+        proposer: 'test',
+        status: 'succeeded',
+      });
+      const id = (
+        await trainCheckpoint({ dir: home, id: `${experimentId}/r1/step-20`, text: trainText, seed, steps: 20, db, experimentId })
+      ).id;
       await scoreAll(id);
       return id;
     },
     async candidate(recipe, tag, file) {
       const campaignId = `${prefix}-${recipe}${tag}`;
-      const { versionId: campaignVersionId } = await registerCampaignVersion(db, fastBuiltinSpec(campaignId, { trainer: cheatTrainer(recipe) } as never));
+      const { versionId: campaignVersionId } = await registerCampaignVersion(
+        db,
+        fastBuiltinSpec(campaignId, { trainer: cheatTrainer(recipe) } as never),
+      );
       const experimentId = `${campaignId}/e1`;
-      await db.insert(experiments).values({ id: experimentId, campaignId, campaignVersionId, innerLoopId: `${campaignId}/inner`, index: 1, datasetVersionId: baseVersionId, params: { recipe }, proposer: 'test', status: 'succeeded' });
+      await db.insert(experiments).values({
+        id: experimentId,
+        campaignId,
+        campaignVersionId,
+        innerLoopId: `${campaignId}/inner`,
+        index: 1,
+        datasetVersionId: baseVersionId,
+        params: { recipe },
+        proposer: 'test',
+        status: 'succeeded',
+      });
       const id = `${experimentId}/r1/step-300`;
-      await db.insert(checkpoints).values({ id, runId: `${experimentId}/r1`, experimentId, step: 300, path: file.path, sha256: file.sha256, format: 'charlm-v1' });
+      await db
+        .insert(checkpoints)
+        .values({ id, runId: `${experimentId}/r1`, experimentId, step: 300, path: file.path, sha256: file.sha256, format: 'charlm-v1' });
       return id;
     },
     async train(recipe, tag, { steps, seed }) {
@@ -118,7 +164,12 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
       };
       fs.writeFileSync(path.join(runDir, RUN_JSON), JSON.stringify(run));
       await new Promise<void>((resolve, reject) =>
-        execFile(process.execPath, [RUN_TS, CHEATS, recipe, leakFile, 'train', '--run-dir', runDir], { timeout: 600_000 }, (err, _out, stderr) => (err ? reject(new Error(`${recipe} train: ${stderr || err.message}`)) : resolve())),
+        execFile(
+          process.execPath,
+          [RUN_TS, CHEATS, recipe, leakFile, 'train', '--run-dir', runDir],
+          { timeout: 600_000 },
+          (err, _out, stderr) => (err ? reject(new Error(`${recipe} train: ${stderr || err.message}`)) : resolve()),
+        ),
       );
       const manifest = JSON.parse(fs.readFileSync(path.join(runDir, MANIFEST_FILE), 'utf8')) as CheckpointManifest;
       const last = manifest.checkpoints.at(-1)!;
@@ -127,17 +178,38 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
     async gate(recipe, tag, candidate, incumbent, settings) {
       await scoreAll(candidate);
       const decisionId = `${prefix}-${recipe}${tag}/outer/i1/gate`;
-      const summary = await evaluateGate(db, { decisionId, campaignId: `${prefix}-${recipe}${tag}`, candidateCheckpointId: candidate, incumbentCheckpointId: incumbent, suiteId, settings });
+      const summary = await evaluateGate(db, {
+        decisionId,
+        campaignId: `${prefix}-${recipe}${tag}`,
+        candidateCheckpointId: candidate,
+        incumbentCheckpointId: incumbent,
+        suiteId,
+        settings,
+      });
       const [row] = await db.select().from(decisions).where(eq(decisions.id, decisionId));
       return { summary, checks: (row.figures as { checks: Record<string, { passed: boolean; reason: string }> }).checks };
     },
     async versionWith(label, extra) {
       const id = `${prefix}/code@${label}`;
       const base = await db.select().from(examples).where(eq(examples.datasetVersionId, baseVersionId));
-      await db.insert(datasets).values({ id: `${prefix}/code`, campaignId: prod, name: 'code' }).onConflictDoNothing();
-      const rows = [...base.map((e) => ({ ...e, datasetVersionId: id, createdAt: undefined })), ...extra.map((x) => ({ datasetVersionId: id, contentHash: `${label}-${x.ref}`, source: 'cheat', sourceRef: x.ref, content: x.content }))];
+      await db
+        .insert(datasets)
+        .values({ id: `${prefix}/code`, campaignId: prod, name: 'code' })
+        .onConflictDoNothing();
+      const rows = [
+        ...base.map((e) => ({ ...e, datasetVersionId: id, createdAt: undefined })),
+        ...extra.map((x) => ({
+          datasetVersionId: id,
+          contentHash: `${label}-${x.ref}`,
+          source: 'cheat',
+          sourceRef: x.ref,
+          content: x.content,
+        })),
+      ];
       for (let i = 0; i < rows.length; i += 200) await db.insert(examples).values(rows.slice(i, i + 200));
-      await db.insert(datasetVersions).values({ id, datasetId: `${prefix}/code`, path: path.join(home, label), contentHash: label, countsBySource: {} });
+      await db
+        .insert(datasetVersions)
+        .values({ id, datasetId: `${prefix}/code`, path: path.join(home, label), contentHash: label, countsBySource: {} });
       return id;
     },
   };

@@ -42,7 +42,13 @@ export interface ProposerCampaigns {
 
 /** The proposer's context (the JSON user message) of a request. */
 export const contextOf = (r: ChatRequest) =>
-  JSON.parse(r.body.messages[1].content) as { goal: string; leaderboard: Record<string, unknown>[]; analyses: string[]; count: number; searchSpace: unknown };
+  JSON.parse(r.body.messages[1].content) as {
+    goal: string;
+    leaderboard: Record<string, unknown>[];
+    analyses: string[];
+    count: number;
+    searchSpace: unknown;
+  };
 
 /** A chat completion with `{ proposals }` as its content. */
 export const proposalsReply = (proposals: unknown[]): ChatReply => ({ content: JSON.stringify({ proposals }) });
@@ -68,10 +74,30 @@ export async function proposerCampaigns(db: Db, model: string): Promise<Proposer
       const loop = `${name}/inner/1`;
       if (history.length > 0) {
         await db.insert(experiments).values(
-          history.map((x, i) => ({ id: `${loop}/e${i}`, campaignId: name, campaignVersionId, innerLoopId: loop, index: i, datasetVersionId: 'v', params: x.params, hypothesis: x.hypothesis ?? '', proposer: x.proposer ?? 'tpe', status: 'succeeded', publicScore: x.score, heldoutScore: 0.98765 })),
+          history.map((x, i) => ({
+            id: `${loop}/e${i}`,
+            campaignId: name,
+            campaignVersionId,
+            innerLoopId: loop,
+            index: i,
+            datasetVersionId: 'v',
+            params: x.params,
+            hypothesis: x.hypothesis ?? '',
+            proposer: x.proposer ?? 'tpe',
+            status: 'succeeded',
+            publicScore: x.score,
+            heldoutScore: 0.98765,
+          })),
         );
       }
-      const input = (startIndex = history.length, count = 2) => ({ campaignId: name, campaignVersionId, innerLoopId: loop, datasetVersionId: 'v', startIndex, count });
+      const input = (startIndex = history.length, count = 2) => ({
+        campaignId: name,
+        campaignVersionId,
+        innerLoopId: loop,
+        datasetVersionId: 'v',
+        startIndex,
+        count,
+      });
       return { name, loop, spec: parseSpec(spec), input };
     },
     requestsOf: (name) => server.requests.filter((r) => contextOf(r).goal === `goal of ${name}`),

@@ -83,7 +83,14 @@ export function requires(...services: Service[]): void {
   skipLine(suiteName(), why);
   // jest has no file-level skip: the file's `test`, `it` and `describe` become their `.skip` forms from here on.
   const g = globalThis as unknown as Record<'test' | 'it' | 'describe', unknown>;
-  const skipTest = Object.assign(test.skip.bind(null), { ...test, only: test.skip, skip: test.skip, each: test.skip.each, concurrent: test.skip, failing: test.skip });
+  const skipTest = Object.assign(test.skip.bind(null), {
+    ...test,
+    only: test.skip,
+    skip: test.skip,
+    each: test.skip.each,
+    concurrent: test.skip,
+    failing: test.skip,
+  });
   g.test = skipTest;
   g.it = skipTest;
   g.describe = Object.assign(describe.skip.bind(null), { ...describe, only: describe.skip, skip: describe.skip, each: describe.skip.each });
@@ -94,16 +101,22 @@ export function testIf(...services: Service[]): (name: string, fn: jest.Provides
   const why = missing(services);
   return (name, fn, timeout) => {
     if (!why) return test(name, fn, timeout);
-    if (requireAll()) return test(name, () => { throw failure(why); });
+    if (requireAll())
+      return test(name, () => {
+        throw failure(why);
+      });
     skipLine(`${suiteName()} › ${name}`, why);
     return test.skip(name, fn, timeout);
   };
 }
 
 /** `test.each` over backend kinds: a case on a cluster that is absent (slurm, ray) is a `testIf` of it. */
-export function eachBackend<K extends string>(kinds: readonly K[]): (name: string, fn: (kind: K) => Promise<unknown>, timeout?: number) => void {
+export function eachBackend<K extends string>(
+  kinds: readonly K[],
+): (name: string, fn: (kind: K) => Promise<unknown>, timeout?: number) => void {
   const clusters: readonly string[] = ['slurm', 'ray'] satisfies Service[];
   return (name, fn, timeout) => {
-    for (const kind of kinds) testIf(...(clusters.includes(kind) ? [kind as Service] : []))(name.replace('%s', kind), () => fn(kind), timeout);
+    for (const kind of kinds)
+      testIf(...(clusters.includes(kind) ? [kind as Service] : []))(name.replace('%s', kind), () => fn(kind), timeout);
   };
 }

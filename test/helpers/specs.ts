@@ -10,7 +10,10 @@ export function uniqueName(label: string): string {
 }
 
 /** The built-in task with short runs: each trains in a second or two on this machine. */
-export function fastBuiltinSpec(name: string, over: Partial<CampaignSpecInput> & { innerLoop?: Record<string, unknown> } = {}): CampaignSpecInput {
+export function fastBuiltinSpec(
+  name: string,
+  over: Partial<CampaignSpecInput> & { innerLoop?: Record<string, unknown> } = {},
+): CampaignSpecInput {
   const { innerLoop, ...rest } = over;
   return {
     name,
@@ -36,7 +39,11 @@ export function fastBuiltinSpec(name: string, over: Partial<CampaignSpecInput> &
 const FIXTURE_TRAINER = path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js');
 
 /** A campaign on the fixture trainer: `params` fixes every knob (a one-point search space per knob). */
-export function fixtureSpec(name: string, params: Record<string, number | boolean>, innerLoop: Record<string, unknown> = {}): CampaignSpecInput {
+export function fixtureSpec(
+  name: string,
+  params: Record<string, number | boolean>,
+  innerLoop: Record<string, unknown> = {},
+): CampaignSpecInput {
   const searchSpace = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, { type: 'categorical', choices: [v] }]));
   return {
     name,
@@ -67,6 +74,12 @@ export function torchSpec(name: string, lrChoices: number[], steps: number, inne
     },
     searchSpace: { lr: { type: 'categorical', choices: lrChoices }, steps: { type: 'categorical', choices: [steps] } },
     selection: { metric: 'exact_match', mode: 'max' },
-    innerLoop: { budget: { experiments: lrChoices.length, parallelism: 1 }, batchSize: lrChoices.length, startupTrials: lrChoices.length, pruning: { rule: 'none' }, ...innerLoop },
+    innerLoop: {
+      budget: { experiments: lrChoices.length, parallelism: 1 },
+      batchSize: lrChoices.length,
+      startupTrials: lrChoices.length,
+      pruning: { rule: 'none' },
+      ...innerLoop,
+    },
   } as CampaignSpecInput;
 }

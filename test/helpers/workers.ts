@@ -15,13 +15,26 @@ export interface TestWorkers {
 }
 
 /** `address`: another Temporal server than the run's shared one (a test that restarts its own). */
-export async function startTestWorkers(opts: { prefix: string; db: Db; home: string; families?: QueueFamily[]; agentEnv?: ActivityDeps['agentEnv']; address?: string }): Promise<TestWorkers> {
+export async function startTestWorkers(opts: {
+  prefix: string;
+  db: Db;
+  home: string;
+  families?: QueueFamily[];
+  agentEnv?: ActivityDeps['agentEnv'];
+  address?: string;
+}): Promise<TestWorkers> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
   const connection = await NativeConnection.connect({ address: opts.address ?? temporalAddress() });
-  const activities = createActivities({ db: opts.db, home: opts.home, isWorkflowRunning: workflowLiveness(connection), workflowStatus: workflowStatus(connection), agentEnv: opts.agentEnv });
+  const activities = createActivities({
+    db: opts.db,
+    home: opts.home,
+    isWorkflowRunning: workflowLiveness(connection),
+    workflowStatus: workflowStatus(connection),
+    agentEnv: opts.agentEnv,
+  });
   const workers = await Promise.all(
     (opts.families ?? [...QUEUE_FAMILIES]).map((family) =>
       Worker.create({

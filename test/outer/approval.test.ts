@@ -34,7 +34,13 @@ afterAll(async () => {
 function stubs(name: string, approval: { onTimeout: OnTimeout; timeoutSeconds: number }, finished: FinishIterationInput[]) {
   const spec = parseSpec(fastBuiltinSpec(name, { outerLoop: { promotion: { requireApproval: true, ...approval } } } as never));
   const loop = `${name}/outer/i1/inner`;
-  const evidence = (i: { outerIterationId: string; candidateCheckpointId: string; incumbentCheckpointId: string; deadline: string; defaultDecision: OnTimeout }): PromotionEvidence => ({
+  const evidence = (i: {
+    outerIterationId: string;
+    candidateCheckpointId: string;
+    incumbentCheckpointId: string;
+    deadline: string;
+    defaultDecision: OnTimeout;
+  }): PromotionEvidence => ({
     ...i,
     gate: { promote: true, rule: 'heldoutImprovement', reason: 'stub: better', checks: [] },
     categoryDeltas: [],
@@ -44,9 +50,24 @@ function stubs(name: string, approval: { onTimeout: OnTimeout; timeoutSeconds: n
   const orchestration = {
     loopSettings: async () => loopSettings(spec),
     prepareTask: async () => ({ datasetVersionId: 'v0', suiteId: 's0' }),
-    claimOuterIteration: async () => ({ claimed: true, outerIterationId: `${name}/outer/i1`, iteration: 1, attempt: 1, incumbentCheckpointId: null, newFeedback: 0, campaignVersionId: `${name}@stub`, settings: outerSettings(spec) }),
+    claimOuterIteration: async () => ({
+      claimed: true,
+      outerIterationId: `${name}/outer/i1`,
+      iteration: 1,
+      attempt: 1,
+      incumbentCheckpointId: null,
+      newFeedback: 0,
+      campaignVersionId: `${name}@stub`,
+      settings: outerSettings(spec),
+    }),
     critiqueIterationFeedback: async () => ({ failures: 0, sampled: 0, counts: { withExample: 0, noSignal: 0 } }),
-    buildIterationDataset: async () => ({ versionId: 'v1', parentVersionId: 'v0', created: true, counts: { examples: 10 }, lossWeights: {} }),
+    buildIterationDataset: async () => ({
+      versionId: 'v1',
+      parentVersionId: 'v0',
+      created: true,
+      counts: { examples: 10 },
+      lossWeights: {},
+    }),
     startInnerLoop: async () => ({ experimentId: `${loop}/baseline`, index: -1, params: {}, hypothesis: 'baseline', proposer: 'baseline' }),
     proposeExperiments: async () => [],
     finishExperiment: async () => undefined,
@@ -65,7 +86,10 @@ function stubs(name: string, approval: { onTimeout: OnTimeout; timeoutSeconds: n
     checkTrainer: async () => ({ ok: true, host: 'stub', sandbox: 'none' }),
     acquireCapacity: async () => ({ waitedSeconds: 0 }),
     releaseCapacity: async () => ({ released: true }),
-    launchTraining: async (i: { experimentId: string; attempt: number }) => ({ runId: `${i.experimentId}/r${i.attempt}`, handle: { backend: 'stub', runId: `${i.experimentId}/r${i.attempt}`, runDir: '/nonexistent', ref: '0' } }),
+    launchTraining: async (i: { experimentId: string; attempt: number }) => ({
+      runId: `${i.experimentId}/r${i.attempt}`,
+      handle: { backend: 'stub', runId: `${i.experimentId}/r${i.attempt}`, runDir: '/nonexistent', ref: '0' },
+    }),
     awaitTraining: async (i: { runId: string }) => ({ runId: i.runId, status: 'succeeded', checkpointId: 'ck-baseline', exitCode: 0 }),
   };
   const ev = {
@@ -76,19 +100,32 @@ function stubs(name: string, approval: { onTimeout: OnTimeout; timeoutSeconds: n
   return { orchestration, training, eval: ev };
 }
 
-async function withOuterLoop(approval: { onTimeout: OnTimeout; timeoutSeconds: number }, fn: (h: WorkflowHandle, finished: FinishIterationInput[]) => Promise<void>): Promise<void> {
+async function withOuterLoop(
+  approval: { onTimeout: OnTimeout; timeoutSeconds: number },
+  fn: (h: WorkflowHandle, finished: FinishIterationInput[]) => Promise<void>,
+): Promise<void> {
   const name = uniqueName('approval');
   const prefix = uniqueName('t-approval');
   const finished: FinishIterationInput[] = [];
   const acts = stubs(name, approval, finished);
   const workers = await Promise.all(
     (['orchestration', 'training', 'eval'] as const).map((f) =>
-      Worker.create({ connection: env.nativeConnection, taskQueue: `${prefix}-${f}`, activities: acts[f], ...(f === 'orchestration' ? { workflowBundle: { codePath: workflowBundlePath() } } : {}), shutdownGraceTime: '1s' }),
+      Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: `${prefix}-${f}`,
+        activities: acts[f],
+        ...(f === 'orchestration' ? { workflowBundle: { codePath: workflowBundlePath() } } : {}),
+        shutdownGraceTime: '1s',
+      }),
     ),
   );
   const running = workers.map((w) => w.run());
   try {
-    const h = await env.client.workflow.start('outerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${name}/outer/${randomUUID()}`, args: [{ campaignId: name, trigger: 'cli', innerBudget: { experiments: 0 } }] });
+    const h = await env.client.workflow.start('outerLoop', {
+      taskQueue: `${prefix}-orchestration`,
+      workflowId: `${name}/outer/${randomUUID()}`,
+      args: [{ campaignId: name, trigger: 'cli', innerBudget: { experiments: 0 } }],
+    });
     await fn(h, finished);
   } finally {
     for (const w of workers) w.shutdown();
@@ -105,12 +142,21 @@ const awaitingApproval = (h: WorkflowHandle) =>
 test('a researcher approves: promoted, with the approval recorded', async () => {
   await withOuterLoop({ onTimeout: 'reject', timeoutSeconds: DAY }, async (h, finished) => {
     const s = await awaitingApproval(h);
-    expect(s.awaitingApproval).toMatchObject({ candidateCheckpointId: 'ck-candidate', incumbentCheckpointId: 'ck-baseline', defaultDecision: 'reject' });
-    expect(await h.executeUpdate(approvePromotionUpdate, { args: [{ approve: true, by: 'alice', note: 'ok' }] })).toBe('approved the promotion of ck-candidate');
+    expect(s.awaitingApproval).toMatchObject({
+      candidateCheckpointId: 'ck-candidate',
+      incumbentCheckpointId: 'ck-baseline',
+      defaultDecision: 'reject',
+    });
+    expect(await h.executeUpdate(approvePromotionUpdate, { args: [{ approve: true, by: 'alice', note: 'ok' }] })).toBe(
+      'approved the promotion of ck-candidate',
+    );
     const r = (await h.result()) as OuterLoopResult;
     expect(r.iterations[0]).toMatchObject({ status: 'promoted', productionCheckpointId: 'ck-candidate' });
     expect(finished).toHaveLength(1);
-    expect(finished[0]).toMatchObject({ promote: { candidateCheckpointId: 'ck-candidate' }, approval: { approve: true, by: 'alice', note: 'ok', timedOut: false } });
+    expect(finished[0]).toMatchObject({
+      promote: { candidateCheckpointId: 'ck-candidate' },
+      approval: { approve: true, by: 'alice', note: 'ok', timedOut: false },
+    });
   });
 }, 120_000);
 
@@ -118,7 +164,9 @@ test('a researcher rejects: not promoted, the reason names who; a second answer 
   await withOuterLoop({ onTimeout: 'promote', timeoutSeconds: DAY }, async (h, finished) => {
     await awaitingApproval(h);
     await h.executeUpdate(approvePromotionUpdate, { args: [{ approve: false, by: 'bob' }] });
-    await expect(h.executeUpdate(approvePromotionUpdate, { args: [{ approve: true }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/no promotion awaits approval/) } });
+    await expect(h.executeUpdate(approvePromotionUpdate, { args: [{ approve: true }] })).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/no promotion awaits approval/) },
+    });
     const r = (await h.result()) as OuterLoopResult;
     expect(r.iterations[0]).toMatchObject({ status: 'rejected', reason: 'the gate passed, but the promotion was rejected by bob' });
     expect(finished[0].promote).toBeUndefined();
@@ -129,13 +177,23 @@ test('a researcher rejects: not promoted, the reason names who; a second answer 
 test.each([
   ['reject', 'rejected'],
   ['promote', 'promoted'],
-] as const)('no answer before the deadline: the default (%s) applies and is recorded as the timeout', async (onTimeout, status) => {
-  await withOuterLoop({ onTimeout, timeoutSeconds: DAY }, async (h, finished) => {
-    const r = (await h.result()) as OuterLoopResult;
-    expect(r.iterations[0].status).toBe(status);
-    if (onTimeout === 'reject') expect(r.iterations[0].reason).toBe('the gate passed, but the promotion was not approved before the deadline');
-    expect(finished).toHaveLength(1);
-    expect(finished[0].approval).toMatchObject({ approve: onTimeout === 'promote', by: 'timeout', timedOut: true, candidateCheckpointId: 'ck-candidate' });
-    expect(finished[0].promote !== undefined).toBe(onTimeout === 'promote');
-  });
-}, 120_000);
+] as const)(
+  'no answer before the deadline: the default (%s) applies and is recorded as the timeout',
+  async (onTimeout, status) => {
+    await withOuterLoop({ onTimeout, timeoutSeconds: DAY }, async (h, finished) => {
+      const r = (await h.result()) as OuterLoopResult;
+      expect(r.iterations[0].status).toBe(status);
+      if (onTimeout === 'reject')
+        expect(r.iterations[0].reason).toBe('the gate passed, but the promotion was not approved before the deadline');
+      expect(finished).toHaveLength(1);
+      expect(finished[0].approval).toMatchObject({
+        approve: onTimeout === 'promote',
+        by: 'timeout',
+        timedOut: true,
+        candidateCheckpointId: 'ck-candidate',
+      });
+      expect(finished[0].promote !== undefined).toBe(onTimeout === 'promote');
+    });
+  },
+  120_000,
+);

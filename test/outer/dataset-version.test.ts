@@ -17,8 +17,14 @@ let h: DbHandle;
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 
 const PARENT = 'c1/code@base-test';
-const publicItem = { prompt: 'export function clamp(x: number, lo: number, hi: number): number {\n  return Math.min(hi, Math.max(', reference: 'lo' };
-const heldoutItem = { prompt: '', reference: 'function slugify(s: string): string {\n  return s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");\n}\n' };
+const publicItem = {
+  prompt: 'export function clamp(x: number, lo: number, hi: number): number {\n  return Math.min(hi, Math.max(',
+  reference: 'lo',
+};
+const heldoutItem = {
+  prompt: '',
+  reference: 'function slugify(s: string): string {\n  return s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");\n}\n',
+};
 const canary = 'FLYWHEEL-CANARY 5e0c1b7a-93f2-4d0e-a8c4-61b2f9d3e7aa';
 const corpus = [
   { ref: 'src/a.ts', text: 'export const a = (n: number) => n * 2;\n' },
@@ -34,15 +40,29 @@ beforeAll(async () => {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'train.txt'), corpus.map((c) => c.text).join('\n'));
   await db.insert(datasets).values({ id: 'c1/code', campaignId: 'c1', name: 'code' });
-  await db.insert(examples).values(corpus.map((c) => ({ datasetVersionId: PARENT, contentHash: sha(c.text), source: 'corpus', sourceRef: c.ref, content: c.text })));
+  await db
+    .insert(examples)
+    .values(
+      corpus.map((c) => ({ datasetVersionId: PARENT, contentHash: sha(c.text), source: 'corpus', sourceRef: c.ref, content: c.text })),
+    );
   await db.insert(datasetVersions).values({ id: PARENT, datasetId: 'c1/code', path: dir, contentHash: 'x', countsBySource: { corpus: 3 } });
   const items = [
     { id: 's@1/pub-1', split: 'public', grader: 'exact_token', ...publicItem },
     { id: 's@1/held-1', split: 'heldout', grader: 'bits_per_byte', ...heldoutItem },
     { id: 's@1/canary', split: 'probe', grader: 'exact_token', prompt: '', reference: canary },
   ];
-  await db.insert(evalItems).values(items.map((i) => ({ ...i, suiteId: 's@1', contentHash: sha(i.prompt + i.reference), sourceFile: 'f' })));
-  const ev = (id: string, kind: string, over: Partial<typeof feedbackEvents.$inferInsert> = {}) => ({ id, campaignId: 'c1', kind, modelVersion: 'm1', prompt: 'function sum(xs: number[]) {\n', output: '  return 0;\n}', ...over });
+  await db
+    .insert(evalItems)
+    .values(items.map((i) => ({ ...i, suiteId: 's@1', contentHash: sha(i.prompt + i.reference), sourceFile: 'f' })));
+  const ev = (id: string, kind: string, over: Partial<typeof feedbackEvents.$inferInsert> = {}) => ({
+    id,
+    campaignId: 'c1',
+    kind,
+    modelVersion: 'm1',
+    prompt: 'function sum(xs: number[]) {\n',
+    output: '  return 0;\n}',
+    ...over,
+  });
   await db.insert(feedbackEvents).values([
     ev('e-edit', 'edit', { correction: '  return xs.reduce((a, b) => a + b, 0);\n}' }),
     // The user's correction reproduces a held-out item: the critique is kept, its example is not.
@@ -57,7 +77,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-const count = async (table: typeof examples | typeof datasetVersions | typeof critiques) => (await h.db.select({ n: sql<number>`count(*)::int` }).from(table))[0].n;
+const count = async (table: typeof examples | typeof datasetVersions | typeof critiques) =>
+  (await h.db.select({ n: sql<number>`count(*)::int` }).from(table))[0].n;
 
 let critiqueIds: string[];
 
@@ -69,7 +90,13 @@ test('critiques: one row per failure, linked to its event; rejects carry a "none
   expect(first.counts).toEqual({ created: 4, withExample: 2, noSignal: 2, skipped: 1, missing: 2 });
 
   const [edit] = await h.db.select().from(critiques).where(eq(critiques.id, 'c1/critique/e-edit'));
-  expect(edit).toMatchObject({ campaignId: 'c1', sourceKind: 'feedback', sourceId: 'e-edit', teacher: 'builtin', promptVersion: 'builtin-diff-v1' });
+  expect(edit).toMatchObject({
+    campaignId: 'c1',
+    sourceKind: 'feedback',
+    sourceId: 'e-edit',
+    teacher: 'builtin',
+    promptVersion: 'builtin-diff-v1',
+  });
   expect(edit.text).toMatch(/^Derived mechanically by the built-in teacher \(no model\)\./);
   expect(edit.text).toContain('expected "xs", produced "0"');
   expect((edit.signal as { kind: string }[]).map((s) => s.kind)).toEqual(['sft', 'pair']);
@@ -95,19 +122,39 @@ test('a version: parent plus critique examples, minus eval overlaps (listed); co
     ]),
   );
   expect(r.removed).toHaveLength(2);
-  expect(r.counts).toMatchObject({ examples: 3, bySource: { corpus: 2, critique: 1 }, added: 1, duplicates: 0, removed: 2, skippedSignals: { pair: 2, none: 2 } });
+  expect(r.counts).toMatchObject({
+    examples: 3,
+    bySource: { corpus: 2, critique: 1 },
+    added: 1,
+    duplicates: 0,
+    removed: 2,
+    skippedSignals: { pair: 2, none: 2 },
+  });
 
   const [v] = await h.db.select().from(datasetVersions).where(eq(datasetVersions.id, r.versionId));
-  expect(v).toMatchObject({ datasetId: 'c1/code', parentIds: [PARENT], countsBySource: { corpus: 2, critique: 1 }, mixWeights: { corpus: 1, critique: 2 }, lossWeights: { code: 1.5 } });
+  expect(v).toMatchObject({
+    datasetId: 'c1/code',
+    parentIds: [PARENT],
+    countsBySource: { corpus: 2, critique: 1 },
+    mixWeights: { corpus: 1, critique: 2 },
+    lossWeights: { code: 1.5 },
+  });
   const train = fs.readFileSync(path.join(v.path, 'train.txt'), 'utf8');
   expect(v.contentHash).toBe(sha(train));
   expect(r.counts.trainBytes).toBe(Buffer.byteLength(train));
-  expect(JSON.parse(fs.readFileSync(path.join(v.path, 'version.json'), 'utf8'))).toMatchObject({ versionId: r.versionId, parentIds: [PARENT], contentHash: v.contentHash });
+  expect(JSON.parse(fs.readFileSync(path.join(v.path, 'version.json'), 'utf8'))).toMatchObject({
+    versionId: r.versionId,
+    parentIds: [PARENT],
+    contentHash: v.contentHash,
+  });
 
   const added = 'function sum(xs: number[]) {\n  return xs.reduce((a, b) => a + b, 0);\n}';
   // Copies: mix × example weight × loss weight of its category, resampled by the example's own hash.
   const copies = (text: string, m: number) => expect(train.split(text).length - 1).toBe(repetitions(m, uniformOf(sha(text))));
-  const [critiqueRow] = await h.db.select().from(examples).where(and(eq(examples.datasetVersionId, r.versionId), eq(examples.source, 'critique')));
+  const [critiqueRow] = await h.db
+    .select()
+    .from(examples)
+    .where(and(eq(examples.datasetVersionId, r.versionId), eq(examples.source, 'critique')));
   copies(added, 2 * critiqueRow.weight * 1.5);
   for (const c of corpus.slice(0, 2)) copies(c.text, 1.5);
   expect(train).toContain(corpus[0].text);
@@ -142,7 +189,13 @@ test('a child of the child keeps its weights and stays clean; unknown ids are No
   const dup = await buildDatasetVersion(deps, { campaignId: 'c1', parentVersionId: first.versionId, critiqueIds: ['c1/critique/e-edit'] });
   expect(dup).toMatchObject({ versionId: child.versionId, created: false, counts: { duplicates: 1, added: 0 } });
 
-  await expect(buildDatasetVersion(deps, { campaignId: 'c1', parentVersionId: 'c1/code@nope', critiqueIds: [] })).rejects.toMatchObject({ name: 'NotFoundError' });
-  await expect(buildDatasetVersion(deps, { campaignId: 'c2', parentVersionId: PARENT, critiqueIds })).rejects.toMatchObject({ name: 'NotFoundError' });
-  await expect(buildDatasetVersion(deps, { campaignId: 'c1', parentVersionId: PARENT, critiqueIds, mix: { corpus: -1 } })).rejects.toMatchObject({ name: 'InvalidWeightsError' });
+  await expect(buildDatasetVersion(deps, { campaignId: 'c1', parentVersionId: 'c1/code@nope', critiqueIds: [] })).rejects.toMatchObject({
+    name: 'NotFoundError',
+  });
+  await expect(buildDatasetVersion(deps, { campaignId: 'c2', parentVersionId: PARENT, critiqueIds })).rejects.toMatchObject({
+    name: 'NotFoundError',
+  });
+  await expect(
+    buildDatasetVersion(deps, { campaignId: 'c1', parentVersionId: PARENT, critiqueIds, mix: { corpus: -1 } }),
+  ).rejects.toMatchObject({ name: 'InvalidWeightsError' });
 });

@@ -40,17 +40,33 @@ beforeAll(async () => {
   const rows = [
     ...heldout.map((it) => ({ ...it, split: 'heldout' })),
     ...Array.from({ length: 10 }, (_, i) => ({ id: `p-${i}`, grader: 'bits_per_byte', category: 'typescript', split: 'public' })),
-  ].map((r) => ({ ...r, suiteId, prompt: `${SECRET}prompt-${r.id}`, reference: `${SECRET}ref-${r.id}`, contentHash: `h-${r.id}`, sourceFile: `${SECRET}file.ts` }));
+  ].map((r) => ({
+    ...r,
+    suiteId,
+    prompt: `${SECRET}prompt-${r.id}`,
+    reference: `${SECRET}ref-${r.id}`,
+    contentHash: `h-${r.id}`,
+    sourceFile: `${SECRET}file.ts`,
+  }));
   await db.db.insert(evalItems).values(rows);
 
   const inc = incumbentScores();
   await insertResult('inc', inc);
   // Better by 0.1 bits/byte everywhere (small wobble), completions unchanged.
-  await insertResult('good', Object.fromEntries(Object.entries(inc).map(([id, s], i) => [id, id.startsWith('l-') ? s - 0.1 + 0.01 * Math.cos(i) : s])));
+  await insertResult(
+    'good',
+    Object.fromEntries(Object.entries(inc).map(([id, s], i) => [id, id.startsWith('l-') ? s - 0.1 + 0.01 * Math.cos(i) : s])),
+  );
   // The same as the incumbent plus zero-mean noise.
-  await insertResult('noisy', Object.fromEntries(Object.entries(inc).map(([id, s], i) => [id, id.startsWith('l-') ? s + 0.3 * (i % 2 ? 1 : -1) : s])));
+  await insertResult(
+    'noisy',
+    Object.fromEntries(Object.entries(inc).map(([id, s], i) => [id, id.startsWith('l-') ? s + 0.3 * (i % 2 ? 1 : -1) : s])),
+  );
   // Missing five loss items the incumbent has.
-  await insertResult('partial', Object.fromEntries(Object.entries(inc).filter(([id]) => !['l-0', 'l-1', 'l-2', 'l-3', 'l-4'].includes(id))));
+  await insertResult(
+    'partial',
+    Object.fromEntries(Object.entries(inc).filter(([id]) => !['l-0', 'l-1', 'l-2', 'l-3', 'l-4'].includes(id))),
+  );
 });
 
 afterAll(async () => {
@@ -77,12 +93,32 @@ test('a clearly better candidate is promoted; a retried activity writes one deci
   const rows = await db.db.select().from(decisions).where(eq(decisions.id, 'outer/1/gate'));
   expect(rows).toHaveLength(1);
   const [row] = rows;
-  expect(row).toMatchObject({ campaignId, kind: 'promote', checkpointId: 'good', experimentId: 'exp-of-good', rule: 'allChecksPassed', accepted: true });
+  expect(row).toMatchObject({
+    campaignId,
+    kind: 'promote',
+    checkpointId: 'good',
+    experimentId: 'exp-of-good',
+    rule: 'allChecksPassed',
+    accepted: true,
+  });
   const figures = row.figures as { checks: Record<string, Record<string, unknown>>; settings: Record<string, unknown> };
   // jsonb keeps keys in its own order; the hacking guard's checks are recorded beside the held-out ones.
-  expect(Object.keys(figures.checks).sort()).toEqual(['canaryInOutputs', 'cheatOnlyPass', 'heldoutCanaryInOutputs', 'heldoutImprovement', 'heldoutOutrunsPublic', 'noCategoryRegression', 'publicHeldoutGap', 'twinGap']);
+  expect(Object.keys(figures.checks).sort()).toEqual([
+    'canaryInOutputs',
+    'cheatOnlyPass',
+    'heldoutCanaryInOutputs',
+    'heldoutImprovement',
+    'heldoutOutrunsPublic',
+    'noCategoryRegression',
+    'publicHeldoutGap',
+    'twinGap',
+  ]);
   expect(figures.checks.heldoutImprovement).toMatchObject({ passed: true, metric: 'bits_per_byte', n: 40, test: 'sign-flip' });
-  expect(figures.checks.noCategoryRegression).toMatchObject({ passed: true, 'bits_per_byte.typescript.n': 20, 'exact_match.identifier.n': 20 });
+  expect(figures.checks.noCategoryRegression).toMatchObject({
+    passed: true,
+    'bits_per_byte.typescript.n': 20,
+    'exact_match.identifier.n': 20,
+  });
   expect(figures.settings).toMatchObject({ margin: 0.02, alpha: 0.05 });
   expect(JSON.stringify(row)).not.toContain(SECRET);
   expect(JSON.stringify(first)).not.toContain(SECRET);
@@ -104,7 +140,9 @@ test('a candidate better only by noise is rejected and the rejection is recorded
 test('missing held-out results are a NotFoundError naming what to score, and nothing is recorded', async () => {
   const missing = evaluateGate(db.db, input('outer/3/gate', 'never-scored'));
   await expect(missing).rejects.toThrow(NotFoundError);
-  await expect(missing).rejects.toThrow(/candidate checkpoint "never-scored" has no held-out result on suite "gate-suite@1": run scoreCheckpoint/);
+  await expect(missing).rejects.toThrow(
+    /candidate checkpoint "never-scored" has no held-out result on suite "gate-suite@1": run scoreCheckpoint/,
+  );
   await expect(evaluateGate(db.db, input('outer/3/gate', 'good', 'no-incumbent'))).rejects.toThrow(/incumbent checkpoint "no-incumbent"/);
   await expect(evaluateGate(db.db, { ...input('outer/3/gate', 'good'), suiteId: 'no-such-suite@1' })).rejects.toThrow(NotFoundError);
   expect(await db.db.select().from(decisions).where(eq(decisions.id, 'outer/3/gate'))).toHaveLength(0);
@@ -115,5 +153,8 @@ test('held-out scores that do not pair up are refused rather than silently dropp
 });
 
 test('a decision id reused for another candidate is a non-retryable conflict', async () => {
-  await expect(evaluateGate(db.db, input('outer/1/gate', 'noisy'))).rejects.toMatchObject({ type: 'DecisionConflictError', nonRetryable: true });
+  await expect(evaluateGate(db.db, input('outer/1/gate', 'noisy'))).rejects.toMatchObject({
+    type: 'DecisionConflictError',
+    nonRetryable: true,
+  });
 });

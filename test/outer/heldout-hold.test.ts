@@ -39,7 +39,11 @@ test('a held-out leak is held for a researcher with the evidence, and rejected b
       promotion: { heldoutOutrun: 'hold', heldoutOutrunSigmas: 2, timeoutSeconds: 600, onTimeout: 'promote' },
     },
   } as never);
-  const handle = await h.client.workflow.start('outerLoop', { taskQueue: `${w.prefix}-orchestration`, workflowId, args: [{ campaignId: name, trigger: 'cli', campaignVersionId: await h.version(spec) }] });
+  const handle = await h.client.workflow.start('outerLoop', {
+    taskQueue: `${w.prefix}-orchestration`,
+    workflowId,
+    args: [{ campaignId: name, trigger: 'cli', campaignVersionId: await h.version(spec) }],
+  });
 
   const status = await eventually(
     'the hold',
@@ -51,13 +55,18 @@ test('a held-out leak is held for a researcher with the evidence, and rejected b
   );
   const e = status.awaitingApproval!;
   expect(e.gate).toMatchObject({ promote: false, rule: 'heldoutOutrunsPublic' });
-  expect(e.gate.reason).toMatch(/^held by heldoutOutrunsPublic: .*held-out bits_per_byte improves by 2\.\d+, public by 2\.\d+: held-out outruns public by .*held for a researcher's approval \(heldoutOutrun: hold\)$/);
+  expect(e.gate.reason).toMatch(
+    /^held by heldoutOutrunsPublic: .*held-out bits_per_byte improves by 2\.\d+, public by 2\.\d+: held-out outruns public by .*held for a researcher's approval \(heldoutOutrun: hold\)$/,
+  );
   expect(e.gate.checks.find((c) => c.rule === 'heldoutOutrunsPublic')).toMatchObject({ passed: false });
   expect(e.defaultDecision).toBe('reject'); // a hold never promotes by default, whatever onTimeout says
   const meta = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
   expect(meta.currentDetails).toContain(`Held by the gate, awaits approval: ${e.candidateCheckpointId}`);
   expect(meta.currentDetails).toMatch(/✗ heldoutOutrunsPublic: /);
-  const [gate] = await h.db.db.select().from(decisions).where(eq(decisions.id, `${name}/outer/i1/gate`));
+  const [gate] = await h.db.db
+    .select()
+    .from(decisions)
+    .where(eq(decisions.id, `${name}/outer/i1/gate`));
   expect(gate).toMatchObject({ kind: 'hold', accepted: false, rule: 'heldoutOutrunsPublic' });
 
   await handle.executeUpdate(approvePromotionUpdate, { args: [{ approve: false, by: 'carol', note: 'trained on held-out text' }] });
@@ -65,7 +74,10 @@ test('a held-out leak is held for a researcher with the evidence, and rejected b
   const it = result.iterations.at(-1)!;
   expect(it.status).toBe('rejected');
   expect(it.reason).toMatch(/^held by heldoutOutrunsPublic: .*; the promotion was rejected by carol$/);
-  const [approval] = await h.db.db.select().from(decisions).where(eq(decisions.id, `${name}/outer/i1/approval`));
+  const [approval] = await h.db.db
+    .select()
+    .from(decisions)
+    .where(eq(decisions.id, `${name}/outer/i1/approval`));
   expect(approval).toMatchObject({ kind: 'reject', rule: 'researcher-approval', reason: 'rejected by carol: trained on held-out text' });
   const [campaign] = await h.db.db.select().from(campaigns).where(eq(campaigns.id, name));
   expect(campaign.productionCheckpointId).toBeNull();

@@ -15,17 +15,35 @@ test('worker restarts at every step of an outer iteration: one iteration, one da
   const home = scratchDir('outer-restarts');
   const prefix = uniqueName('t-restarts');
   const name = uniqueName('restarts');
-  const spec = fastBuiltinSpec(name, { innerLoop: { budget: { experiments: 2, parallelism: 2 } }, outerLoop: { innerBudget: { experiments: 2 } } });
+  const spec = fastBuiltinSpec(name, {
+    innerLoop: { budget: { experiments: 2, parallelism: 2 } },
+    outerLoop: { innerBudget: { experiments: 2 } },
+  });
   let workers: TestWorkers = await startTestWorkers({ prefix, db: db.db, home });
   try {
     const { versionId: campaignVersionId } = await registerCampaignVersion(db.db, spec);
-    const ev = (i: number) => ({ id: `${name}-e${i}`, campaignId: name, kind: 'edit' as const, modelVersion: 'v0', prompt: `const total${i} = items.reduce((a, b) => `, output: 'a', correction: `a + b.price * ${i}, 0);\n` });
+    const ev = (i: number) => ({
+      id: `${name}-e${i}`,
+      campaignId: name,
+      kind: 'edit' as const,
+      modelVersion: 'v0',
+      prompt: `const total${i} = items.reduce((a, b) => `,
+      output: 'a',
+      correction: `a + b.price * ${i}, 0);\n`,
+    });
     await storeFeedback(db.db, [1, 2, 3, 4, 5].map(ev));
 
-    const handle = await client.workflow.start('outerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: `${name}/outer/chaos`, args: [{ campaignId: name, campaignVersionId, trigger: 'cli' }] });
+    const handle = await client.workflow.start('outerLoop', {
+      taskQueue: `${prefix}-orchestration`,
+      workflowId: `${name}/outer/chaos`,
+      args: [{ campaignId: name, campaignVersionId, trigger: 'cli' }],
+    });
     // Replace the workers once in every phase the iteration is seen in (claim, critiques, dataset, inner loop, gate…).
     let finished = false;
-    void handle.result().then(() => (finished = true), () => (finished = true));
+    void handle.result().then(
+      () => (finished = true),
+      () => (finished = true),
+    );
     const restartedIn: string[] = [];
     while (!finished) {
       const phase = (await handle.query(outerStatusQuery).catch(() => undefined))?.phase;
@@ -48,10 +66,21 @@ test('worker restarts at every step of an outer iteration: one iteration, one da
     // The base version and the iteration's own.
     expect(await n(db.db.select({ n: total }).from(datasetVersions))).toBe(2);
     expect(await n(db.db.select({ n: total }).from(critiques).where(eq(critiques.outerIterationId, it.outerIterationId)))).toBe(5);
-    expect(await n(db.db.select({ n: total }).from(examples).where(sql`${examples.datasetVersionId} = ${it.datasetVersionId} and ${examples.source} = 'critique'`))).toBe(5);
+    expect(
+      await n(
+        db.db
+          .select({ n: total })
+          .from(examples)
+          .where(sql`${examples.datasetVersionId} = ${it.datasetVersionId} and ${examples.source} = 'critique'`),
+      ),
+    ).toBe(5);
     const decided = await db.db.select().from(decisions).where(eq(decisions.campaignId, name));
     expect(decided.map((d) => d.id).sort()).toEqual([`${it.innerLoopId}/select`, `${it.outerIterationId}/gate`].sort());
-    const runs = await db.db.select().from(trainingRuns).innerJoin(experiments, eq(experiments.id, trainingRuns.experimentId)).where(eq(experiments.innerLoopId, it.innerLoopId!));
+    const runs = await db.db
+      .select()
+      .from(trainingRuns)
+      .innerJoin(experiments, eq(experiments.id, trainingRuns.experimentId))
+      .where(eq(experiments.innerLoopId, it.innerLoopId!));
     expect(runs.length).toBe(3);
     expect(runs.every((x) => x.training_runs.launches === 1 && x.training_runs.status === 'succeeded')).toBe(true);
     const [c] = await db.db.select().from(campaigns).where(eq(campaigns.id, name));

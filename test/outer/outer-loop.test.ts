@@ -4,7 +4,19 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
 import { storeFeedback } from '../../services/feedback-store';
-import { checkpoints, critiques, datasetVersions, decisions, evalItems, examples, experiments, feedbackEvents, innerLoops, outerIterations, campaigns } from '../../db/schema';
+import {
+  checkpoints,
+  critiques,
+  datasetVersions,
+  decisions,
+  evalItems,
+  examples,
+  experiments,
+  feedbackEvents,
+  innerLoops,
+  outerIterations,
+  campaigns,
+} from '../../db/schema';
 import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult } from '../../contracts/outer-loop';
 import { cliEnv, runCli } from '../helpers/cli';
 import { saveHistory } from '../helpers/histories';
@@ -16,7 +28,11 @@ let w: LoopWorkers;
 const name = uniqueName('outer');
 const spec = fastBuiltinSpec(name, {
   innerLoop: { budget: { experiments: 2, parallelism: 2 } },
-  outerLoop: { innerBudget: { experiments: 2 }, evalFailureSample: 5, promotion: { requireApproval: true, timeoutSeconds: 600, margin: 0.01 } },
+  outerLoop: {
+    innerBudget: { experiments: 2 },
+    evalFailureSample: 5,
+    promotion: { requireApproval: true, timeoutSeconds: 600, margin: 0.01 },
+  },
 } as never);
 
 beforeAll(async () => {
@@ -26,16 +42,30 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 const start = async (id: string, trigger: string, withSpec = false): Promise<WorkflowHandle> =>
-  h.client.workflow.start('outerLoop', { taskQueue: `${w.prefix}-orchestration`, workflowId: `${name}/outer/${id}`, args: [{ campaignId: name, trigger, ...(withSpec ? { campaignVersionId: await h.version(spec) } : {}) }] });
+  h.client.workflow.start('outerLoop', {
+    taskQueue: `${w.prefix}-orchestration`,
+    workflowId: `${name}/outer/${id}`,
+    args: [{ campaignId: name, trigger, ...(withSpec ? { campaignVersionId: await h.version(spec) } : {}) }],
+  });
 const phaseOf = (handle: WorkflowHandle) => handle.query(outerStatusQuery);
-const count = async (table: typeof datasetVersions | typeof outerIterations, where = sql`true`) => (await h.db.db.select({ n: sql<number>`count(*)::int` }).from(table).where(where))[0].n;
+const count = async (table: typeof datasetVersions | typeof outerIterations, where = sql`true`) =>
+  (
+    await h.db.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(table)
+      .where(where)
+  )[0].n;
 
 test('iteration 1: the bootstrap candidate waits for approval with its evidence, then is promoted', async () => {
   const handle = await start('first', 'cli', true);
-  const status = await eventually('the approval request', async () => {
-    const s = await phaseOf(handle);
-    return s.phase === 'awaiting-approval' ? s : undefined;
-  }, 240_000);
+  const status = await eventually(
+    'the approval request',
+    async () => {
+      const s = await phaseOf(handle);
+      return s.phase === 'awaiting-approval' ? s : undefined;
+    },
+    240_000,
+  );
   const e = status.awaitingApproval!;
   expect(e.gate.promote).toBe(true);
   expect(e.gate.checks.map((c) => c.rule)).toContain('heldoutImprovement');
@@ -67,9 +97,18 @@ test('iteration 1: the bootstrap candidate waits for approval with its evidence,
   expect(c.productionCheckpointId).toBe(it.candidateCheckpointId);
   const rows = await h.db.db.select().from(decisions).where(eq(decisions.campaignId, name));
   expect(rows.find((d) => d.id === `${it.outerIterationId}/gate`)).toMatchObject({ kind: 'promote', accepted: true });
-  expect(rows.find((d) => d.id === `${it.outerIterationId}/approval`)).toMatchObject({ kind: 'promote', rule: 'researcher-approval', reason: 'approved by alice: looks right' });
+  expect(rows.find((d) => d.id === `${it.outerIterationId}/approval`)).toMatchObject({
+    kind: 'promote',
+    rule: 'researcher-approval',
+    reason: 'approved by alice: looks right',
+  });
   const [row] = await h.db.db.select().from(outerIterations).where(eq(outerIterations.id, it.outerIterationId));
-  expect(row).toMatchObject({ status: 'promoted', trigger: 'cli', datasetVersionId: it.datasetVersionId, candidateCheckpointId: it.candidateCheckpointId });
+  expect(row).toMatchObject({
+    status: 'promoted',
+    trigger: 'cli',
+    datasetVersionId: it.datasetVersionId,
+    candidateCheckpointId: it.candidateCheckpointId,
+  });
 }, 300_000);
 
 test('feedback since the watermark: two concurrent starts make one warm-started iteration and one dataset version', async () => {
@@ -85,20 +124,28 @@ test('feedback since the watermark: two concurrent starts make one warm-started 
     ...(kind === 'edit' ? { correction: `x * k * ${i});\n}\n` } : {}),
   });
   // A user's "correction" that reproduces a public eval item: critiqued, but its example must not enter the version.
-  const [leak] = await h.db.db.select().from(evalItems).where(and(eq(evalItems.split, 'public'), eq(evalItems.grader, 'bits_per_byte'))).limit(1);
+  const [leak] = await h.db.db
+    .select()
+    .from(evalItems)
+    .where(and(eq(evalItems.split, 'public'), eq(evalItems.grader, 'bits_per_byte')))
+    .limit(1);
   const leaked = { ...ev(5, 'edit'), prompt: leak.prompt, output: '', correction: leak.reference };
   await storeFeedback(h.db.db, [ev(1, 'edit'), ev(2, 'edit'), ev(3, 'reject'), ev(4, 'accept'), leaked]);
   const versionsBefore = await count(datasetVersions);
 
   const [a, b] = await Promise.all([start('scheduled-1', 'schedule'), start('manual-1', 'cli')]);
-  const awaiting = await eventually('one of the two to claim and reach its end or approval', async () => {
-    for (const x of [a, b]) {
-      const s = await phaseOf(x).catch(() => undefined);
-      if (s?.phase === 'awaiting-approval') return x;
-    }
-    const [da, db] = [await a.describe(), await b.describe()];
-    return da.status.name === 'COMPLETED' && db.status.name === 'COMPLETED' ? a : undefined;
-  }, 240_000);
+  const awaiting = await eventually(
+    'one of the two to claim and reach its end or approval',
+    async () => {
+      for (const x of [a, b]) {
+        const s = await phaseOf(x).catch(() => undefined);
+        if (s?.phase === 'awaiting-approval') return x;
+      }
+      const [da, db] = [await a.describe(), await b.describe()];
+      return da.status.name === 'COMPLETED' && db.status.name === 'COMPLETED' ? a : undefined;
+    },
+    240_000,
+  );
   if ((await awaiting.describe()).status.name === 'RUNNING') {
     await awaiting.executeUpdate(approvePromotionUpdate, { args: [{ approve: false, by: 'bob' }] });
   }
@@ -117,23 +164,40 @@ test('feedback since the watermark: two concurrent starts make one warm-started 
   const events = await h.db.db.select().from(feedbackEvents).where(eq(feedbackEvents.campaignId, name));
   expect(events.every((e) => e.ingestedBy === it.outerIterationId)).toBe(true);
   const crit = await h.db.db.select().from(critiques).where(eq(critiques.outerIterationId, it.outerIterationId));
-  expect(crit.filter((x) => x.sourceKind === 'feedback').map((x) => x.sourceId).sort()).toEqual([`${name}-fb-1`, `${name}-fb-2`, `${name}-fb-3`, `${name}-fb-5`]);
+  expect(
+    crit
+      .filter((x) => x.sourceKind === 'feedback')
+      .map((x) => x.sourceId)
+      .sort(),
+  ).toEqual([`${name}-fb-1`, `${name}-fb-2`, `${name}-fb-3`, `${name}-fb-5`]);
   const evalCrit = crit.filter((x) => x.sourceKind === 'eval');
   expect(evalCrit.length).toBeGreaterThan(0);
   expect(evalCrit.length).toBeLessThanOrEqual(5);
-  const publicIds = new Set((await h.db.db.select({ id: evalItems.id }).from(evalItems).where(eq(evalItems.split, 'public'))).map((x) => x.id));
+  const publicIds = new Set(
+    (await h.db.db.select({ id: evalItems.id }).from(evalItems).where(eq(evalItems.split, 'public'))).map((x) => x.id),
+  );
   expect(evalCrit.every((x) => publicIds.has(x.sourceId) && x.text.startsWith('Derived mechanically'))).toBe(true);
-  const fromCritiques = await h.db.db.select().from(examples).where(and(eq(examples.datasetVersionId, it.datasetVersionId!), eq(examples.source, 'critique')));
+  const fromCritiques = await h.db.db
+    .select()
+    .from(examples)
+    .where(and(eq(examples.datasetVersionId, it.datasetVersionId!), eq(examples.source, 'critique')));
   expect(fromCritiques.map((x) => x.sourceRef).sort()).toEqual([`${name}/critique/${name}-fb-1`, `${name}/critique/${name}-fb-2`]);
   const [version] = await h.db.db.select().from(datasetVersions).where(eq(datasetVersions.id, it.datasetVersionId!));
-  const [first] = await h.db.db.select().from(outerIterations).where(and(eq(outerIterations.campaignId, name), eq(outerIterations.iteration, 1)));
+  const [first] = await h.db.db
+    .select()
+    .from(outerIterations)
+    .where(and(eq(outerIterations.campaignId, name), eq(outerIterations.iteration, 1)));
   expect(version.parentIds).toEqual([first.datasetVersionId]);
   expect(Object.keys(version.lossWeights).length).toBeGreaterThan(0);
 
   // Warm start: the inner loop starts from production, its experiments keep production's model shape.
   const [loop] = await h.db.db.select().from(innerLoops).where(eq(innerLoops.id, it.innerLoopId!));
   expect(loop.baseCheckpointId).toBe(production);
-  const [prodExp] = await h.db.db.select({ params: experiments.params }).from(checkpoints).innerJoin(experiments, eq(experiments.id, checkpoints.experimentId)).where(eq(checkpoints.id, production));
+  const [prodExp] = await h.db.db
+    .select({ params: experiments.params })
+    .from(checkpoints)
+    .innerJoin(experiments, eq(experiments.id, checkpoints.experimentId))
+    .where(eq(checkpoints.id, production));
   const exps = await h.db.db.select().from(experiments).where(eq(experiments.innerLoopId, it.innerLoopId!));
   expect(exps.length).toBe(3);
   for (const x of exps) for (const k of ['context', 'hidden']) expect(x.params[k]).toBe(prodExp.params[k]);
@@ -142,11 +206,19 @@ test('feedback since the watermark: two concurrent starts make one warm-started 
   // training, so both outcomes must leave the same trace: rejected (by the gate, or by bob's answer to the approval
   // request that a pass raises), an approval decision exactly when the gate passed, production unchanged. Every
   // approval path runs deterministically in approval.test.ts (stub activities whose gate always promotes).
-  const [gate] = await h.db.db.select().from(decisions).where(eq(decisions.id, `${it.outerIterationId}/gate`));
+  const [gate] = await h.db.db
+    .select()
+    .from(decisions)
+    .where(eq(decisions.id, `${it.outerIterationId}/gate`));
   expect(gate).toBeDefined();
   expect(it.status).toBe('rejected');
-  const approvals = await h.db.db.select().from(decisions).where(eq(decisions.id, `${it.outerIterationId}/approval`));
-  expect(approvals).toEqual(gate.kind === 'promote' ? [expect.objectContaining({ kind: 'reject', rule: 'researcher-approval', reason: 'rejected by bob' })] : []);
+  const approvals = await h.db.db
+    .select()
+    .from(decisions)
+    .where(eq(decisions.id, `${it.outerIterationId}/approval`));
+  expect(approvals).toEqual(
+    gate.kind === 'promote' ? [expect.objectContaining({ kind: 'reject', rule: 'researcher-approval', reason: 'rejected by bob' })] : [],
+  );
   const [after] = await h.db.db.select().from(campaigns).where(eq(campaigns.id, name));
   expect(after.productionCheckpointId).toBe(production);
 }, 360_000);
@@ -155,12 +227,18 @@ test('a start with no new feedback is skipped with its reason and writes nothing
   const before = await count(outerIterations, eq(outerIterations.campaignId, name));
   const handle = await start('nothing-new', 'schedule');
   const r = (await handle.result()) as OuterLoopResult;
-  expect(r.iterations[0]).toMatchObject({ status: 'skipped', reason: 'only 0 new feedback events since the last iteration (outerLoop.minNewFeedback is 1)' });
+  expect(r.iterations[0]).toMatchObject({
+    status: 'skipped',
+    reason: 'only 0 new feedback events since the last iteration (outerLoop.minNewFeedback is 1)',
+  });
   expect(await count(outerIterations, eq(outerIterations.campaignId, name))).toBe(before);
 });
 
 test('held-out prompts and references appear in no outer- or inner-loop history', async () => {
-  const held = await h.db.db.select({ prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems).where(eq(evalItems.split, 'heldout'));
+  const held = await h.db.db
+    .select({ prompt: evalItems.prompt, reference: evalItems.reference })
+    .from(evalItems)
+    .where(eq(evalItems.split, 'heldout'));
   const needles = held.flatMap((x) => [x.prompt, x.reference]).filter((t) => t.length >= 24);
   expect(needles.length).toBeGreaterThan(10);
   for (const id of [`${name}/outer/first`, `${name}/outer/i1/inner`, `${name}/outer/i2/inner`]) {

@@ -10,8 +10,17 @@ const HISTORY = path.join(__dirname, '..', 'histories', 'inner-loop.json');
 test('an unguarded change to innerLoop fails replay with a nondeterminism error', async () => {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('./fixtures/changed-workflows'),
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error },
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: console.error,
+    },
   });
   const history = historyFromJSON(JSON.parse(fs.readFileSync(HISTORY, 'utf8')));
-  await expect(Worker.runReplayHistory({ workflowBundle: { code } }, history, 'inner-loop')).rejects.toThrow(/[Nn]ondeterminism|DeterminismViolation/);
+  await expect(Worker.runReplayHistory({ workflowBundle: { code } }, history, 'inner-loop')).rejects.toThrow(
+    /[Nn]ondeterminism|DeterminismViolation/,
+  );
 }, 120_000);

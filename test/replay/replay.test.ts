@@ -15,8 +15,14 @@ test('every patched() path in the workflow code has a committed history that tak
   // since goes behind patched('<id>'), and a history recorded on the patched path is added here (docs/operations.md).
   expect(files.length).toBeGreaterThan(0);
   const patchesIn = (file: string): string[] =>
-    (JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as { events: { markerRecordedEventAttributes?: { markerName: string; details: Record<string, { payloads: { data: string }[] }> } }[] }).events
-      .flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_patch' ? e.markerRecordedEventAttributes.details['patch-data'].payloads : []))
+    (
+      JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as {
+        events: { markerRecordedEventAttributes?: { markerName: string; details: Record<string, { payloads: { data: string }[] }> } }[];
+      }
+    ).events
+      .flatMap((e) =>
+        e.markerRecordedEventAttributes?.markerName === 'core_patch' ? e.markerRecordedEventAttributes.details['patch-data'].payloads : [],
+      )
       .map((p) => (JSON.parse(Buffer.from(p.data, 'base64').toString()) as { id: string }).id);
   const recorded = new Set(files.flatMap(patchesIn));
   const inCode = fs

@@ -40,7 +40,11 @@ const writes: [string, () => string, unknown][] = [
 
 test.each(writes)('%s refuses a request without the token or with a wrong one, and stores nothing', async (_name, url, body) => {
   for (const authorization of [undefined, 'Bearer wrong', `Bearer ${TOKEN}x`, `Basic ${TOKEN}`]) {
-    const r = await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, body: JSON.stringify(body) });
+    const r = await fetch(url(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+      body: JSON.stringify(body),
+    });
     expect(r.status).toBe(401);
     expect(await r.text()).not.toContain(TOKEN);
   }
@@ -49,9 +53,17 @@ test.each(writes)('%s refuses a request without the token or with a wrong one, a
 });
 
 test('with the token, the same requests get through', async () => {
-  const r = await fetch(`${codec.url}/encode`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ payloads: [{ metadata: {}, data: '' }] }) });
+  const r = await fetch(`${codec.url}/encode`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({ payloads: [{ metadata: {}, data: '' }] }),
+  });
   expect(r.status).toBe(200);
-  const f = await fetch(`${feedback.url}/v1/feedback`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(event) });
+  const f = await fetch(`${feedback.url}/v1/feedback`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify(event),
+  });
   expect(f.status).toBe(201);
 });
 

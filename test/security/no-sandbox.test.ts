@@ -32,7 +32,14 @@ test('the workers say in one line that there is no sandbox, and what user-suppli
 test('a campaign with its own trainer is refused before anything starts', async () => {
   const workers = await harness.workers('t-nosbx');
   const id = uniqueName('nosbx-custom');
-  const err = await (await workers.startLoop(id, { ...fixtureSpec(id, { steps: 5 }), trainer: { command: [process.execPath, path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js')] } })).result().catch((e: unknown) => e);
+  const err = await (
+    await workers.startLoop(id, {
+      ...fixtureSpec(id, { steps: 5 }),
+      trainer: { command: [process.execPath, path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js')] },
+    })
+  )
+    .result()
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(WorkflowFailedError);
   expect(JSON.stringify((err as WorkflowFailedError).cause)).toContain('no sandbox for the trainer on this host');
   expect(JSON.stringify((err as WorkflowFailedError).cause)).toContain('set trainer.unsandboxed: true to run it anyway');
@@ -43,18 +50,30 @@ test('a campaign with its own trainer is refused before anything starts', async 
 test('with trainer.unsandboxed the same campaign runs, and its runs say so', async () => {
   const workers = await harness.workers('t-nosbx-u');
   const id = uniqueName('nosbx-unsandboxed');
-  const spec = { ...fixtureSpec(id, { steps: 5 }), trainer: { command: [process.execPath, path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js')], unsandboxed: true } };
+  const spec = {
+    ...fixtureSpec(id, { steps: 5 }),
+    trainer: { command: [process.execPath, path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js')], unsandboxed: true },
+  };
   await (await workers.startLoop(id, spec)).result();
   const runs = await runsOf(id);
   expect(runs.length).toBeGreaterThanOrEqual(2);
-  for (const r of runs) expect(JSON.parse(fs.readFileSync(path.join(r.runDir, 'isolation.json'), 'utf8'))).toEqual({ sandbox: 'none', reason: 'trainer.unsandboxed is set' });
+  for (const r of runs)
+    expect(JSON.parse(fs.readFileSync(path.join(r.runDir, 'isolation.json'), 'utf8'))).toEqual({
+      sandbox: 'none',
+      reason: 'trainer.unsandboxed is set',
+    });
   await workers.stop();
 }, 120_000);
 
-test('the built-in trainer, Flywheel\'s own code, runs without the sandbox and records why', async () => {
+test("the built-in trainer, Flywheel's own code, runs without the sandbox and records why", async () => {
   const workers = await harness.workers('t-nosbx-b');
   const id = uniqueName('nosbx-builtin');
-  await (await workers.startLoop(id, fastBuiltinSpec(id, { innerLoop: { budget: { experiments: 1, parallelism: 1 }, batchSize: 1, startupTrials: 1 } }))).result();
+  await (
+    await workers.startLoop(
+      id,
+      fastBuiltinSpec(id, { innerLoop: { budget: { experiments: 1, parallelism: 1 }, batchSize: 1, startupTrials: 1 } }),
+    )
+  ).result();
   const [run] = (await runsOf(id)).filter((r) => r.experimentId.endsWith('/e0'));
   const isolation = JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8')) as { sandbox: string; reason: string };
   expect(isolation.sandbox).toBe('none');

@@ -31,7 +31,12 @@ const API_TOKEN = secret('tok');
 const OPENAI_KEY = secret('sk');
 const DB_PASSWORD = secret('pw');
 const PAYLOAD_KEY = `k2:${crypto.randomBytes(32).toString('base64')}`;
-const SECRETS = { FLYWHEEL_API_TOKEN: API_TOKEN, OPENAI_API_KEY: OPENAI_KEY, 'database password': DB_PASSWORD, 'payload key': PAYLOAD_KEY.slice(3) };
+const SECRETS = {
+  FLYWHEEL_API_TOKEN: API_TOKEN,
+  OPENAI_API_KEY: OPENAI_KEY,
+  'database password': DB_PASSWORD,
+  'payload key': PAYLOAD_KEY.slice(3),
+};
 
 const campaignId = uniqueName('secrets');
 const workflowId = `${campaignId}/inner/1`;
@@ -85,14 +90,20 @@ beforeAll(async () => {
   up = spawnUp(home, env);
   await up.waitFor(/^flywheel is up$/, { timeoutMs: 180_000 });
   const specFile = path.join(home, 'spec.json');
-  fs.writeFileSync(specFile, JSON.stringify(fixtureSpec(campaignId, { steps: 5 }, { budget: { experiments: 2, parallelism: 1 }, batchSize: 2 })));
+  fs.writeFileSync(
+    specFile,
+    JSON.stringify(fixtureSpec(campaignId, { steps: 5 }, { budget: { experiments: 2, parallelism: 1 }, batchSize: 2 })),
+  );
   run = await runCli(env, ['run', specFile, '--id', workflowId, '--json']);
 
   connection = await Connection.connect({ address: temporalAddress() });
   raw = new Client({ connection }); // no codec: sees what the server stores
   // The same data converter as the CLI and the workers: a client with the key.
   const keyed = new Client({ connection, dataConverter: flywheelDataConverter(PAYLOAD_KEY) });
-  const crashing = (name: string): CampaignSpecInput => { const s = fixtureSpec(name, { steps: 5 }); return { ...s, trainer: { ...s.trainer, fixed: { crash: true } } }; };
+  const crashing = (name: string): CampaignSpecInput => {
+    const s = fixtureSpec(name, { steps: 5 });
+    return { ...s, trainer: { ...s.trainer, fixed: { crash: true } } };
+  };
   const dbh = openDb(env.DATABASE_URL!, { max: 1 });
   const crashVersion = await registerCampaignVersion(dbh.db, crashing(crashLoop.split('/')[0])).finally(() => dbh.close());
   const failing: [string, string][] = [
@@ -101,15 +112,30 @@ beforeAll(async () => {
   ];
   await Promise.all(
     failing.map(async ([id, campaignVersionId]) => {
-      const handle = await keyed.workflow.start('innerLoop', { taskQueue: taskQueue('orchestration', prefix), workflowId: id, args: [{ campaignVersionId }] });
-      failures.set(id, await handle.result().then(() => undefined, (e: unknown) => e));
+      const handle = await keyed.workflow.start('innerLoop', {
+        taskQueue: taskQueue('orchestration', prefix),
+        workflowId: id,
+        args: [{ campaignVersionId }],
+      });
+      failures.set(
+        id,
+        await handle.result().then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      );
       histories.set(id, await raw.workflow.getHandle(id).fetchHistory());
     }),
   );
   for await (const w of raw.workflow.list({ query: `WorkflowId STARTS_WITH "${campaignId}/"` })) {
     histories.set(w.workflowId, await raw.workflow.getHandle(w.workflowId, w.runId).fetchHistory());
   }
-  codec = await startCodecServer({ codec: new AesGcmPayloadCodec(parsePayloadKeys(PAYLOAD_KEY)), port: 0, token: API_TOKEN, origins: ['http://127.0.0.1:8233'] });
+  codec = await startCodecServer({
+    codec: new AesGcmPayloadCodec(parsePayloadKeys(PAYLOAD_KEY)),
+    port: 0,
+    token: API_TOKEN,
+    origins: ['http://127.0.0.1:8233'],
+  });
 }, 420_000);
 
 afterAll(async () => {
@@ -125,13 +151,17 @@ afterAll(async () => {
 });
 
 /** A payload as the codec-server protocol carries it. */
-const jsonPayload = (p: Payload) => ({ metadata: Object.fromEntries(Object.entries(p.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])), data: Buffer.from(p.data!).toString('base64') });
+const jsonPayload = (p: Payload) => ({
+  metadata: Object.fromEntries(Object.entries(p.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])),
+  data: Buffer.from(p.data!).toString('base64'),
+});
 
 /** Every payload in a history, with the JSON path where it sits. */
 function payloadsOf(node: unknown, at = ''): { at: string; payload: Payload }[] {
   if (!node || typeof node !== 'object') return [];
   if (node instanceof Uint8Array) return [];
-  if ('data' in node && 'metadata' in node && (node as Payload).metadata && typeof (node as Payload).metadata === 'object') return [{ at, payload: node as Payload }];
+  if ('data' in node && 'metadata' in node && (node as Payload).metadata && typeof (node as Payload).metadata === 'object')
+    return [{ at, payload: node as Payload }];
   return Object.entries(node).flatMap(([k, v]) => payloadsOf(v, `${at}.${k}`));
 }
 
@@ -185,7 +215,10 @@ test('the codec endpoint decodes them for a caller with the token, and refuses o
   const wrong = await fetch(`${codec.url}/decode`, { method: 'POST', headers: { ...headers, authorization: 'Bearer nope' }, body });
   expect(wrong.status).toBe(401);
 
-  const preflight = await fetch(`${codec.url}/decode`, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:8233', 'access-control-request-method': 'POST' } });
+  const preflight = await fetch(`${codec.url}/decode`, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://127.0.0.1:8233', 'access-control-request-method': 'POST' },
+  });
   expect(preflight.status).toBe(204);
   expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
   const foreign = await fetch(`${codec.url}/decode`, { method: 'OPTIONS', headers: { origin: 'http://evil.example' } });
@@ -195,7 +228,13 @@ test('the codec endpoint decodes them for a caller with the token, and refuses o
 test("the temporal CLI shows the history decoded through the endpoint (the UI's protocol)", async () => {
   // Asynchronously: the codec server answers from this process.
   const show = async (extra: string[]): Promise<string> =>
-    (await execFileAsync(findTemporalCli(), ['workflow', 'show', '--address', temporalAddress(), '-w', workflowId, '--output', 'json', ...extra], { maxBuffer: 64 << 20, timeout: 60_000 })).stdout;
+    (
+      await execFileAsync(
+        findTemporalCli(),
+        ['workflow', 'show', '--address', temporalAddress(), '-w', workflowId, '--output', 'json', ...extra],
+        { maxBuffer: 64 << 20, timeout: 60_000 },
+      )
+    ).stdout;
   const encrypted = Buffer.from(ENCRYPTED_ENCODING).toString('base64');
   expect(await show([])).toContain(encrypted);
   const decoded = await show(['--codec-endpoint', codec.url, '--codec-auth', `Bearer ${API_TOKEN}`]);
@@ -214,20 +253,35 @@ test('no configured secret appears in any history (raw or decoded), log file or 
   for (const f of fs.readdirSync(path.join(home, 'logs'))) sources.push([`logs/${f}`, fs.readFileSync(path.join(home, 'logs', f), 'utf8')]);
   for (const [id, h] of histories) {
     sources.push([`history ${id}`, historyText(h)]);
-    const decoded = await local.decode(payloadsOf(h).filter((p) => text(p.payload.metadata?.encoding) === ENCRYPTED_ENCODING).map((p) => p.payload));
+    const decoded = await local.decode(
+      payloadsOf(h)
+        .filter((p) => text(p.payload.metadata?.encoding) === ENCRYPTED_ENCODING)
+        .map((p) => p.payload),
+    );
     sources.push([`decoded payloads of ${id}`, decoded.map((p) => text(p.data)).join('\n')]);
   }
   expect(sources.filter(([name]) => name.startsWith('logs/worker-')).length).toBe(3);
-  const leaks = sources.flatMap(([where, body]) => Object.entries(SECRETS).filter(([, s]) => body.includes(s)).map(([what]) => `${what} in ${where}`));
+  const leaks = sources.flatMap(([where, body]) =>
+    Object.entries(SECRETS)
+      .filter(([, s]) => body.includes(s))
+      .map(([what]) => `${what} in ${where}`),
+  );
   expect(leaks).toEqual([]);
 });
 
 type Failure = { message?: string; stackTrace?: string; encodedAttributes?: Payload; cause?: Failure };
-type HistoryEvent = { workflowExecutionFailedEventAttributes?: { failure?: Failure }; activityTaskFailedEventAttributes?: { failure?: Failure } };
+type HistoryEvent = {
+  workflowExecutionFailedEventAttributes?: { failure?: Failure };
+  activityTaskFailedEventAttributes?: { failure?: Failure };
+};
 
 const failedEvent = (id: string, kind: keyof HistoryEvent): Failure | undefined =>
   (histories.get(id) as { events: HistoryEvent[] }).events.map((e) => e[kind]?.failure).find(Boolean);
-const encoded = (f: Failure | undefined) => ({ message: f?.message, stackTrace: f?.stackTrace || '', encoding: text(f?.encodedAttributes?.metadata?.encoding) });
+const encoded = (f: Failure | undefined) => ({
+  message: f?.message,
+  stackTrace: f?.stackTrace || '',
+  encoding: text(f?.encodedAttributes?.metadata?.encoding),
+});
 const ENCODED = { message: 'Encoded failure', stackTrace: '', encoding: ENCRYPTED_ENCODING };
 
 test("an activity's failure message and stack trace are ciphertext in the history; a client with the key reads the real message", async () => {
@@ -261,5 +315,8 @@ test("the workflow code's own failure is encoded inside the workflow bundle, and
   expect(encoded(failedEvent(crashLoop, 'workflowExecutionFailedEventAttributes'))).toEqual(ENCODED);
   const failure = failures.get(crashLoop);
   expect(failure).toBeInstanceOf(WorkflowFailedError);
-  expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'BaselineFailed', message: expect.stringMatching(/^the untrained baseline failed: the trainer exited with code 3$/) });
+  expect((failure as WorkflowFailedError).cause).toMatchObject({
+    type: 'BaselineFailed',
+    message: expect.stringMatching(/^the untrained baseline failed: the trainer exited with code 3$/),
+  });
 });

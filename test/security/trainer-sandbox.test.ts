@@ -81,7 +81,10 @@ async function distinctiveHeldoutWindows(campaignId: string): Promise<string[]> 
   const train = fs.readFileSync(path.join(version.path, 'train.txt'), 'utf8');
   const [suite] = await db.select({ id: evalSuites.id }).from(evalSuites).limit(1);
   const items = await db.select().from(evalItems).where(eq(evalItems.suiteId, suite.id));
-  const publicText = items.filter((i) => i.split === 'public').map((i) => i.prompt + i.reference).join('\n');
+  const publicText = items
+    .filter((i) => i.split === 'public')
+    .map((i) => i.prompt + i.reference)
+    .join('\n');
   const windows: string[] = [];
   for (const i of items.filter((x) => x.split !== 'public')) {
     const text = i.prompt + i.reference;
@@ -101,7 +104,17 @@ async function runSnoop(mode: 'sandboxed' | 'unsandboxed'): Promise<void> {
   const workers = await harness.workers(`t-snoop-${mode}`);
   const handle = await workers.startLoop(campaignId, snoopSpec(campaignId, mode === 'unsandboxed'));
   await handle.result();
-  const runs = await harness.db.db.select().from(trainingRuns).where(inArray(trainingRuns.experimentId, (await harness.db.db.select({ id: experiments.id }).from(experiments).where(eq(experiments.campaignId, campaignId))).map((e) => e.id)));
+  const runs = await harness.db.db
+    .select()
+    .from(trainingRuns)
+    .where(
+      inArray(
+        trainingRuns.experimentId,
+        (await harness.db.db.select({ id: experiments.id }).from(experiments).where(eq(experiments.campaignId, campaignId))).map(
+          (e) => e.id,
+        ),
+      ),
+    );
   for (const r of runs) found[mode].push(fs.readFileSync(path.join(r.runDir, 'snoop.txt'), 'latin1'));
   heldoutWindows ??= await distinctiveHeldoutWindows(campaignId);
   // predict, on the campaign's own checkpoint, answering public prompts: what it found rides out in its answer.
@@ -140,7 +153,11 @@ describe('a trainer in the sandbox', () => {
       process.env[k] = v;
     }
     neighbour = spawn('sleep', ['600'], { env: { PATH: process.env.PATH, ...SECRETS }, stdio: 'ignore' });
-    fs.writeFileSync(path.join(harness.home, 'stack.json'), JSON.stringify({ postgres: { url: `postgres://flywheel:${FILE_SECRET}@127.0.0.1/db` } }), { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(harness.home, 'stack.json'),
+      JSON.stringify({ postgres: { url: `postgres://flywheel:${FILE_SECRET}@127.0.0.1/db` } }),
+      { mode: 0o600 },
+    );
     await runSnoop('sandboxed');
     await runSnoop('unsandboxed');
   }, 300_000);
@@ -172,7 +189,10 @@ describe('a trainer in the sandbox', () => {
     for (const text of found.sandboxed) {
       const env = text.split('== environment\n')[1].split('\n== ')[0];
       const names = env.split('\n').map((l) => l.split('=')[0]);
-      for (const n of names) expect(n).toMatch(/^(PATH|PWD|HOME|TMPDIR|LANG|LANGUAGE|TZ|LC_\w+|OMP_NUM_THREADS|MKL_NUM_THREADS|OPENBLAS_\w+|FLYWHEEL_TORCH_THREADS|CUDA_\w+|NVIDIA_\w+|NCCL_\w+)$/);
+      for (const n of names)
+        expect(n).toMatch(
+          /^(PATH|PWD|HOME|TMPDIR|LANG|LANGUAGE|TZ|LC_\w+|OMP_NUM_THREADS|MKL_NUM_THREADS|OPENBLAS_\w+|FLYWHEEL_TORCH_THREADS|CUDA_\w+|NVIDIA_\w+|NCCL_\w+)$/,
+        );
       const network = text.split('== network\n')[1].split('\n== ')[0];
       expect(network).not.toContain('connected');
       expect(network.split('\n').filter(Boolean).length).toBe(ports().length);
@@ -208,7 +228,7 @@ describe('a trainer in the sandbox', () => {
     expect(fs.readdirSync(predictScratchRoot()).filter((d) => !scratchBefore.has(d))).toEqual([]);
   });
 
-  test('the environment allow-list holds even unsandboxed: no secret in the trainer\'s own environment', () => {
+  test("the environment allow-list holds even unsandboxed: no secret in the trainer's own environment", () => {
     for (const text of [...found.unsandboxed, predictFound.unsandboxed]) {
       const env = text.split('== environment\n')[1].split('\n== ')[0];
       for (const [name, value] of Object.entries(SECRETS)) {

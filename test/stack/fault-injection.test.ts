@@ -20,10 +20,22 @@ async function faultedMatchesClean(loop: LoopKind, backend: BackendKind, kinds: 
   // Seeded moments within the first 70% of the fault-free run; each kind once, in the order given (the trainer
   // first, so that one is still running when it lands).
   const window = Math.max(0.7 * clean.durationMs, kinds.length * 2_000);
-  const schedule = faultSchedule(SEED, { count: kinds.length, kinds, windowMs: window, minGapMs: 2_000 }).map((f, i) => ({ ...f, kind: kinds[i] }));
+  const schedule = faultSchedule(SEED, { count: kinds.length, kinds, windowMs: window, minGapMs: 2_000 }).map((f, i) => ({
+    ...f,
+    kind: kinds[i],
+  }));
   const faulted = await runFaultCampaign({ seed: SEED, schedule, home: scratchDir(`faults-${loop}`), loop, backend, feedbackEvents: 60 });
-  console.log([`seed ${SEED}, ${loop} loop on ${backend}; fault-free ${(clean.durationMs / 1000).toFixed(1)} s`, ...faultFigures([faulted])].join('\n'));
-  expect(faulted.faults.filter((f) => !f.skipped).map((f) => f.kind).sort()).toEqual([...kinds].sort());
+  console.log(
+    [`seed ${SEED}, ${loop} loop on ${backend}; fault-free ${(clean.durationMs / 1000).toFixed(1)} s`, ...faultFigures([faulted])].join(
+      '\n',
+    ),
+  );
+  expect(
+    faulted.faults
+      .filter((f) => !f.skipped)
+      .map((f) => f.kind)
+      .sort(),
+  ).toEqual([...kinds].sort());
   expect([...faulted.violations, ...unexplainedDifferences(faulted.facts, clean.facts)]).toEqual([]);
 }
 
@@ -31,6 +43,10 @@ it(`outer loop: every invariant holds under trainer, worker, PostgreSQL, network
   await faultedMatchesClean('outer', 'local', ['trainer', 'worker', 'postgres', 'network', 'temporal']);
 }, 900_000);
 
-testIf('slurm')(`inner loop on Slurm: every invariant holds under trainer, worker and network faults, and no Slurm job is left (seed ${SEED})`, async () => {
-  await faultedMatchesClean('inner', 'slurm', ['trainer', 'worker', 'network']);
-}, 900_000);
+testIf('slurm')(
+  `inner loop on Slurm: every invariant holds under trainer, worker and network faults, and no Slurm job is left (seed ${SEED})`,
+  async () => {
+    await faultedMatchesClean('inner', 'slurm', ['trainer', 'worker', 'network']);
+  },
+  900_000,
+);

@@ -80,7 +80,8 @@ export function spawnUp(home: string, env: NodeJS.ProcessEnv): UpProcess {
         const check = (): void => {
           const i = lines.findIndex((l, idx) => idx >= (opts.after ?? 0) && pattern.test(l));
           if (i >= 0) done(() => resolve(i));
-          else if (child.exitCode !== null || child.signalCode !== null) done(() => reject(new Error(`up exited before ${pattern}:\n${lines.join('\n')}`)));
+          else if (child.exitCode !== null || child.signalCode !== null)
+            done(() => reject(new Error(`up exited before ${pattern}:\n${lines.join('\n')}`)));
         };
         const timer = setTimeout(() => done(() => reject(new Error(`timed out waiting for ${pattern}:\n${lines.join('\n')}`))), timeoutMs);
         const done = (f: () => void): void => {

@@ -62,8 +62,14 @@ describe('flywheel up, cold then warm', () => {
   it('starts from an empty home and reports each component', async () => {
     first = await up();
     const out = first.lines.join('\n');
-    expect(out).toMatch(new RegExp(`✓ temporal  127\\.0\\.0\\.1:${env.FLYWHEEL_TEMPORAL_PORT} \\(ui http://127\\.0\\.0\\.1:${env.FLYWHEEL_TEMPORAL_UI_PORT}, namespace default\\)`));
-    expect(out).toMatch(/✓ postgres  postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/flywheel \(embedded, [1-9]\d* migration\(s\) applied\)/);
+    expect(out).toMatch(
+      new RegExp(
+        `✓ temporal  127\\.0\\.0\\.1:${env.FLYWHEEL_TEMPORAL_PORT} \\(ui http://127\\.0\\.0\\.1:${env.FLYWHEEL_TEMPORAL_UI_PORT}, namespace default\\)`,
+      ),
+    );
+    expect(out).toMatch(
+      /✓ postgres  postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/flywheel \(embedded, [1-9]\d* migration\(s\) applied\)/,
+    );
     for (const f of ['orchestration', 'training', 'eval']) expect(out).toMatch(new RegExp(`✓ worker ${f}  queue flywheel-${f} `));
     const state = first.state()!;
     expect(state.temporal.pid).toBeDefined();

@@ -8,10 +8,18 @@ import { scratchDir } from '../helpers/env';
 const BIN = path.resolve(__dirname, '../../bin/flywheel.js');
 const dir = scratchDir('validate');
 
-function validate(name: string, content?: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
+function validate(
+  name: string,
+  content?: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): { code: number | null; stdout: string; stderr: string } {
   const file = path.join(dir, name);
   if (content !== undefined) fs.writeFileSync(file, content);
-  const r = spawnSync(process.execPath, [BIN, 'validate', ...(name ? [file] : []), ...extra], { encoding: 'utf8', env: { ...process.env, FLYWHEEL_DEBUG: '', ...env } });
+  const r = spawnSync(process.execPath, [BIN, 'validate', ...(name ? [file] : []), ...extra], {
+    encoding: 'utf8',
+    env: { ...process.env, FLYWHEEL_DEBUG: '', ...env },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -67,7 +75,8 @@ describe("a trainer of one's own is checked on this host, as the training worker
     const missing = validate('missing-program.yaml', spec('[flywheel-no-such-trainer, --x]'));
     expect(missing).toMatchObject({
       code: 2,
-      stdout: 'trainer.command: trainer program "flywheel-no-such-trainer" was not found on PATH (on this host; if the training worker runs on another, pass --worker-elsewhere)\n',
+      stdout:
+        'trainer.command: trainer program "flywheel-no-such-trainer" was not found on PATH (on this host; if the training worker runs on another, pass --worker-elsewhere)\n',
     });
     const elsewhere = validate('missing-program.yaml', undefined, ['--worker-elsewhere']);
     expect(elsewhere.code).toBe(0);
@@ -79,15 +88,26 @@ describe("a trainer of one's own is checked on this host, as the training worker
   });
 
   it("refuses an interpreter's script given by a relative path (the trainer starts in its run directory) or not there", () => {
-    expect(validate('relative-script.yaml', spec('[python3, train.py]'))).toMatchObject({ code: 2, stdout: expect.stringMatching(/^trainer\.command: trainer script "train\.py" is a relative path, but the trainer starts in its run directory/) });
-    expect(validate('no-script.yaml', spec(`[${process.execPath}, ${path.join(dir, 'nowhere.js')}]`))).toMatchObject({ code: 2, stdout: expect.stringMatching(/^trainer\.command: trainer script ".*nowhere\.js" was not found/) });
+    expect(validate('relative-script.yaml', spec('[python3, train.py]'))).toMatchObject({
+      code: 2,
+      stdout: expect.stringMatching(
+        /^trainer\.command: trainer script "train\.py" is a relative path, but the trainer starts in its run directory/,
+      ),
+    });
+    expect(validate('no-script.yaml', spec(`[${process.execPath}, ${path.join(dir, 'nowhere.js')}]`))).toMatchObject({
+      code: 2,
+      stdout: expect.stringMatching(/^trainer\.command: trainer script ".*nowhere\.js" was not found/),
+    });
     expect(validate('script.yaml', spec(`[${process.execPath}, ${BIN}]`))).toMatchObject({ code: 0, stdout: 'ok\n' });
   });
 
   it('refuses a trainer that needs a sandbox this host cannot make, unless the spec runs it unsandboxed', () => {
     const sandboxed = spec(`[${process.execPath}, ${BIN}]`).replace('  unsandboxed: true\n', '');
     const noSandbox = { FLYWHEEL_BWRAP: '/bin/false' };
-    expect(validate('sandboxed.yaml', sandboxed, [], noSandbox)).toMatchObject({ code: 2, stdout: expect.stringMatching(/^trainer\.command: no sandbox for the trainer on this host: .*set trainer\.unsandboxed: true/) });
+    expect(validate('sandboxed.yaml', sandboxed, [], noSandbox)).toMatchObject({
+      code: 2,
+      stdout: expect.stringMatching(/^trainer\.command: no sandbox for the trainer on this host: .*set trainer\.unsandboxed: true/),
+    });
     expect(validate('unsandboxed.yaml', spec(`[${process.execPath}, ${BIN}]`), [], noSandbox)).toMatchObject({ code: 0, stdout: 'ok\n' });
   });
 

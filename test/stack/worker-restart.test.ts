@@ -17,7 +17,11 @@ afterAll(() => up?.killAll());
 async function waitForPoller(connection: Connection, queue: string, pid: number, timeoutMs = 60_000): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const r = await connection.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: queue }, taskQueueType: ACTIVITY });
+    const r = await connection.workflowService.describeTaskQueue({
+      namespace: 'default',
+      taskQueue: { name: queue },
+      taskQueueType: ACTIVITY,
+    });
     const identities = (r.pollers ?? []).map((p) => p.identity ?? '');
     if (identities.some((i) => i.endsWith(`:${pid}`))) return identities;
     if (Date.now() > deadline) throw new Error(`no poller from pid ${pid} on ${queue}: ${identities.join(', ')}`);
@@ -49,7 +53,10 @@ it('restarts a SIGKILLed worker while Temporal and PostgreSQL keep serving', asy
     expect((await pg.query('SELECT pg_postmaster_start_time()::text AS t')).rows[0].t).toBe(pgStarted);
     expect(up.state()!.postgres.pid).toBe(state.postgres.pid);
     expect(isAlive(state.workers.orchestration!.pid) && isAlive(state.workers.eval!.pid)).toBe(true);
-    expect([up.state()!.workers.orchestration!.pid, up.state()!.workers.eval!.pid]).toEqual([state.workers.orchestration!.pid, state.workers.eval!.pid]);
+    expect([up.state()!.workers.orchestration!.pid, up.state()!.workers.eval!.pid]).toEqual([
+      state.workers.orchestration!.pid,
+      state.workers.eval!.pid,
+    ]);
 
     const i = await up.waitFor(/^✓ worker training  queue flywheel-training \(pid \d+, restart 1\)$/, { after: mark, timeoutMs: 90_000 });
     const restarted = Number(/pid (\d+)/.exec(up.lines[i])![1]);

@@ -23,26 +23,43 @@ afterAll(async () => {
   await harness?.close();
 });
 
-eachBackend(['slurm', 'ray'])('a torch campaign completes on the %s backend', async (kind) => {
-  const workers = await harness.workers(`t-torch-${kind}`);
-  try {
-    const id = uniqueName(`torch-${kind}`);
-    const wf = `${id}/inner/1`;
-    const result = await (await workers.startLoop(id, { ...torchSpec(id, [0.01], STEPS), backend: { kind } })).result();
-    expect(result.best?.experimentId).toBe(`${wf}/e0`);
-    const [run] = await harness.db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, `${wf}/e0`));
-    expect(run).toMatchObject({ backend: kind, status: 'succeeded', exitCode: 0, launches: 1 });
-    // On Slurm the job runs the trainer in the bubblewrap sandbox, as the local backend does; Ray runs it in the
-    // cluster's own container with the environment allow-list.
-    const isolation = JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8')) as { sandbox: string };
-    expect(isolation.sandbox).toBe(kind === 'slurm' ? (sandboxAvailable ? 'bubblewrap' : 'none') : 'cluster');
-    const steps = fs.readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { step: number }).step);
-    expect(steps[steps.length - 1]).toBe(STEPS);
-    const ckpts = await harness.db.db.select().from(checkpoints).where(eq(checkpoints.experimentId, `${wf}/e0`));
-    expect(ckpts.map((c) => c.format)).toContain('torch-gpt-v1');
-    const [exp] = await harness.db.db.select().from(experiments).where(eq(experiments.id, `${wf}/e0`));
-    expect(exp.publicScore).not.toBeNull();
-  } finally {
-    await workers.stop();
-  }
-}, 300_000);
+eachBackend(['slurm', 'ray'])(
+  'a torch campaign completes on the %s backend',
+  async (kind) => {
+    const workers = await harness.workers(`t-torch-${kind}`);
+    try {
+      const id = uniqueName(`torch-${kind}`);
+      const wf = `${id}/inner/1`;
+      const result = await (await workers.startLoop(id, { ...torchSpec(id, [0.01], STEPS), backend: { kind } })).result();
+      expect(result.best?.experimentId).toBe(`${wf}/e0`);
+      const [run] = await harness.db.db
+        .select()
+        .from(trainingRuns)
+        .where(eq(trainingRuns.experimentId, `${wf}/e0`));
+      expect(run).toMatchObject({ backend: kind, status: 'succeeded', exitCode: 0, launches: 1 });
+      // On Slurm the job runs the trainer in the bubblewrap sandbox, as the local backend does; Ray runs it in the
+      // cluster's own container with the environment allow-list.
+      const isolation = JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8')) as { sandbox: string };
+      expect(isolation.sandbox).toBe(kind === 'slurm' ? (sandboxAvailable ? 'bubblewrap' : 'none') : 'cluster');
+      const steps = fs
+        .readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { step: number }).step);
+      expect(steps[steps.length - 1]).toBe(STEPS);
+      const ckpts = await harness.db.db
+        .select()
+        .from(checkpoints)
+        .where(eq(checkpoints.experimentId, `${wf}/e0`));
+      expect(ckpts.map((c) => c.format)).toContain('torch-gpt-v1');
+      const [exp] = await harness.db.db
+        .select()
+        .from(experiments)
+        .where(eq(experiments.id, `${wf}/e0`));
+      expect(exp.publicScore).not.toBeNull();
+    } finally {
+      await workers.stop();
+    }
+  },
+  300_000,
+);

@@ -39,13 +39,18 @@ afterAll(async () => {
 test('the campaign completes with both experiments trained, succeeded and scored on the public split', async () => {
   expect(result.experiments).toBe(2);
   expect(result.stoppedBy).toBe('budget');
-  const rows = (await db.db.select().from(experiments).where(eq(experiments.innerLoopId, workflowId))).filter((e) => e.proposer !== 'baseline');
+  const rows = (await db.db.select().from(experiments).where(eq(experiments.innerLoopId, workflowId))).filter(
+    (e) => e.proposer !== 'baseline',
+  );
   expect(rows.map((e) => e.id).sort()).toEqual([`${workflowId}/e0`, `${workflowId}/e1`]);
   for (const e of rows) {
     expect(e.status).toBe('succeeded');
     expect(e.publicScore).toBeGreaterThanOrEqual(0);
     expect(e.publicScore).toBeLessThanOrEqual(1);
-    const scored = await db.db.select().from(evalResults).where(and(eq(evalResults.experimentId, e.id), eq(evalResults.split, 'public')));
+    const scored = await db.db
+      .select()
+      .from(evalResults)
+      .where(and(eq(evalResults.experimentId, e.id), eq(evalResults.split, 'public')));
     expect(scored).toHaveLength(1);
     expect(scored[0].itemCount).toBeGreaterThan(0);
     expect(scored[0].metrics.exact_match).toBe(e.publicScore);
@@ -60,17 +65,25 @@ test('the campaign completes with both experiments trained, succeeded and scored
 test('each experiment ran the torch trainer to its last step, its loss falling, and left torch-gpt-v1 checkpoints', async () => {
   for (const id of [0, 1].map((i) => `${workflowId}/e${i}`)) {
     const [run] = await db.db.select().from(trainingRuns).where(eq(trainingRuns.experimentId, id));
-    const lines = fs.readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { step: number; loss: number });
+    const lines = fs
+      .readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { step: number; loss: number });
     expect(lines[lines.length - 1].step).toBe(STEPS);
     expect(lines[lines.length - 1].loss).toBeLessThan(lines[0].loss);
     // Trained inside the sandbox (where the host can make one), and from it found its data and torch.
-    expect(JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8'))).toEqual(sandboxAvailable ? { sandbox: 'bubblewrap' } : { sandbox: 'none', reason: 'trainer.unsandboxed is set' });
+    expect(JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8'))).toEqual(
+      sandboxAvailable ? { sandbox: 'bubblewrap' } : { sandbox: 'none', reason: 'trainer.unsandboxed is set' },
+    );
     const ckpts = await db.db.select().from(checkpoints).where(eq(checkpoints.experimentId, id));
     expect(ckpts.length).toBeGreaterThan(0);
     for (const c of ckpts) expect(c.format).toBe('torch-gpt-v1');
   }
   // The baseline kept the fixed `steps: 0`: the untrained model, as for the built-in trainer.
-  const baseline = await db.db.select().from(checkpoints).where(eq(checkpoints.experimentId, `${workflowId}/baseline`));
+  const baseline = await db.db
+    .select()
+    .from(checkpoints)
+    .where(eq(checkpoints.experimentId, `${workflowId}/baseline`));
   expect(baseline.map((c) => c.step)).toEqual([0]);
 });
-

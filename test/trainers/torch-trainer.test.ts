@@ -54,12 +54,19 @@ function makeRunDir(name: string, params: Record<string, unknown>, checkpointEve
 
 const trainer = (args: string[]) => spawnSync('python3', [MAIN, ...args], { encoding: 'utf8', timeout: 90_000, env: ENV });
 const startTrainer = (args: string[]): ChildProcess => spawn('python3', [MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: ENV });
-const readManifest = (dir: string): CheckpointManifest => JSON.parse(fs.readFileSync(path.join(dir, 'checkpoints', 'manifest.json'), 'utf8'));
+const readManifest = (dir: string): CheckpointManifest =>
+  JSON.parse(fs.readFileSync(path.join(dir, 'checkpoints', 'manifest.json'), 'utf8'));
 const readMetrics = (dir: string): MetricLine[] =>
-  fs.readFileSync(path.join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as MetricLine);
+  fs
+    .readFileSync(path.join(dir, 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as MetricLine);
 const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const exited = (child: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
 
 /** Runs a short Python program on checkpoint files (paths as argv) and returns its stdout, parsed as JSON. */
 function inspect(program: string, files: string[]): unknown {
@@ -114,7 +121,11 @@ test('train on the CPU: loss falls, the manifest sha256 matches; predict answers
   const p = trainer(['predict', '--checkpoint', path.join(dir, 'checkpoints', 'step-200.pt'), '--prompts', prompts, '--out', out]);
   expect(p.stderr).toBe('');
   expect(p.status).toBe(0);
-  const predictions = fs.readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; completion: string });
+  const predictions = fs
+    .readFileSync(out, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: string; completion: string });
   expect(predictions.map((x) => x.id)).toEqual(['p1', 'p2', 'p3', 'p1-twin']);
   predictions.forEach((x, i) => expect(Buffer.byteLength(x.completion)).toBeLessThanOrEqual(asked[i].maxBytes));
   expect(predictions[0].completion.length).toBeGreaterThan(0);
@@ -173,7 +184,9 @@ test('baseCheckpoint starts a new run from the given weights, with a fresh step 
   const first = makeRunDir('first', { ...TINY, steps: 100, logEvery: 50 }, 0);
   expect(trainer(['train', '--run-dir', first]).status).toBe(0);
   const fresh = readMetrics(first)[0];
-  const next = makeRunDir('next', { ...TINY, steps: 50, logEvery: 50 }, 0, { baseCheckpoint: path.join(first, 'checkpoints', 'step-100.pt') });
+  const next = makeRunDir('next', { ...TINY, steps: 50, logEvery: 50 }, 0, {
+    baseCheckpoint: path.join(first, 'checkpoints', 'step-100.pt'),
+  });
   const r = trainer(['train', '--run-dir', next]);
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
@@ -185,7 +198,11 @@ test('baseCheckpoint starts a new run from the given weights, with a fresh step 
 
 test('MFU is 6N + attention FLOPs per token over the peak (FLYWHEEL_PEAK_FLOPS stands in for a GPU on the CPU)', () => {
   const dir = makeRunDir('mfu', { ...TINY, steps: 20, logEvery: 10 }, 0);
-  const r = spawnSync('python3', [MAIN, 'train', '--run-dir', dir], { encoding: 'utf8', timeout: 90_000, env: { ...ENV, FLYWHEEL_PEAK_FLOPS: '1e12' } });
+  const r = spawnSync('python3', [MAIN, 'train', '--run-dir', dir], {
+    encoding: 'utf8',
+    timeout: 90_000,
+    env: { ...ENV, FLYWHEEL_PEAK_FLOPS: '1e12' },
+  });
   expect(r.status).toBe(0);
   // Counted by hand for n_layer 2, d_model 32, context 32: the tied embedding 257 * 32, per block two layer
   // norms (4d), qkv (3d^2 + 3d), the attention projection (d^2 + d) and the MLP (8d^2 + 5d), and the final
@@ -205,10 +222,30 @@ test('zero steps writes the untrained model as checkpoint 0 (a campaign baseline
 
 test.each([
   ['a bad knob', { ...TINY, lr: -1 }, {}, /^torch-trainer: run\.json: params\.lr must be a number > 0 \(got -1\)\n$/],
-  ['an unknown knob', { ...TINY, learning_rate: 0.1 }, {}, /^torch-trainer: run\.json: params\.learning_rate is not a torch-gpt knob \(knobs: n_layer, .*\)\n$/],
-  ['heads that do not divide the width', { ...TINY, n_head: 3 }, {}, /^torch-trainer: run\.json: params\.d_model \(32\) must divide by params\.n_head \(3\)\n$/],
-  ['a missing dataset', TINY, { dataset: { versionId: 'v0', path: '/nonexistent/v0', trainFile: 'train.txt' } }, /^torch-trainer: cannot read the training text \/nonexistent\/v0\/train\.txt: No such file or directory\n$/],
-  ['a diverging run', { ...TINY, lr: 1e9, gradClip: 0, steps: 50, logEvery: 5 }, {}, /^torch-trainer: training diverged at step \d+ in .*: loss nan/],
+  [
+    'an unknown knob',
+    { ...TINY, learning_rate: 0.1 },
+    {},
+    /^torch-trainer: run\.json: params\.learning_rate is not a torch-gpt knob \(knobs: n_layer, .*\)\n$/,
+  ],
+  [
+    'heads that do not divide the width',
+    { ...TINY, n_head: 3 },
+    {},
+    /^torch-trainer: run\.json: params\.d_model \(32\) must divide by params\.n_head \(3\)\n$/,
+  ],
+  [
+    'a missing dataset',
+    TINY,
+    { dataset: { versionId: 'v0', path: '/nonexistent/v0', trainFile: 'train.txt' } },
+    /^torch-trainer: cannot read the training text \/nonexistent\/v0\/train\.txt: No such file or directory\n$/,
+  ],
+  [
+    'a diverging run',
+    { ...TINY, lr: 1e9, gradClip: 0, steps: 50, logEvery: 5 },
+    {},
+    /^torch-trainer: training diverged at step \d+ in .*: loss nan/,
+  ],
 ])('%s exits 1 with one clear line on stderr', (_, params, over, message) => {
   const dir = makeRunDir(`bad-${Math.random().toString(36).slice(2)}`, params, 0, over as Partial<RunJson>);
   const r = trainer(['train', '--run-dir', dir]);
@@ -224,7 +261,10 @@ test('predict refuses a bad prompt line and a file that is not a torch-gpt-v1 ch
   const ckpt = path.join(dir, 'checkpoints', 'step-0.pt');
   const prompts = path.join(scratch, 'bad-prompts.jsonl');
   const out = path.join(scratch, 'never.jsonl');
-  fs.writeFileSync(prompts, JSON.stringify({ id: 'a', prompt: 'x', maxBytes: 3 }) + '\n' + JSON.stringify({ id: 'b', prompt: 'y', maxBytes: -1 }) + '\n');
+  fs.writeFileSync(
+    prompts,
+    JSON.stringify({ id: 'a', prompt: 'x', maxBytes: 3 }) + '\n' + JSON.stringify({ id: 'b', prompt: 'y', maxBytes: -1 }) + '\n',
+  );
   const bad = trainer(['predict', '--checkpoint', ckpt, '--prompts', prompts, '--out', out]);
   expect(bad.status).toBe(1);
   expect(bad.stderr).toMatch(/^torch-trainer: .*bad-prompts\.jsonl:2: maxBytes must be an integer from 0 to 65536\n$/);
@@ -239,20 +279,27 @@ test('predict refuses a bad prompt line and a file that is not a torch-gpt-v1 ch
 });
 
 const hasTorchrun = spawnSync('torchrun', ['--help'], { encoding: 'utf8', env: ENV }).status === 0;
-(hasTorchrun ? test : test.skip)(`torchrun --nproc_per_node 2 (gloo, CPU) writes one metrics stream and one set of checkpoints${hasTorchrun ? '' : ' [skipped: torchrun is not on PATH]'}`, () => {
-  const params = { ...TINY, steps: 40, logEvery: 10 };
-  const dir = makeRunDir('ddp', params, 20);
-  const r = spawnSync('torchrun', ['--standalone', '--nproc_per_node', '2', MAIN, 'train', '--run-dir', dir], { encoding: 'utf8', timeout: 120_000, env: ENV });
-  expect(r.status).toBe(0);
-  const lines = readMetrics(dir);
-  expect(lines.map((l) => l.step)).toEqual([10, 20, 30, 40]); // rank 0 alone writes: each step once
-  expect(lines[3].tokens).toBe(40 * params.batchSize * params.context * 2);
-  expect(readManifest(dir).checkpoints.map((c) => c.step)).toEqual([20, 40]);
-  // Each rank saved its own sampler state, and they differ: the ranks train on different windows.
-  const rng = inspect(
-    `c = torch.load(sys.argv[1], weights_only=True)
+(hasTorchrun ? test : test.skip)(
+  `torchrun --nproc_per_node 2 (gloo, CPU) writes one metrics stream and one set of checkpoints${hasTorchrun ? '' : ' [skipped: torchrun is not on PATH]'}`,
+  () => {
+    const params = { ...TINY, steps: 40, logEvery: 10 };
+    const dir = makeRunDir('ddp', params, 20);
+    const r = spawnSync('torchrun', ['--standalone', '--nproc_per_node', '2', MAIN, 'train', '--run-dir', dir], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: ENV,
+    });
+    expect(r.status).toBe(0);
+    const lines = readMetrics(dir);
+    expect(lines.map((l) => l.step)).toEqual([10, 20, 30, 40]); // rank 0 alone writes: each step once
+    expect(lines[3].tokens).toBe(40 * params.batchSize * params.context * 2);
+    expect(readManifest(dir).checkpoints.map((c) => c.step)).toEqual([20, 40]);
+    // Each rank saved its own sampler state, and they differ: the ranks train on different windows.
+    const rng = inspect(
+      `c = torch.load(sys.argv[1], weights_only=True)
 print(json.dumps({'ranks': len(c['rng']), 'distinct': not torch.equal(c['rng'][0]['data'], c['rng'][1]['data'])}))`,
-    [path.join(dir, 'checkpoints', 'step-40.pt')],
-  );
-  expect(rng).toEqual({ ranks: 2, distinct: true });
-});
+      [path.join(dir, 'checkpoints', 'step-40.pt')],
+    );
+    expect(rng).toEqual({ ranks: 2, distinct: true });
+  },
+);

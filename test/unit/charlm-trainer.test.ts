@@ -45,13 +45,21 @@ function makeRunDir(name: string, params: Record<string, unknown>, checkpointEve
 }
 
 const trainer = (args: string[]) => spawnSync(process.execPath, [RUN_TS, MAIN, ...args], { encoding: 'utf8', timeout: 60_000 });
-const startTrainer = (args: string[]): ChildProcess => spawn(process.execPath, [RUN_TS, MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-const readManifest = (dir: string): CheckpointManifest => JSON.parse(fs.readFileSync(path.join(dir, 'checkpoints', 'manifest.json'), 'utf8'));
+const startTrainer = (args: string[]): ChildProcess =>
+  spawn(process.execPath, [RUN_TS, MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+const readManifest = (dir: string): CheckpointManifest =>
+  JSON.parse(fs.readFileSync(path.join(dir, 'checkpoints', 'manifest.json'), 'utf8'));
 const readMetrics = (dir: string): MetricLine[] =>
-  fs.readFileSync(path.join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as MetricLine);
+  fs
+    .readFileSync(path.join(dir, 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as MetricLine);
 const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const exited = (child: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
 
 async function waitFor(cond: () => boolean, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -94,7 +102,11 @@ test('train writes metric lines and checkpoints whose manifest sha256 matches; p
   const p = trainer(['predict', '--checkpoint', path.join(dir, 'checkpoints', 'step-120.bin'), '--prompts', prompts, '--out', out]);
   expect(p.stderr).toBe('');
   expect(p.status).toBe(0);
-  const predictions = fs.readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; completion: string });
+  const predictions = fs
+    .readFileSync(out, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: string; completion: string });
   expect(predictions.map((x) => x.id)).toEqual(['p1', 'p2', 'p3']);
   predictions.forEach((x, i) => {
     expect(typeof x.completion).toBe('string');

@@ -129,7 +129,14 @@ describe('training', () => {
     const params = { ...SMALL, steps: 60, batchSize: 6 };
     const full: CharLmCheckpoint[] = [];
     const fullLines: MetricLine[] = [];
-    const whole = trainCharLm({ text: TRAIN_TEXT, params, seed: 9, checkpointEvery: 20, onCheckpoint: (c) => full.push(c), onMetrics: (l) => fullLines.push(l) });
+    const whole = trainCharLm({
+      text: TRAIN_TEXT,
+      params,
+      seed: 9,
+      checkpointEvery: 20,
+      onCheckpoint: (c) => full.push(c),
+      onMetrics: (l) => fullLines.push(l),
+    });
     expect(full.map((c) => c.step)).toEqual([20, 40, 60]);
 
     // Resume from step 40 through the binary format, as the trainer does after a crash.
@@ -154,7 +161,9 @@ describe('training', () => {
     const seen: CharLmCheckpoint[] = [];
     trainCharLm({ text: TRAIN_TEXT, params: { ...SMALL, steps: 0 }, seed: 2, onCheckpoint: (c) => seen.push(c) });
     expect(seen.map((c) => c.step)).toEqual([0]);
-    expect(Buffer.from(seen[0].params.buffer).equals(Buffer.from(CharLm.create({ context: 4, embed: 8, hidden: 32 }, 2).params.buffer))).toBe(true);
+    expect(
+      Buffer.from(seen[0].params.buffer).equals(Buffer.from(CharLm.create({ context: 4, embed: 8, hidden: 32 }, 2).params.buffer)),
+    ).toBe(true);
   });
 
   test('the learning rate warms up linearly and decays by cosine to a tenth', () => {

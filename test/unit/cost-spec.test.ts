@@ -20,7 +20,9 @@ test('a Slurm job holds nodes × gpusPerNode GPUs; a different gpusPerJob is ref
   expect(gpusPerJob(parseSpec({ ...base, backend: slurm }))).toBe(8);
   expect(gpusPerJob(parseSpec({ ...base, backend: slurm, budget: { gpusPerJob: 8 } }))).toBe(8);
   expect(() => parseSpec({ ...base, backend: slurm, budget: { gpusPerJob: 1 } })).toThrow(InvalidSpecError);
-  expect(() => parseSpec({ ...base, backend: slurm, budget: { gpusPerJob: 1 } })).toThrow(/budget\.gpusPerJob: must equal backend\.slurm\.nodes × gpusPerNode \(8\)/);
+  expect(() => parseSpec({ ...base, backend: slurm, budget: { gpusPerJob: 1 } })).toThrow(
+    /budget\.gpusPerJob: must equal backend\.slurm\.nodes × gpusPerNode \(8\)/,
+  );
   expect(gpusPerJob(parseSpec({ ...base, budget: { gpusPerJob: 1 } }))).toBe(1);
 });
 

@@ -58,7 +58,10 @@ describe('the comparison with the fault-free run', () => {
       { key: '0:1', params: { lr: 0.02 }, status: 'succeeded', attempts: 1 },
     ],
     best: ['e1'],
-    outer: { iterations: [{ iteration: 1, status: 'promoted', innerLoopId: 'c/outer/i1/inner', datasetHash: 'abc', gateAccepted: true }], promoted: 'i1:e1@step-10' },
+    outer: {
+      iterations: [{ iteration: 1, status: 'promoted', innerLoopId: 'c/outer/i1/inner', datasetHash: 'abc', gateAccepted: true }],
+      promoted: 'i1:e1@step-10',
+    },
     counts: { experiments: 2, examples: 40, decisions: 2 },
     ...over,
   });
@@ -79,8 +82,14 @@ describe('the comparison with the fault-free run', () => {
 
   test('a recorded retry explains another status or winner, never a lost row', () => {
     const faulted = facts({ best: ['e0'], counts: { experiments: 2, examples: 40, decisions: 1 } });
-    faulted.experiments = [{ ...faulted.experiments[0], attempts: 2 }, { ...faulted.experiments[1], status: 'failed' }];
-    expect(unexplainedDifferences(faulted, facts())).toEqual(['experiment 0:1: failed under faults, succeeded without, and no retry recorded', 'decisions: 1 rows under faults, 2 without']);
+    faulted.experiments = [
+      { ...faulted.experiments[0], attempts: 2 },
+      { ...faulted.experiments[1], status: 'failed' },
+    ];
+    expect(unexplainedDifferences(faulted, facts())).toEqual([
+      'experiment 0:1: failed under faults, succeeded without, and no retry recorded',
+      'decisions: 1 rows under faults, 2 without',
+    ]);
   });
 
   test('an experiment that failed after retries explains one public eval result fewer, and no more', () => {
@@ -89,13 +98,22 @@ describe('the comparison with the fault-free run', () => {
     faulted.experiments = [faulted.experiments[0], { ...faulted.experiments[1], status: 'failed', attempts: 3 }];
     expect(unexplainedDifferences(faulted, clean)).toEqual([]);
     faulted.counts.eval_results = 1;
-    expect(unexplainedDifferences(faulted, clean)).toEqual(['eval_results: 1 rows under faults, 3 without (1 fewer explained by experiments that failed after retries)']);
+    expect(unexplainedDifferences(faulted, clean)).toEqual([
+      'eval_results: 1 rows under faults, 3 without (1 fewer explained by experiments that failed after retries)',
+    ]);
   });
 });
 
 describe('a stop Flywheel decided is final', () => {
   const pruned = { status: 'pruned', lastStep: 3, error: 'pruned at step 3' };
-  const run = (over: Partial<VerdictRow> = {}): VerdictRow => ({ id: 'l/e3/r1', experiment_id: 'l/e3', attempt: 1, status: 'pruned', verdict: pruned, ...over });
+  const run = (over: Partial<VerdictRow> = {}): VerdictRow => ({
+    id: 'l/e3/r1',
+    experiment_id: 'l/e3',
+    attempt: 1,
+    status: 'pruned',
+    verdict: pruned,
+    ...over,
+  });
 
   test('a pruned run, recorded pruned, its experiment pruned: nothing to report', () => {
     expect(verdictViolations([{ id: 'l/e3', status: 'pruned' }], [run()])).toEqual([]);
@@ -112,7 +130,19 @@ describe('a stop Flywheel decided is final', () => {
   });
 
   test('an experiment that ends otherwise than its last run was decided is reported; runs without a verdict are not judged', () => {
-    const runs = [run({ id: 'l/e2/r1', experiment_id: 'l/e2', status: 'failed', verdict: null }), run({ id: 'l/e2/r2', experiment_id: 'l/e2', attempt: 2, status: 'succeeded', verdict: null }), run()];
-    expect(verdictViolations([{ id: 'l/e2', status: 'succeeded' }, { id: 'l/e3', status: 'failed' }], runs)).toEqual(['experiment l/e3: its last run l/e3/r1 was pruned by verdict, but the experiment ended failed']);
+    const runs = [
+      run({ id: 'l/e2/r1', experiment_id: 'l/e2', status: 'failed', verdict: null }),
+      run({ id: 'l/e2/r2', experiment_id: 'l/e2', attempt: 2, status: 'succeeded', verdict: null }),
+      run(),
+    ];
+    expect(
+      verdictViolations(
+        [
+          { id: 'l/e2', status: 'succeeded' },
+          { id: 'l/e3', status: 'failed' },
+        ],
+        runs,
+      ),
+    ).toEqual(['experiment l/e3: its last run l/e3/r1 was pruned by verdict, but the experiment ended failed']);
   });
 });

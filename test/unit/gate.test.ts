@@ -18,7 +18,12 @@ function incumbentBpb(n: number, seed = 11): number[] {
 }
 
 function evidence(metric: GateMetric, items: PairedItem[], settings: GateSettingsInput = {}): GateEvidence {
-  return { candidateCheckpointId: 'cand', incumbentCheckpointId: 'inc', items: { [metric]: items }, settings: gateSettingsWithDefaults({ metric, ...settings }) };
+  return {
+    candidateCheckpointId: 'cand',
+    incumbentCheckpointId: 'inc',
+    items: { [metric]: items },
+    settings: gateSettingsWithDefaults({ metric, ...settings }),
+  };
 }
 
 const paired = (candidate: number[], incumbent: number[], category: (i: number) => string = () => 'typescript'): PairedItem[] =>
@@ -84,7 +89,16 @@ describe('the promotion gate', () => {
     const primary = outcome.results[0];
     expect(primary.figures.meanDelta as number).toBeGreaterThan(0.08);
     expect(primary.figures.pValue as number).toBeLessThan(0.001);
-    expect(outcome.results.map((r) => r.rule)).toEqual(['heldoutImprovement', 'noCategoryRegression', 'publicHeldoutGap', 'heldoutOutrunsPublic', 'twinGap', 'cheatOnlyPass', 'canaryInOutputs', 'heldoutCanaryInOutputs']);
+    expect(outcome.results.map((r) => r.rule)).toEqual([
+      'heldoutImprovement',
+      'noCategoryRegression',
+      'publicHeldoutGap',
+      'heldoutOutrunsPublic',
+      'twinGap',
+      'cheatOnlyPass',
+      'canaryInOutputs',
+      'heldoutCanaryInOutputs',
+    ]);
   });
 
   test('the gate rejects a candidate that is only better by noise', () => {
@@ -121,7 +135,11 @@ describe('the promotion gate', () => {
     expect(outcome.promote).toBe(false);
     expect(outcome.rule).toBe('noCategoryRegression');
     expect(outcome.reason).toMatch(/category "javascript" is worse on held-out bits_per_byte by 0\.1\d+ \(bound 0\.05, 20 items\)/);
-    expect(outcome.results[1].figures).toMatchObject({ worstCategory: 'javascript', worstMetric: 'bits_per_byte', 'bits_per_byte.javascript.n': 20 });
+    expect(outcome.results[1].figures).toMatchObject({
+      worstCategory: 'javascript',
+      worstMetric: 'bits_per_byte',
+      'bits_per_byte.javascript.n': 20,
+    });
   });
 
   test('every metric with scores is checked per category, and categories with few items are reported, not gated', () => {
@@ -132,7 +150,10 @@ describe('the promotion gate', () => {
       ...Array.from({ length: 4 }, () => ({ category: 'number', candidate: 0, incumbent: 1 })),
       ...Array.from({ length: 30 }, (_, i) => ({ category: 'identifier', candidate: i < 6 ? 0 : 1, incumbent: 1 })),
     ];
-    const e: GateEvidence = { ...evidence('bits_per_byte', paired(cand, inc)), items: { bits_per_byte: paired(cand, inc), exact_match: em } };
+    const e: GateEvidence = {
+      ...evidence('bits_per_byte', paired(cand, inc)),
+      items: { bits_per_byte: paired(cand, inc), exact_match: em },
+    };
     const result = noCategoryRegression(e);
     expect(result.passed).toBe(false);
     expect(result.reason).toMatch(/"identifier" is worse on held-out exact_match by 0\.2000/);
@@ -144,8 +165,22 @@ describe('the promotion gate', () => {
   test('exact match is higher-is-better: the same numbers read the other way round', () => {
     const inc = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? 1 : 0));
     const cand = inc.map((x, i) => (i % 5 === 1 ? 1 : x)); // 40 more items right, none lost
-    expect(runGate(evidence('exact_match', paired(cand, inc, () => 'identifier'))).promote).toBe(true);
-    expect(runGate(evidence('exact_match', paired(inc, cand, () => 'identifier'))).promote).toBe(false);
+    expect(
+      runGate(
+        evidence(
+          'exact_match',
+          paired(cand, inc, () => 'identifier'),
+        ),
+      ).promote,
+    ).toBe(true);
+    expect(
+      runGate(
+        evidence(
+          'exact_match',
+          paired(inc, cand, () => 'identifier'),
+        ),
+      ).promote,
+    ).toBe(false);
     expect(heldoutImprovement(evidence('exact_match', paired(cand, inc))).figures.exact).toBe('no');
   });
 
@@ -157,7 +192,13 @@ describe('the promotion gate', () => {
 
   test('adding a check is adding one function; the reason names the first failing rule', () => {
     const inc = incumbentBpb(40);
-    const e = evidence('bits_per_byte', paired(inc.map((x) => x - 0.2), inc));
+    const e = evidence(
+      'bits_per_byte',
+      paired(
+        inc.map((x) => x - 0.2),
+        inc,
+      ),
+    );
     const probes: GateCheck = () => ({ rule: 'probesClean', passed: false, reason: '2 canaries answered', figures: { canaries: 2 } });
     const outcome = runGate(e, [...DEFAULT_CHECKS, probes]);
     expect(outcome).toMatchObject({ promote: false, rule: 'probesClean', reason: 'rejected by probesClean: 2 canaries answered' });
@@ -182,7 +223,10 @@ describe('gate settings', () => {
       heldoutOutrunSigmas: 3,
       heldoutOutrun: 'reject',
     });
-    expect(gateSettingsWithDefaults({ maxCategoryRegression: { exact_match: 0.1 } }).maxCategoryRegression).toEqual({ bits_per_byte: 0.05, exact_match: 0.1 });
+    expect(gateSettingsWithDefaults({ maxCategoryRegression: { exact_match: 0.1 } }).maxCategoryRegression).toEqual({
+      bits_per_byte: 0.05,
+      exact_match: 0.1,
+    });
     expect(() => gateSettingsWithDefaults({ alpha: 1.5 })).toThrow(InvalidSpecError);
     expect(() => gateSettingsWithDefaults({ heldoutOutrunSigmas: 0 })).toThrow(InvalidSpecError);
     expect(() => gateSettingsWithDefaults({ heldoutOutrun: 'warn' } as never)).toThrow(InvalidSpecError);

@@ -21,7 +21,12 @@ function normals(seed: number, n: number, mu: number, sd: number): number[] {
  * Bits-per-byte evidence from per-item gains (positive = better): the incumbent scores 3.0 on every item, the
  * candidate 3.0 − gain. Held-out gains become the gate's paired items; public ones its means and spread.
  */
-function evidence(heldoutGains: number[], publicGains: number[], settings: GateSettingsInput = {}, extra: IntegrityEvidence = {}): GateEvidence {
+function evidence(
+  heldoutGains: number[],
+  publicGains: number[],
+  settings: GateSettingsInput = {},
+  extra: IntegrityEvidence = {},
+): GateEvidence {
   const items: PairedItem[] = heldoutGains.map((g) => ({ category: 'typescript', candidate: 3 - g, incumbent: 3 }));
   return {
     candidateCheckpointId: 'cand',
@@ -70,7 +75,9 @@ describe('heldoutOutrunsPublic', () => {
     expect(f['bits_per_byte.sigma']).toBeCloseTo(sigma, 5);
     expect(f['bits_per_byte.bound']).toBeCloseTo(3 * sigma, 5);
     expect(f['bits_per_byte.outrun']).toBeGreaterThan(f['bits_per_byte.bound'] as number);
-    expect(r.reason).toMatch(/held-out bits_per_byte improves by 0\.\d+, public by 0\.\d+: held-out outruns public by 0\.\d+ \(bound 3σ = 0\.\d+, σ = 0\.\d+ from 20 held-out and 20 public paired deltas\): held-out gains what public does not/);
+    expect(r.reason).toMatch(
+      /held-out bits_per_byte improves by 0\.\d+, public by 0\.\d+: held-out outruns public by 0\.\d+ \(bound 3σ = 0\.\d+, σ = 0\.\d+ from 20 held-out and 20 public paired deltas\): held-out gains what public does not/,
+    );
     expect(r.reason).toMatch(/rejected \(heldoutOutrun: reject\)$/);
     const gate = runGate(e);
     expect(gate).toMatchObject({ promote: false, hold: false, rule: 'heldoutOutrunsPublic' });
@@ -91,21 +98,35 @@ describe('heldoutOutrunsPublic', () => {
     const few = heldoutOutrunsPublic(evidence(normals(3, 20, 0.3, 0.3), normals(4, 20, 0.12, 0.3)));
     expect(many.figures['bits_per_byte.sigma'] as number).toBeLessThan(0.65 * (few.figures['bits_per_byte.sigma'] as number));
     // k is the setting: a larger multiple lets the tight outrun through.
-    expect(heldoutOutrunsPublic(evidence(normals(3, 20, 0.3, 0.1), normals(4, 20, 0.12, 0.1), { heldoutOutrunSigmas: 100 })).passed).toBe(true);
+    expect(heldoutOutrunsPublic(evidence(normals(3, 20, 0.3, 0.1), normals(4, 20, 0.12, 0.1), { heldoutOutrunSigmas: 100 })).passed).toBe(
+      true,
+    );
   });
 
-  test('a public gain larger than the held-out one is not this check\'s business (publicHeldoutGap\'s)', () => {
+  test("a public gain larger than the held-out one is not this check's business (publicHeldoutGap's)", () => {
     expect(heldoutOutrunsPublic(evidence(normals(5, 20, 0.1, 0.1), normals(6, 20, 0.6, 0.1))).passed).toBe(true);
   });
 
   test('exact match is oriented higher-is-better; 0/1 items have their own spread', () => {
-    const items = (n: number, better: number): PairedItem[] => Array.from({ length: n }, (_, i) => ({ category: 'identifier', candidate: i < better ? 1 : 0, incumbent: 0 }));
+    const items = (n: number, better: number): PairedItem[] =>
+      Array.from({ length: n }, (_, i) => ({ category: 'identifier', candidate: i < better ? 1 : 0, incumbent: 0 }));
     const e = (heldBetter: number, pubBetter: number): GateEvidence => ({
       candidateCheckpointId: 'c',
       incumbentCheckpointId: 'i',
       items: { exact_match: items(60, heldBetter) },
       settings: gateSettingsWithDefaults({ metric: 'exact_match' }),
-      integrity: { means: [{ metric: 'exact_match', candidatePublic: pubBetter / 60, incumbentPublic: 0, candidateHeldout: heldBetter / 60, incumbentHeldout: 0, publicSpread: { n: 60, variance: sampleVariance(items(60, pubBetter).map((i) => i.candidate)) } }] },
+      integrity: {
+        means: [
+          {
+            metric: 'exact_match',
+            candidatePublic: pubBetter / 60,
+            incumbentPublic: 0,
+            candidateHeldout: heldBetter / 60,
+            incumbentHeldout: 0,
+            publicSpread: { n: 60, variance: sampleVariance(items(60, pubBetter).map((i) => i.candidate)) },
+          },
+        ],
+      },
     });
     expect(heldoutOutrunsPublic(e(20, 15)).passed).toBe(true);
     expect(heldoutOutrunsPublic(e(50, 10)).passed).toBe(false);
@@ -145,7 +166,12 @@ describe('held-out canaries', () => {
   test('each is carried by one held-out item whose prompt shows only its beginning; the probes never hold one', () => {
     a.items.forEach((item, k) => {
       const c = a.canaries[k];
-      expect(item).toMatchObject({ id: `heldout-canary-${k}`, category: 'canary', grader: 'exact_match', reference: c.slice(HELDOUT_CANARY_SHOWN) });
+      expect(item).toMatchObject({
+        id: `heldout-canary-${k}`,
+        category: 'canary',
+        grader: 'exact_match',
+        reference: c.slice(HELDOUT_CANARY_SHOWN),
+      });
       expect(item.prompt.includes(c)).toBe(false);
       expect(item.prompt + item.reference).toContain(c);
     });

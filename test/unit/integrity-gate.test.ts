@@ -17,18 +17,48 @@ const evidence = (integrity: IntegrityEvidence): GateEvidence => ({
 });
 
 const twins = (n: number, cand: [number, number], inc: [number, number]): TwinPair[] =>
-  Array.from({ length: n }, (_, i) => ({ id: `twin-${i}`, of: `pub-${i}`, kind: 'perturbed', candidateOriginal: i < cand[0] ? 1 : 0, candidateTwin: i < cand[1] ? 1 : 0, incumbentOriginal: i < inc[0] ? 1 : 0, incumbentTwin: i < inc[1] ? 1 : 0 }));
+  Array.from({ length: n }, (_, i) => ({
+    id: `twin-${i}`,
+    of: `pub-${i}`,
+    kind: 'perturbed',
+    candidateOriginal: i < cand[0] ? 1 : 0,
+    candidateTwin: i < cand[1] ? 1 : 0,
+    incumbentOriginal: i < inc[0] ? 1 : 0,
+    incumbentTwin: i < inc[1] ? 1 : 0,
+  }));
 
 describe('publicHeldoutGap', () => {
   test('rejects a public score that rises while held-out does not', () => {
-    const r = publicHeldoutGap(evidence({ means: [{ metric: 'exact_match', candidatePublic: 0.95, incumbentPublic: 0.3, candidateHeldout: 0.31, incumbentHeldout: 0.3 }] }));
+    const r = publicHeldoutGap(
+      evidence({
+        means: [{ metric: 'exact_match', candidatePublic: 0.95, incumbentPublic: 0.3, candidateHeldout: 0.31, incumbentHeldout: 0.3 }],
+      }),
+    );
     expect(r).toMatchObject({ passed: false, figures: { 'exact_match.gapGrowth': 0.64, 'exact_match.bound': 0.2 } });
     expect(r.reason).toMatch(/public rises without held-out/);
   });
   test('passes when both rise together; lower-is-better metrics are oriented', () => {
-    expect(publicHeldoutGap(evidence({ means: [{ metric: 'exact_match', candidatePublic: 0.5, incumbentPublic: 0.3, candidateHeldout: 0.45, incumbentHeldout: 0.3 }] })).passed).toBe(true);
-    expect(publicHeldoutGap(evidence({ means: [{ metric: 'bits_per_byte', candidatePublic: 1.0, incumbentPublic: 3.0, candidateHeldout: 2.9, incumbentHeldout: 3.0 }] })).passed).toBe(false);
-    expect(publicHeldoutGap(evidence({ means: [{ metric: 'bits_per_byte', candidatePublic: 2.5, incumbentPublic: 3.0, candidateHeldout: 2.6, incumbentHeldout: 3.0 }] })).passed).toBe(true);
+    expect(
+      publicHeldoutGap(
+        evidence({
+          means: [{ metric: 'exact_match', candidatePublic: 0.5, incumbentPublic: 0.3, candidateHeldout: 0.45, incumbentHeldout: 0.3 }],
+        }),
+      ).passed,
+    ).toBe(true);
+    expect(
+      publicHeldoutGap(
+        evidence({
+          means: [{ metric: 'bits_per_byte', candidatePublic: 1.0, incumbentPublic: 3.0, candidateHeldout: 2.9, incumbentHeldout: 3.0 }],
+        }),
+      ).passed,
+    ).toBe(false);
+    expect(
+      publicHeldoutGap(
+        evidence({
+          means: [{ metric: 'bits_per_byte', candidatePublic: 2.5, incumbentPublic: 3.0, candidateHeldout: 2.6, incumbentHeldout: 3.0 }],
+        }),
+      ).passed,
+    ).toBe(true);
   });
 });
 
@@ -56,7 +86,14 @@ test('canaryInOutputs rejects any output carrying a canary', () => {
 });
 
 test('runGate: the guard decides with everything else passing; no evidence means nothing measured', () => {
-  const honest = runGate(evidence({ means: [{ metric: 'exact_match', candidatePublic: 0.5, incumbentPublic: 0.3, candidateHeldout: 0.45, incumbentHeldout: 0.3 }], twins: twins(20, [10, 8], [6, 5]), cheatOnly: { scored: 2, passed: [] }, canaryHits: [] }));
+  const honest = runGate(
+    evidence({
+      means: [{ metric: 'exact_match', candidatePublic: 0.5, incumbentPublic: 0.3, candidateHeldout: 0.45, incumbentHeldout: 0.3 }],
+      twins: twins(20, [10, 8], [6, 5]),
+      cheatOnly: { scored: 2, passed: [] },
+      canaryHits: [],
+    }),
+  );
   expect(honest.promote).toBe(true);
   const cheat = runGate(evidence({ cheatOnly: { scored: 2, passed: ['x'] } }));
   expect(cheat).toMatchObject({ promote: false, rule: 'cheatOnlyPass' });

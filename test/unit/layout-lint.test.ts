@@ -23,17 +23,28 @@ function lint(file: string, code: string): string[] {
 }
 
 test('an activity that imports a workflow is refused', () => {
-  const problems = lint('activities/planted.ts', "import { innerLoop } from '../workflows/inner-loop';\nexport const planted = innerLoop;\n");
-  expect(problems).toEqual([expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/workflows\/inner-loop".*activities\/ may import only/)]);
+  const problems = lint(
+    'activities/planted.ts',
+    "import { innerLoop } from '../workflows/inner-loop';\nexport const planted = innerLoop;\n",
+  );
+  expect(problems).toEqual([
+    expect.stringMatching(/^import-x\/no-restricted-paths: .*"\.\.\/workflows\/inner-loop".*activities\/ may import only/),
+  ]);
 });
 
 test('a workflow that imports an activity is refused, even for a type', () => {
-  const problems = lint('workflows/planted.ts', "import type { ActivityDeps } from '../activities/deps';\nexport type Planted = ActivityDeps;\n");
+  const problems = lint(
+    'workflows/planted.ts',
+    "import type { ActivityDeps } from '../activities/deps';\nexport type Planted = ActivityDeps;\n",
+  );
   expect(problems).toEqual([expect.stringMatching(/^import-x\/no-restricted-paths: .*workflows\/ may import only contracts, core/)]);
 });
 
 test('core/ imports no task and no model', () => {
-  const problems = lint('core/planted.ts', "import { BUILTIN_SEARCH_SPACE } from '../tasks/builtin-code/search-space';\nexport const planted = BUILTIN_SEARCH_SPACE;\n");
+  const problems = lint(
+    'core/planted.ts',
+    "import { BUILTIN_SEARCH_SPACE } from '../tasks/builtin-code/search-space';\nexport const planted = BUILTIN_SEARCH_SPACE;\n",
+  );
   expect(problems).toEqual([expect.stringMatching(/^import-x\/no-restricted-paths: .*core\/ may import only itself/)]);
 });
 
@@ -44,7 +55,10 @@ test('the CLI reads PostgreSQL through services/, not the schema', () => {
 
 test('an import that closes a cycle is refused', () => {
   // core/graders/exact-token.ts imports code-tokens.ts: code-tokens importing it back closes a circle.
-  const problems = lint('core/graders/code-tokens.ts', "import { gradeExactToken } from './exact-token';\nexport const planted = gradeExactToken;\n");
+  const problems = lint(
+    'core/graders/code-tokens.ts',
+    "import { gradeExactToken } from './exact-token';\nexport const planted = gradeExactToken;\n",
+  );
   expect(problems).toContainEqual(expect.stringMatching(/^import-x\/no-cycle: Dependency cycle detected/));
 });
 

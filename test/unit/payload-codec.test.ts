@@ -28,7 +28,9 @@ test('rotation: the first key encrypts, every listed key decrypts', async () => 
   expect(text((await rotated.decode([byOld]))[0].data)).toBe(text(plain.data));
   const [byNew] = await rotated.encode([plain]);
   expect(text(byNew.metadata!['encryption-key-id'])).toBe('new');
-  await expect(new AesGcmPayloadCodec(parsePayloadKeys(fresh)).decode([byOld])).rejects.toThrow('payload encrypted with key id "old", which FLYWHEEL_PAYLOAD_KEY does not hold');
+  await expect(new AesGcmPayloadCodec(parsePayloadKeys(fresh)).decode([byOld])).rejects.toThrow(
+    'payload encrypted with key id "old", which FLYWHEEL_PAYLOAD_KEY does not hold',
+  );
 });
 
 test('a tampered payload, a relabelled key id and a wrong key with the same id fail authentication', async () => {
@@ -39,7 +41,9 @@ test('a tampered payload, a relabelled key id and a wrong key with the same id f
   await expect(codec.decode([{ ...enc, data: flipped }])).rejects.toThrow(/fails authentication/);
   await expect(new AesGcmPayloadCodec(parsePayloadKeys(key('k1'))).decode([enc])).rejects.toThrow(/fails authentication/);
   const twoKeys = new AesGcmPayloadCodec(parsePayloadKeys(`${key('k2')},${key('k1')}`));
-  await expect(twoKeys.decode([{ ...enc, metadata: { ...enc.metadata, 'encryption-key-id': Buffer.from('k2') } }])).rejects.toThrow(/fails authentication/);
+  await expect(twoKeys.decode([{ ...enc, metadata: { ...enc.metadata, 'encryption-key-id': Buffer.from('k2') } }])).rejects.toThrow(
+    /fails authentication/,
+  );
   await expect(codec.decode([{ ...enc, data: Buffer.alloc(5) }])).rejects.toThrow(/truncated/);
 });
 

@@ -80,7 +80,9 @@ describe('proposeBatch', () => {
     const history = someHistory(mixed, 5, 12); // 6 finished, 2 pruned, 2 failed, 2 pending
     const args = { space: mixed, history, count: 3, seed: 9 };
     expect(proposeBatch({ kind: 'tpe', ...args, startupTrials: 7 })).toEqual(proposeBatch({ kind: 'random', ...args, startupTrials: 7 }));
-    expect(proposeBatch({ kind: 'tpe', ...args, startupTrials: 6 })).not.toEqual(proposeBatch({ kind: 'random', ...args, startupTrials: 6 }));
+    expect(proposeBatch({ kind: 'tpe', ...args, startupTrials: 6 })).not.toEqual(
+      proposeBatch({ kind: 'random', ...args, startupTrials: 6 }),
+    );
   });
 
   it('proposes only legal configurations, over many seeds and every kind of knob', () => {
@@ -95,7 +97,11 @@ describe('proposeBatch', () => {
     };
     for (let seed = 0; seed < 30; seed++) {
       const history = someHistory(space, seed, seed % 2 ? 30 : 8);
-      for (const [kind, tpe] of [['tpe', {}], ['tpe', { multivariate: true }], ['random', {}]] as const) {
+      for (const [kind, tpe] of [
+        ['tpe', {}],
+        ['tpe', { multivariate: true }],
+        ['random', {}],
+      ] as const) {
         for (const params of proposeBatch({ kind, space, history, count: 4, seed, startupTrials: 3, tpe })) {
           expect(validateParams(space, params)).toEqual([]);
         }
@@ -177,7 +183,15 @@ describe('proposeBatch', () => {
 describe('TPE trial split', () => {
   it('puts the best finished trials in the good group and pruned, pending and non-finite ones in the bad; drops failed', () => {
     const t = (value: number | undefined, state: Trial['state'], n: number): Trial => ({ params: { n }, value, state });
-    const trials = [t(3, 'finished', 0), t(undefined, 'pruned', 1), t(1, 'finished', 2), t(undefined, 'failed', 3), t(Infinity, 'finished', 4), t(undefined, 'pending', 5), t(2, 'finished', 6)];
+    const trials = [
+      t(3, 'finished', 0),
+      t(undefined, 'pruned', 1),
+      t(1, 'finished', 2),
+      t(undefined, 'failed', 3),
+      t(Infinity, 'finished', 4),
+      t(undefined, 'pending', 5),
+      t(2, 'finished', 6),
+    ];
     const { good, bad } = splitTrials(trials, () => 2);
     expect(good.map((x) => x.params.n)).toEqual([2, 6]);
     expect(bad.map((x) => x.params.n)).toEqual([0, 1, 4, 5]);

@@ -37,13 +37,22 @@ describe('simulatedPopulation', () => {
   });
 
   test('honours the mix', () => {
-    expect(simulatedPopulation({ size: 10, seed: 1, mix: { rater: 1, editor: 0, rejecter: 0 } }).every((u) => u.profile === 'rater')).toBe(true);
+    expect(simulatedPopulation({ size: 10, seed: 1, mix: { rater: 1, editor: 0, rejecter: 0 } }).every((u) => u.profile === 'rater')).toBe(
+      true,
+    );
     expect(() => simulatedPopulation({ size: 1, seed: 1, mix: { editor: 0, rejecter: 0, rater: 0 } })).toThrow(RangeError);
   });
 });
 
 describe('judge', () => {
-  const turn = (completion: string): Turn => ({ id: 'e1', campaignId: 'c', modelVersion: 'm', prompt: 'const y = ', completion, reference: 'a.b(c);' });
+  const turn = (completion: string): Turn => ({
+    id: 'e1',
+    campaignId: 'c',
+    modelVersion: 'm',
+    prompt: 'const y = ',
+    completion,
+    reference: 'a.b(c);',
+  });
   const user = (profile: SimulatedUser['profile'], strictness = 2): SimulatedUser => ({ id: 'u0', profile, strictness });
 
   test('counts the leading tokens that match, and names the first miss', () => {
@@ -53,8 +62,23 @@ describe('judge', () => {
   });
 
   test('an editor accepts a good enough answer and otherwise sends the true continuation as the correction', () => {
-    expect(judge(user('editor', 2), turn('a.x'))).toEqual({ id: 'e1', campaignId: 'c', modelVersion: 'm', prompt: 'const y = ', output: 'a.x', kind: 'accept' });
-    expect(judge(user('editor', 3), turn('a.x'))).toEqual({ id: 'e1', campaignId: 'c', modelVersion: 'm', prompt: 'const y = ', output: 'a.x', kind: 'edit', correction: 'a.b(c);' });
+    expect(judge(user('editor', 2), turn('a.x'))).toEqual({
+      id: 'e1',
+      campaignId: 'c',
+      modelVersion: 'm',
+      prompt: 'const y = ',
+      output: 'a.x',
+      kind: 'accept',
+    });
+    expect(judge(user('editor', 3), turn('a.x'))).toEqual({
+      id: 'e1',
+      campaignId: 'c',
+      modelVersion: 'm',
+      prompt: 'const y = ',
+      output: 'a.x',
+      kind: 'edit',
+      correction: 'a.b(c);',
+    });
   });
 
   test('a rejecter rejects with a comment naming the first wrong token', () => {
@@ -98,6 +122,8 @@ describe('drawTrainPrompts', () => {
 
   test('refuses files outside the train split', () => {
     const heldOut = { file: pathIn('public', 'p'), text: CODE };
-    expect(() => drawTrainPrompts([...train, heldOut], { count: 1, seed: 1 })).toThrow(expect.objectContaining({ name: 'NotTrainSplitError', message: expect.stringContaining(heldOut.file) }));
+    expect(() => drawTrainPrompts([...train, heldOut], { count: 1, seed: 1 })).toThrow(
+      expect.objectContaining({ name: 'NotTrainSplitError', message: expect.stringContaining(heldOut.file) }),
+    );
   });
 });

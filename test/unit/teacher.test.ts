@@ -26,8 +26,12 @@ test('an empty output weighs 2 and yields no pair', () => {
 });
 
 test('an output that stops early, runs on, or differs in whitespace only', () => {
-  expect(critique({ prompt, output: 'return a', reference: 'return a + b;' }).text).toContain('stops early: it matches the first 2 of 5 reference tokens, then ends where "+" was expected');
-  expect(critique({ prompt, output: 'return a; foo()', reference: 'return a;' }).text).toContain('matches all 3 reference tokens, then continues with "foo" and 2 more token(s)');
+  expect(critique({ prompt, output: 'return a', reference: 'return a + b;' }).text).toContain(
+    'stops early: it matches the first 2 of 5 reference tokens, then ends where "+" was expected',
+  );
+  expect(critique({ prompt, output: 'return a; foo()', reference: 'return a;' }).text).toContain(
+    'matches all 3 reference tokens, then continues with "foo" and 2 more token(s)',
+  );
   const ws = critique({ prompt, output: 'return  a;', reference: 'return a;' });
   expect(ws.text).toContain('differs only in whitespace, first at line 1, column 8');
   expect(ws.signals[0]).toMatchObject({ kind: 'sft', weight: 1 });

@@ -42,16 +42,30 @@ test('a trainer gets the allow-listed worker variables and nothing else', () => 
 });
 
 test('passEnv and env add what the spec declares; a secret stays out whoever names it', () => {
-  const env = trainerEnvironment(WORKER, { env: { HF_HUB_OFFLINE: '1', DATABASE_URL: 'x' }, passEnv: ['HF_TOKEN', 'AWS_REGION', 'OPENAI_API_KEY', 'SMTP_PASSWORD'] });
+  const env = trainerEnvironment(WORKER, {
+    env: { HF_HUB_OFFLINE: '1', DATABASE_URL: 'x' },
+    passEnv: ['HF_TOKEN', 'AWS_REGION', 'OPENAI_API_KEY', 'SMTP_PASSWORD'],
+  });
   expect(env).toMatchObject({ HF_TOKEN: 'hf-mine', AWS_REGION: 'eu-west-1', HF_HUB_OFFLINE: '1' });
   for (const name of ['DATABASE_URL', 'OPENAI_API_KEY', 'SMTP_PASSWORD']) expect(env).not.toHaveProperty(name);
 });
 
 test('secret names and credentials in values', () => {
-  for (const n of ['FLYWHEEL_API_TOKEN', 'FLYWHEEL_PAYLOAD_KEY', 'FLYWHEEL_HOME', 'OPENAI_API_KEY', 'DATABASE_URL', 'PGPASSWORD', 'PGHOST', 'TEMPORAL_ADDRESS', 'MY_DB_PASSWORD']) {
+  for (const n of [
+    'FLYWHEEL_API_TOKEN',
+    'FLYWHEEL_PAYLOAD_KEY',
+    'FLYWHEEL_HOME',
+    'OPENAI_API_KEY',
+    'DATABASE_URL',
+    'PGPASSWORD',
+    'PGHOST',
+    'TEMPORAL_ADDRESS',
+    'MY_DB_PASSWORD',
+  ]) {
     expect(isSecretName(n)).toBe(true);
   }
-  for (const n of ['FLYWHEEL_TORCH_THREADS', 'FLYWHEEL_PEAK_FLOPS', 'HF_TOKEN', 'PATH', 'CUDA_VISIBLE_DEVICES']) expect(isSecretName(n)).toBe(false);
+  for (const n of ['FLYWHEEL_TORCH_THREADS', 'FLYWHEEL_PEAK_FLOPS', 'HF_TOKEN', 'PATH', 'CUDA_VISIBLE_DEVICES'])
+    expect(isSecretName(n)).toBe(false);
   expect(holdsCredential('postgres://u:pw@h:5432/db')).toBe(true);
   expect(holdsCredential('https://mirror.example/simple')).toBe(false);
   expect(holdsCredential('http://u@h/')).toBe(false);

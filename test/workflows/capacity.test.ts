@@ -35,7 +35,11 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-const runsOfLoop = (wf: string) => db.db.select().from(trainingRuns).where(like(trainingRuns.experimentId, `${wf}/%`));
+const runsOfLoop = (wf: string) =>
+  db.db
+    .select()
+    .from(trainingRuns)
+    .where(like(trainingRuns.experimentId, `${wf}/%`));
 const expsOfLoop = (wf: string) => db.db.select().from(experiments).where(eq(experiments.innerLoopId, wf));
 
 /** Activity-type names of the ActivityTaskScheduled events and the timer count in a workflow's history. */
@@ -53,7 +57,10 @@ async function historyShape(workflowId: string) {
         .map((e) => {
           const scheduledId = String(e.activityTaskStartedEventAttributes!.scheduledEventId);
           const scheduled = events.find((x) => String(x.eventId) === scheduledId);
-          return [scheduled?.activityTaskScheduledEventAttributes?.activityType?.name ?? '?', e.activityTaskStartedEventAttributes!.attempt ?? 1];
+          return [
+            scheduled?.activityTaskScheduledEventAttributes?.activityType?.name ?? '?',
+            e.activityTaskStartedEventAttributes!.attempt ?? 1,
+          ];
         }),
     ) as Record<string, number>,
   };
@@ -97,7 +104,11 @@ test('maxConcurrent 1: parallel experiments take turns, the wait is recorded, on
 
   const waited = exps.find((e) => e.capacityWaitSeconds === waits[2])!;
   const shape = await historyShape(waited.id);
-  expect(shape.scheduled).toEqual(['acquireCapacity', 'launchTraining', 'awaitTraining', 'releaseCapacity', 'scoreCheckpoint', 'finishExperiment'].filter((n) => !(waited.proposer === 'baseline' && n === 'scoreCheckpoint')));
+  expect(shape.scheduled).toEqual(
+    ['acquireCapacity', 'launchTraining', 'awaitTraining', 'releaseCapacity', 'scoreCheckpoint', 'finishExperiment'].filter(
+      (n) => !(waited.proposer === 'baseline' && n === 'scoreCheckpoint'),
+    ),
+  );
   expect(shape.timers).toBe(0);
   expect(await heldSlots(db.db, { campaignId: id })).toBe(0);
   saveHistory('experiment-capacity', waited.id);
@@ -114,18 +125,35 @@ test('maxConcurrent 1: parallel experiments take turns, the wait is recorded, on
     expect(l.quantity).toBeCloseTo(run.trainerSeconds! * 2, 6);
     expect(l.amountUsd).toBeCloseTo((run.trainerSeconds! * 2 * 3.6) / 3600, 9);
   }
-  expect(await campaignSpend(db.db, id)).toBeCloseTo(ledger.reduce((s, l) => s + l.amountUsd, 0), 9);
+  expect(await campaignSpend(db.db, id)).toBeCloseTo(
+    ledger.reduce((s, l) => s + l.amountUsd, 0),
+    9,
+  );
 }, 180_000);
 
 describe('acquireCapacity as an activity', () => {
   const deps = (): ActivityDeps => ({ db: db.db, home: harness.home });
-  async function campaignWith(maxConcurrent: number, experimentsCount: number, kind = 'local'): Promise<{ id: string; exp: (i: number) => string }> {
+  async function campaignWith(
+    maxConcurrent: number,
+    experimentsCount: number,
+    kind = 'local',
+  ): Promise<{ id: string; exp: (i: number) => string }> {
     const id = uniqueName('slots');
     const spec = { name: id, searchSpace: { x: { type: 'float', low: 0, high: 1 } }, backend: { kind, maxConcurrent } };
     const { versionId: campaignVersionId } = await registerCampaignVersion(db.db, spec);
     const exp = (i: number) => `${id}/inner/1/e${i}`;
     for (let i = 0; i < experimentsCount; i++) {
-      await db.db.insert(experiments).values({ id: exp(i), campaignId: id, campaignVersionId, innerLoopId: `${id}/inner/1`, index: i, datasetVersionId: 'none', params: {}, proposer: 'test', status: 'proposed' });
+      await db.db.insert(experiments).values({
+        id: exp(i),
+        campaignId: id,
+        campaignVersionId,
+        innerLoopId: `${id}/inner/1`,
+        index: i,
+        datasetVersionId: 'none',
+        params: {},
+        proposer: 'test',
+        status: 'proposed',
+      });
     }
     return { id, exp };
   }
@@ -143,7 +171,10 @@ describe('acquireCapacity as an activity', () => {
     // The second slot is still free for another run.
     await acquire(exp(1)).grant;
     expect(await heldSlots(db.db, { campaignId: id })).toBe(2);
-    const [row] = await db.db.select().from(experiments).where(eq(experiments.id, exp(0)));
+    const [row] = await db.db
+      .select()
+      .from(experiments)
+      .where(eq(experiments.id, exp(0)));
     expect(row.capacityWaitSeconds).toBeCloseTo(first.waitedSeconds, 6); // added once, not per retry
     for (const e of [exp(0), exp(1)]) await releaseCapacity(deps(), { experimentId: e, attempt: 1 });
     expect(await heldSlots(db.db, { campaignId: id })).toBe(0);
@@ -177,7 +208,15 @@ describe('acquireCapacity as an activity', () => {
       const waiting = acquire(b.exp(0));
       await new Promise((r) => waiting.env.once('heartbeat', r));
       // a's run ends without its release (a terminated workflow): the reaper frees the slot on b's next check.
-      await db.db.insert(trainingRuns).values({ id: `${a.exp(0)}/r1`, experimentId: a.exp(0), attempt: 1, backend: 'slurm', runDir: '/nonexistent', status: 'succeeded', endedAt: new Date() });
+      await db.db.insert(trainingRuns).values({
+        id: `${a.exp(0)}/r1`,
+        experimentId: a.exp(0),
+        attempt: 1,
+        backend: 'slurm',
+        runDir: '/nonexistent',
+        status: 'succeeded',
+        endedAt: new Date(),
+      });
       await waiting.grant;
       expect(await heldSlots(db.db, { backend: 'slurm', campaignId: a.id })).toBe(0);
       expect(await heldSlots(db.db, { campaignId: b.id })).toBe(1);
@@ -191,8 +230,19 @@ describe('acquireCapacity as an activity', () => {
     const { id } = await campaignWith(1, 0);
     const spec = parseSpec({ name: id, searchSpace: { x: { type: 'float', low: 0, high: 1 } }, budget: { maxCostUsd: 0.5 } });
     await expect(checkBudget(db.db, id, spec)).resolves.toBe(0);
-    await db.db.insert(costLedger).values({ id: `${id}/call-1/tokens`, campaignId: id, kind: 'tokens', quantity: 1000, unitPriceUsd: 0.0005, amountUsd: 0.5, sourceId: 'call-1' });
-    await expect(checkBudget(db.db, id, spec)).rejects.toMatchObject({ name: 'BudgetExceededError', message: `campaign "${id}" has spent $0.5000 of its $0.5000 budget (budget.maxCostUsd)` });
+    await db.db.insert(costLedger).values({
+      id: `${id}/call-1/tokens`,
+      campaignId: id,
+      kind: 'tokens',
+      quantity: 1000,
+      unitPriceUsd: 0.0005,
+      amountUsd: 0.5,
+      sourceId: 'call-1',
+    });
+    await expect(checkBudget(db.db, id, spec)).rejects.toMatchObject({
+      name: 'BudgetExceededError',
+      message: `campaign "${id}" has spent $0.5000 of its $0.5000 budget (budget.maxCostUsd)`,
+    });
   });
 });
 
@@ -200,20 +250,31 @@ test('SIGKILL of the training worker while an experiment waits for capacity: the
   const workers = await harness.workers('t-kill', ['orchestration', 'eval']);
   const env = cliEnv(harness, workers.prefix);
   const startWorker = (): ChildProcess =>
-    spawn(process.execPath, [path.join(REPO, 'bin', 'flywheel.js'), 'worker', '--queue', 'training'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    spawn(process.execPath, [path.join(REPO, 'bin', 'flywheel.js'), 'worker', '--queue', 'training'], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   let worker = startWorker();
   const id = uniqueName('kill');
   const wf = `${id}/inner/1`;
   // The baseline and e0 both train for 6 s (fixed params), on one slot.
   const base = fixtureSpec(id, { offset: 0 });
-  const spec = { ...base, trainer: { ...base.trainer, fixed: { steps: 20, sleepMs: 6000 } }, backend: { kind: 'local', maxConcurrent: 1 }, budget: { gpusPerJob: 1 } };
+  const spec = {
+    ...base,
+    trainer: { ...base.trainer, fixed: { steps: 20, sleepMs: 6000 } },
+    backend: { kind: 'local', maxConcurrent: 1 },
+    budget: { gpusPerJob: 1 },
+  };
   try {
     const h = await workers.startLoop(id, spec);
     // One run launched and streaming, the other experiment waiting in acquireCapacity (it has heartbeated).
     await eventually('one run streaming, one acquire waiting', async () => {
       const runs = await runsOfLoop(wf);
       if (runs.length !== 1 || (await heldSlots(db.db, { campaignId: id })) !== 1) return undefined;
-      const [points] = await db.db.select({ n: sql<number>`count(*)::int` }).from(metricPoints).where(eq(metricPoints.runId, runs[0].id));
+      const [points] = await db.db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(metricPoints)
+        .where(eq(metricPoints.runId, runs[0].id));
       return points.n > 0 ? true : undefined;
     });
     worker.kill('SIGKILL');
@@ -249,7 +310,11 @@ test('a cancelled loop releases the slot of its running experiment and of its wa
   const id = uniqueName('cancel');
   const wf = `${id}/inner/1`;
   const base = fixtureSpec(id, { offset: 0 });
-  const spec = { ...base, trainer: { ...base.trainer, fixed: { steps: 600, sleepMs: 60_000 } }, backend: { kind: 'local', maxConcurrent: 1 } };
+  const spec = {
+    ...base,
+    trainer: { ...base.trainer, fixed: { steps: 600, sleepMs: 60_000 } },
+    backend: { kind: 'local', maxConcurrent: 1 },
+  };
   try {
     const h = await workers.startLoop(id, spec);
     const [run] = await eventually('one run holding the slot', async () => {
@@ -259,7 +324,9 @@ test('a cancelled loop releases the slot of its running experiment and of its wa
     await h.cancel();
     await expect(h.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     // The loop's result may come before its children have finished cancelling (killing the trainer, releasing).
-    await eventually('the trainer to be stopped', async () => (groupMembers(Number((run.handle as { ref: string }).ref)).length === 0 ? true : undefined));
+    await eventually('the trainer to be stopped', async () =>
+      groupMembers(Number((run.handle as { ref: string }).ref)).length === 0 ? true : undefined,
+    );
     await eventually('every slot released', async () => ((await heldSlots(db.db, { campaignId: id })) === 0 ? true : undefined));
     expect(await runsOfLoop(wf)).toHaveLength(1); // the waiting experiment never launched
   } finally {
@@ -285,8 +352,12 @@ test('a cost cap below the first run\'s cost refuses the next launch and stops t
   }
   expect(result.stoppedBy).toBe('budget');
   expect(result.experiments).toBeLessThan(4);
-  expect(result.budgetExceeded).toMatch(new RegExp(`^campaign "${id}" has spent \\$\\d+\\.\\d{4} of its \\$0\\.0001 budget \\(budget\\.maxCostUsd\\)$`));
-  expect(formatResult(result).split('\n')[0]).toBe(`inner loop ${wf}: ${result.experiments} experiments, stopped by budget (${result.budgetExceeded})`);
+  expect(result.budgetExceeded).toMatch(
+    new RegExp(`^campaign "${id}" has spent \\$\\d+\\.\\d{4} of its \\$0\\.0001 budget \\(budget\\.maxCostUsd\\)$`),
+  );
+  expect(formatResult(result).split('\n')[0]).toBe(
+    `inner loop ${wf}: ${result.experiments} experiments, stopped by budget (${result.budgetExceeded})`,
+  );
   const runs = await runsOfLoop(wf);
   const ledger = await db.db.select().from(costLedger).where(eq(costLedger.campaignId, id));
   expect(ledger).toHaveLength(runs.length);
@@ -301,14 +372,18 @@ test('a cost cap below the first run\'s cost refuses the next launch and stops t
   saveHistory('inner-loop-budget', wf);
 }, 180_000);
 
-test('a slot held by a terminated experiment (no release, no end recorded) is reaped by the waiters\' liveness check', async () => {
+test("a slot held by a terminated experiment (no release, no end recorded) is reaped by the waiters' liveness check", async () => {
   const saved = { ...capacityTiming };
   Object.assign(capacityTiming, { staleAfterSeconds: 1, livenessEveryMs: 0 });
   const workers = await harness.workers('t-reap');
   const id = uniqueName('reap');
   const wf = `${id}/inner/1`;
   const base = fixtureSpec(id, { offset: 0 });
-  const spec = { ...base, trainer: { ...base.trainer, fixed: { steps: 20, sleepMs: 60_000 } }, backend: { kind: 'local', maxConcurrent: 1 } };
+  const spec = {
+    ...base,
+    trainer: { ...base.trainer, fixed: { steps: 20, sleepMs: 60_000 } },
+    backend: { kind: 'local', maxConcurrent: 1 },
+  };
   try {
     const h = await workers.startLoop(id, spec);
     const [holder] = await eventually('one run holding the slot', async () => {
@@ -317,7 +392,9 @@ test('a slot held by a terminated experiment (no release, no end recorded) is re
     });
     await harness.client.workflow.getHandle(holder.experimentId).terminate('test: a holder that never releases');
     // The trainer still runs and its run never ends in PostgreSQL: only the liveness check can free the slot.
-    const second = await eventually('the waiting experiment to launch', async () => (await runsOfLoop(wf)).find((r) => r.experimentId !== holder.experimentId));
+    const second = await eventually('the waiting experiment to launch', async () =>
+      (await runsOfLoop(wf)).find((r) => r.experimentId !== holder.experimentId),
+    );
     const [slot] = await db.db.select().from(capacitySlots).where(eq(capacitySlots.campaignId, id));
     expect(slot.runId).toBe(second.id);
     const [stale] = await db.db.select().from(trainingRuns).where(eq(trainingRuns.id, holder.id));

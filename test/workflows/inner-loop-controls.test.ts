@@ -4,7 +4,15 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { experiments } from '../../db/schema';
-import { approveProposalUpdate, leaderboardQuery, pauseSignal, resumeSignal, setBudgetUpdate, statusQuery, type InnerLoopStatus } from '../../contracts/inner-loop';
+import {
+  approveProposalUpdate,
+  leaderboardQuery,
+  pauseSignal,
+  resumeSignal,
+  setBudgetUpdate,
+  statusQuery,
+  type InnerLoopStatus,
+} from '../../contracts/inner-loop';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { saveHistory } from '../helpers/histories';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
@@ -32,9 +40,14 @@ const start = (id: string, spec: unknown, extra?: Record<string, unknown>) => wo
 
 test('proposals wait for approval; an approved one runs, a rejected one is recorded, a wrong id is refused', async () => {
   const id = uniqueName('approve');
-  const h = await start(id, fixtureSpec(id, { steps: 3, offset: 0 }, { budget: { experiments: 2, parallelism: 2 }, batchSize: 2, requireApproval: true }));
+  const h = await start(
+    id,
+    fixtureSpec(id, { steps: 3, offset: 0 }, { budget: { experiments: 2, parallelism: 2 }, batchSize: 2, requireApproval: true }),
+  );
   const s = await statusUntil(h, 'two proposals awaiting approval', (x) => x.awaitingApproval.length === 2);
-  await expect(h.executeUpdate(approveProposalUpdate, { args: [{ experimentId: `${id}/inner/1/e9`, approve: true }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/not awaiting approval/) } });
+  await expect(
+    h.executeUpdate(approveProposalUpdate, { args: [{ experimentId: `${id}/inner/1/e9`, approve: true }] }),
+  ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/not awaiting approval/) } });
   const [first, second] = [...s.awaitingApproval].sort();
   expect(await h.executeUpdate(approveProposalUpdate, { args: [{ experimentId: first, approve: true }] })).toBe(`approved ${first}`);
   await h.executeUpdate(approveProposalUpdate, { args: [{ experimentId: second, approve: false }] });
@@ -47,9 +60,14 @@ test('proposals wait for approval; an approved one runs, a rejected one is recor
 
 test('budget changes are validated; pause holds new experiments until resume', async () => {
   const id = uniqueName('budget');
-  const h = await start(id, fixtureSpec(id, { steps: 20, sleepMs: 1500 }, { budget: { experiments: 1, parallelism: 1 }, batchSize: 1, plateau: { patience: 10 } }));
+  const h = await start(
+    id,
+    fixtureSpec(id, { steps: 20, sleepMs: 1500 }, { budget: { experiments: 1, parallelism: 1 }, batchSize: 1, plateau: { patience: 10 } }),
+  );
   await statusUntil(h, 'the first experiment running', (x) => x.running.length === 1);
-  await expect(h.executeUpdate(setBudgetUpdate, { args: [{ experiments: 0 }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/at least 1 \(already launched\)/) } });
+  await expect(h.executeUpdate(setBudgetUpdate, { args: [{ experiments: 0 }] })).rejects.toMatchObject({
+    cause: { message: expect.stringMatching(/at least 1 \(already launched\)/) },
+  });
   await h.signal(pauseSignal);
   expect(await h.executeUpdate(setBudgetUpdate, { args: [{ experiments: 2 }] })).toEqual({ experiments: 2, parallelism: 1 });
   // The running experiment finishes; while paused nothing new is proposed or started.
@@ -70,11 +88,26 @@ test('a pause sent while the loop prepares is kept: no experiment starts until r
   const id = uniqueName('early');
   const spec = fixtureSpec(id, { steps: 2 }, { budget: { experiments: 1, parallelism: 1 }, batchSize: 1 });
   // signalWithStart delivers the pause in the loop's first workflow task, before it has prepared anything.
-  const h = await client.workflow.signalWithStart('innerLoop', { taskQueue: `${workers.prefix}-orchestration`, workflowId: `${id}/inner/1`, args: [{ campaignVersionId: (await registerCampaignVersion(db.db, spec)).versionId }], signal: pauseSignal, signalArgs: [] });
+  const h = await client.workflow.signalWithStart('innerLoop', {
+    taskQueue: `${workers.prefix}-orchestration`,
+    workflowId: `${id}/inner/1`,
+    args: [{ campaignVersionId: (await registerCampaignVersion(db.db, spec)).versionId }],
+    signal: pauseSignal,
+    signalArgs: [],
+  });
   const prepared = await statusUntil(h, 'the loop to finish preparing', (x) => x.phase !== 'preparing');
   expect(prepared).toMatchObject({ phase: 'paused', launched: 0 });
   // The baseline is no proposal: it trains, and still nothing is proposed while the loop is paused.
-  await eventually('the baseline to finish', async () => ((await db.db.select().from(experiments).where(eq(experiments.id, `${id}/inner/1/baseline`)))[0]?.status === 'succeeded' ? true : undefined));
+  await eventually('the baseline to finish', async () =>
+    (
+      await db.db
+        .select()
+        .from(experiments)
+        .where(eq(experiments.id, `${id}/inner/1/baseline`))
+    )[0]?.status === 'succeeded'
+      ? true
+      : undefined,
+  );
   expect(await h.query(statusQuery)).toMatchObject({ phase: 'paused', launched: 0 });
   expect(await db.db.select().from(experiments).where(eq(experiments.innerLoopId, h.workflowId))).toHaveLength(1);
   await h.signal(resumeSignal);
@@ -84,7 +117,11 @@ test('a pause sent while the loop prepares is kept: no experiment starts until r
 
 test('a loop that continues as new keeps its count, its best and its leaderboard', async () => {
   const id = uniqueName('can');
-  const h = await start(id, fixtureSpec(id, { steps: 2 }, { budget: { experiments: 3, parallelism: 1 }, batchSize: 1, plateau: { patience: 10 } }), { historyEventsLimit: 5 });
+  const h = await start(
+    id,
+    fixtureSpec(id, { steps: 2 }, { budget: { experiments: 3, parallelism: 1 }, batchSize: 1, plateau: { patience: 10 } }),
+    { historyEventsLimit: 5 },
+  );
   const result = await h.result();
   expect(result.experiments).toBe(3);
   const desc = await h.describe();

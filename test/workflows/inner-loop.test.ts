@@ -22,7 +22,10 @@ beforeAll(async () => {
   harness = await loopHarness('inner');
   ({ db, client } = harness);
   const workers = await harness.workers('t-inner');
-  const handle = await workers.startLoop(campaignId, fastBuiltinSpec(campaignId, { innerLoop: { budget: { experiments: 4, parallelism: 2 } } }));
+  const handle = await workers.startLoop(
+    campaignId,
+    fastBuiltinSpec(campaignId, { innerLoop: { budget: { experiments: 4, parallelism: 2 } } }),
+  );
   result = await handle.result();
 }, 300_000);
 
@@ -44,7 +47,10 @@ test('held-out is scored only for the winner and the baseline', async () => {
 });
 
 test('the winner is the best public score, and the leaderboard query agrees with the database', async () => {
-  const rows = await db.db.select().from(experiments).where(and(eq(experiments.innerLoopId, workflowId), eq(experiments.status, 'succeeded')));
+  const rows = await db.db
+    .select()
+    .from(experiments)
+    .where(and(eq(experiments.innerLoopId, workflowId), eq(experiments.status, 'succeeded')));
   const trials = rows.filter((r) => r.proposer !== 'baseline');
   const bestRow = trials.reduce((a, b) => (a.publicScore! <= b.publicScore! ? a : b));
   expect(result.best!.experimentId).toBe(bestRow.id);
@@ -54,12 +60,21 @@ test('the winner is the best public score, and the leaderboard query agrees with
 });
 
 test('every metric line is stored exactly once', async () => {
-  const runs = await db.db.select().from(trainingRuns).where(sql`${trainingRuns.experimentId} LIKE ${workflowId + '/%'}`);
+  const runs = await db.db
+    .select()
+    .from(trainingRuns)
+    .where(sql`${trainingRuns.experimentId} LIKE ${workflowId + '/%'}`);
   expect(runs.length).toBe(5);
   for (const run of runs) {
     const lines = fs.readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').filter(Boolean);
-    const expected = lines.reduce((n, l) => n + Object.entries(JSON.parse(l)).filter(([k, v]) => k !== 'step' && typeof v === 'number').length, 0);
-    const [{ n }] = await db.db.select({ n: sql<number>`count(*)::int` }).from(metricPoints).where(eq(metricPoints.runId, run.id));
+    const expected = lines.reduce(
+      (n, l) => n + Object.entries(JSON.parse(l)).filter(([k, v]) => k !== 'step' && typeof v === 'number').length,
+      0,
+    );
+    const [{ n }] = await db.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(metricPoints)
+      .where(eq(metricPoints.runId, run.id));
     expect(n).toBe(expected);
     expect(run.launches).toBe(1);
   }
@@ -70,7 +85,10 @@ test('no eval item is (nearly) copied in the training text the trainers read', a
   const train = fs.readFileSync(path.join(version.path, 'train.txt'), 'utf8');
   const items = await db.db.select().from(evalItems);
   expect(items.filter((i) => i.split === 'heldout').length).toBeGreaterThan(20);
-  const overlaps = findOverlaps([{ key: 'train', text: train }], items.map((i) => ({ id: i.id, text: i.prompt + i.reference })));
+  const overlaps = findOverlaps(
+    [{ key: 'train', text: train }],
+    items.map((i) => ({ id: i.id, text: i.prompt + i.reference })),
+  );
   expect(overlaps).toEqual([]);
 });
 
@@ -82,7 +100,10 @@ test('search attributes are set for filtering in the Temporal UI', async () => {
 
 test('histories are recordable for the replay suite', async () => {
   // Saved as test artefacts, copied into test/histories/ after a deliberate, compatible change (see README).
-  for (const [name, id] of [['inner-loop', workflowId], ['experiment', `${workflowId}/e0`]] as const) {
+  for (const [name, id] of [
+    ['inner-loop', workflowId],
+    ['experiment', `${workflowId}/e0`],
+  ] as const) {
     expect(saveHistory(name, id)).toBeGreaterThan(5);
   }
 });

@@ -17,8 +17,12 @@ async function lastAttempt(workflowId: string, activity: string) {
   const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activity);
   if (!scheduled) throw new Error(`${workflowId} never scheduled ${activity}`);
   const id = String(scheduled.eventId);
-  const started = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === id)?.activityTaskStartedEventAttributes;
-  const failed = events.find((e) => String(e.activityTaskFailedEventAttributes?.scheduledEventId) === id)?.activityTaskFailedEventAttributes;
+  const started = events.find(
+    (e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === id,
+  )?.activityTaskStartedEventAttributes;
+  const failed = events.find(
+    (e) => String(e.activityTaskFailedEventAttributes?.scheduledEventId) === id,
+  )?.activityTaskFailedEventAttributes;
   return {
     attempt: started?.attempt,
     type: failed?.failure?.applicationFailureInfo?.type,
@@ -33,7 +37,11 @@ test('a checkpoint labelled charlm-v1 that is not one fails scoring on the first
     const wf = `${id}/inner/1`;
     const h = await workers.startLoop(id, fixtureSpec(id, { claimCharlm: true }));
     await h.result().catch(() => undefined);
-    expect(await lastAttempt(`${wf}/e0`, 'scoreCheckpoint')).toEqual({ attempt: 1, type: 'CheckpointFormatError', retryState: 'RETRY_STATE_NON_RETRYABLE_FAILURE' });
+    expect(await lastAttempt(`${wf}/e0`, 'scoreCheckpoint')).toEqual({
+      attempt: 1,
+      type: 'CheckpointFormatError',
+      retryState: 'RETRY_STATE_NON_RETRYABLE_FAILURE',
+    });
   } finally {
     await workers.stop();
   }

@@ -29,16 +29,24 @@ test('a Temporal restart while a pruned trainer is being killed: the run is reco
     const id = uniqueName('prune');
     // e0 finishes first and best; e1's loss is worse by 1 at every step, so the median rule prunes it at step 3,
     // and its trainer takes 4 s to die on SIGTERM: the window in which Temporal goes down.
-    const spec = fixtureSpec(id, { steps: 40, sleepMs: 4000, offsetPerIndex: 1, termGraceMs: 4000 }, {
-      budget: { experiments: 2, parallelism: 1 },
-      batchSize: 1,
-      plateau: { patience: 10 },
-      pruning: { rule: 'median', warmupSteps: 3, minCompleted: 1, metric: 'loss' },
-    });
+    const spec = fixtureSpec(
+      id,
+      { steps: 40, sleepMs: 4000, offsetPerIndex: 1, termGraceMs: 4000 },
+      {
+        budget: { experiments: 2, parallelism: 1 },
+        batchSize: 1,
+        plateau: { patience: 10 },
+        pruning: { rule: 'median', warmupSteps: 3, minCompleted: 1, metric: 'loss' },
+      },
+    );
     connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection });
     const loopId = `${id}/inner/1`;
-    await client.workflow.start('innerLoop', { taskQueue: `${prefix}-orchestration`, workflowId: loopId, args: [{ campaignVersionId: (await registerCampaignVersion(db.db, spec)).versionId }] });
+    await client.workflow.start('innerLoop', {
+      taskQueue: `${prefix}-orchestration`,
+      workflowId: loopId,
+      args: [{ campaignVersionId: (await registerCampaignVersion(db.db, spec)).versionId }],
+    });
     const victim = `${loopId}/e1`;
     const runDir = runDirOf(home, `${victim}/r1`);
     // The local backend writes `cancelled` before its SIGTERM: the prune has begun.
@@ -49,10 +57,17 @@ test('a Temporal restart while a pruned trainer is being killed: the run is reco
     await temporal.exited;
     // The activity finishes its kill and records the prune while Temporal is down; its completion is lost with
     // the workers, which are replaced while the server is away.
-    await eventually('the pruned run recorded', async () => {
-      const [r] = await db.db.select().from(trainingRuns).where(eq(trainingRuns.id, `${victim}/r1`));
-      return r && r.status !== 'running' ? r : undefined;
-    }, 60_000);
+    await eventually(
+      'the pruned run recorded',
+      async () => {
+        const [r] = await db.db
+          .select()
+          .from(trainingRuns)
+          .where(eq(trainingRuns.id, `${victim}/r1`));
+        return r && r.status !== 'running' ? r : undefined;
+      },
+      60_000,
+    );
     await workers.stop();
     temporal = await startTemporalDevServer(serverOpts);
     workers = await startTestWorkers({ prefix, db: db.db, home, address: temporal.address });
@@ -64,7 +79,10 @@ test('a Temporal restart while a pruned trainer is being killed: the run is reco
     expect(runs.map((r) => [r.id, r.status])).toEqual([[`${victim}/r1`, 'pruned']]);
     expect(runs[0].launches).toBe(1);
     expect(runs[0].verdict).toMatchObject({ status: 'pruned', lastStep: expect.any(Number) });
-    const [e1] = await db.db.select().from(experiments).where(and(eq(experiments.id, victim)));
+    const [e1] = await db.db
+      .select()
+      .from(experiments)
+      .where(and(eq(experiments.id, victim)));
     expect(e1.status).toBe('pruned');
     expect(fs.existsSync(runDirOf(home, `${victim}/r2`))).toBe(false);
   } finally {

@@ -13,7 +13,15 @@ test('two seeded inner loops give identical proposals, statuses, scores and prun
   harness = await loopHarness('seeded-repro');
   const workers = await harness.workers('t-repro');
   const spec = (name: string) =>
-    fastBuiltinSpec(name, { innerLoop: { budget: { experiments: 6, parallelism: 2 }, batchSize: 2, startupTrials: 2, seed: 5, pruning: { rule: 'median', warmupSteps: 40, minCompleted: 2 } } });
+    fastBuiltinSpec(name, {
+      innerLoop: {
+        budget: { experiments: 6, parallelism: 2 },
+        batchSize: 2,
+        startupTrials: 2,
+        seed: 5,
+        pruning: { rule: 'median', warmupSteps: 40, minCompleted: 2 },
+      },
+    });
   const [a, b] = [uniqueName('repro-a'), uniqueName('repro-b')];
   const results = await Promise.all([a, b].map(async (c) => (await workers.startLoop(c, spec(c))).result()));
   const rows = async (c: string) =>

@@ -22,7 +22,13 @@ beforeAll(async () => {
   harness = await loopHarness('preflight');
   workers = await harness.workers('t-preflight');
   env = cliEnv(harness, workers.prefix);
-  const endpoints = { temporalAddress: temporalAddress(), namespace: 'default', databaseUrl: harness.dbUrl, taskQueuePrefix: workers.prefix, uiUrl: 'http://127.0.0.1:8233' };
+  const endpoints = {
+    temporalAddress: temporalAddress(),
+    namespace: 'default',
+    databaseUrl: harness.dbUrl,
+    taskQueuePrefix: workers.prefix,
+    uiUrl: 'http://127.0.0.1:8233',
+  };
   dashboard = await startDashboard({ db: harness.db.db, temporal: { client: harness.client, endpoints }, port: 0 });
 });
 afterAll(async () => {
@@ -40,13 +46,20 @@ function missingTrainerSpec(name: string) {
 }
 
 /** The rows registering a campaign's spec writes (`flywheel run` does it before the loop starts): one campaign, one version. */
-const registered = (counts: Record<string, number>) => ({ ...counts, campaigns: counts.campaigns + 1, campaign_versions: counts.campaign_versions + 1 });
+const registered = (counts: Record<string, number>) => ({
+  ...counts,
+  campaigns: counts.campaigns + 1,
+  campaign_versions: counts.campaign_versions + 1,
+});
 
 /** Rows in every table of the test's database (the migrations' own bookkeeping is in another schema). */
 async function rowCounts(): Promise<Record<string, number>> {
-  const { rows } = await harness.db.pool.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1");
+  const { rows } = await harness.db.pool.query<{ table_name: string }>(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1",
+  );
   const out: Record<string, number> = {};
-  for (const { table_name } of rows) out[table_name] = (await harness.db.pool.query(`SELECT count(*)::int AS n FROM "${table_name}"`)).rows[0].n;
+  for (const { table_name } of rows)
+    out[table_name] = (await harness.db.pool.query(`SELECT count(*)::int AS n FROM "${table_name}"`)).rows[0].n;
   return out;
 }
 
@@ -60,7 +73,10 @@ test('a trainer whose program does not exist is refused on the training worker b
   expect(Object.keys(before).length).toBeGreaterThan(10);
   const name = uniqueName('missing');
   const h = await workers.startLoop(name, missingTrainerSpec(name));
-  const err = await h.result().then(() => undefined, (e: unknown) => e);
+  const err = await h.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(WorkflowFailedError);
   const cause = (err as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -88,7 +104,11 @@ test('`flywheel run` of such a spec exits 1 with the reason; `status` and the da
   expect(run.status).toBe(1);
   expect(run.stderr).not.toMatch(/\n\s+at /);
   const failedLine = run.stderr.trim().split('\n').at(-1)!;
-  expect(failedLine).toMatch(new RegExp(`^flywheel: ${name}/inner/\\S+ ended FAILED: the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`));
+  expect(failedLine).toMatch(
+    new RegExp(
+      `^flywheel: ${name}/inner/\\S+ ended FAILED: the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`,
+    ),
+  );
   expect(await rowCounts()).toEqual(registered(before));
 
   // No loop row exists (only the registered spec): status still finds the loop (by its search attributes) and prints why it failed.
@@ -121,7 +141,9 @@ test('a loop that fails after it started (its baseline) shows the reason in stat
   fs.writeFileSync(file, YAML.stringify({ ...spec, trainer: { ...spec.trainer, fixed: { crash: true } } }));
   const run = await runCli(env, ['run', file]);
   expect(run.status).toBe(1);
-  expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^flywheel: ${name}/inner/\\S+ ended FAILED: the untrained baseline failed: the trainer exited with code 3`));
+  expect(run.stderr.trim().split('\n').at(-1)).toMatch(
+    new RegExp(`^flywheel: ${name}/inner/\\S+ ended FAILED: the untrained baseline failed: the trainer exited with code 3`),
+  );
 
   const status = await runCli(env, ['status', name]);
   const [head, reason] = status.stdout.trim().split('\n');
@@ -131,7 +153,9 @@ test('a loop that fails after it started (its baseline) shows the reason in stat
   const loopId = head.split(':')[0];
   const loopPage = await get(`/loops/${encodeURIComponent(loopId)}`);
   expect(loopPage.status).toBe(200);
-  expect(loopPage.text).toMatch(/<div class="msg error" role="alert" id="loop-failure">The loop ended FAILED: the untrained baseline failed: the trainer exited with code 3/);
+  expect(loopPage.text).toMatch(
+    /<div class="msg error" role="alert" id="loop-failure">The loop ended FAILED: the untrained baseline failed: the trainer exited with code 3/,
+  );
   const campaign = await get(`/campaigns/${name}`);
   expect(campaign.text).toMatch(/<table id="failed-loops">/);
   expect(campaign.text).toContain('the untrained baseline failed: the trainer exited with code 3');
@@ -144,9 +168,13 @@ test('an outer loop whose inner loop cannot start its trainer: the iteration row
   const r = await runCli(env, ['outer', name, '--spec', file]);
   expect(r.status).toBe(1);
   // The iteration checks the trainer right after its claim: no critique, dataset version or inner loop is made.
-  const reason = new RegExp(`^the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`);
+  const reason = new RegExp(
+    `^the trainer cannot start on the training worker \\(.+\\): trainer program "${MISSING}" was not found on PATH$`,
+  );
   expect(r.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^flywheel: ${name}/outer/\\S+ ended FAILED: ${reason.source.slice(1)}`));
-  const { rows } = await harness.db.pool.query("SELECT status, summary->>'reason' AS reason FROM outer_iterations WHERE campaign_id = $1", [name]);
+  const { rows } = await harness.db.pool.query("SELECT status, summary->>'reason' AS reason FROM outer_iterations WHERE campaign_id = $1", [
+    name,
+  ]);
   expect(rows).toEqual([{ status: 'failed', reason: expect.stringMatching(reason) }]);
   const [{ n }] = (await harness.db.pool.query('SELECT count(*)::int AS n FROM experiments WHERE campaign_id = $1', [name])).rows;
   expect(n).toBe(0);

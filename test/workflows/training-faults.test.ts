@@ -27,7 +27,9 @@ const runsOf = (experimentId: string) => db.db.select().from(trainingRuns).where
 /** The first run of `experimentId`, once its trainer has streamed at least one metric point. */
 async function streamingRun(experimentId: string) {
   const run = await eventually('the trainer to start', async () => (await runsOf(experimentId))[0]);
-  await eventually('streamed metric points', async () => ((await db.db.select().from(metricPoints).where(eq(metricPoints.runId, run.id))).length > 0 ? true : undefined));
+  await eventually('streamed metric points', async () =>
+    (await db.db.select().from(metricPoints).where(eq(metricPoints.runId, run.id))).length > 0 ? true : undefined,
+  );
   return run;
 }
 
@@ -39,7 +41,10 @@ test('a trainer that crashes is a failed run with its stderr, relaunched per the
     const h = await workers.startLoop(id, fixtureSpec(id, { crash: true }, { maxTrainingAttempts: 2 }));
     const result = await h.result();
     expect(result.best).toBeUndefined();
-    const [exp] = await db.db.select().from(experiments).where(eq(experiments.id, `${wf}/e0`));
+    const [exp] = await db.db
+      .select()
+      .from(experiments)
+      .where(eq(experiments.id, `${wf}/e0`));
     expect(exp.status).toBe('failed');
     expect(exp.error).toMatch(/exited with code 3/);
     const runs = await runsOf(`${wf}/e0`);
@@ -78,7 +83,10 @@ test('SIGKILL of the training worker mid-experiment: it reattaches, one trainer 
   const workers = await harness.workers('t-kill', ['orchestration', 'eval']);
   const env = cliEnv(harness, workers.prefix);
   const startWorker = (): ChildProcess =>
-    spawn(process.execPath, [path.join(REPO, 'bin', 'flywheel.js'), 'worker', '--queue', 'training'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    spawn(process.execPath, [path.join(REPO, 'bin', 'flywheel.js'), 'worker', '--queue', 'training'], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   let worker = startWorker();
   try {
     const id = uniqueName('kill');
@@ -103,7 +111,10 @@ test('SIGKILL of the training worker mid-experiment: it reattaches, one trainer 
       .where(eq(metricPoints.runId, runs[0].id));
     expect(n).toBe(80);
     expect(distinct).toBe(80);
-    const all = await db.db.select().from(trainingRuns).where(like(trainingRuns.experimentId, `${wf}/%`));
+    const all = await db.db
+      .select()
+      .from(trainingRuns)
+      .where(like(trainingRuns.experimentId, `${wf}/%`));
     expect(all.every((r) => r.launches === 1)).toBe(true);
   } finally {
     worker.kill('SIGKILL');

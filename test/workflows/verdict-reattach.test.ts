@@ -34,13 +34,28 @@ test('a reattaching awaitTraining past the pruned point reports the stored prune
   const runId = runIdOf(experimentId, 1);
   const runDir = path.join(home, name);
   fs.mkdirSync(runDir, { recursive: true });
-  const metrics = ['{"step":1,"name":"loss","value":5}', '{"step":2,"name":"loss","value":5}', '{"step":3,"name":"loss","value":5}'].join('\n') + '\n';
+  const metrics =
+    ['{"step":1,"name":"loss","value":5}', '{"step":2,"name":"loss","value":5}', '{"step":3,"name":"loss","value":5}'].join('\n') + '\n';
   fs.writeFileSync(path.join(runDir, 'metrics.jsonl'), metrics);
   const handle: JobHandle = { backend: 'fake', runId, runDir, ref: 'job-1' };
-  await h.db.insert(experiments).values({ id: experimentId, campaignId: name, campaignVersionId, innerLoopId: `${name}/inner`, index: 1, datasetVersionId: 'v', params: {}, proposer: 'test', status: 'running' });
+  await h.db.insert(experiments).values({
+    id: experimentId,
+    campaignId: name,
+    campaignVersionId,
+    innerLoopId: `${name}/inner`,
+    index: 1,
+    datasetVersionId: 'v',
+    params: {},
+    proposer: 'test',
+    status: 'running',
+  });
   await h.db.insert(trainingRuns).values({ id: runId, experimentId, attempt: 1, backend: 'fake', handle, runDir, status: 'running' });
   // The first attempt judged step 3, stored its verdict, and killed the job; its completion never reached Temporal.
-  await decideRun(h.db, runId, { status: 'pruned', lastStep: 3, error: 'pruned at step 3: loss 5.0000 > median 2.0000 of 1 finished runs of earlier batches' });
+  await decideRun(h.db, runId, {
+    status: 'pruned',
+    lastStep: 3,
+    error: 'pruned at step 3: loss 5.0000 > median 2.0000 of 1 finished runs of earlier batches',
+  });
 
   const backend: TrainingBackend = {
     kind: 'fake',

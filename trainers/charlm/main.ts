@@ -30,7 +30,9 @@ try {
   run(process.argv.slice(2));
 } catch (err) {
   // Expected failures are one line; anything else is a bug in the trainer, so it keeps its stack.
-  const known = [TrainerError, InvalidTrainParamsError, TrainingInputError, TrainingDivergedError, CheckpointFormatError].some((c) => err instanceof c);
+  const known = [TrainerError, InvalidTrainParamsError, TrainingInputError, TrainingDivergedError, CheckpointFormatError].some(
+    (c) => err instanceof c,
+  );
   const usage = (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   console.error(`charlm: ${known || usage ? (err as Error).message : ((err as Error).stack ?? String(err))}`);
   process.exit(1);

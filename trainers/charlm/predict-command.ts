@@ -16,7 +16,10 @@ export function predictCommand(checkpointFile: string, promptsFile: string, outF
   }
   let lines: string[];
   try {
-    lines = fs.readFileSync(promptsFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    lines = fs
+      .readFileSync(promptsFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
   } catch (err) {
     throw new TrainerError(`cannot read ${promptsFile}: ${(err as Error).message}`);
   }

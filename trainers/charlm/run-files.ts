@@ -105,7 +105,8 @@ export function loadNewestCheckpoint(runDir: string): { step: number; bytes: Buf
   const entries = readManifest(runDir).checkpoints;
   if (entries.length === 0) return null;
   const newest = entries.reduce((a, b) => (b.step > a.step ? b : a));
-  if (newest.format !== CHARLM_FORMAT) throw new TrainerError(`checkpoint ${newest.path} has format ${newest.format}, expected ${CHARLM_FORMAT}`);
+  if (newest.format !== CHARLM_FORMAT)
+    throw new TrainerError(`checkpoint ${newest.path} has format ${newest.format}, expected ${CHARLM_FORMAT}`);
   const bytes = fs.readFileSync(path.join(runDir, newest.path));
   if (sha256(bytes) !== newest.sha256) throw new TrainerError(`checkpoint ${newest.path} does not match its sha256 in the manifest`);
   return { step: newest.step, bytes };

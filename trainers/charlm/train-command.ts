@@ -18,7 +18,8 @@ export function trainCommand(runDir: string): void {
   }
   const resume = readCheckpoint(() => loadNewestCheckpoint(runDir)?.bytes ?? null, 'the newest checkpoint');
   if (resume && resume.step >= steps) return; // already finished: a relaunch after the last checkpoint is a no-op
-  const base = resume || !run.baseCheckpoint ? null : readCheckpoint(() => readFile(path.resolve(runDir, run.baseCheckpoint!)), 'baseCheckpoint');
+  const base =
+    resume || !run.baseCheckpoint ? null : readCheckpoint(() => readFile(path.resolve(runDir, run.baseCheckpoint!)), 'baseCheckpoint');
   // Relative dataset paths are taken from the run directory, so the trainer's cwd does not matter.
   const text = readFile(path.resolve(runDir, run.dataset.path, run.dataset.trainFile));
 

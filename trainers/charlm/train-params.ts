@@ -43,12 +43,16 @@ export const DEFAULT_TRAIN_PARAMS: TrainParams = {
 export class InvalidTrainParamsError extends NonRetryableError {}
 
 type Check = (v: unknown) => string | null;
-const int = (lo: number, hi: number): Check => (v) =>
-  typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? null : `must be an integer from ${lo} to ${hi}`;
+const int =
+  (lo: number, hi: number): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? null : `must be an integer from ${lo} to ${hi}`;
 const positive: Check = (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? null : 'must be a positive number');
 const nonNegative: Check = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? null : 'must be a non-negative number');
-const oneOf = (...choices: string[]): Check => (v) =>
-  typeof v === 'string' && choices.includes(v) ? null : `must be one of ${choices.map((c) => JSON.stringify(c)).join(', ')}`;
+const oneOf =
+  (...choices: string[]): Check =>
+  (v) =>
+    typeof v === 'string' && choices.includes(v) ? null : `must be one of ${choices.map((c) => JSON.stringify(c)).join(', ')}`;
 
 const CHECKS: Record<keyof TrainParams, Check> = {
   context: int(1, 64),

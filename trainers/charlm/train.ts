@@ -61,7 +61,11 @@ export function trainCharLm(opts: TrainOptions): TrainResult {
     throw new TrainingInputError(`the checkpoint's model ${JSON.stringify(init.hyper)} does not match params ${JSON.stringify(hyper)}`);
   }
   const model = init ? CharLm.fromParams(hyper, Float32Array.from(init.params)) : CharLm.create(hyper, opts.seed);
-  const adam = new Adam(model.layout.total, {}, start?.adam ? { m: Float32Array.from(start.adam.m), v: Float32Array.from(start.adam.v) } : undefined);
+  const adam = new Adam(
+    model.layout.total,
+    {},
+    start?.adam ? { m: Float32Array.from(start.adam.m), v: Float32Array.from(start.adam.v) } : undefined,
+  );
   const rng = start ? new Rng(start.rngState) : Rng.derive(opts.seed, 'charlm-windows');
   const grad = model.zerosLike();
   const now = opts.now ?? Date.now;

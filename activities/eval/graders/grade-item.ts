@@ -12,7 +12,12 @@ export interface GradeContext {
   judge?: OpenAI;
 }
 
-export async function gradeItem(config: GraderConfig, item: { prompt: string; reference: string }, output: string, ctx: GradeContext): Promise<GradeOutcome> {
+export async function gradeItem(
+  config: GraderConfig,
+  item: { prompt: string; reference: string },
+  output: string,
+  ctx: GradeContext,
+): Promise<GradeOutcome> {
   switch (config.kind) {
     case 'exact_token':
       return { score: gradeExactToken(output, item.reference) };

@@ -5,7 +5,13 @@ import type OpenAI from 'openai';
 import type { GradeOutcome } from '../../../core/graders';
 import { judgeMessages, parseVerdict, type LlmJudgeConfig } from '../../../core/graders/llm-judge';
 
-export async function callLlmJudge(client: OpenAI, config: LlmJudgeConfig, rubric: string, item: { prompt: string; reference: string }, output: string): Promise<GradeOutcome> {
+export async function callLlmJudge(
+  client: OpenAI,
+  config: LlmJudgeConfig,
+  rubric: string,
+  item: { prompt: string; reference: string },
+  output: string,
+): Promise<GradeOutcome> {
   const reply = await client.chat.completions.create({
     model: config.model,
     messages: judgeMessages(rubric, item.prompt, item.reference, output),

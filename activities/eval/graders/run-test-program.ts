@@ -54,7 +54,8 @@ function runChild(file: string, config: TestProgramConfig): Promise<GradeOutcome
       kill(); // anything the program left behind in its group
       const lastLine = stderr.trim().split('\n').slice(-1)[0] ?? '';
       if (timedOut) return resolve({ score: 0, error: `killed at its time limit (${config.timeoutMs} ms)` });
-      if (/heap out of memory|Allocation failed/i.test(stderr)) return resolve({ score: 0, error: `killed at its memory limit (${config.memoryMb} MiB)` });
+      if (/heap out of memory|Allocation failed/i.test(stderr))
+        return resolve({ score: 0, error: `killed at its memory limit (${config.memoryMb} MiB)` });
       if (signal) return resolve({ score: 0, error: `crashed with ${signal}: ${lastLine}` });
       // A failing test throws (exit 1): an honest fail, not an error. Exit 0 passes only with the marker last.
       resolve({ score: code === 0 && stdout.endsWith(`\n${TESTS_PASSED_MARKER}\n`) ? 1 : 0 });

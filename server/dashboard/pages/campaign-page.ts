@@ -35,33 +35,76 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
     failedLoopsOf(ctx, id),
   ]);
   const base = href.campaign(id);
-  const body = html`<h1>Campaign ${id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
-<p>Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) · <span id="experiment-count">${c.experiments} experiments (the untrained baseline${c.baselines === 1 ? '' : 's'} of ${c.baselines} inner loop${c.baselines === 1 ? '' : 's'} not counted)</span>, ${c.running} running</p>
-<section id="actions"><h2>Actions</h2>${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
-${pending ? promotionBlock(ctx, pending) : ''}</section>
-<h2>Held-out and public scores per outer iteration</h2>${heldoutChart(iterations, c.metric)}
-<h2>Outer iterations</h2>${iterations.length ? iterationsTable(ctx, iterations) : message('No outer iterations yet: run `flywheel outer ' + id + '` or trigger one above.')}
-<h2>Inner loops</h2>${loopCount ? html`${table(loops, [
-    { head: 'inner loop', cell: (l) => html`<a href="${href.loop(l.id)}">${l.id}</a>${temporalLink(ctx.link(l.id))}` },
-    { head: 'status', cell: (l) => l.status },
-    { head: 'experiments (with baseline)', cell: (l) => l.experiments, num: true },
-    { head: 'running', cell: (l) => l.running, num: true },
-    { head: `best public ${l0(loops)}`, cell: (l) => fmtNum(l.best_public), num: true },
-    { head: 'dataset version', cell: (l) => l.dataset_version_id },
-    { head: 'started', cell: (l) => fmtTime(l.created_at) },
-  ], 'id="inner-loops"')}${pager(base, loopsPage, SIZE, loopCount, 'loops')}` : message('No inner loops yet.')}
-${failed.length ? html`<h2>Loops that ended without completing</h2>${failedLoopsTable(ctx, failed, false)}` : ''}
-<h2>Dataset versions</h2>${versions.length ? table(versions, [
-    { head: 'version', cell: (v) => v.id },
-    { head: 'dataset', cell: (v) => v.dataset },
-    { head: 'examples', cell: (v) => v.examples, num: true },
-    { head: 'sources', cell: (v) => Object.entries(v.counts_by_source).map(([k, n]) => `${k}: ${n}`).join(', ') },
-    { head: 'mix weights', cell: (v) => fmtJson(v.mix_weights) },
-    { head: 'parents', cell: (v) => v.parent_ids.join(', ') || '–' },
-    { head: 'created', cell: (v) => fmtTime(v.created_at) },
-  ], 'id="dataset-versions"') : message('No dataset versions yet.')}
-<h2>Decisions</h2>${decisionCount ? html`${decisionsTable(decisions)}${pager(base, decisionsPage, SIZE, decisionCount, 'decisions')}` : message('No decisions yet: the inner loop records one when it selects a winner, the gate one per candidate.')}
-<h2>Analyses</h2>${analysesBlock(analyses)}`;
+  const body = html`<h1>Campaign ${id}</h1>
+    ${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
+    <p>
+      Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) ·
+      <span id="experiment-count"
+        >${c.experiments} experiments (the untrained baseline${c.baselines === 1 ? '' : 's'} of ${c.baselines} inner
+        loop${c.baselines === 1 ? '' : 's'} not counted)</span
+      >, ${c.running} running
+    </p>
+    <section id="actions">
+      <h2>Actions</h2>
+      ${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
+      ${pending ? promotionBlock(ctx, pending) : ''}
+    </section>
+    <h2>Held-out and public scores per outer iteration</h2>
+    ${heldoutChart(iterations, c.metric)}
+    <h2>Outer iterations</h2>
+    ${iterations.length ? iterationsTable(ctx, iterations) : message('No outer iterations yet: run `flywheel outer ' + id + '` or trigger one above.')}
+    <h2>Inner loops</h2>
+    ${
+      loopCount
+        ? html`${table(
+            loops,
+            [
+              { head: 'inner loop', cell: (l) => html`<a href="${href.loop(l.id)}">${l.id}</a>${temporalLink(ctx.link(l.id))}` },
+              { head: 'status', cell: (l) => l.status },
+              { head: 'experiments (with baseline)', cell: (l) => l.experiments, num: true },
+              { head: 'running', cell: (l) => l.running, num: true },
+              { head: `best public ${l0(loops)}`, cell: (l) => fmtNum(l.best_public), num: true },
+              { head: 'dataset version', cell: (l) => l.dataset_version_id },
+              { head: 'started', cell: (l) => fmtTime(l.created_at) },
+            ],
+            'id="inner-loops"',
+          )}${pager(base, loopsPage, SIZE, loopCount, 'loops')}`
+        : message('No inner loops yet.')
+    }
+    ${
+      failed.length
+        ? html`<h2>Loops that ended without completing</h2>
+            ${failedLoopsTable(ctx, failed, false)}`
+        : ''
+    }
+    <h2>Dataset versions</h2>
+    ${
+      versions.length
+        ? table(
+            versions,
+            [
+              { head: 'version', cell: (v) => v.id },
+              { head: 'dataset', cell: (v) => v.dataset },
+              { head: 'examples', cell: (v) => v.examples, num: true },
+              {
+                head: 'sources',
+                cell: (v) =>
+                  Object.entries(v.counts_by_source)
+                    .map(([k, n]) => `${k}: ${n}`)
+                    .join(', '),
+              },
+              { head: 'mix weights', cell: (v) => fmtJson(v.mix_weights) },
+              { head: 'parents', cell: (v) => v.parent_ids.join(', ') || '–' },
+              { head: 'created', cell: (v) => fmtTime(v.created_at) },
+            ],
+            'id="dataset-versions"',
+          )
+        : message('No dataset versions yet.')
+    }
+    <h2>Decisions</h2>
+    ${decisionCount ? html`${decisionsTable(decisions)}${pager(base, decisionsPage, SIZE, decisionCount, 'decisions')}` : message('No decisions yet: the inner loop records one when it selects a winner, the gate one per candidate.')}
+    <h2>Analyses</h2>
+    ${analysesBlock(analyses)}`;
   return page(`Campaign ${id}`, body, { tail: chartScripts });
 }
 
@@ -69,8 +112,10 @@ ${failed.length ? html`<h2>Loops that ended without completing</h2>${failedLoops
 async function unrecordedCampaignPage(ctx: DashboardContext, id: string): Promise<string> {
   const failed = await failedLoopsOf(ctx, id);
   if (!failed.length) throw new NotFoundError(`no campaign "${id}"`);
-  const body = html`<h1>Campaign ${id}</h1>${message('Nothing is recorded for this campaign: each of its loops ended before its first write.', 'error')}
-<h2>Loops that ended without completing</h2>${failedLoopsTable(ctx, failed, false)}`;
+  const body = html`<h1>Campaign ${id}</h1>
+    ${message('Nothing is recorded for this campaign: each of its loops ended before its first write.', 'error')}
+    <h2>Loops that ended without completing</h2>
+    ${failedLoopsTable(ctx, failed, false)}`;
   return page(`Campaign ${id}`, body);
 }
 
@@ -84,37 +129,58 @@ function heldoutChart(iterations: OuterIterationRow[], publicMetric: string): Sa
   const first = iterations[0];
   const points: HeldoutPoint[] = [
     ...(first && first.iteration === 1 && first.heldout_incumbent !== null ? [{ iteration: 0, production: first.heldout_incumbent }] : []),
-    ...iterations.map((i) => ({ iteration: i.iteration, production: i.heldout_production, candidate: i.heldout_candidate, publicBest: i.inner_best_public })),
+    ...iterations.map((i) => ({
+      iteration: i.iteration,
+      production: i.heldout_production,
+      candidate: i.heldout_candidate,
+      publicBest: i.inner_best_public,
+    })),
   ];
-  return chartBox('heldout', `Production and candidate on held-out ${metric}, inner winner on public ${publicMetric}`, heldoutOption(points, metric, publicMetric), 320);
+  return chartBox(
+    'heldout',
+    `Production and candidate on held-out ${metric}, inner winner on public ${publicMetric}`,
+    heldoutOption(points, metric, publicMetric),
+    320,
+  );
 }
 
 function iterationsTable(ctx: DashboardContext, iterations: OuterIterationRow[]): Safe {
-  return table(iterations, [
-    { head: '#', cell: (i) => i.iteration, num: true },
-    { head: 'status', cell: (i) => i.status },
-    { head: 'trigger', cell: (i) => i.trigger },
-    { head: 'new feedback', cell: (i) => i.new_feedback, num: true },
-    { head: 'dataset version', cell: (i) => i.dataset_version_id ?? '–' },
-    { head: 'inner loop', cell: (i) => (i.inner_loop_id ? html`<a href="${href.loop(i.inner_loop_id)}">${i.inner_loop_id}</a>` : '–') },
-    { head: 'held-out candidate', cell: (i) => fmtNum(i.heldout_candidate), num: true },
-    { head: 'held-out incumbent', cell: (i) => fmtNum(i.heldout_incumbent), num: true },
-    { head: 'held-out production', cell: (i) => fmtNum(i.heldout_production), num: true },
-    { head: 'reason', cell: (i) => i.reason ?? '' },
-    { head: 'workflow', cell: (i) => html`<code>${i.workflow_id}</code>${temporalLink(ctx.link(i.workflow_id))}` },
-  ], 'id="outer-iterations"');
+  return table(
+    iterations,
+    [
+      { head: '#', cell: (i) => i.iteration, num: true },
+      { head: 'status', cell: (i) => i.status },
+      { head: 'trigger', cell: (i) => i.trigger },
+      { head: 'new feedback', cell: (i) => i.new_feedback, num: true },
+      { head: 'dataset version', cell: (i) => i.dataset_version_id ?? '–' },
+      { head: 'inner loop', cell: (i) => (i.inner_loop_id ? html`<a href="${href.loop(i.inner_loop_id)}">${i.inner_loop_id}</a>` : '–') },
+      { head: 'held-out candidate', cell: (i) => fmtNum(i.heldout_candidate), num: true },
+      { head: 'held-out incumbent', cell: (i) => fmtNum(i.heldout_incumbent), num: true },
+      { head: 'held-out production', cell: (i) => fmtNum(i.heldout_production), num: true },
+      { head: 'reason', cell: (i) => i.reason ?? '' },
+      { head: 'workflow', cell: (i) => html`<code>${i.workflow_id}</code>${temporalLink(ctx.link(i.workflow_id))}` },
+    ],
+    'id="outer-iterations"',
+  );
 }
 
 export function decisionsTable(decisions: DecisionRow[]): Safe {
-  return table(decisions, [
-    { head: 'kind', cell: (d) => d.kind },
-    { head: 'accepted', cell: (d) => (d.accepted ? 'yes' : 'no') },
-    { head: 'rule', cell: (d) => d.rule },
-    { head: 'reason', cell: (d) => html`<span class="clip" title="${d.reason}">${d.reason}</span>` },
-    { head: 'figures', cell: (d) => figuresCell(d.figures) },
-    { head: 'experiment', cell: (d) => (d.experiment_id ? html`<a href="${href.experiment(d.experiment_id)}">${d.experiment_id}</a>` : '–') },
-    { head: 'when', cell: (d) => fmtTime(d.created_at) },
-  ], 'id="decisions"');
+  return table(
+    decisions,
+    [
+      { head: 'kind', cell: (d) => d.kind },
+      { head: 'accepted', cell: (d) => (d.accepted ? 'yes' : 'no') },
+      { head: 'rule', cell: (d) => d.rule },
+      { head: 'reason', cell: (d) => html`<span class="clip" title="${d.reason}">${d.reason}</span>` },
+      { head: 'figures', cell: (d) => figuresCell(d.figures) },
+      {
+        head: 'experiment',
+        cell: (d) => (d.experiment_id ? html`<a href="${href.experiment(d.experiment_id)}">${d.experiment_id}</a>` : '–'),
+      },
+      { head: 'when', cell: (d) => fmtTime(d.created_at) },
+    ],
+    'id="decisions"',
+  );
 }
 
 interface CheckFigures {
@@ -129,29 +195,40 @@ function figuresCell(figures: unknown): Safe {
   if (!checks || typeof checks !== 'object') return html`<code>${fmtJson(figures, 400)}</code>`;
   // Failed checks first, then by name (PostgreSQL's jsonb keeps no key order).
   const rows = Object.entries(checks).sort(([a, x], [b, y]) => Number(x.passed) - Number(y.passed) || (a < b ? -1 : 1));
-  return table(rows, [
-    { head: 'check', cell: ([rule]) => rule },
-    { head: 'verdict', cell: ([, c]) => (c.passed ? 'pass' : 'FAIL') },
-    { head: 'reason', cell: ([, c]) => html`<span class="clip" title="${c.reason}">${c.reason}</span>` },
-    {
-      head: 'figures',
-      cell: ([, c]) =>
-        Object.entries(c)
-          .filter(([k]) => k !== 'passed' && k !== 'reason')
-          .slice(0, 6)
-          .map(([k, v]) => `${k} ${typeof v === 'number' ? fmtNum(v) : String(v)}`)
-          .join(' · '),
-    },
-  ], 'class="checks"');
+  return table(
+    rows,
+    [
+      { head: 'check', cell: ([rule]) => rule },
+      { head: 'verdict', cell: ([, c]) => (c.passed ? 'pass' : 'FAIL') },
+      { head: 'reason', cell: ([, c]) => html`<span class="clip" title="${c.reason}">${c.reason}</span>` },
+      {
+        head: 'figures',
+        cell: ([, c]) =>
+          Object.entries(c)
+            .filter(([k]) => k !== 'passed' && k !== 'reason')
+            .slice(0, 6)
+            .map(([k, v]) => `${k} ${typeof v === 'number' ? fmtNum(v) : String(v)}`)
+            .join(' · '),
+      },
+    ],
+    'class="checks"',
+  );
 }
 
 function analysesBlock(analyses: Record<string, unknown>[]): Safe {
   if (!analyses.length) return message('No analyses yet.');
   const cols = Object.keys(analyses[0]).filter((k) => k !== 'campaign_id');
-  return table(analyses, cols.map((k) => ({ head: k, cell: (r: Record<string, unknown>) => (r[k] instanceof Date ? fmtTime(r[k]) : fmtJson(r[k], 600)) })), 'id="analyses"');
+  return table(
+    analyses,
+    cols.map((k) => ({ head: k, cell: (r: Record<string, unknown>) => (r[k] instanceof Date ? fmtTime(r[k]) : fmtJson(r[k], 600)) })),
+    'id="analyses"',
+  );
 }
 
-async function pendingPromotion(ctx: DashboardContext, campaignId: string): Promise<{ workflowId: string; evidence: PromotionEvidence } | undefined> {
+async function pendingPromotion(
+  ctx: DashboardContext,
+  campaignId: string,
+): Promise<{ workflowId: string; evidence: PromotionEvidence } | undefined> {
   if (!ctx.temporal) return undefined;
   const h = await within(latestOuterLoop(ctx.temporal.client, campaignId, { running: true }));
   if (!h) return undefined;
@@ -161,7 +238,11 @@ async function pendingPromotion(ctx: DashboardContext, campaignId: string): Prom
 
 function promotionBlock(ctx: DashboardContext, p: { workflowId: string; evidence: PromotionEvidence }): Safe {
   const e = p.evidence;
-  return html`<div class="msg" id="pending-promotion"><b>Promotion awaiting approval</b> in <code>${p.workflowId}</code>: candidate <code>${e.candidateCheckpointId}</code>
-vs incumbent <code>${e.incumbentCheckpointId}</code>. Gate: ${e.gate.promote ? 'promote' : 'hold'} (${e.gate.rule}: ${e.gate.reason}). Default at ${e.deadline}: ${e.defaultDecision}.<br>
-${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'true' }, 'Approve promotion')} ${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'false' }, 'Reject promotion')}</div>`;
+  return html`<div class="msg" id="pending-promotion">
+    <b>Promotion awaiting approval</b> in <code>${p.workflowId}</code>: candidate <code>${e.candidateCheckpointId}</code> vs incumbent
+    <code>${e.incumbentCheckpointId}</code>. Gate: ${e.gate.promote ? 'promote' : 'hold'} (${e.gate.rule}: ${e.gate.reason}). Default at
+    ${e.deadline}: ${e.defaultDecision}.<br />
+    ${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'true' }, 'Approve promotion')}
+    ${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'false' }, 'Reject promotion')}
+  </div>`;
 }

@@ -15,38 +15,102 @@ import { axisParam } from './loop-page';
 export async function experimentPage(ctx: DashboardContext, _url: URL, id: string): Promise<string> {
   const e = await getExperiment(ctx.db, id);
   if (!e) throw new NotFoundError(`no experiment "${id}"`);
-  const [runs, evals, decisions, chart] = await Promise.all([runsOf(ctx.db, id), evalsOf(ctx.db, id), decisionsOfExperiment(ctx.db, id), experimentCurves(ctx, id)]);
+  const [runs, evals, decisions, chart] = await Promise.all([
+    runsOf(ctx.db, id),
+    evalsOf(ctx.db, id),
+    decisionsOfExperiment(ctx.db, id),
+    experimentCurves(ctx, id),
+  ]);
   const body = html`<h1>Experiment ${id}</h1>
-<p>Inner loop <a href="${href.loop(e.inner_loop_id)}">${e.inner_loop_id}</a> · campaign <a href="${href.campaign(e.campaign_id)}">${e.campaign_id}</a>${temporalLink(ctx.link(id))}</p>
-<table id="experiment"><tbody>
-<tr><th>status</th><td>${e.status}${e.error ? html` <span class="muted">(${e.error})</span>` : ''}</td></tr>
-<tr><th>configuration</th><td>${table([e.params], Object.keys(e.params).map((k) => ({ head: k, cell: (p: Record<string, unknown>) => fmtParam(p[k]), num: true })), 'id="configuration"')}</td></tr>
-<tr><th>hypothesis</th><td>${e.hypothesis || '–'} <span class="muted">(${e.proposer})</span></td></tr>
-<tr><th>public score</th><td>${fmtNum(e.public_score)}</td></tr><tr><th>held-out score</th><td>${fmtNum(e.heldout_score)}</td></tr>
-<tr><th>best checkpoint</th><td><code>${e.best_checkpoint_id ?? '–'}</code></td></tr>
-<tr><th>started / finished</th><td>${fmtTime(e.started_at)} / ${fmtTime(e.finished_at)} (${fmtSeconds(e.duration_s)}, waited ${fmtSeconds(e.capacity_wait_s)} for capacity)</td></tr>
-</tbody></table>
-<section id="charts" data-charts-src="${href.experiment(id)}/charts.json" data-live="${e.status === 'running' || e.status === 'proposed' ? '1' : '0'}">
-<div class="axis-controls">Curve against <select data-axis name="x"><option value="step">step</option><option value="tokens">tokens seen</option><option value="time">wall-clock</option></select>
-<label><input type="checkbox" data-axis name="log" value="1"> log scale</label></div>
-${chartBox('curves', `Training curve (${chart.metric ?? 'no metrics yet'})`, undefined, 340)}</section>
-<h2>Training attempts</h2>${runs.length ? table(runs, [
-    { head: 'attempt', cell: (r) => r.attempt, num: true },
-    { head: 'backend', cell: (r) => r.backend },
-    { head: 'status', cell: (r) => r.status },
-    { head: 'exit code', cell: (r) => r.exit_code ?? '–', num: true },
-    { head: 'trainer time', cell: (r) => fmtSeconds(r.trainer_seconds), num: true },
-    { head: 'capacity wait', cell: (r) => fmtSeconds(r.capacity_wait_seconds), num: true },
-    { head: 'stderr tail', cell: (r) => html`<code>${fmtJson(r.stderr_tail ?? '', 300)}</code>` },
-  ]) : message('Not launched yet.')}
-<h2>Eval results</h2>${evals.length ? table(evals, [
-    { head: 'suite', cell: (r) => r.suite_id },
-    { head: 'split', cell: (r) => r.split },
-    { head: 'items', cell: (r) => r.item_count, num: true },
-    { head: 'metrics', cell: (r) => html`<code>${fmtJson(r.metrics)}</code>` },
-    { head: 'checkpoint', cell: (r) => r.checkpoint_id },
-  ]) : message('No eval results yet.')}
-<h2>Decisions</h2>${decisions.length ? decisionsTable(decisions) : message('No decision names this experiment.')}`;
+    <p>
+      Inner loop <a href="${href.loop(e.inner_loop_id)}">${e.inner_loop_id}</a> · campaign
+      <a href="${href.campaign(e.campaign_id)}">${e.campaign_id}</a>${temporalLink(ctx.link(id))}
+    </p>
+    <table id="experiment">
+      <tbody>
+        <tr>
+          <th>status</th>
+          <td>${e.status}${e.error ? html` <span class="muted">(${e.error})</span>` : ''}</td>
+        </tr>
+        <tr>
+          <th>configuration</th>
+          <td>
+            ${table(
+              [e.params],
+              Object.keys(e.params).map((k) => ({ head: k, cell: (p: Record<string, unknown>) => fmtParam(p[k]), num: true })),
+              'id="configuration"',
+            )}
+          </td>
+        </tr>
+        <tr>
+          <th>hypothesis</th>
+          <td>${e.hypothesis || '–'} <span class="muted">(${e.proposer})</span></td>
+        </tr>
+        <tr>
+          <th>public score</th>
+          <td>${fmtNum(e.public_score)}</td>
+        </tr>
+        <tr>
+          <th>held-out score</th>
+          <td>${fmtNum(e.heldout_score)}</td>
+        </tr>
+        <tr>
+          <th>best checkpoint</th>
+          <td><code>${e.best_checkpoint_id ?? '–'}</code></td>
+        </tr>
+        <tr>
+          <th>started / finished</th>
+          <td>
+            ${fmtTime(e.started_at)} / ${fmtTime(e.finished_at)} (${fmtSeconds(e.duration_s)}, waited ${fmtSeconds(e.capacity_wait_s)} for
+            capacity)
+          </td>
+        </tr>
+      </tbody>
+    </table>
+    <section
+      id="charts"
+      data-charts-src="${href.experiment(id)}/charts.json"
+      data-live="${e.status === 'running' || e.status === 'proposed' ? '1' : '0'}"
+    >
+      <div class="axis-controls">
+        Curve against
+        <select data-axis name="x">
+          <option value="step">step</option>
+          <option value="tokens">tokens seen</option>
+          <option value="time">wall-clock</option>
+        </select>
+        <label><input type="checkbox" data-axis name="log" value="1" /> log scale</label>
+      </div>
+      ${chartBox('curves', `Training curve (${chart.metric ?? 'no metrics yet'})`, undefined, 340)}
+    </section>
+    <h2>Training attempts</h2>
+    ${
+      runs.length
+        ? table(runs, [
+            { head: 'attempt', cell: (r) => r.attempt, num: true },
+            { head: 'backend', cell: (r) => r.backend },
+            { head: 'status', cell: (r) => r.status },
+            { head: 'exit code', cell: (r) => r.exit_code ?? '–', num: true },
+            { head: 'trainer time', cell: (r) => fmtSeconds(r.trainer_seconds), num: true },
+            { head: 'capacity wait', cell: (r) => fmtSeconds(r.capacity_wait_seconds), num: true },
+            { head: 'stderr tail', cell: (r) => html`<code>${fmtJson(r.stderr_tail ?? '', 300)}</code>` },
+          ])
+        : message('Not launched yet.')
+    }
+    <h2>Eval results</h2>
+    ${
+      evals.length
+        ? table(evals, [
+            { head: 'suite', cell: (r) => r.suite_id },
+            { head: 'split', cell: (r) => r.split },
+            { head: 'items', cell: (r) => r.item_count, num: true },
+            { head: 'metrics', cell: (r) => html`<code>${fmtJson(r.metrics)}</code>` },
+            { head: 'checkpoint', cell: (r) => r.checkpoint_id },
+          ])
+        : message('No eval results yet.')
+    }
+    <h2>Decisions</h2>
+    ${decisions.length ? decisionsTable(decisions) : message('No decision names this experiment.')}`;
   return page(`Experiment ${id}`, body, { tail: chartScripts });
 }
 
@@ -55,11 +119,19 @@ export async function experimentCurves(ctx: DashboardContext, id: string): Promi
   if (!e) throw new NotFoundError(`no experiment "${id}"`);
   const [metric] = await metricNames(ctx.db, [id]);
   const series = metric ? await curves(ctx.db, [id], metric, 1000) : [];
-  return { svg: lineChart(series, { id: 'curves-chart', xLabel: 'step', yLabel: metric ?? '' }), metric, live: e.status === 'running' || e.status === 'proposed' };
+  return {
+    svg: lineChart(series, { id: 'curves-chart', xLabel: 'step', yLabel: metric ?? '' }),
+    metric,
+    live: e.status === 'running' || e.status === 'proposed',
+  };
 }
 
 /** `/experiments/ID/charts.json?x=&log=`: the experiment's training curve on the chosen axis. */
-export async function experimentCharts(ctx: DashboardContext, url: URL, id: string): Promise<{ live: boolean; charts: Record<string, unknown> }> {
+export async function experimentCharts(
+  ctx: DashboardContext,
+  url: URL,
+  id: string,
+): Promise<{ live: boolean; charts: Record<string, unknown> }> {
   const e = await getExperiment(ctx.db, id);
   if (!e) throw new NotFoundError(`no experiment "${id}"`);
   const axis = axisParam(url);
@@ -68,12 +140,22 @@ export async function experimentCharts(ctx: DashboardContext, url: URL, id: stri
   const short = id.slice(e.inner_loop_id.length + 1) || id;
   const named = series.map((s) => ({ name: s.name === id ? short : `${short}${s.name.slice(id.length)}`, points: s.points }));
   // The built-in task's loss and its selection metric are both bits per byte: its scores sit on the curve's axis.
-  const selection = (await one<{ metric: string }>(ctx.db, "SELECT coalesce(spec->'selection'->>'metric', 'bits_per_byte') AS metric FROM campaigns WHERE id = $1", [e.campaign_id]))?.metric;
-  const marks = metric === 'loss' && selection === 'bits_per_byte'
-    ? [
-        ...(e.public_score !== null ? [{ name: 'public', value: e.public_score }] : []),
-        ...(e.heldout_score !== null ? [{ name: 'held-out', value: e.heldout_score }] : []),
-      ]
-    : [];
-  return { live: e.status === 'running' || e.status === 'proposed', charts: { curves: curvesOption(named, metric ?? 'loss', axis, url.searchParams.get('log') === '1', marks) } };
+  const selection = (
+    await one<{ metric: string }>(
+      ctx.db,
+      "SELECT coalesce(spec->'selection'->>'metric', 'bits_per_byte') AS metric FROM campaigns WHERE id = $1",
+      [e.campaign_id],
+    )
+  )?.metric;
+  const marks =
+    metric === 'loss' && selection === 'bits_per_byte'
+      ? [
+          ...(e.public_score !== null ? [{ name: 'public', value: e.public_score }] : []),
+          ...(e.heldout_score !== null ? [{ name: 'held-out', value: e.heldout_score }] : []),
+        ]
+      : [];
+  return {
+    live: e.status === 'running' || e.status === 'proposed',
+    charts: { curves: curvesOption(named, metric ?? 'loss', axis, url.searchParams.get('log') === '1', marks) },
+  };
 }
