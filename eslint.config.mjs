@@ -31,8 +31,8 @@ const MAY_IMPORT = {
   contracts: ['core'],
   workflows: ['contracts', 'core'],
   activities: ['contracts', 'services', 'core', 'backends', 'agents', 'db', 'tasks', 'formats'],
-  services: ['contracts', 'db', 'core', 'tasks', 'temporal', 'stack'],
-  workers: ['workflows', 'activities', 'contracts', 'core', 'db', 'temporal', 'backends', 'agents'],
+  services: ['contracts', 'db', 'core', 'tasks'],
+  workers: ['workflows', 'activities', 'contracts', 'core', 'db', 'temporal'],
   db: ['core'],
   core: [],
   tasks: ['core', 'formats', 'trainers'],
@@ -41,8 +41,8 @@ const MAY_IMPORT = {
   backends: ['core', 'contracts'],
   agents: ['core'],
   server: ['services', 'contracts', 'core', 'db', 'temporal', 'formats'],
-  stack: ['db', 'workers', 'contracts', 'core', 'temporal', 'backends'],
-  temporal: ['core', 'stack'],
+  stack: ['db', 'contracts', 'core', 'temporal', 'backends'],
+  temporal: ['core'],
   cli: ['services', 'server', 'stack', 'contracts', 'core', 'db', 'temporal', 'backends', 'tasks', 'agents', 'workers'],
 };
 
