@@ -38,10 +38,7 @@ export function withUnit(metric: string): string {
 /** A chart's place on a page: an element the client draws `option` into (or fills from its section's endpoint). */
 export function chartBox(key: string, title: string, option?: ChartOption, height = 300): Safe {
   const json = option ? raw(`<script type="application/json">${JSON.stringify(option).replace(/</g, '\\u003c')}</script>`) : '';
-  return html`<figure class="chart-fig">
-    <figcaption>${title}</figcaption>
-    <div class="chart" id="chart-${key}" data-chart="${key}" style="height:${height}px">${json}</div>
-  </figure>`;
+  return html`<figure class="chart-fig"><figcaption>${title}</figcaption><div class="chart" id="chart-${key}" data-chart="${key}" style="height:${height}px">${json}</div></figure>`;
 }
 
 /** Every trial's score by index and the best so far (Optuna's optimisation history); the winner marked. */

@@ -50,20 +50,9 @@ export interface PageOptions {
 
 export function page(title: string, body: Safe, opts: PageOptions = {}): string {
   return `<!doctype html>\n${
-    html`<html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <title>${title} · Flywheel</title>
-        <style>
-          ${raw(STYLE)}
-        </style>
-      </head>
-      <body>
-        <header><a href="/">Flywheel</a><span class="muted">${opts.subtitle ?? 'read-only dashboard'}</span></header>
-        <main>${body}</main>
-        ${opts.tail ?? ''}
-      </body>
-    </html>`.html
+    html`<html lang="en"><head><meta charset="utf-8"><title>${title} · Flywheel</title><style>${raw(STYLE)}</style></head>
+<body><header><a href="/">Flywheel</a><span class="muted">${opts.subtitle ?? 'read-only dashboard'}</span></header><main>${body}</main>${opts.tail ?? ''}</body></html>`
+      .html
   }`;
 }
 
@@ -79,32 +68,15 @@ export interface Column<R> {
 
 export function table<R>(rows: R[], cols: Column<R>[], attrs = ''): Safe {
   const head = cols.map((c) => html`<th>${c.head}</th>`);
-  const body = rows.map(
-    (r) =>
-      html`<tr>
-        ${cols.map((c) => html`<td${raw(c.num ? ' class="num"' : '')}>${c.cell(r)}</td>`)}
-      </tr>`,
-  );
-  return html`<table ${raw(attrs)}>
-    <thead>
-      <tr>
-        ${head}
-      </tr>
-    </thead>
-    <tbody>
-      ${body}
-    </tbody>
-  </table>`;
+  const body = rows.map((r) => html`<tr>${cols.map((c) => html`<td${raw(c.num ? ' class="num"' : '')}>${c.cell(r)}</td>`)}</tr>`);
+  return html`<table ${raw(attrs)}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
 /** Previous/next links for `page` (0-based) of `total` rows, `size` per page. */
 export function pager(base: string, pageNo: number, size: number, total: number, param = 'page'): Safe {
   const pages = Math.max(1, Math.ceil(total / size));
   const link = (p: number, label: string) => html`<a href="${base}${base.includes('?') ? '&' : '?'}${param}=${p}">${label}</a>`;
-  return html`<div class="pager">
-    ${pageNo > 0 ? link(pageNo - 1, '← previous') : ''} page ${pageNo + 1} of ${pages} (${total}
-    rows)${pageNo + 1 < pages ? link(pageNo + 1, 'next →') : ''}
-  </div>`;
+  return html`<div class="pager">${pageNo > 0 ? link(pageNo - 1, '← previous') : ''} page ${pageNo + 1} of ${pages} (${total} rows)${pageNo + 1 < pages ? link(pageNo + 1, 'next →') : ''}</div>`;
 }
 
 export function fmtNum(v: number | null | undefined, digits = 4): string {

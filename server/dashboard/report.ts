@@ -111,33 +111,17 @@ const analysisCols = (a: Record<string, unknown>[]) =>
 export function reportHtml(r: CampaignReport, generatedAt = new Date()): string {
   const c = r.campaign;
   const loops: Safe[] = r.loops.map(
-    (l) =>
-      html`<h3>${l.loop.id} <span class="muted">(${l.loop.status}, ${l.loop.experiments} experiments)</span></h3>
-        ${
-          l.curvesSvg
-            ? html`<p>Training curves (${l.metric}) of the best ${Math.min(CURVES, l.board.length)}:</p>
-                ${raw(l.curvesSvg)}`
-            : message('No training metrics recorded.')
-        }
-        ${l.board.length ? table(l.board, boardCols(l.loop.metric)) : message('No experiments.')}${l.loop.experiments > l.board.length ? html`<p class="muted">Top ${l.board.length} of ${l.loop.experiments}.</p>` : ''}`,
+    (l) => html`<h3>${l.loop.id} <span class="muted">(${l.loop.status}, ${l.loop.experiments} experiments)</span></h3>
+${l.curvesSvg ? html`<p>Training curves (${l.metric}) of the best ${Math.min(CURVES, l.board.length)}:</p>${raw(l.curvesSvg)}` : message('No training metrics recorded.')}
+${l.board.length ? table(l.board, boardCols(l.loop.metric)) : message('No experiments.')}${l.loop.experiments > l.board.length ? html`<p class="muted">Top ${l.board.length} of ${l.loop.experiments}.</p>` : ''}`,
   );
-  const body = html`<h1>Campaign ${c.id}</h1>
-    ${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
-    <p>
-      Report made ${fmtTime(generatedAt)} UTC · production checkpoint <code>${c.production_checkpoint_id ?? 'none'}</code> · selection
-      ${c.metric} (${c.mode}) · ${c.experiments} experiments (untrained baselines not counted) in ${c.inner_loops} inner loops,
-      ${c.outer_iterations} outer iterations
-    </p>
-    <h2>Production held-out score</h2>
-    ${r.heldoutSvg ? raw(r.heldoutSvg) : message('No held-out scores yet: the gate measures them in outer iterations.')}
-    <h2>Outer iterations</h2>
-    ${r.iterations.length ? table(r.iterations, iterationCols) : message('No outer iterations.')}
-    <h2>Inner loops${c.inner_loops > r.loops.length ? ` (newest ${r.loops.length} of ${c.inner_loops})` : ''}</h2>
-    ${loops.length ? loops : message('No inner loops.')}
-    <h2>Decisions</h2>
-    ${r.decisions.length ? table(r.decisions, decisionCols) : message('No decisions.')}
-    <h2>Analyses</h2>
-    ${r.analyses.length ? table(r.analyses, analysisCols(r.analyses)) : message('No analyses.')}`;
+  const body = html`<h1>Campaign ${c.id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
+<p>Report made ${fmtTime(generatedAt)} UTC · production checkpoint <code>${c.production_checkpoint_id ?? 'none'}</code> · selection ${c.metric} (${c.mode}) · ${c.experiments} experiments (untrained baselines not counted) in ${c.inner_loops} inner loops, ${c.outer_iterations} outer iterations</p>
+<h2>Production held-out score</h2>${r.heldoutSvg ? raw(r.heldoutSvg) : message('No held-out scores yet: the gate measures them in outer iterations.')}
+<h2>Outer iterations</h2>${r.iterations.length ? table(r.iterations, iterationCols) : message('No outer iterations.')}
+<h2>Inner loops${c.inner_loops > r.loops.length ? ` (newest ${r.loops.length} of ${c.inner_loops})` : ''}</h2>${loops.length ? loops : message('No inner loops.')}
+<h2>Decisions</h2>${r.decisions.length ? table(r.decisions, decisionCols) : message('No decisions.')}
+<h2>Analyses</h2>${r.analyses.length ? table(r.analyses, analysisCols(r.analyses)) : message('No analyses.')}`;
   // Self-contained: no link may point back at a dashboard that the reader does not have.
   return page(`Report: ${c.id}`, body, { subtitle: 'campaign report' }).replace('<a href="/">Flywheel</a>', '<b>Flywheel</b>');
 }

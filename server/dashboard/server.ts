@@ -145,30 +145,19 @@ function failure(e: unknown, req: http.IncomingMessage): Reply {
   if (e instanceof NotFoundError)
     return {
       status: 404,
-      body: page(
-        'Not found',
-        html`<h1>Not found</h1>
-          ${message(`${e.message}.`, 'error')}
-          <p><a href="/">All campaigns</a></p>`,
-      ),
+      body: page('Not found', html`<h1>Not found</h1>${message(`${e.message}.`, 'error')}<p><a href="/">All campaigns</a></p>`),
     };
   if (e instanceof BadRequestError)
     return {
       status: e.status,
-      body: page(
-        'Refused',
-        html`<h1>Refused</h1>
-          ${message(e.message, 'error')}
-          <p><a href="/">All campaigns</a></p>`,
-      ),
+      body: page('Refused', html`<h1>Refused</h1>${message(e.message, 'error')}<p><a href="/">All campaigns</a></p>`),
     };
   if (isUnavailable(e)) {
     return {
       status: 503,
       body: page(
         'Database unavailable',
-        html`<h1>Database unavailable</h1>
-          ${message('The dashboard cannot reach PostgreSQL right now; reload in a moment. (The server log has the detail.)', 'error')}`,
+        html`<h1>Database unavailable</h1>${message('The dashboard cannot reach PostgreSQL right now; reload in a moment. (The server log has the detail.)', 'error')}`,
       ),
       headers: { 'retry-after': '5' },
     };
@@ -176,11 +165,7 @@ function failure(e: unknown, req: http.IncomingMessage): Reply {
   console.error(`flywheel dashboard: ${req.method} ${req.url}:`, e);
   return {
     status: 500,
-    body: page(
-      'Error',
-      html`<h1>Something went wrong</h1>
-        ${message('Internal error; the server log has the detail.', 'error')}`,
-    ),
+    body: page('Error', html`<h1>Something went wrong</h1>${message('Internal error; the server log has the detail.', 'error')}`),
   };
 }
 
@@ -189,11 +174,7 @@ function unauthorized(why = 'this dashboard needs the API token (FLYWHEEL_API_TO
     status: 401,
     body: page(
       'Token needed',
-      html`<h1>Token needed</h1>
-        ${message(`${why}.`, 'error')}
-        <form method="get">
-          <label>Token <input type="password" name="token" /></label> <button type="submit">Open</button>
-        </form>`,
+      html`<h1>Token needed</h1>${message(`${why}.`, 'error')}<form method="get"><label>Token <input type="password" name="token"></label> <button type="submit">Open</button></form>`,
     ),
     headers: { 'www-authenticate': 'Bearer' },
   };

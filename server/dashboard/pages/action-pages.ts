@@ -4,13 +4,11 @@ import { ACTIONS, type Fields } from '../actions';
 import { BadRequestError, NotFoundError, type DashboardContext } from '../context';
 import { html, message, page, type Safe } from '../html';
 
-const hidden = (f: Fields): Safe[] => Object.entries(f).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`);
+const hidden = (f: Fields): Safe[] => Object.entries(f).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
 
 /** A button that opens the confirmation page of `action` for `fields`. */
 export function actionButton(_ctx: DashboardContext, action: string, fields: Fields, label: string): Safe {
-  return html`<form class="inline" method="get" action="/actions/${action}">
-    ${hidden(fields)}<button type="submit" data-action="${action}">${label}</button>
-  </form>`;
+  return html`<form class="inline" method="get" action="/actions/${action}">${hidden(fields)}<button type="submit" data-action="${action}">${label}</button></form>`;
 }
 
 /** A small form for an action that takes input (the budget): fields are filled in, then confirmed. */
@@ -20,10 +18,8 @@ export function actionForm(
   inputs: Array<{ name: string; label: string; value?: string }>,
   label: string,
 ): Safe {
-  const boxes = inputs.map((i) => html`<label>${i.label} <input name="${i.name}" size="5" value="${i.value ?? ''}" /></label> `);
-  return html`<form class="inline" method="get" action="/actions/${action}">
-    ${hidden(fixed)}${boxes}<button type="submit" data-action="${action}">${label}</button>
-  </form>`;
+  const boxes = inputs.map((i) => html`<label>${i.label} <input name="${i.name}" size="5" value="${i.value ?? ''}"></label> `);
+  return html`<form class="inline" method="get" action="/actions/${action}">${hidden(fixed)}${boxes}<button type="submit" data-action="${action}">${label}</button></form>`;
 }
 
 const actionOf = (name: string) => {
@@ -37,12 +33,8 @@ export function confirmPage(ctx: DashboardContext, name: string, fields: Fields)
   const text = a.describe(fields);
   return page(
     'Confirm',
-    html`<h1>Confirm</h1>
-      <p id="confirm-text">${text}</p>
-      <form method="post" action="/actions/${name}">
-        ${hidden(fields)}<input type="hidden" name="csrf" value="${ctx.csrf}" /><button type="submit" id="confirm">Confirm</button>
-        <a href="${a.back(fields)}">Cancel</a>
-      </form>`,
+    html`<h1>Confirm</h1><p id="confirm-text">${text}</p>
+<form method="post" action="/actions/${name}">${hidden(fields)}<input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit" id="confirm">Confirm</button> <a href="${a.back(fields)}">Cancel</a></form>`,
   );
 }
 
@@ -56,12 +48,7 @@ export async function runAction(ctx: DashboardContext, name: string, fields: Fie
     const done = await a.run(ctx, f);
     return [
       200,
-      page(
-        'Done',
-        html`<h1>Done</h1>
-          <div class="msg" id="result" role="status">${done}</div>
-          <p><a id="back" href="${back}">Back</a></p>`,
-      ),
+      page('Done', html`<h1>Done</h1><div class="msg" id="result" role="status">${done}</div><p><a id="back" href="${back}">Back</a></p>`),
     ];
   } catch (e) {
     if (e instanceof BadRequestError) throw e;
@@ -72,9 +59,7 @@ export async function runAction(ctx: DashboardContext, name: string, fields: Fie
       409,
       page(
         'Refused',
-        html`<h1>Refused</h1>
-          ${message(`The workflow did not accept it: ${why}`, 'error')}
-          <p><a id="back" href="${back}">Back</a></p>`,
+        html`<h1>Refused</h1>${message(`The workflow did not accept it: ${why}`, 'error')}<p><a id="back" href="${back}">Back</a></p>`,
       ),
     ];
   }

@@ -35,76 +35,55 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
     failedLoopsOf(ctx, id),
   ]);
   const base = href.campaign(id);
-  const body = html`<h1>Campaign ${id}</h1>
-    ${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
-    <p>
-      Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) ·
-      <span id="experiment-count"
-        >${c.experiments} experiments (the untrained baseline${c.baselines === 1 ? '' : 's'} of ${c.baselines} inner
-        loop${c.baselines === 1 ? '' : 's'} not counted)</span
-      >, ${c.running} running
-    </p>
-    <section id="actions">
-      <h2>Actions</h2>
-      ${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
-      ${pending ? promotionBlock(ctx, pending) : ''}
-    </section>
-    <h2>Held-out and public scores per outer iteration</h2>
-    ${heldoutChart(iterations, c.metric)}
-    <h2>Outer iterations</h2>
-    ${iterations.length ? iterationsTable(ctx, iterations) : message('No outer iterations yet: run `flywheel outer ' + id + '` or trigger one above.')}
-    <h2>Inner loops</h2>
-    ${
-      loopCount
-        ? html`${table(
-            loops,
-            [
-              { head: 'inner loop', cell: (l) => html`<a href="${href.loop(l.id)}">${l.id}</a>${temporalLink(ctx.link(l.id))}` },
-              { head: 'status', cell: (l) => l.status },
-              { head: 'experiments (with baseline)', cell: (l) => l.experiments, num: true },
-              { head: 'running', cell: (l) => l.running, num: true },
-              { head: `best public ${l0(loops)}`, cell: (l) => fmtNum(l.best_public), num: true },
-              { head: 'dataset version', cell: (l) => l.dataset_version_id },
-              { head: 'started', cell: (l) => fmtTime(l.created_at) },
-            ],
-            'id="inner-loops"',
-          )}${pager(base, loopsPage, SIZE, loopCount, 'loops')}`
-        : message('No inner loops yet.')
-    }
-    ${
-      failed.length
-        ? html`<h2>Loops that ended without completing</h2>
-            ${failedLoopsTable(ctx, failed, false)}`
-        : ''
-    }
-    <h2>Dataset versions</h2>
-    ${
-      versions.length
-        ? table(
-            versions,
-            [
-              { head: 'version', cell: (v) => v.id },
-              { head: 'dataset', cell: (v) => v.dataset },
-              { head: 'examples', cell: (v) => v.examples, num: true },
-              {
-                head: 'sources',
-                cell: (v) =>
-                  Object.entries(v.counts_by_source)
-                    .map(([k, n]) => `${k}: ${n}`)
-                    .join(', '),
-              },
-              { head: 'mix weights', cell: (v) => fmtJson(v.mix_weights) },
-              { head: 'parents', cell: (v) => v.parent_ids.join(', ') || '–' },
-              { head: 'created', cell: (v) => fmtTime(v.created_at) },
-            ],
-            'id="dataset-versions"',
-          )
-        : message('No dataset versions yet.')
-    }
-    <h2>Decisions</h2>
-    ${decisionCount ? html`${decisionsTable(decisions)}${pager(base, decisionsPage, SIZE, decisionCount, 'decisions')}` : message('No decisions yet: the inner loop records one when it selects a winner, the gate one per candidate.')}
-    <h2>Analyses</h2>
-    ${analysesBlock(analyses)}`;
+  const body = html`<h1>Campaign ${id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
+<p>Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) · <span id="experiment-count">${c.experiments} experiments (the untrained baseline${c.baselines === 1 ? '' : 's'} of ${c.baselines} inner loop${c.baselines === 1 ? '' : 's'} not counted)</span>, ${c.running} running</p>
+<section id="actions"><h2>Actions</h2>${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
+${pending ? promotionBlock(ctx, pending) : ''}</section>
+<h2>Held-out and public scores per outer iteration</h2>${heldoutChart(iterations, c.metric)}
+<h2>Outer iterations</h2>${iterations.length ? iterationsTable(ctx, iterations) : message('No outer iterations yet: run `flywheel outer ' + id + '` or trigger one above.')}
+<h2>Inner loops</h2>${
+    loopCount
+      ? html`${table(
+          loops,
+          [
+            { head: 'inner loop', cell: (l) => html`<a href="${href.loop(l.id)}">${l.id}</a>${temporalLink(ctx.link(l.id))}` },
+            { head: 'status', cell: (l) => l.status },
+            { head: 'experiments (with baseline)', cell: (l) => l.experiments, num: true },
+            { head: 'running', cell: (l) => l.running, num: true },
+            { head: `best public ${l0(loops)}`, cell: (l) => fmtNum(l.best_public), num: true },
+            { head: 'dataset version', cell: (l) => l.dataset_version_id },
+            { head: 'started', cell: (l) => fmtTime(l.created_at) },
+          ],
+          'id="inner-loops"',
+        )}${pager(base, loopsPage, SIZE, loopCount, 'loops')}`
+      : message('No inner loops yet.')
+  }
+${failed.length ? html`<h2>Loops that ended without completing</h2>${failedLoopsTable(ctx, failed, false)}` : ''}
+<h2>Dataset versions</h2>${
+    versions.length
+      ? table(
+          versions,
+          [
+            { head: 'version', cell: (v) => v.id },
+            { head: 'dataset', cell: (v) => v.dataset },
+            { head: 'examples', cell: (v) => v.examples, num: true },
+            {
+              head: 'sources',
+              cell: (v) =>
+                Object.entries(v.counts_by_source)
+                  .map(([k, n]) => `${k}: ${n}`)
+                  .join(', '),
+            },
+            { head: 'mix weights', cell: (v) => fmtJson(v.mix_weights) },
+            { head: 'parents', cell: (v) => v.parent_ids.join(', ') || '–' },
+            { head: 'created', cell: (v) => fmtTime(v.created_at) },
+          ],
+          'id="dataset-versions"',
+        )
+      : message('No dataset versions yet.')
+  }
+<h2>Decisions</h2>${decisionCount ? html`${decisionsTable(decisions)}${pager(base, decisionsPage, SIZE, decisionCount, 'decisions')}` : message('No decisions yet: the inner loop records one when it selects a winner, the gate one per candidate.')}
+<h2>Analyses</h2>${analysesBlock(analyses)}`;
   return page(`Campaign ${id}`, body, { tail: chartScripts });
 }
 
@@ -112,10 +91,8 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
 async function unrecordedCampaignPage(ctx: DashboardContext, id: string): Promise<string> {
   const failed = await failedLoopsOf(ctx, id);
   if (!failed.length) throw new NotFoundError(`no campaign "${id}"`);
-  const body = html`<h1>Campaign ${id}</h1>
-    ${message('Nothing is recorded for this campaign: each of its loops ended before its first write.', 'error')}
-    <h2>Loops that ended without completing</h2>
-    ${failedLoopsTable(ctx, failed, false)}`;
+  const body = html`<h1>Campaign ${id}</h1>${message('Nothing is recorded for this campaign: each of its loops ended before its first write.', 'error')}
+<h2>Loops that ended without completing</h2>${failedLoopsTable(ctx, failed, false)}`;
   return page(`Campaign ${id}`, body);
 }
 
@@ -238,11 +215,7 @@ async function pendingPromotion(
 
 function promotionBlock(ctx: DashboardContext, p: { workflowId: string; evidence: PromotionEvidence }): Safe {
   const e = p.evidence;
-  return html`<div class="msg" id="pending-promotion">
-    <b>Promotion awaiting approval</b> in <code>${p.workflowId}</code>: candidate <code>${e.candidateCheckpointId}</code> vs incumbent
-    <code>${e.incumbentCheckpointId}</code>. Gate: ${e.gate.promote ? 'promote' : 'hold'} (${e.gate.rule}: ${e.gate.reason}). Default at
-    ${e.deadline}: ${e.defaultDecision}.<br />
-    ${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'true' }, 'Approve promotion')}
-    ${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'false' }, 'Reject promotion')}
-  </div>`;
+  return html`<div class="msg" id="pending-promotion"><b>Promotion awaiting approval</b> in <code>${p.workflowId}</code>: candidate <code>${e.candidateCheckpointId}</code>
+vs incumbent <code>${e.incumbentCheckpointId}</code>. Gate: ${e.gate.promote ? 'promote' : 'hold'} (${e.gate.rule}: ${e.gate.reason}). Default at ${e.deadline}: ${e.defaultDecision}.<br>
+${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'true' }, 'Approve promotion')} ${actionButton(ctx, 'approve-promotion', { workflow: p.workflowId, approve: 'false' }, 'Reject promotion')}</div>`;
 }

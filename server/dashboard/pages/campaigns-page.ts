@@ -16,8 +16,7 @@ export async function campaignsPage(ctx: DashboardContext, url: URL): Promise<st
           {
             head: 'campaign',
             cell: (c) =>
-              html`<a href="${href.campaign(c.id)}">${c.id}</a
-                >${c.unsandboxed ? html` <b class="warning" title="${UNSANDBOXED_NOTE}">unsandboxed</b>` : ''}`,
+              html`<a href="${href.campaign(c.id)}">${c.id}</a>${c.unsandboxed ? html` <b class="warning" title="${UNSANDBOXED_NOTE}">unsandboxed</b>` : ''}`,
           },
           {
             head: 'state',
@@ -42,13 +41,7 @@ export async function campaignsPage(ctx: DashboardContext, url: URL): Promise<st
       );
   return page(
     'Campaigns',
-    html`<h1>Campaigns</h1>
-      ${body}${
-        failed.length
-          ? html`<h2>Loops that ended without completing</h2>
-              ${failedLoopsTable(ctx, failed, true)}`
-          : ''
-      }`,
+    html`<h1>Campaigns</h1>${body}${failed.length ? html`<h2>Loops that ended without completing</h2>${failedLoopsTable(ctx, failed, true)}` : ''}`,
   );
 }
 

@@ -22,95 +22,48 @@ export async function experimentPage(ctx: DashboardContext, _url: URL, id: strin
     experimentCurves(ctx, id),
   ]);
   const body = html`<h1>Experiment ${id}</h1>
-    <p>
-      Inner loop <a href="${href.loop(e.inner_loop_id)}">${e.inner_loop_id}</a> · campaign
-      <a href="${href.campaign(e.campaign_id)}">${e.campaign_id}</a>${temporalLink(ctx.link(id))}
-    </p>
-    <table id="experiment">
-      <tbody>
-        <tr>
-          <th>status</th>
-          <td>${e.status}${e.error ? html` <span class="muted">(${e.error})</span>` : ''}</td>
-        </tr>
-        <tr>
-          <th>configuration</th>
-          <td>
-            ${table(
-              [e.params],
-              Object.keys(e.params).map((k) => ({ head: k, cell: (p: Record<string, unknown>) => fmtParam(p[k]), num: true })),
-              'id="configuration"',
-            )}
-          </td>
-        </tr>
-        <tr>
-          <th>hypothesis</th>
-          <td>${e.hypothesis || '–'} <span class="muted">(${e.proposer})</span></td>
-        </tr>
-        <tr>
-          <th>public score</th>
-          <td>${fmtNum(e.public_score)}</td>
-        </tr>
-        <tr>
-          <th>held-out score</th>
-          <td>${fmtNum(e.heldout_score)}</td>
-        </tr>
-        <tr>
-          <th>best checkpoint</th>
-          <td><code>${e.best_checkpoint_id ?? '–'}</code></td>
-        </tr>
-        <tr>
-          <th>started / finished</th>
-          <td>
-            ${fmtTime(e.started_at)} / ${fmtTime(e.finished_at)} (${fmtSeconds(e.duration_s)}, waited ${fmtSeconds(e.capacity_wait_s)} for
-            capacity)
-          </td>
-        </tr>
-      </tbody>
-    </table>
-    <section
-      id="charts"
-      data-charts-src="${href.experiment(id)}/charts.json"
-      data-live="${e.status === 'running' || e.status === 'proposed' ? '1' : '0'}"
-    >
-      <div class="axis-controls">
-        Curve against
-        <select data-axis name="x">
-          <option value="step">step</option>
-          <option value="tokens">tokens seen</option>
-          <option value="time">wall-clock</option>
-        </select>
-        <label><input type="checkbox" data-axis name="log" value="1" /> log scale</label>
-      </div>
-      ${chartBox('curves', `Training curve (${chart.metric ?? 'no metrics yet'})`, undefined, 340)}
-    </section>
-    <h2>Training attempts</h2>
-    ${
-      runs.length
-        ? table(runs, [
-            { head: 'attempt', cell: (r) => r.attempt, num: true },
-            { head: 'backend', cell: (r) => r.backend },
-            { head: 'status', cell: (r) => r.status },
-            { head: 'exit code', cell: (r) => r.exit_code ?? '–', num: true },
-            { head: 'trainer time', cell: (r) => fmtSeconds(r.trainer_seconds), num: true },
-            { head: 'capacity wait', cell: (r) => fmtSeconds(r.capacity_wait_seconds), num: true },
-            { head: 'stderr tail', cell: (r) => html`<code>${fmtJson(r.stderr_tail ?? '', 300)}</code>` },
-          ])
-        : message('Not launched yet.')
-    }
-    <h2>Eval results</h2>
-    ${
-      evals.length
-        ? table(evals, [
-            { head: 'suite', cell: (r) => r.suite_id },
-            { head: 'split', cell: (r) => r.split },
-            { head: 'items', cell: (r) => r.item_count, num: true },
-            { head: 'metrics', cell: (r) => html`<code>${fmtJson(r.metrics)}</code>` },
-            { head: 'checkpoint', cell: (r) => r.checkpoint_id },
-          ])
-        : message('No eval results yet.')
-    }
-    <h2>Decisions</h2>
-    ${decisions.length ? decisionsTable(decisions) : message('No decision names this experiment.')}`;
+<p>Inner loop <a href="${href.loop(e.inner_loop_id)}">${e.inner_loop_id}</a> · campaign <a href="${href.campaign(e.campaign_id)}">${e.campaign_id}</a>${temporalLink(ctx.link(id))}</p>
+<table id="experiment"><tbody>
+<tr><th>status</th><td>${e.status}${e.error ? html` <span class="muted">(${e.error})</span>` : ''}</td></tr>
+<tr><th>configuration</th><td>${table(
+    [e.params],
+    Object.keys(e.params).map((k) => ({ head: k, cell: (p: Record<string, unknown>) => fmtParam(p[k]), num: true })),
+    'id="configuration"',
+  )}</td></tr>
+<tr><th>hypothesis</th><td>${e.hypothesis || '–'} <span class="muted">(${e.proposer})</span></td></tr>
+<tr><th>public score</th><td>${fmtNum(e.public_score)}</td></tr><tr><th>held-out score</th><td>${fmtNum(e.heldout_score)}</td></tr>
+<tr><th>best checkpoint</th><td><code>${e.best_checkpoint_id ?? '–'}</code></td></tr>
+<tr><th>started / finished</th><td>${fmtTime(e.started_at)} / ${fmtTime(e.finished_at)} (${fmtSeconds(e.duration_s)}, waited ${fmtSeconds(e.capacity_wait_s)} for capacity)</td></tr>
+</tbody></table>
+<section id="charts" data-charts-src="${href.experiment(id)}/charts.json" data-live="${e.status === 'running' || e.status === 'proposed' ? '1' : '0'}">
+<div class="axis-controls">Curve against <select data-axis name="x"><option value="step">step</option><option value="tokens">tokens seen</option><option value="time">wall-clock</option></select>
+<label><input type="checkbox" data-axis name="log" value="1"> log scale</label></div>
+${chartBox('curves', `Training curve (${chart.metric ?? 'no metrics yet'})`, undefined, 340)}</section>
+<h2>Training attempts</h2>${
+    runs.length
+      ? table(runs, [
+          { head: 'attempt', cell: (r) => r.attempt, num: true },
+          { head: 'backend', cell: (r) => r.backend },
+          { head: 'status', cell: (r) => r.status },
+          { head: 'exit code', cell: (r) => r.exit_code ?? '–', num: true },
+          { head: 'trainer time', cell: (r) => fmtSeconds(r.trainer_seconds), num: true },
+          { head: 'capacity wait', cell: (r) => fmtSeconds(r.capacity_wait_seconds), num: true },
+          { head: 'stderr tail', cell: (r) => html`<code>${fmtJson(r.stderr_tail ?? '', 300)}</code>` },
+        ])
+      : message('Not launched yet.')
+  }
+<h2>Eval results</h2>${
+    evals.length
+      ? table(evals, [
+          { head: 'suite', cell: (r) => r.suite_id },
+          { head: 'split', cell: (r) => r.split },
+          { head: 'items', cell: (r) => r.item_count, num: true },
+          { head: 'metrics', cell: (r) => html`<code>${fmtJson(r.metrics)}</code>` },
+          { head: 'checkpoint', cell: (r) => r.checkpoint_id },
+        ])
+      : message('No eval results yet.')
+  }
+<h2>Decisions</h2>${decisions.length ? decisionsTable(decisions) : message('No decision names this experiment.')}`;
   return page(`Experiment ${id}`, body, { tail: chartScripts });
 }
 

@@ -44,49 +44,23 @@ export async function loopPage(ctx: DashboardContext, url: URL, id: string): Pro
   const running = (counts.running ?? 0) > 0 || live?.state === 'RUNNING';
   const knobs = Object.keys(space).length ? Object.keys(space) : [...new Set(board.flatMap((e) => Object.keys(e.params)))];
   const body = html`<h1>Inner loop ${id}</h1>
-    <p>
-      Campaign <a href="${href.campaign(loop.campaign_id)}">${loop.campaign_id}</a> · dataset version
-      <code>${loop.dataset_version_id}</code> · base checkpoint
-      <code>${loop.base_checkpoint_id ?? 'none (from scratch)'}</code>${temporalLink(ctx.link(id))}
-    </p>
-    <p id="loop-state">
-      Recorded status:
-      <b>${loop.status}</b
-      >${live ? html` · workflow: <b id="workflow-state">${live.state}</b>${live.status ? html` · phase <b id="phase">${live.status.phase}</b> · ${live.status.launched} of ${live.status.budget} launched, ${live.status.parallelism} at once` : ''}` : ''}
-    </p>
-    ${live?.reason ? html`<div class="msg error" role="alert" id="loop-failure">The loop ended ${live.state}: ${live.reason}</div>` : ''}
-    <p id="counts">
-      ${total - baselines} experiments${baselines ? ` + ${baselines} untrained baseline` : ''}:
-      ${
-        Object.entries(counts)
-          .map(([k, n]) => `${n} ${k}`)
-          .join(', ') || 'none yet'
-      }
-    </p>
-    ${controls(ctx, loop, live)}
-    <section id="charts" data-charts-src="${href.loop(id)}/charts.json?page=${pageNo}" data-live="${running ? '1' : '0'}">
-      <div class="axis-controls">
-        Curves against
-        <select data-axis name="x">
-          <option value="step">step</option>
-          <option value="tokens">tokens seen</option>
-          <option value="time">wall-clock</option>
-        </select>
-        <label><input type="checkbox" data-axis name="log" value="1" /> log scale</label>
-        <span class="muted">hover for values; click a legend entry to hide a run; scroll to zoom</span>
-      </div>
-      <div class="grid2">
-        ${chartBox('curves', 'Training curves (running runs, this page’s best and the winner)', undefined, 340)}${chartBox('history', 'Optimisation history: public score per trial and best so far', undefined, 340)}
-      </div>
-      <div class="grid2">
-        ${chartBox('parallel', `Parallel coordinates (latest ${TRIALS} trials at most)`, undefined, 320)}${chartBox('importance', 'Parameter importance (η²: main effects only)', undefined, 320)}
-      </div>
-      <div class="grid3">
-        ${knobs.filter((k) => space[k]).map((k) => chartBox(`slice-${k}`, `${k} vs public ${loop.metric}`, undefined, 220))}
-      </div>
-    </section>
-    <h2>Leaderboard</h2>
-    ${total ? html`${leaderboard(ctx, board, loop, knobs)}${pager(href.loop(id), pageNo, SIZE, total)}` : message('No experiments yet: the loop is preparing its task or waiting for proposals.')}`;
+<p>Campaign <a href="${href.campaign(loop.campaign_id)}">${loop.campaign_id}</a> · dataset version <code>${loop.dataset_version_id}</code> · base checkpoint <code>${loop.base_checkpoint_id ?? 'none (from scratch)'}</code>${temporalLink(ctx.link(id))}</p>
+<p id="loop-state">Recorded status: <b>${loop.status}</b>${live ? html` · workflow: <b id="workflow-state">${live.state}</b>${live.status ? html` · phase <b id="phase">${live.status.phase}</b> · ${live.status.launched} of ${live.status.budget} launched, ${live.status.parallelism} at once` : ''}` : ''}</p>
+${live?.reason ? html`<div class="msg error" role="alert" id="loop-failure">The loop ended ${live.state}: ${live.reason}</div>` : ''}
+<p id="counts">${total - baselines} experiments${baselines ? ` + ${baselines} untrained baseline` : ''}: ${
+    Object.entries(counts)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ') || 'none yet'
+  }</p>
+${controls(ctx, loop, live)}
+<section id="charts" data-charts-src="${href.loop(id)}/charts.json?page=${pageNo}" data-live="${running ? '1' : '0'}">
+<div class="axis-controls">Curves against <select data-axis name="x"><option value="step">step</option><option value="tokens">tokens seen</option><option value="time">wall-clock</option></select>
+<label><input type="checkbox" data-axis name="log" value="1"> log scale</label> <span class="muted">hover for values; click a legend entry to hide a run; scroll to zoom</span></div>
+<div class="grid2">${chartBox('curves', 'Training curves (running runs, this page’s best and the winner)', undefined, 340)}${chartBox('history', 'Optimisation history: public score per trial and best so far', undefined, 340)}</div>
+<div class="grid2">${chartBox('parallel', `Parallel coordinates (latest ${TRIALS} trials at most)`, undefined, 320)}${chartBox('importance', 'Parameter importance (η²: main effects only)', undefined, 320)}</div>
+<div class="grid3">${knobs.filter((k) => space[k]).map((k) => chartBox(`slice-${k}`, `${k} vs public ${loop.metric}`, undefined, 220))}</div>
+</section>
+<h2>Leaderboard</h2>${total ? html`${leaderboard(ctx, board, loop, knobs)}${pager(href.loop(id), pageNo, SIZE, total)}` : message('No experiments yet: the loop is preparing its task or waiting for proposals.')}`;
   return page(`Inner loop ${id}`, body, { tail: chartScripts });
 }
 
@@ -195,28 +169,18 @@ function controls(ctx: DashboardContext, loop: InnerLoopRow, live: Live | undefi
   if (live?.state !== 'RUNNING') return html``;
   const f = { loop: loop.id };
   const pending = live.status?.awaitingApproval ?? [];
-  return html`<section id="controls">
-    <h2>Controls</h2>
-    ${live.status?.phase === 'paused' ? actionButton(ctx, 'resume', f, 'Resume') : actionButton(ctx, 'pause', f, 'Pause')}
-    ${actionButton(ctx, 'stop', f, 'Stop')}
-    ${actionForm(
-      'budget',
-      f,
-      [
-        { name: 'experiments', label: 'experiments', value: String(live.status?.budget ?? '') },
-        { name: 'parallelism', label: 'at once', value: String(live.status?.parallelism ?? '') },
-      ],
-      'Change budget',
-    )}
-    ${
-      pending.length
-        ? html`<p>Awaiting approval:</p>
-            <ul>
-              ${pending.map((e) => html`<li><code>${e}</code> ${actionButton(ctx, 'approve-proposal', { ...f, experiment: e, approve: 'true' }, 'Approve')} ${actionButton(ctx, 'approve-proposal', { ...f, experiment: e, approve: 'false' }, 'Reject')}</li>`)}
-            </ul>`
-        : ''
-    }
-  </section>`;
+  return html`<section id="controls"><h2>Controls</h2>
+${live.status?.phase === 'paused' ? actionButton(ctx, 'resume', f, 'Resume') : actionButton(ctx, 'pause', f, 'Pause')} ${actionButton(ctx, 'stop', f, 'Stop')}
+${actionForm(
+  'budget',
+  f,
+  [
+    { name: 'experiments', label: 'experiments', value: String(live.status?.budget ?? '') },
+    { name: 'parallelism', label: 'at once', value: String(live.status?.parallelism ?? '') },
+  ],
+  'Change budget',
+)}
+${pending.length ? html`<p>Awaiting approval:</p><ul>${pending.map((e) => html`<li><code>${e}</code> ${actionButton(ctx, 'approve-proposal', { ...f, experiment: e, approve: 'true' }, 'Approve')} ${actionButton(ctx, 'approve-proposal', { ...f, experiment: e, approve: 'false' }, 'Reject')}</li>`)}</ul>` : ''}</section>`;
 }
 
 /** Scores and status first, then one column per knob with rounded values, so a 1400 px screen shows the scores. */
@@ -228,8 +192,7 @@ function leaderboard(ctx: DashboardContext, board: LeaderboardRow[], loop: Inner
       {
         head: 'experiment',
         cell: (e) =>
-          html`<a href="${href.experiment(e.id)}">${e.id.slice(loop.id.length + 1) || e.id}</a
-            >${e.id === loop.best_experiment_id ? ' ★' : ''}`,
+          html`<a href="${href.experiment(e.id)}">${e.id.slice(loop.id.length + 1) || e.id}</a>${e.id === loop.best_experiment_id ? ' ★' : ''}`,
       },
       { head: 'status', cell: (e) => e.status },
       { head: `public ${loop.metric}`, cell: (e) => fmtNum(e.public_score), num: true },
