@@ -208,7 +208,9 @@ test('the codec endpoint decodes them for a caller with the token, and refuses o
   expect(ok.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8233');
   const [decoded] = ((await ok.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }).payloads;
   expect(Buffer.from(decoded.metadata.encoding, 'base64').toString()).toBe('json/plain');
-  expect(JSON.parse(Buffer.from(decoded.data, 'base64').toString())).toMatchObject({ campaignVersionId: expect.stringMatching(new RegExp(`^${campaignId}@[0-9a-f]{12}$`)) });
+  expect(JSON.parse(Buffer.from(decoded.data, 'base64').toString())).toMatchObject({
+    campaignVersionId: expect.stringMatching(new RegExp(`^${campaignId}@[0-9a-f]{12}$`)),
+  });
 
   const denied = await fetch(`${codec.url}/decode`, { method: 'POST', headers, body });
   expect(denied.status).toBe(401);
