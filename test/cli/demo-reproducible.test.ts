@@ -23,11 +23,16 @@ test('two runs of the seeded outer demo print identical figures', async () => {
   const env = await stackEnv(path.join(scratchDir('demo-repro'), '.flywheel'));
   const first = await demo(env);
   const second = await demo(env);
-  expect(first.stderr).toContain('campaign builtin-demo (new, so no earlier trials or feedback), seed 3');
-  expect(second.stderr).toContain('campaign builtin-demo-2 (new, so no earlier trials or feedback), seed 3');
+  expect(first.stderr).toMatch(/campaign builtin-demo@[0-9a-f]{12} \(new, so no earlier trials or feedback\), seed 3/);
+  expect(second.stderr).toMatch(/campaign builtin-demo-2@[0-9a-f]{12} \(new, so no earlier trials or feedback\), seed 3/);
   // Figures only: the campaign's name is part of every id, and of each dataset version's content address (its hash
-  // covers the parent version's id, `<campaign>/code@…`), so those hashes differ while the example counts agree.
-  const figures = (out: string) => out.replaceAll('builtin-demo-2', 'builtin-demo').replace(/\/code@[0-9a-f]{12}/g, '/code@<hash>');
+  // covers the parent version's id, `<campaign>/code@…`), so those hashes differ while the example counts agree; so does
+  // the campaign version's (the spec's name is part of what it hashes).
+  const figures = (out: string) =>
+    out
+      .replaceAll('builtin-demo-2', 'builtin-demo')
+      .replace(/\/code@[0-9a-f]{12}/g, '/code@<hash>')
+      .replace(/builtin-demo@[0-9a-f]{12}/g, 'builtin-demo@<version>');
   expect(first.stdout).toMatch(/production held-out bits_per_byte: \d\.\d{3} → \d\.\d{3}/);
   expect(figures(second.stdout)).toBe(figures(first.stdout));
   expect(second.code).toBe(first.code);
