@@ -5,7 +5,10 @@ import path from 'node:path';
 
 const BENCHES: Record<string, { file: string; measures: string }> = {
   'stack-startup': { file: 'stack-startup.ts', measures: '`flywheel up` to ready, cold and warm' },
-  'orchestration-overhead': { file: 'orchestration-overhead.ts', measures: "an experiment's wall time minus its trainer's" },
+  'orchestration-overhead': {
+    file: 'orchestration-overhead.ts',
+    measures: "an experiment's orchestration and its slot wait, apart, beside a peer making the same activity calls as no-ops",
+  },
   'sample-efficiency': { file: 'sample-efficiency.ts', measures: 'held-out score after 8/16/32 trials, TPE vs random' },
   'charlm-throughput': { file: 'charlm-throughput.ts', measures: "the built-in trainer's bytes/s" },
   'feedback-throughput': { file: 'feedback-throughput.ts', measures: 'feedback events/s through the HTTP API' },

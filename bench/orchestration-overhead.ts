@@ -1,84 +1,302 @@
-// Orchestration overhead per experiment: the wall time of an `experiment` child workflow (launch, await,
-// public scoring, bookkeeping) minus the trainer's own run time, for a trainer that does nothing and one that
-// runs 1 s; median and p95 over N experiments, 8 at a time. Target: median < 150 ms, < 2% of a 10 s run.
-// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL]   (defaults 50 and 8)
+// Orchestration overhead per experiment: an `experiment` child workflow's wall time split, from its history, into the
+// trainer's run, the public scoring (scoreCheckpoint: a predict process and grading), the wait for a capacity slot,
+// and orchestration: everything else (activity dispatch, workflow tasks, the activities' own bookkeeping). Median and
+// p95 over N experiments, for a trainer that does nothing and one that runs 1 s, PARALLEL at a time. After each case,
+// in the same run, a peer: workflows making the same activity calls on the same pattern of task queues, each a no-op
+// but for two sleeps as long as the case's median trainer and scoring times: what Temporal costs with no Flywheel work.
+// PARALLEL defaults to the spec's `backend.maxConcurrent`, so nothing waits for a slot; above it, experiments queue
+// for a slot and the wait columns show for how long. Target: orchestration median < 150 ms, < 2% of a 10 s run.
+// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL]   (defaults 50 and backend.maxConcurrent)
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { like } from 'drizzle-orm';
+import { Worker } from '@temporalio/worker';
+import type { temporal } from '@temporalio/proto';
+import { parseSpec } from '../core/spec';
 import { experiments, trainingRuns } from '../db/schema';
 import { fixtureSpec } from '../test/helpers/specs';
-import { quantile, startBenchStack } from './lib/bench-stack';
-import { timelineOf } from './lib/history-timeline';
+import { quantile, startBenchStack, type BenchStack } from './lib/bench-stack';
+import { activitySpans, timelineOf, type ActivitySpan, type SetApart } from './lib/history-timeline';
+import type { RoundTripCall, roundTrips } from './lib/round-trip-workflow';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
+
+type Event = temporal.api.history.v1.IHistoryEvent;
+
+const TARGET_MS = 150;
+const TEN_S_RUN_MS = 10_000;
+const TRAINER = 'trainer';
+const SCORING = 'public scoring';
+const WAIT = 'slot wait';
+const REST = 'workflow tasks and the rest';
+
+/** Where one workflow's wall time went (ms); `parts` splits its orchestration into activity queue and body times and the rest. */
+interface Split {
+  wall: number;
+  trainer: number;
+  scoring: number;
+  wait: number;
+  orchestration: number;
+  parts: Record<string, number>;
+  calls: ActivitySpan[];
+  ownQueue: string;
+}
+
+const ran = (s: ActivitySpan | undefined, label: string): SetApart[] =>
+  s?.startedMs !== undefined && s.endedMs !== undefined ? [{ label, fromMs: s.startedMs, toMs: s.endedMs }] : [];
+
+/** Carves the intervals in `apart(spans)` out of the history's timeline; what is left is orchestration. */
+function splitOf(events: Event[], apart: (spans: ActivitySpan[]) => SetApart[]): Split {
+  const calls = activitySpans(events);
+  const tl = timelineOf(events, apart(calls));
+  const { [TRAINER]: trainer = 0, [SCORING]: scoring = 0, [WAIT]: wait = 0, ...parts } = tl.parts;
+  return {
+    wall: tl.totalMs,
+    trainer,
+    scoring,
+    wait,
+    orchestration: tl.totalMs - trainer - scoring - wait,
+    parts,
+    calls,
+    ownQueue: events[0]?.workflowExecutionStartedEventAttributes?.taskQueue?.name ?? '',
+  };
+}
+
+/** The spans during which an experiment held a capacity slot: from each acquire's grant to its release. */
+function holdsOf(spans: ActivitySpan[]): Array<[number, number]> {
+  const holds: Array<[number, number]> = [];
+  spans.forEach((s, i) => {
+    const release = spans.slice(i + 1).find((r) => r.type === 'releaseCapacity');
+    if (s.type === 'acquireCapacity' && s.endedMs !== undefined && release?.endedMs !== undefined) holds.push([s.endedMs, release.endedMs]);
+  });
+  return holds;
+}
+
+/** The pieces of [from, to] during which at least `capacity` of the others' holds were in force: every slot taken. */
+function fullPieces(from: number, to: number, others: Array<[number, number]>, capacity: number): SetApart[] {
+  const cuts = [...new Set([from, to, ...others.flat().filter((t) => t > from && t < to)])].sort((a, b) => a - b);
+  const pieces: SetApart[] = [];
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const mid = (cuts[i] + cuts[i + 1]) / 2;
+    if (others.filter(([a, b]) => a <= mid && mid < b).length >= capacity) pieces.push({ label: WAIT, fromMs: cuts[i], toMs: cuts[i + 1] });
+  }
+  return pieces;
+}
+
+/**
+ * An experiment's intervals set apart: the trainer's run, from its run dir's stamps (`date +%s.%N` around the
+ * trainer; it starts inside launchTraining, so orchestration that overlaps it is not overhead), the public scoring,
+ * and the slot wait: the time its acquireCapacity ran while the other experiments held every slot. Not the recorded
+ * `waitedSeconds`, which also counts the acquire's lookups (a new pool connection can take 0.2 s on this machine).
+ */
+function experimentApart(
+  runDir: string | undefined,
+  others: Array<[number, number]>,
+  capacity: number,
+): (spans: ActivitySpan[]) => SetApart[] {
+  return (spans) => {
+    const apart = ran(
+      spans.find((s) => s.type === 'scoreCheckpoint'),
+      SCORING,
+    );
+    const stamp = (f: string) => Number(fs.readFileSync(path.join(runDir!, f), 'utf8').trim()) * 1000;
+    if (runDir && fs.existsSync(path.join(runDir, 'ended_at')))
+      apart.push({ label: TRAINER, fromMs: stamp('started_at'), toMs: stamp('ended_at') });
+    for (const a of spans)
+      if (a.type === 'acquireCapacity' && a.startedMs !== undefined && a.endedMs !== undefined)
+        apart.push(...fullPieces(a.startedMs, a.endedMs, others, capacity));
+    return apart;
+  };
+}
+
+async function runCase(stack: BenchStack, name: string, sleepMs: number, n: number, parallel: number): Promise<Split[]> {
+  const wf = `${name}/inner/1`;
+  const spec = fixtureSpec(
+    name,
+    { steps: 1, sleepMs },
+    { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
+  );
+  const capacity = parseSpec(spec).backend.maxConcurrent;
+  const { versionId } = await registerCampaignVersion(stack.db.db, spec);
+  await stack.client.workflow.execute('innerLoop', {
+    taskQueue: `${stack.prefix}-orchestration`,
+    workflowId: wf,
+    args: [{ campaignVersionId: versionId }],
+  });
+  const rows = await stack.db.db
+    .select()
+    .from(experiments)
+    .where(like(experiments.id, `${wf}/e%`));
+  const runs = new Map(
+    (
+      await stack.db.db
+        .select()
+        .from(trainingRuns)
+        .where(like(trainingRuns.experimentId, `${wf}/e%`))
+    ).map((r) => [r.experimentId, r]),
+  );
+  const histories: Array<{ id: string; events: Event[]; holds: Array<[number, number]> }> = [];
+  for (const r of rows) {
+    // A failed experiment (it skips scoring) would not be comparable; with the fixture trainer none should fail.
+    if (r.status !== 'succeeded') throw new Error(`experiment ${r.id} ${r.status}: ${r.error ?? ''}`);
+    const events = (await stack.client.workflow.getHandle(r.id).fetchHistory()).events ?? [];
+    histories.push({ id: r.id, events, holds: holdsOf(activitySpans(events)) });
+  }
+  return histories.map((h) =>
+    splitOf(
+      h.events,
+      experimentApart(
+        runs.get(h.id)?.runDir,
+        histories.filter((o) => o !== h).flatMap((o) => o.holds),
+        capacity,
+      ),
+    ),
+  );
+}
+
+interface Peer {
+  /** n peer workflows, `parallel` at a time, mirroring `model`'s calls with the given trainer and scoring sleeps. */
+  run(tag: string, trainerMs: number, scoringMs: number, n: number, parallel: number): Promise<Split[]>;
+  stop(): Promise<void>;
+}
+
+/** Workers for the peer: one per task queue the model experiment used, its own queue running the workflows. */
+async function startPeer(stack: BenchStack, model: Split): Promise<Peer> {
+  const names = new Map([[model.ownQueue, `${stack.prefix}-rt-0`]]);
+  for (const c of model.calls) if (!names.has(c.taskQueue)) names.set(c.taskQueue, `${stack.prefix}-rt-${names.size}`);
+  const own = names.get(model.ownQueue)!;
+  const trainerAt = model.calls.findIndex((c) => c.type === 'awaitTraining');
+  const scoringAt = model.calls.findIndex((c) => c.type === 'scoreCheckpoint');
+  const workers = await Promise.all(
+    [...names.values()].map((taskQueue) =>
+      Worker.create({
+        connection: stack.connection,
+        taskQueue,
+        activities: { pause: (ms: number) => sleep(ms) },
+        ...(taskQueue === own ? { workflowsPath: require.resolve('./lib/round-trip-workflow') } : {}),
+      }),
+    ),
+  );
+  const running = workers.map((w) => w.run());
+  return {
+    async run(tag, trainerMs, scoringMs, n, parallel) {
+      const calls: RoundTripCall[] = model.calls.map((c, i) => ({
+        taskQueue: names.get(c.taskQueue)!,
+        sleepMs: i === trainerAt ? trainerMs : i === scoringAt ? scoringMs : 0,
+      }));
+      const ids = Array.from({ length: n }, (_, i) => `round-trip-${tag}-${i}`);
+      let next = 0;
+      const lane = async () => {
+        while (next < ids.length) {
+          const workflowId = ids[next++];
+          await stack.client.workflow.execute<typeof roundTrips>('roundTrips', { taskQueue: own, workflowId, args: [calls] });
+        }
+      };
+      await Promise.all(Array.from({ length: parallel }, lane));
+      const splits: Split[] = [];
+      for (const id of ids) {
+        const events = (await stack.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+        splits.push(
+          splitOf(events, (spans) => [
+            ...(trainerMs > 0 ? ran(spans[trainerAt], TRAINER) : []),
+            ...(scoringMs > 0 ? ran(spans[scoringAt], SCORING) : []),
+          ]),
+        );
+      }
+      return splits;
+    },
+    async stop() {
+      workers.forEach((w) => w.shutdown());
+      await Promise.allSettled(running);
+    },
+  };
+}
+
+const med = (xs: number[]) => quantile(xs, 0.5);
+const p95 = (xs: number[]) => quantile(xs, 0.95);
+const ms = (x: number, w: number) => x.toFixed(0).padStart(w);
+
+/** One table row: orchestration, scoring, wait, wall less trainer, trainer, and the ratios. */
+function row(label: string, splits: Split[]): string {
+  const of = (f: (s: Split) => number) => splits.map(f);
+  const orch = of((s) => s.orchestration);
+  return [
+    label.padEnd(25),
+    ms(med(orch), 9),
+    ms(p95(orch), 8),
+    ms(med(of((s) => s.scoring)), 11),
+    ms(med(of((s) => s.wait)), 8),
+    ms(p95(of((s) => s.wait)), 8),
+    ms(med(of((s) => s.wall - s.trainer)), 16),
+    (med(of((s) => s.trainer)) / 1000).toFixed(3).padStart(9),
+    `${(med(orch) / TARGET_MS).toFixed(2)}x`.padStart(10),
+    `${((med(of((s) => s.orchestration + s.scoring)) / TEN_S_RUN_MS) * 100).toFixed(2)}%`.padStart(12),
+  ].join(' ');
+}
+
+/** The three kinds of orchestration time: waiting in a task queue, inside an activity, and between activities. */
+function kinds(parts: Record<string, number>): Record<string, number> {
+  const sum = (suffix: string) =>
+    Object.entries(parts)
+      .filter(([k]) => k.endsWith(suffix))
+      .reduce((a, [, v]) => a + v, 0);
+  return { 'dispatch (every .queued)': sum('.queued'), 'activity bodies (.running)': sum('.running'), [REST]: parts[REST] ?? 0 };
+}
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 50);
-  const parallel = Number(process.argv[3] ?? 8);
+  // The capacity the spec allows: the bench's spec leaves backend.maxConcurrent at its default.
+  const capacity = parseSpec(fixtureSpec('capacity-probe', { steps: 1 })).backend.maxConcurrent;
+  const parallel = Number(process.argv[3] ?? capacity);
   const stack = await startBenchStack();
+  let peer: Peer | undefined;
   try {
-    console.log(`orchestration overhead: ${n} experiments per case, ${parallel} at a time (2-core machine)`);
-    console.log('case            median_ms   p95_ms   trainer_s   overhead/10s-run');
-    const breakdowns: Array<[string, Record<string, number[]>]> = [];
+    const over = parallel > capacity ? `over-subscribed: ${parallel} in flight for ${capacity} slots` : 'nothing waits for a slot';
+    console.log(`orchestration overhead: ${n} experiments per case, ${parallel} at a time, backend.maxConcurrent ${capacity} (${over})`);
+    console.log(`2-core machine; one unreported loop of ${parallel} experiments and ${parallel} peer workflows first; ms per experiment`);
+    console.log('orchestration = wall - trainer - public scoring - slot wait; overhead/10s = (orchestration + scoring) / a 10 s run\n');
+    const warm = await runCase(stack, 'bench-warmup', 0, parallel, parallel);
+    peer = await startPeer(stack, warm[0]);
+    await peer.run('warmup', 0, 0, parallel, parallel);
+    const k = warm[0].calls.length;
+    const others = warm[0].calls.filter((c) => c.taskQueue !== warm[0].ownQueue).length;
+    console.log(
+      `peer: ${k} calls as an experiment makes them (${others} on other task queues, ${k - others} on its own), sleeping the case's median trainer and scoring times, no-op otherwise\n`,
+    );
+    console.log(
+      'case                      orch_med orch_p95 scoring_med wait_med wait_p95 wall-trainer_med trainer_s orch/150ms overhead/10s',
+    );
+    const cases: Array<[string, Split[], Split[]]> = [];
     for (const [label, sleepMs] of [
       ['no-op trainer', 0],
       ['1 s trainer', 1000],
     ] as const) {
-      const name = `bench-${sleepMs}`;
-      const wf = `${name}/inner/1`;
-      const h = await stack.client.workflow.start('innerLoop', {
-        taskQueue: `${stack.prefix}-orchestration`,
-        workflowId: wf,
-        args: [
-          {
-            campaignVersionId: (
-              await registerCampaignVersion(
-                stack.db.db,
-                fixtureSpec(
-                  name,
-                  { steps: 1, sleepMs },
-                  { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
-                ),
-              )
-            ).versionId,
-          },
-        ],
-      });
-      await h.result();
-      const overheads: number[] = [];
-      const parts: Record<string, number[]> = {};
-      const trainer: number[] = [];
-      const rows = await stack.db.db
-        .select()
-        .from(experiments)
-        .where(like(experiments.id, `${wf}/e%`));
-      const runs = new Map(
-        (
-          await stack.db.db
-            .select()
-            .from(trainingRuns)
-            .where(like(trainingRuns.experimentId, `${wf}/e%`))
-        ).map((r) => [r.experimentId, r]),
+      const splits = await runCase(stack, `bench-${sleepMs}`, sleepMs, n, parallel);
+      console.log(row(label, splits));
+      const mirror = await peer.run(
+        `${sleepMs}`,
+        Math.round(med(splits.map((s) => s.trainer))),
+        Math.round(med(splits.map((s) => s.scoring))),
+        n,
+        parallel,
       );
-      for (const r of rows) {
-        const d = await stack.client.workflow.getHandle(r.id).describe();
-        const wall = (d.closeTime!.getTime() - d.startTime.getTime()) / 1000;
-        const t = runs.get(r.id)?.trainerSeconds ?? 0;
-        const history = await stack.client.workflow.getHandle(r.id).fetchHistory();
-        const tl = timelineOf(history.events ?? []);
-        tl.parts['awaitTraining.running'] = (tl.parts['awaitTraining.running'] ?? 0) - t * 1000;
-        for (const [k, v] of Object.entries(tl.parts)) (parts[k] ??= []).push(v);
-        trainer.push(t);
-        overheads.push((wall - t) * 1000);
-      }
-      const med = quantile(overheads, 0.5);
-      console.log(
-        `${label.padEnd(15)} ${med.toFixed(0).padStart(9)} ${quantile(overheads, 0.95).toFixed(0).padStart(8)} ${quantile(trainer, 0.5).toFixed(3).padStart(11)}   ${((med / 10_000) * 100).toFixed(2)}%`,
-      );
-      breakdowns.push([label, parts]);
+      console.log(row('  peer', mirror));
+      cases.push([label, splits, mirror]);
     }
-    for (const [label, parts] of breakdowns) {
-      console.log(`\nwhere the overhead goes, ${label} (median ms per experiment; awaitTraining.running excludes the trainer):`);
-      for (const [k, v] of Object.entries(parts)) console.log(`  ${k.padEnd(30)} ${quantile(v, 0.5).toFixed(0).padStart(6)}`);
+    for (const [label, splits, mirror] of cases) {
+      const share = (med(mirror.map((s) => s.orchestration)) / med(splits.map((s) => s.orchestration))) * 100;
+      console.log(`\nwhere orchestration goes, ${label}: median ms per experiment (trainer, scoring, slot wait carved out)`);
+      const keys = [...new Set(splits.flatMap((s) => Object.keys(s.parts)))];
+      for (const key of keys) console.log(`  ${key.padEnd(36)} ${ms(med(splits.map((s) => s.parts[key] ?? 0)), 6)}`);
+      console.log(`  by kind ${''.padEnd(28)} ${'exp'.padStart(6)}   peer`);
+      const mine = splits.map((s) => kinds(s.parts));
+      const theirs = mirror.map((s) => kinds(s.parts));
+      for (const g of Object.keys(mine[0] ?? {}))
+        console.log(`    ${g.padEnd(34)} ${ms(med(mine.map((x) => x[g])), 6)} ${ms(med(theirs.map((x) => x[g])), 6)}`);
+      console.log(`  the peer's orchestration median is ${share.toFixed(0)}% of the experiment's`);
     }
   } finally {
+    await peer?.stop();
     await stack.stop();
   }
 }

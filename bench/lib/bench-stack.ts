@@ -15,6 +15,8 @@ import { freePort } from '../../test/helpers/ports';
 
 export interface BenchStack {
   client: Client;
+  /** The workers' connection, for a bench that runs a worker of its own (it shuts that worker down before stop()). */
+  connection: NativeConnection;
   db: DbHandle;
   home: string;
   prefix: string;
@@ -47,6 +49,7 @@ export async function startBenchStack(port = 55490): Promise<BenchStack> {
   const runs = workers.map((w) => w.run());
   return {
     client: new Client({ connection: env.connection }),
+    connection,
     db,
     home,
     prefix,
