@@ -4,7 +4,7 @@
 import type { AgentEnv } from '../agents/openai-client';
 import { backendFor } from '../backends';
 import type { Db } from '../db/client';
-import type { CampaignResolver } from '../services/campaigns/campaign-resolver';
+import { campaignResolver, type CampaignResolver } from '../services/campaigns/campaign-resolver';
 
 /** The time, in epoch milliseconds, for the decisions an activity takes on it (deadlines) and the times it records. */
 export interface Clock {
@@ -45,15 +45,25 @@ export interface ActivityDeps {
   agentEnv?: AgentEnv;
   /**
    * The campaign an activity runs, by its pinned version id: read and validated once per process (versions never
-   * change). Activities ask it through `campaignsOf(deps)`. @default a per-process resolver over `db`
+   * change). Activities ask it through `campaignsOf(deps)`. @default one resolver per `db` for the whole process
    */
   campaigns?: CampaignResolver;
 }
 
-/** ActivityDeps whose clock and backend factory are filled in. */
-export type ActivityDepsWithDefaults = ActivityDeps & Required<Pick<ActivityDeps, 'clock' | 'backendFor'>>;
+const resolvers = new WeakMap<Db, CampaignResolver>();
 
-/** `deps` with its clock and backend factory filled in (their defaults above). */
+/** The injected campaign resolver, or the process's one for `deps.db` (so every activity shares its memo). */
+export function campaignsOf(deps: ActivityDeps): CampaignResolver {
+  if (deps.campaigns) return deps.campaigns;
+  let r = resolvers.get(deps.db);
+  if (!r) resolvers.set(deps.db, (r = campaignResolver(deps.db)));
+  return r;
+}
+
+/** ActivityDeps whose clock, backend factory and campaign resolver are filled in. */
+export type ActivityDepsWithDefaults = ActivityDeps & Required<Pick<ActivityDeps, 'clock' | 'backendFor' | 'campaigns'>>;
+
+/** `deps` with its clock, backend factory and campaign resolver filled in (their defaults above). */
 export function withDefaults(deps: ActivityDeps): ActivityDepsWithDefaults {
-  return { ...deps, clock: deps.clock ?? systemClock, backendFor: deps.backendFor ?? backendFor };
+  return { ...deps, clock: deps.clock ?? systemClock, backendFor: deps.backendFor ?? backendFor, campaigns: campaignsOf(deps) };
 }

@@ -3,8 +3,7 @@ import type { QueueFamily } from '../contracts/queues';
 import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
 import { prepareTask } from './task/prepare-task';
 import { loopSettings } from './task/loop-settings';
-import { campaignResolver } from '../services/campaigns/campaign-resolver';
-import type { ActivityDeps } from './deps';
+import { withDefaults, type ActivityDeps } from './deps';
 import { scoreCheckpoint } from './eval/score-checkpoint';
 import { finishExperiment, finishInnerLoop, selectBest, startInnerLoop } from './inner/loop-records';
 import { proposeExperiments } from './inner/propose-experiments';
@@ -40,8 +39,8 @@ export interface FamilyActivities {
  * cannot help (retryBoundaryAll).
  */
 export function createActivities(given: ActivityDeps): FamilyActivities & Record<QueueFamily, object> {
-  // One resolver for every activity of the worker: each campaign version is read and validated once.
-  const deps: ActivityDeps = given.campaigns ? given : { ...given, campaigns: campaignResolver(given.db) };
+  // One resolver for every activity of the worker (withDefaults): each campaign version is read and validated once.
+  const deps = withDefaults(given);
   return {
     orchestration: retryBoundaryAll(
       autoHeartbeatAll<OrchestrationActivities>({

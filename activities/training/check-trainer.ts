@@ -3,9 +3,9 @@
 // and answers with the reason when the trainer could not start, so a typo in `trainer.command` costs no rows.
 import os from 'node:os';
 import { SANDBOXED_BACKENDS, trainerStart } from '../../backends/sandbox/trainer-start';
-import { campaignsOf } from '../campaign-of';
+
 import type { CheckTrainerInput, TrainerCheck } from '../../contracts/training';
-import type { ActivityDeps } from '../deps';
+import { campaignsOf, type ActivityDeps } from '../deps';
 import { isolationRequest, trainerSetupOf } from './trainer-isolation';
 
 export async function checkTrainer(deps: ActivityDeps, input: CheckTrainerInput): Promise<TrainerCheck> {

