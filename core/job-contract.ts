@@ -24,7 +24,15 @@ export interface RunJson {
     versionId: string;
     /** Folder of the dataset version; `train.txt` holds the training text (examples joined by the separator). */
     path: string;
+    /** `<path>/train.txt`: every example as one text (prompt then completion), repeated by its weight, joined by "\n". */
     trainFile: string;
+    /**
+     * `<path>/train.jsonl`: one example a line, `{prompt, completion, category, weight, source}` or
+     * `{messages, category, weight, source}` (core/dataset/example-line.ts `TrainExample`), `weight` already the
+     * effective one (mix × the example's weight × its category's loss weight). A trainer that can masks the loss to
+     * the completion and draws examples in proportion to `weight`. Absent on versions written before it existed.
+     */
+    examplesFile?: string;
   };
   /** A checkpoint to start from, or null for a fresh model. */
   baseCheckpoint: string | null;

@@ -253,14 +253,37 @@ const selectionSchema = z.strictObject({
   mode: z.enum(['min', 'max']).default('min'),
 });
 
-const taskSchema = z.strictObject({
-  /** The built-in code-completion task is the only task kind today. @default "builtin-code" */
-  kind: z.literal('builtin-code').default('builtin-code'),
+/** A registered dataset (`flywheel dataset add`): `NAME` or `NAME@<12 hex digits>`. */
+export const DATASET_REF = /^[a-z0-9][a-z0-9._-]{0,62}(@[0-9a-f]{12})?$/;
+/** A registered eval suite (`flywheel suite add`): `NAME` or `NAME@N`. */
+export const SUITE_REF = /^[a-z0-9][a-z0-9._-]{0,62}(@[1-9][0-9]*)?$/;
+
+const builtinTaskSchema = z.strictObject({
+  /** The built-in code-completion task (tasks/builtin-code), an example of a task. */
+  kind: z.literal('builtin-code'),
   /** Completion items per eval split. @default 200 */
   completionItems: z.number().int().min(1).default(200),
   /** Loss chunks (bits-per-byte items) per eval split. @default 40 */
   lossItems: z.number().int().min(1).default(40),
 });
+
+const customTaskSchema = z.strictObject({
+  /** A task of one's own: a registered dataset and eval suite. */
+  kind: z.literal('custom'),
+  /**
+   * The base dataset (`flywheel dataset add`): `NAME@<version>`, or a bare `NAME`, pinned to its newest version when
+   * the campaign version is registered (the pinned id is what the campaign version records).
+   */
+  dataset: z.string().regex(DATASET_REF, 'must be NAME or NAME@<version> of a dataset registered with `flywheel dataset add`'),
+  /** The eval suite (`flywheel suite add`): `NAME@N`, or a bare `NAME`, pinned to its newest version likewise. */
+  suite: z.string().regex(SUITE_REF, 'must be NAME or NAME@N of a suite registered with `flywheel suite add`'),
+});
+
+/** What the campaign trains and is judged on. @default { kind: "builtin-code" } */
+const taskSchema = z.preprocess(
+  (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && !('kind' in v) ? { ...v, kind: 'builtin-code' } : v),
+  z.discriminatedUnion('kind', [builtinTaskSchema, customTaskSchema]),
+);
 
 const approvalSchema = z.strictObject({
   /** Wait for a researcher's `approvePromotion` update before promoting a candidate the gate passed. @default false */
@@ -395,6 +418,8 @@ export const campaignSpecSchema = z.strictObject({
 
 export type CampaignSpec = z.output<typeof campaignSpecSchema>;
 export type CampaignSpecInput = z.input<typeof campaignSpecSchema>;
+export type TaskSpec = z.output<typeof taskSchema>;
+export type CustomTaskSpec = z.output<typeof customTaskSchema>;
 export type SearchSpace = z.output<typeof searchSpaceSchema>;
 export type CostBudgetSpec = z.output<typeof costBudgetSchema>;
 export type OuterLoopSpec = z.output<typeof outerLoopSchema>;

@@ -51,7 +51,8 @@ export const campaignVersions = pgTable(
 
 export const datasets = pgTable('datasets', {
   id: text('id').primaryKey(),
-  campaignId: text('campaign_id').notNull(),
+  /** The campaign whose outer loop derives this dataset's versions; null for a dataset a user registered (`flywheel dataset add`). */
+  campaignId: text('campaign_id'),
   name: text('name').notNull(),
   createdAt: createdAt(),
 });
@@ -80,7 +81,12 @@ export const examples = pgTable(
     /** The feedback event, critique or corpus file this example came from. */
     sourceRef: text('source_ref').notNull(),
     category: text('category').notNull().default('code'),
+    /** The text the overlap and contamination checks read: prompt + completion, or the rendered messages (core/dataset/example-line.ts). */
     content: text('content').notNull(),
+    /** The example as the trainer gets it (train.jsonl): a prompt and its completion, or chat messages; null on rows from before 0008 (prompt "", completion = content). */
+    prompt: text('prompt'),
+    completion: text('completion'),
+    messages: jsonb('messages').$type<{ role: 'system' | 'user' | 'assistant'; content: string }[]>(),
     weight: doublePrecision('weight').notNull().default(1),
     createdAt: createdAt(),
   },
@@ -224,6 +230,8 @@ export const evalItems = pgTable(
     graderConfig: jsonb('grader_config').$type<Record<string, unknown>>(),
     /** On probe-split items: `{ kind: perturbed | paraphrased | canary | cheat_only, of?: public item id }`. */
     probe: jsonb('probe').$type<{ kind: string; of?: string }>(),
+    /** The longest output `predict` is asked for on this item, in bytes; null: the grader's default. */
+    maxBytes: integer('max_bytes'),
   },
   (t) => [index('eval_items_suite_split_idx').on(t.suiteId, t.split)],
 );

@@ -24,7 +24,9 @@ export async function prepareTask(deps: ActivityDeps, input: PrepareTaskInput): 
   const corpusDir = corpusDirOf(deps.home);
   const manifest = await ensureCorpus(corpusDir);
 
-  const suiteId = await ensureSuite(deps, corpusDir, manifest, spec.task.completionItems, spec.task.lossItems, spec.innerLoop.seed);
+  const task = spec.task;
+  if (task.kind !== 'builtin-code') throw new NotFoundError(`task kind "${task.kind}" is not prepared here yet`);
+  const suiteId = await ensureSuite(deps, corpusDir, manifest, task.completionItems, task.lossItems, spec.innerLoop.seed);
   if (input.datasetVersionId) {
     const [v] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, input.datasetVersionId));
     if (!v) throw new NotFoundError(`dataset version "${input.datasetVersionId}" does not exist`);

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
+import { TRAIN_EXAMPLES_FILE } from '../../core/dataset/example-line';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
 import { capacitySlots, datasetVersions, experiments, trainingRuns } from '../../db/schema';
 import { checkBudget } from '../cost/cost-ledger';
@@ -37,7 +38,14 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
     recipe: spec.trainer.command === 'builtin' ? 'charlm' : 'custom',
     params: { ...spec.trainer.fixed, ...(exp.params as Record<string, string | number | boolean>) },
     seed: spec.innerLoop.seed * 1000 + exp.index,
-    dataset: { versionId: version.id, path: version.path, trainFile: path.join(version.path, 'train.txt') },
+    dataset: {
+      versionId: version.id,
+      path: version.path,
+      trainFile: path.join(version.path, 'train.txt'),
+      ...(fs.existsSync(path.join(version.path, TRAIN_EXAMPLES_FILE))
+        ? { examplesFile: path.join(version.path, TRAIN_EXAMPLES_FILE) }
+        : {}),
+    },
     baseCheckpoint: (await warmStartOfLoop(db, exp.innerLoopId))?.path ?? null,
     checkpointEvery: 0,
   };

@@ -1,0 +1,92 @@
+// One training example as a user writes it (a line of the JSONL file `flywheel dataset add` reads) and as a trainer
+// reads it (a line of a dataset version's `train.jsonl`): a prompt and its completion, or chat messages. The text
+// the overlap and contamination checks compare (`exampleContent`) and the one chat rendering every trainer without a
+// chat template of its own uses (`promptAndCompletion`) are defined here, once.
+import { z } from 'zod';
+
+export const messageSchema = z.strictObject({
+  role: z.enum(['system', 'user', 'assistant']),
+  content: z.string(),
+});
+export type Message = z.output<typeof messageSchema>;
+
+const categorySchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(120, 'must be at most 120 characters')
+  .regex(/^[\w.:/-]+$/, 'letters, digits and ._:/- only');
+const weightSchema = z.number().finite('must be a finite number').min(0, 'must be >= 0');
+
+const promptCompletionLine = z.strictObject({
+  prompt: z.string(),
+  completion: z.string().min(1, 'must not be empty (the loss is on the completion)'),
+  /** Groups examples in reports and per-category loss weights. @default "general" */
+  category: categorySchema.default('general'),
+  /** How often the example is drawn relative to the others. @default 1 */
+  weight: weightSchema.default(1),
+});
+
+const messagesLine = z.strictObject({
+  messages: z
+    .array(messageSchema)
+    .min(1, 'must hold at least one message')
+    .refine((m) => m[m.length - 1]?.role === 'assistant', "the last message must be the assistant's (the loss is on it)"),
+  /** @default "general" */
+  category: categorySchema.default('general'),
+  /** @default 1 */
+  weight: weightSchema.default(1),
+});
+
+/** A line of a dataset file: `{prompt, completion, category?, weight?}` or `{messages, category?, weight?}`. */
+export const exampleLineSchema = z.union([promptCompletionLine, messagesLine]);
+export type ExampleLine = z.output<typeof exampleLineSchema>;
+
+/** The longest line read, in bytes: a longer one is refused by name, not allowed to exhaust the reader's memory. */
+export const MAX_EXAMPLE_LINE_BYTES = 1 << 20;
+
+/**
+ * Checks one parsed line. Returns the example, or `field: problem` strings (the first problem of each field, so a
+ * line written in neither shape says what each shape lacked).
+ */
+export function checkExampleLine(
+  raw: unknown,
+): { example: ExampleLine; problems?: undefined } | { example?: undefined; problems: string[] } {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { problems: ['(line): must be a JSON object'] };
+  const shape = 'messages' in raw ? messagesLine : promptCompletionLine;
+  const r = shape.safeParse(raw);
+  if (r.success) return { example: r.data };
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const issue of r.error.issues) {
+    const field = issue.path.join('.') || '(line)';
+    if (seen.has(field)) continue;
+    seen.add(field);
+    problems.push(`${field}: ${issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}` : issue.message}`);
+  }
+  return { problems };
+}
+
+/**
+ * The chat rendering of the built-in trainers (and of any trainer that reads `prompt`/`completion` only): every message
+ * but the last as `<role>: <content>\n`, then `assistant: `; the last (the assistant's) message is the completion.
+ */
+export function promptAndCompletion(e: ExampleLine): { prompt: string; completion: string } {
+  if ('prompt' in e) return { prompt: e.prompt, completion: e.completion };
+  const head = e.messages.slice(0, -1).map((m) => `${m.role}: ${m.content}\n`);
+  return { prompt: head.join('') + 'assistant: ', completion: e.messages[e.messages.length - 1].content };
+}
+
+/** The text the overlap and contamination checks compare with eval items: the prompt followed by the completion. */
+export function exampleContent(e: ExampleLine): string {
+  const { prompt, completion } = promptAndCompletion(e);
+  return prompt + completion;
+}
+
+/**
+ * A line of a dataset version's `train.jsonl`, as every trainer reads it: the example's own fields, its category and
+ * its effective weight (its own weight × the version's mix weight for its source × the loss weight of its category).
+ * A trainer draws examples in proportion to `weight`; 0 keeps an example in the version but out of training.
+ */
+export type TrainExample = ExampleLine & { source: string };
+
+export const TRAIN_EXAMPLES_FILE = 'train.jsonl';
