@@ -1,0 +1,222 @@
+// A task of the user's own, made here from files (neither the built-in task nor arithmetic), taken through the
+// commands a user types: `flywheel dataset add`, `flywheel suite add`, `flywheel run`, `flywheel outer` (one
+// iteration, its critiques from a model teacher on a local OpenAI-compatible server). Then the isolation checks of
+// the built-in task, run on this one: no held-out text in any workflow history, any agent prompt, any file a
+// trainer could read (run directories, dataset versions) or any report; every held-out read by an eval-side reader.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { eq } from 'drizzle-orm';
+import YAML from 'yaml';
+import type { DbHandle } from '../../db/client';
+import { datasetVersions, evalResults, experiments, heldoutReads, innerLoops, outerIterations } from '../../db/schema';
+import { Rng } from '../../core/stream-rng';
+import { failureOf, startChatServer, type ChatServer } from '../helpers/chat-server';
+import { cliEnv, runCli } from '../helpers/cli';
+import { freshDatabase, scratchDir, temporalClient } from '../helpers/env';
+import { uniqueName } from '../helpers/specs';
+import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+
+const name = uniqueName('own-task');
+const datasetName = `rev-${name}`;
+const suiteName = `rev-suite-${name}`;
+const home = scratchDir('custom-task-home');
+const files = scratchDir('custom-task-files');
+
+let h: DbHandle;
+let dbUrl: string;
+let client: Client;
+let closeClient: () => Promise<void>;
+let workers: TestWorkers;
+let server: ChatServer;
+let env: NodeJS.ProcessEnv;
+
+/** The task: reverse a word of random letters. `short` words have 5 letters, `long` ones 9. */
+const rng = Rng.derive(17, 'custom-task');
+const word = (n: number) => Array.from({ length: n }, () => String.fromCharCode(97 + rng.int(26))).join('');
+const reverse = (w: string) => [...w].reverse().join('');
+const problem = (category: 'short' | 'long') => {
+  const w = word(category === 'short' ? 5 : 9);
+  return { prompt: `rev:${w}=`, answer: reverse(w), category };
+};
+const both = (n: number) => Array.from({ length: n }, (_, k) => problem(k % 2 === 0 ? 'short' : 'long'));
+
+const train = both(400);
+const publicItems = both(20);
+const heldoutItems = both(20);
+
+function writeTaskFiles(): { dataset: string; suite: string } {
+  const dataset = path.join(files, 'train.jsonl');
+  fs.writeFileSync(
+    dataset,
+    train
+      .map((p, k) =>
+        // Both line shapes a dataset may hold.
+        JSON.stringify(
+          k % 5 === 0
+            ? {
+                messages: [
+                  { role: 'user', content: p.prompt },
+                  { role: 'assistant', content: `${p.answer}\n` },
+                ],
+                category: p.category,
+              }
+            : { prompt: p.prompt, completion: `${p.answer}\n`, category: p.category },
+        ),
+      )
+      .join('\n') + '\n',
+  );
+  const item = (split: 'public' | 'heldout', k: number, p: (typeof train)[number]) => ({
+    id: `${split}-${k}`,
+    split,
+    prompt: p.prompt,
+    reference: p.answer,
+    category: p.category,
+    grader: { kind: 'exact_match' },
+    maxBytes: p.answer.length,
+  });
+  const suite = path.join(files, 'suite.yaml');
+  fs.writeFileSync(
+    suite,
+    YAML.stringify({
+      name: suiteName,
+      heldoutCanaries: [heldoutItems[0].prompt + heldoutItems[0].answer],
+      items: [
+        ...publicItems.map((p, k) => item('public', k, p)),
+        ...heldoutItems.map((p, k) => item('heldout', k, p)),
+        // A perturbed twin of a public item: the same shape, other letters.
+        { ...item('public', 0, problem('short')), id: 'twin-0', split: 'probe', probe: { kind: 'perturbed', of: 'public-0' } },
+      ],
+    }),
+  );
+  return { dataset, suite };
+}
+
+beforeAll(async () => {
+  let url: string;
+  ({ url, handle: h } = await freshDatabase('custom_task'));
+  dbUrl = url;
+  const c = await temporalClient();
+  client = c.client;
+  closeClient = () => c.connection.close();
+  server = await startChatServer((req) => ({
+    content: JSON.stringify({ critique: 'The letters are in the wrong order.', target: failureOf(req).reference, weight: 1 }),
+  }));
+  const agentEnv = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseUrl };
+  workers = await startTestWorkers({ prefix: uniqueName('t-own'), db: h.db, home, agentEnv });
+  env = cliEnv({ dbUrl, home }, workers.prefix);
+}, 60_000);
+afterAll(async () => {
+  await workers?.stop();
+  await closeClient?.();
+  await server?.close();
+  await h?.close();
+});
+
+const cli = (args: string[]) => runCli(env, args, 600_000);
+
+test('dataset add, suite add, run, one outer iteration; held-out text reaches no trainer, agent or report', async () => {
+  const task = writeTaskFiles();
+  const added = await cli(['dataset', 'add', datasetName, task.dataset]);
+  expect(added.stderr).toBe('');
+  expect(added.status).toBe(0);
+  expect(added.stdout.trim()).toMatch(new RegExp(`^${datasetName}@[0-9a-f]{12}$`));
+  const datasetVersion = added.stdout.trim();
+
+  const suite = await cli(['suite', 'add', task.suite]);
+  expect(suite.status).toBe(0);
+  expect(suite.stdout.trim()).toBe(`${suiteName}@1`);
+
+  const spec = {
+    name,
+    goal: 'reverse words',
+    // Bare names: pinned to the versions just registered when the campaign version is.
+    task: { kind: 'custom', dataset: datasetName, suite: suiteName },
+    trainer: { command: 'builtin', fixed: { logEvery: 20 } },
+    searchSpace: {
+      lr: { type: 'float', low: 0.003, high: 0.03, log: true },
+      hidden: { type: 'int', low: 16, high: 32 },
+      context: { type: 'int', low: 6, high: 10 },
+      steps: { type: 'int', low: 150, high: 250 },
+    },
+    innerLoop: { budget: { experiments: 2, parallelism: 2 }, batchSize: 2, startupTrials: 2, pruning: { rule: 'none' } },
+    selection: { metric: 'pass_rate' },
+    outerLoop: {
+      innerBudget: { experiments: 2 },
+      evalFailureSample: 5,
+      minNewFeedback: 0,
+      teacher: { model: 'teacher-1' },
+      promotion: { metric: 'pass_rate', margin: 0 },
+    },
+  };
+  const specFile = path.join(files, 'campaign.yaml');
+  fs.writeFileSync(specFile, YAML.stringify(spec));
+
+  const run = await cli(['run', specFile, '--json']);
+  expect(run.status).toBe(0);
+  const [loop] = await h.db.select().from(innerLoops).where(eq(innerLoops.campaignId, name));
+  expect(loop.datasetVersionId).toBe(datasetVersion);
+  const scored = await h.db.select().from(experiments).where(eq(experiments.campaignId, name));
+  expect(scored.filter((e) => e.publicScore !== null).length).toBeGreaterThanOrEqual(2);
+  // The suite's metrics, not the built-in task's: pass rate overall, per category and per grader kind.
+  const [result] = await h.db.select().from(evalResults).where(eq(evalResults.experimentId, scored[0].id));
+  expect(Object.keys(result.metrics)).toEqual(
+    expect.arrayContaining(['pass_rate', 'category.short', 'category.long', 'grader.exact_match']),
+  );
+  expect(result.metrics).not.toHaveProperty('bits_per_byte');
+
+  const outer = await cli(['outer', name, '--iterations', '1', '--json']);
+  expect(outer.status).toBe(0);
+  const iterations = await h.db.select().from(outerIterations).where(eq(outerIterations.campaignId, name));
+  expect(iterations).toHaveLength(1);
+  expect(iterations[0].status).toMatch(/^(promoted|rejected)$/);
+  // The iteration's dataset version builds on the user's base version, in the campaign's own dataset.
+  const [derived] = await h.db.select().from(datasetVersions).where(eq(datasetVersions.id, iterations[0].datasetVersionId!));
+  expect(derived.parentIds).toEqual([datasetVersion]);
+  expect(derived.datasetId).toBe(`${name}/${datasetName}`);
+  expect(server.requests.length).toBeGreaterThan(0); // the teacher was asked about public failures
+
+  // Isolation. Needles: every held-out prompt and answer (random letters: no other text holds them by chance).
+  const needles = heldoutItems.flatMap((p) => [p.prompt, p.answer]);
+  const ids = [
+    ...(await h.db.select({ id: innerLoops.id }).from(innerLoops).where(eq(innerLoops.campaignId, name))).map((r) => r.id),
+    ...scored.map((r) => r.id),
+    ...(await h.db.select({ id: experiments.id }).from(experiments).where(eq(experiments.campaignId, name))).map((r) => r.id),
+    iterations[0].workflowId,
+  ];
+  const leaks = (where: string, text: string) => needles.filter((n) => text.includes(n)).map((n) => `${where}: ${n}`);
+  const found: string[] = [];
+  for (const id of new Set(ids)) {
+    const history = await client.workflow
+      .getHandle(id)
+      .fetchHistory()
+      .then((x) => JSON.stringify(x))
+      .catch(() => '');
+    found.push(...leaks(`history ${id}`, history));
+  }
+  found.push(...leaks('agent prompts', JSON.stringify(server.requests.map((r) => r.body.messages))));
+  // Every file under the home: run directories (run.json, metrics, checkpoints, predict's prompts), dataset versions.
+  for (const file of walk(home)) found.push(...leaks(file, fs.readFileSync(file).toString('latin1')));
+  for (const args of [
+    ['report', name, '--stdout'],
+    ['status', name],
+    ['suite', 'show', suiteName],
+    ['dataset', 'show', datasetName],
+  ]) {
+    const r = await cli(args);
+    found.push(...leaks(`flywheel ${args.join(' ')}`, r.stdout + r.stderr));
+  }
+  expect(found).toEqual([]);
+
+  const readers = (await h.db.select({ reader: heldoutReads.reader }).from(heldoutReads)).map((r) => r.reader);
+  expect(readers.length).toBeGreaterThan(0);
+  for (const r of readers) expect(r).toMatch(/(:scoreCheckpoint$|^checkContamination:|^evaluateGate:|^promotionEvidence:)/);
+}, 900_000);
+
+function* walk(dir: string): Generator<string> {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) yield* walk(p);
+    else if (e.isFile() && fs.statSync(p).size < 64 << 20) yield p;
+  }
+}
