@@ -26,6 +26,9 @@ export function readRunJson(runDir: string): RunJson {
   if (!r.dataset || typeof r.dataset.path !== 'string' || typeof r.dataset.trainFile !== 'string') {
     invalid('dataset.path and dataset.trainFile must be strings');
   }
+  if (r.dataset.examplesFile !== undefined && typeof r.dataset.examplesFile !== 'string') {
+    invalid('dataset.examplesFile must be a string when given');
+  }
   if (r.baseCheckpoint != null && typeof r.baseCheckpoint !== 'string') invalid('baseCheckpoint must be a path or null');
   const every = r.checkpointEvery;
   if (every !== undefined && (typeof every !== 'number' || !Number.isInteger(every) || every < 0)) {

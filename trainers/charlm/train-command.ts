@@ -1,11 +1,14 @@
 // `train --run-dir DIR`: trains the built-in model as run.json says, streaming metrics and checkpoints
 // into the run directory, and resumes from the newest checkpoint of the manifest when restarted there.
-// It reads run.json and the training text only: never an eval file.
+// It reads run.json and the dataset version only (its examples, train.jsonl, when run.json names them; else its
+// training text, train.txt): never an eval file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint, CheckpointFormatError, type CharLmCheckpoint } from '../../formats/charlm/model';
 import { InvalidTrainParamsError, resolveTrainParams, trainCharLm } from './train';
+import type { RunJson } from '../../core/job-contract';
 import { MetricsWriter, TrainerError, loadNewestCheckpoint, readRunJson, saveCheckpoint } from './run-files';
+import { readExampleCorpus } from './read-examples';
 
 export function trainCommand(runDir: string): void {
   const run = readRunJson(runDir);
@@ -20,13 +23,12 @@ export function trainCommand(runDir: string): void {
   if (resume && resume.step >= steps) return; // already finished: a relaunch after the last checkpoint is a no-op
   const base =
     resume || !run.baseCheckpoint ? null : readCheckpoint(() => readFile(path.resolve(runDir, run.baseCheckpoint!)), 'baseCheckpoint');
-  // Relative dataset paths are taken from the run directory, so the trainer's cwd does not matter.
-  const text = readFile(path.resolve(runDir, run.dataset.path, run.dataset.trainFile));
+  const data = readTrainingData(runDir, run);
 
   const metrics = new MetricsWriter(runDir);
   try {
     trainCharLm({
-      text,
+      ...data,
       params: run.params,
       seed: run.seed,
       resume,
@@ -38,6 +40,14 @@ export function trainCommand(runDir: string): void {
   } finally {
     metrics.close();
   }
+}
+
+/** The examples when run.json names them, else (versions written before train.jsonl) the training text. */
+function readTrainingData(runDir: string, run: RunJson) {
+  // Relative dataset paths are taken from the run directory, so the trainer's cwd does not matter.
+  const { path: dir, examplesFile, trainFile } = run.dataset;
+  if (examplesFile) return { examples: readExampleCorpus(path.resolve(runDir, dir, examplesFile)) };
+  return { text: readFile(path.resolve(runDir, dir, trainFile)) };
 }
 
 function readFile(file: string): Buffer {

@@ -1,5 +1,6 @@
-// The built-in trainer's loop, free of I/O: minibatch AdamW on random windows of one training text, with
-// callbacks for metric lines and checkpoints. Every random draw comes from one seeded Rng whose state is
+// The built-in trainer's loop, free of I/O: minibatch AdamW on random windows of one training text, or of a
+// dataset's examples (loss on the completions only, see example-corpus.ts), with callbacks for metric lines and
+// checkpoints. Every random draw comes from one seeded Rng whose state is
 // checkpointed, so a run resumed from a checkpoint is bit-for-bit the run that was never interrupted.
 import type { MetricLine } from '../../core/job-contract';
 import { Adam } from './adam';
@@ -9,6 +10,7 @@ import { Rng } from '../../core/stream-rng';
 import { learningRate, resolveTrainParams } from './train-params';
 import { BOS_ID, encodeBytes, encodeText } from '../../formats/charlm/vocab';
 import { NonRetryableError } from '../../core/errors';
+import { drawTarget, fillExampleWindow, type ExampleCorpus } from './example-corpus';
 
 export { InvalidTrainParamsError, resolveTrainParams, DEFAULT_TRAIN_PARAMS, type TrainParams } from './train-params';
 
@@ -19,8 +21,10 @@ export class TrainingInputError extends NonRetryableError {}
 export class TrainingDivergedError extends NonRetryableError {}
 
 export interface TrainOptions {
-  /** The training text, as a string or its UTF-8 bytes (a file read as a Buffer). */
-  text: string | Uint8Array;
+  /** The training text, as a string or its UTF-8 bytes (a file read as a Buffer); every byte is a target. */
+  text?: string | Uint8Array;
+  /** The dataset's examples instead of a text: only completion bytes (and each completion's end) are targets. */
+  examples?: ExampleCorpus;
   /** run.json `params`; checked by `resolveTrainParams`. */
   params: Record<string, unknown>;
   /** Seeds the initial weights and the window sampler. */
@@ -40,7 +44,7 @@ export interface TrainOptions {
 export interface TrainResult {
   model: CharLm;
   checkpoint: CharLmCheckpoint;
-  /** Mean bits per byte over the last logging window. */
+  /** Mean bits per target byte (per completion byte on the examples path) over the last logging window. */
   finalLoss: number;
 }
 
@@ -52,8 +56,7 @@ const SHORT_CONTEXT_RATE = 1 / 16;
 
 export function trainCharLm(opts: TrainOptions): TrainResult {
   const p = resolveTrainParams(opts.params);
-  const ids = typeof opts.text === 'string' ? encodeText(opts.text) : encodeBytes(opts.text);
-  if (ids.length < 2) throw new TrainingInputError('the training text needs at least 2 bytes');
+  const sampleBatch = windowSampler(opts, p.context);
   const hyper = { context: p.context, embed: p.embed, hidden: p.hidden };
   const start = opts.resume ?? null;
   const init = start ?? opts.base ?? null;
@@ -89,7 +92,7 @@ export function trainCharLm(opts: TrainOptions): TrainResult {
   let windowStart = now();
   let finalLoss = NaN;
   while (step < p.steps) {
-    sampleBatch(ids, C, B, rng, contexts, targets);
+    sampleBatch(B, rng, contexts, targets);
     grad.fill(0);
     const nats = model.accumulateGradient(contexts, targets, B, grad, 1 / B);
     if (!Number.isFinite(nats)) throw new TrainingDivergedError(`training diverged at step ${step + 1} (loss is not finite)`);
@@ -119,11 +122,35 @@ export function trainCharLm(opts: TrainOptions): TrainResult {
   return { model, checkpoint: snapshot(step), finalLoss };
 }
 
+type WindowSampler = (count: number, rng: Rng, contexts: Int32Array, targets: Int32Array) => void;
+
+function windowSampler(opts: TrainOptions, C: number): WindowSampler {
+  if (opts.examples && opts.text !== undefined) throw new TrainingInputError('give the trainer a text or examples, not both');
+  if (opts.examples) {
+    const corpus = opts.examples;
+    return (count, rng, contexts, targets) => {
+      for (let b = 0; b < count; b++) {
+        const t = drawTarget(corpus, rng);
+        fillExampleWindow(corpus, t, C, shortContext(rng, C), contexts, targets, b);
+      }
+    };
+  }
+  if (opts.text === undefined) throw new TrainingInputError('the trainer needs a text or examples');
+  const ids = typeof opts.text === 'string' ? encodeText(opts.text) : encodeBytes(opts.text);
+  if (ids.length < 2) throw new TrainingInputError('the training text needs at least 2 bytes');
+  return (count, rng, contexts, targets) => sampleTextBatch(ids, C, count, rng, contexts, targets);
+}
+
+/** How many of the C context bytes a window keeps: C, or for SHORT_CONTEXT_RATE of windows a random fewer. */
+function shortContext(rng: Rng, C: number): number {
+  return rng.next() < SHORT_CONTEXT_RATE ? rng.int(C) : C;
+}
+
 /** Fills `count` windows: a uniform target position in the text and the `C` ids before it. */
-function sampleBatch(ids: Uint8Array, C: number, count: number, rng: Rng, contexts: Int32Array, targets: Int32Array): void {
+function sampleTextBatch(ids: Uint8Array, C: number, count: number, rng: Rng, contexts: Int32Array, targets: Int32Array): void {
   for (let b = 0; b < count; b++) {
     const pos = 1 + rng.int(ids.length - 1);
-    const keep = rng.next() < SHORT_CONTEXT_RATE ? rng.int(C) : C;
+    const keep = shortContext(rng, C);
     targets[b] = ids[pos];
     for (let j = 0; j < C; j++) {
       const src = pos - C + j;

@@ -11,6 +11,8 @@ import torch.nn.functional as F
 
 BOS = 256
 VOCAB = 257
+# A target that is not trained on (a prompt position, padding): cross-entropy skips it.
+IGNORE = -1
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ class GPT(nn.Module):
             nn.init.zeros_(m.bias)
 
     def forward(self, idx, targets=None):
-        """Logits (B, T, VOCAB); with targets, also the mean cross-entropy in nats."""
+        """Logits (B, T, VOCAB); with targets, also the mean cross-entropy in nats over the targets not IGNORE."""
         t = idx.shape[1]
         pos = torch.arange(t, device=idx.device)
         x = self.drop(self.tok_emb(idx) + self.pos_emb(pos))
@@ -87,7 +89,7 @@ class GPT(nn.Module):
         logits = F.linear(self.ln_f(x), self.tok_emb.weight)  # the head is the token embedding, transposed
         if targets is None:
             return logits, None
-        return logits, F.cross_entropy(logits.float().view(-1, VOCAB), targets.reshape(-1))
+        return logits, F.cross_entropy(logits.float().view(-1, VOCAB), targets.reshape(-1), ignore_index=IGNORE)
 
     def flops_per_token(self) -> float:
         """Training FLOPs per token: 6N for the weights (N without the position table, which is a lookup)

@@ -80,6 +80,8 @@ def read_run_json(run_dir):
     ds = r.get('dataset')
     if not isinstance(ds, dict) or not isinstance(ds.get('path'), str) or not isinstance(ds.get('trainFile'), str):
         invalid('dataset.path and dataset.trainFile must be strings')
+    if ds.get('examplesFile') is not None and not isinstance(ds['examplesFile'], str):
+        invalid('dataset.examplesFile must be a string when given')
     if r.get('baseCheckpoint') is not None and not isinstance(r['baseCheckpoint'], str):
         invalid('baseCheckpoint must be a path or null')
     every = r.get('checkpointEvery', 0)

@@ -1,6 +1,6 @@
 """`train --run-dir DIR`: trains the byte-level GPT as DIR/run.json says, appending metrics.jsonl and writing
 checkpoints with a manifest; restarted on the same directory it resumes from the newest checkpoint. It reads
-run.json and the training text only, never an eval file. Under torchrun every process trains on windows of
+run.json and the dataset version only (its examples when run.json names them, else its text), never an eval file. Under torchrun every process trains on windows of
 its own (DistributedDataParallel) and rank 0 alone writes metrics and checkpoints."""
 import contextlib
 import json
@@ -15,7 +15,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from checkpoint import load_checkpoint, newest_checkpoint, save_checkpoint
-from data import data_generator, load_train_bytes, sample_batch
+from data import data_generator, load_training_windows
 from model import GPT, GPTConfig
 from run_config import TrainerError, learning_rate, read_run_json, resolve_params
 
@@ -79,7 +79,7 @@ def _train(run_dir, run, p, world, rank, device):
         return  # already finished: a relaunch after the last checkpoint is a no-op
     if resume and resume['config'] != config.to_dict():
         raise TrainerError(f'the newest checkpoint in {run_dir} has model {resume["config"]}, run.json asks for {config.to_dict()}')
-    data = load_train_bytes(run_dir, run['dataset'], config.context)
+    windows = load_training_windows(run_dir, run['dataset'], config.context)
     if rank == 0:
         remove_stale_temp_files(run_dir)
 
@@ -140,7 +140,7 @@ def _train(run_dir, run, p, world, rank, device):
             lr = learning_rate(p, t)
             for g in opt.param_groups:
                 g['lr'] = lr
-            x, y = sample_batch(data, p['batchSize'], config.context, gen)
+            x, y = windows.sample(p['batchSize'], config.context, gen)
             with autocast:
                 _, loss = ddp(x.to(device), y.to(device))
             opt.zero_grad(set_to_none=True)
