@@ -30,7 +30,7 @@ export interface RunJson {
      * `<path>/train.jsonl`: one example a line, `{prompt, completion, category, weight, source}` or
      * `{messages, category, weight, source}` (core/dataset/example-line.ts `TrainExample`), `weight` already the
      * effective one (mix × the example's weight × its category's loss weight). A trainer that can masks the loss to
-     * the completion and draws examples in proportion to `weight`. Absent on versions written before it existed.
+     * the completion and draws examples in proportion to `weight` × (completion bytes + 1). Absent on versions written before it existed.
      */
     examplesFile?: string;
   };

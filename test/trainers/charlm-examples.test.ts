@@ -69,11 +69,11 @@ describe('drawing a training window', () => {
     expect(outside).toBe(0);
     expect(counts[2]).toBe(0); // weight 0
     expect(counts[3]).toBe(0); // no completion to learn
-    // In proportion to weight among the drawable (1 : 3 : 2), within a few standard deviations.
+    // In proportion to weight × (completion bytes + 1) among the drawable (1×3 : 3×2 : 2×4), within a few standard deviations.
     for (const [i, share] of [
-      [0, 1 / 6],
-      [1, 3 / 6],
-      [4, 2 / 6],
+      [0, 3 / 17],
+      [1, 6 / 17],
+      [4, 8 / 17],
     ]) {
       expect(Math.abs(counts[i] / N - share)).toBeLessThan(0.01);
     }

@@ -75,10 +75,13 @@ class ExampleWindows:
         self.offset = torch.cumsum(lengths, 0) - lengths
         self.length = lengths
         self.prompt = torch.tensor([len(p) for p, _, _ in kept], dtype=torch.long)
-        self.cum_weight = torch.cumsum(torch.tensor([w for _, _, w in kept], dtype=torch.float64), 0)
+        # Drawn in proportion to weight x (completion bytes + 1): every completion byte of equal weight is as likely a
+        # target, as in token-averaged fine-tuning (and as the built-in trainer draws).
+        self.cum_weight = torch.cumsum(torch.tensor([w * (len(c) + 1) for _, c, w in kept], dtype=torch.float64), 0)
 
     def sample(self, batch_size, context, gen):
-        """(inputs, targets), each (batch_size, context) int64. An example is drawn in proportion to its weight and a
+        """(inputs, targets), each (batch_size, context) int64. An example is drawn in proportion to its weight x
+        (completion bytes + 1) and a
         target uniformly among its completion bytes and its end; the window is the `context` sequence positions
         from max(0, target - context), so it starts at BOS whenever the example fits, as predict sees a prompt.
         Every completion target inside the window counts; positions past the example's end are padding."""
