@@ -21,12 +21,14 @@ export async function reportedMetrics(db: Db | undefined, task: TaskSpec): Promi
   return { suite, metrics: metricsOf(await publicMetricItems(db, suite)) };
 }
 
-/** One line per metric name in the spec that the suite does not report, listing the valid ones. */
+/**
+ * One line per metric name in the spec that the suite does not report, listing the valid ones. A gate metric equal to
+ * the selection metric (a custom task's default) is named once, under `selection.metric`.
+ */
 export function unreportedMetrics(spec: CampaignSpec, reported: ReportedMetrics): string[] {
-  const named: [string, string][] = [
-    ['selection.metric', spec.selection.metric],
-    ['outerLoop.promotion.metric', spec.outerLoop.promotion.metric],
-  ];
+  const { metric: selection } = spec.selection;
+  const gate = spec.outerLoop.promotion.metric;
+  const named: [string, string][] = [['selection.metric', selection], ...(gate !== selection ? [['outerLoop.promotion.metric', gate] as [string, string]] : [])];
   return named
     .map(([field, metric]) => unreportedMetricProblem(field, metric, reported.suite, reported.metrics))
     .filter((p): p is string => p !== undefined);
