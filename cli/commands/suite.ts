@@ -65,7 +65,8 @@ export function registerSuite(program: Command): void {
 function readSuiteFile(file: string): unknown {
   let text: string;
   try {
-    if (fs.statSync(file).size > MAX_SUITE_BYTES) throw new UsageError(`${file}: more than a suite file may be (${MAX_SUITE_BYTES >> 20} MiB)`);
+    if (fs.statSync(file).size > MAX_SUITE_BYTES)
+      throw new UsageError(`${file}: more than a suite file may be (${MAX_SUITE_BYTES >> 20} MiB)`);
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
     if (e instanceof UsageError) throw e;
@@ -103,5 +104,6 @@ function printSuite(d: SuiteDetail): void {
   }
   if (d.sample.length === 0) return;
   console.log('  sample (public and probe items only):');
-  for (const i of d.sample) console.log(`    ${i.id} [${i.split}, ${i.grader}, ${i.category}] ${clip(i.prompt)} → ${clip(i.reference, 40)}`);
+  for (const i of d.sample)
+    console.log(`    ${i.id} [${i.split}, ${i.grader}, ${i.category}] ${clip(i.prompt)} → ${clip(i.reference, 40)}`);
 }

@@ -28,7 +28,10 @@ export async function reportedMetrics(db: Db | undefined, task: TaskSpec): Promi
 export function unreportedMetrics(spec: CampaignSpec, reported: ReportedMetrics): string[] {
   const { metric: selection } = spec.selection;
   const gate = spec.outerLoop.promotion.metric;
-  const named: [string, string][] = [['selection.metric', selection], ...(gate !== selection ? [['outerLoop.promotion.metric', gate] as [string, string]] : [])];
+  const named: [string, string][] = [
+    ['selection.metric', selection],
+    ...(gate !== selection ? [['outerLoop.promotion.metric', gate] as [string, string]] : []),
+  ];
   return named
     .map(([field, metric]) => unreportedMetricProblem(field, metric, reported.suite, reported.metrics))
     .filter((p): p is string => p !== undefined);

@@ -29,7 +29,14 @@ const suite = (items: object[]) => ({
   name: 'sumsuite',
   items: [
     { id: 'p1', split: 'public', grader: { kind: 'exact_match' }, category: 'carry', prompt: '17 + 25 =', reference: '42' },
-    { id: 'p2', split: 'public', grader: { kind: 'numeric_tolerance', absolute: 0.5 }, category: 'no-carry', prompt: '11 + 22 =', reference: '33' },
+    {
+      id: 'p2',
+      split: 'public',
+      grader: { kind: 'numeric_tolerance', absolute: 0.5 },
+      category: 'no-carry',
+      prompt: '11 + 22 =',
+      reference: '33',
+    },
     { id: 'h1', split: 'heldout', grader: { kind: 'exact_match' }, category: 'carry', prompt: '18 + 24 =', reference: '42' },
     ...items,
   ],
@@ -62,8 +69,12 @@ beforeAll(async () => {
     ]);
   expect((await registerEvalSuite(h.db, suite([]))).suiteId).toBe('sumsuite@1');
   expect(
-    (await registerEvalSuite(h.db, suite([{ id: 'p3', split: 'public', grader: { kind: 'exact_match' }, prompt: '1 + 1 =', reference: '2' }])))
-      .suiteId,
+    (
+      await registerEvalSuite(
+        h.db,
+        suite([{ id: 'p3', split: 'public', grader: { kind: 'exact_match' }, prompt: '1 + 1 =', reference: '2' }]),
+      )
+    ).suiteId,
   ).toBe('sumsuite@2');
 });
 afterAll(async () => h?.close());
@@ -118,7 +129,10 @@ describe('prepareTask for a custom task', () => {
     });
     await expect(prepareTask(deps, { campaignVersionId: versionId, datasetVersionId: 'sums@ffffffffffff' })).rejects.toThrow(NotFoundError);
 
-    const { versionId: gone } = await registerCampaignVersion(h.db, spec('vanished', { kind: 'custom', dataset: OLD, suite: 'sumsuite@1' }));
+    const { versionId: gone } = await registerCampaignVersion(
+      h.db,
+      spec('vanished', { kind: 'custom', dataset: OLD, suite: 'sumsuite@1' }),
+    );
     await h.db.delete(datasetVersions).where(eq(datasetVersions.id, OLD));
     await expect(prepareTask(deps, { campaignVersionId: gone })).rejects.toThrow(/dataset version "sums@aaaaaaaaaaaa" is not registered/);
     await expect(prepareTask(deps, { campaignVersionId: gone })).rejects.toBeInstanceOf(NotFoundError);
@@ -130,7 +144,8 @@ describe('prepareTask for a custom task', () => {
 });
 
 describe('metric names the suite does not report', () => {
-  const VALID = 'valid: pass_rate, accuracy, category.carry, category.general, category.no-carry, grader.exact_match, grader.numeric_tolerance';
+  const VALID =
+    'valid: pass_rate, accuracy, category.carry, category.general, category.no-carry, grader.exact_match, grader.numeric_tolerance';
 
   test("the inner loop's settings refuse them, listing the valid names; a reported one is selected with its direction", async () => {
     const deps = { db: h.db, home };
@@ -164,9 +179,14 @@ describe('metric names the suite does not report', () => {
       spec('gate', { kind: 'custom', dataset: 'sums', suite: 'sumsuite@1' }, { outerLoop: { promotion: { metric: 'exact_match' } } }),
     );
     expect(gate.status).toBe(2);
-    expect(gate.stdout).toMatch(/^outerLoop\.promotion\.metric: "exact_match" is not a metric suite "sumsuite@1" reports; valid: pass_rate/);
+    expect(gate.stdout).toMatch(
+      /^outerLoop\.promotion\.metric: "exact_match" is not a metric suite "sumsuite@1" reports; valid: pass_rate/,
+    );
 
-    const ok = await validate('ok', spec('ok', { kind: 'custom', dataset: 'sums', suite: 'sumsuite' }, { selection: { metric: 'grader.numeric_tolerance' } }));
+    const ok = await validate(
+      'ok',
+      spec('ok', { kind: 'custom', dataset: 'sums', suite: 'sumsuite' }, { selection: { metric: 'grader.numeric_tolerance' } }),
+    );
     expect(ok).toMatchObject({ status: 0, stdout: 'ok\n' });
 
     const unknown = await validate('nods', spec('nods', { kind: 'custom', dataset: 'nods', suite: 'sumsuite' }));
@@ -177,7 +197,9 @@ describe('metric names the suite does not report', () => {
   test("the built-in task's names are known without a suite: a wrong one is refused with them listed", async () => {
     const r = await validate('builtin', spec('builtin', { kind: 'builtin-code' }, { selection: { metric: 'category.typescript' } }));
     expect(r.status).toBe(2);
-    expect(r.stdout).toMatch(/^selection\.metric: "category\.typescript" is not a metric suite "builtin-code" reports; valid: pass_rate, accuracy, exact_match, bits_per_byte, category\.identifier/);
+    expect(r.stdout).toMatch(
+      /^selection\.metric: "category\.typescript" is not a metric suite "builtin-code" reports; valid: pass_rate, accuracy, exact_match, bits_per_byte, category\.identifier/,
+    );
     const ok = await validate('builtin-ok', spec('builtin-ok', { kind: 'builtin-code' }, { selection: { metric: 'category.identifier' } }));
     expect(ok).toMatchObject({ status: 0, stdout: 'ok\n' });
   });

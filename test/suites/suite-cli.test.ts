@@ -19,9 +19,31 @@ const suite = (name: string, extra: object[] = []) => ({
   canaries: ['FWCANARY-suite-cli-0123456789'],
   items: [
     { id: 'p1', split: 'public', grader: { kind: 'exact_match' }, category: 'carry', prompt: '17 + 25 =', reference: '42' },
-    { id: 'p2', split: 'public', grader: { kind: 'numeric_tolerance', absolute: 0.5 }, category: 'no-carry', prompt: '11 + 22 =', reference: '33' },
-    { id: 'h1', split: 'heldout', grader: { kind: 'exact_match' }, category: 'carry', prompt: `${HELDOUT_SECRET} 18 + 24 =`, reference: `42 ${HELDOUT_SECRET}` },
-    { id: 't1', split: 'probe', grader: { kind: 'exact_match' }, category: 'carry', prompt: '27 + 15 =', reference: '42', probe: { kind: 'perturbed', of: 'p1' } },
+    {
+      id: 'p2',
+      split: 'public',
+      grader: { kind: 'numeric_tolerance', absolute: 0.5 },
+      category: 'no-carry',
+      prompt: '11 + 22 =',
+      reference: '33',
+    },
+    {
+      id: 'h1',
+      split: 'heldout',
+      grader: { kind: 'exact_match' },
+      category: 'carry',
+      prompt: `${HELDOUT_SECRET} 18 + 24 =`,
+      reference: `42 ${HELDOUT_SECRET}`,
+    },
+    {
+      id: 't1',
+      split: 'probe',
+      grader: { kind: 'exact_match' },
+      category: 'carry',
+      prompt: '27 + 15 =',
+      reference: '42',
+      probe: { kind: 'perturbed', of: 'p1' },
+    },
     ...extra,
   ],
 });
@@ -32,8 +54,7 @@ function write(name: string, text: string): string {
   return file;
 }
 const cli = (args: string[]) => runCli(env, args);
-const count = async (table: string) =>
-  (await h.db.execute<{ n: number }>(sql.raw(`SELECT count(*)::int AS n FROM ${table}`))).rows[0].n;
+const count = async (table: string) => (await h.db.execute<{ n: number }>(sql.raw(`SELECT count(*)::int AS n FROM ${table}`))).rows[0].n;
 
 beforeAll(async () => {
   const db = await freshDatabase('suite_cli');
@@ -52,7 +73,12 @@ test('a JSON suite and a YAML suite are registered as NAME@N; the same content a
   const edited = await cli([
     'suite',
     'add',
-    write('arith-2.yaml', YAML.stringify(suite('arith', [{ id: 'p3', split: 'public', grader: { kind: 'exact_match' }, prompt: '1 + 1 =', reference: '2', maxBytes: 8 }]))),
+    write(
+      'arith-2.yaml',
+      YAML.stringify(
+        suite('arith', [{ id: 'p3', split: 'public', grader: { kind: 'exact_match' }, prompt: '1 + 1 =', reference: '2', maxBytes: 8 }]),
+      ),
+    ),
   ]);
   expect(edited).toMatchObject({ status: 0, stdout: 'arith@2\n' });
   const yaml = await cli(['suite', 'add', write('other.yaml', YAML.stringify(suite('other')))]);

@@ -135,7 +135,8 @@ describe('suite items and budgets', () => {
 });
 
 describe('spec defaults that follow the metric', () => {
-  const spec = (over: Record<string, unknown>) => parseSpec({ name: 'm', searchSpace: { lr: { type: 'float', low: 0.1, high: 1 } }, ...over });
+  const spec = (over: Record<string, unknown>) =>
+    parseSpec({ name: 'm', searchSpace: { lr: { type: 'float', low: 0.1, high: 1 } }, ...over });
   test('the built-in task keeps bits_per_byte/min; another metric defaults to max; an explicit mode stays', () => {
     expect(spec({}).selection).toEqual({ metric: 'bits_per_byte', mode: 'min' });
     expect(spec({}).outerLoop.promotion.metric).toBe('bits_per_byte');
@@ -148,7 +149,9 @@ describe('spec defaults that follow the metric', () => {
     expect(s.selection).toEqual({ metric: 'pass_rate', mode: 'max' });
     expect(s.outerLoop.promotion.metric).toBe('pass_rate');
     expect(spec({ task, selection: { metric: 'category.carry' } }).outerLoop.promotion.metric).toBe('category.carry');
-    expect(spec({ task, outerLoop: { promotion: { metric: 'grader.exact_match' } } }).outerLoop.promotion.metric).toBe('grader.exact_match');
+    expect(spec({ task, outerLoop: { promotion: { metric: 'grader.exact_match' } } }).outerLoop.promotion.metric).toBe(
+      'grader.exact_match',
+    );
     // Parsing a parsed spec changes nothing (the stored version re-parses to itself).
     expect(parseSpec(JSON.parse(JSON.stringify(s)))).toEqual(s);
   });
@@ -179,7 +182,12 @@ describe('the gate on any suite metric', () => {
     const better = runGate({ candidateCheckpointId: 'c', incumbentCheckpointId: 'i', items: { 'category.carry': items }, settings });
     expect(better.results.find((r) => r.rule === 'heldoutImprovement')).toMatchObject({ passed: true });
     const worse = items.map((i) => ({ ...i, candidate: i.incumbent, incumbent: i.candidate }));
-    const regression = noCategoryRegression({ candidateCheckpointId: 'c', incumbentCheckpointId: 'i', items: { pass_rate: worse }, settings });
+    const regression = noCategoryRegression({
+      candidateCheckpointId: 'c',
+      incumbentCheckpointId: 'i',
+      items: { pass_rate: worse },
+      settings,
+    });
     expect(regression.passed).toBe(false);
     expect(regression.reason).toMatch(/"carry" is worse on held-out pass_rate/);
     const gap = publicHeldoutGap({
@@ -187,7 +195,9 @@ describe('the gate on any suite metric', () => {
       incumbentCheckpointId: 'i',
       items: {},
       settings,
-      integrity: { means: [{ metric: 'pass_rate', candidatePublic: 0.9, incumbentPublic: 0.3, candidateHeldout: 0.31, incumbentHeldout: 0.3 }] },
+      integrity: {
+        means: [{ metric: 'pass_rate', candidatePublic: 0.9, incumbentPublic: 0.3, candidateHeldout: 0.31, incumbentHeldout: 0.3 }],
+      },
     });
     expect(gap).toMatchObject({ passed: false, figures: { 'pass_rate.bound': 0.2 } });
   });
