@@ -14,6 +14,7 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['up'], () => (require('./commands/up') as typeof import('./commands/up')).registerUp],
   [['worker'], () => (require('./commands/worker') as typeof import('./commands/worker')).registerWorker],
   [['validate'], () => (require('./commands/validate') as typeof import('./commands/validate')).registerValidate],
+  [['suite'], () => (require('./commands/suite') as typeof import('./commands/suite')).registerSuite],
   [['run'], () => (require('./commands/run') as typeof import('./commands/run')).registerRun],
   [['campaigns'], () => (require('./commands/campaigns') as typeof import('./commands/campaigns')).registerCampaigns],
   [['campaign'], () => (require('./commands/campaign') as typeof import('./commands/campaign')).registerCampaign],

@@ -1,11 +1,12 @@
-// The campaign a command acts on: the spec given with --spec (validated, its size checked, and its version id
-// computed, nothing written; its name must be the campaign id), else the campaign's latest registered version. An
-// unknown campaign is a usage error, found before anything is started.
+// The campaign a command acts on: the spec given with --spec (validated, its size checked, a custom task's dataset
+// and suite pinned, and its version id computed, nothing written; its name must be the campaign id), else the
+// campaign's latest registered version. An unknown campaign is a usage error, found before anything is started.
 import { NotFoundError } from '../core/errors';
 import type { CampaignSpec } from '../core/spec';
 import type { Db } from '../db/client';
 import { loadCampaignSpec } from '../services/campaigns/load-campaign';
 import { campaignVersionOf } from '../services/campaigns/campaign-versions';
+import { pinTaskRefs } from '../services/campaigns/pin-task';
 import { UsageError } from './errors';
 import { loadSpecFile } from './spec-file';
 
@@ -17,8 +18,10 @@ export interface RequiredCampaign {
 
 export async function requireCampaign(db: Db, campaignId: string, specFile?: string): Promise<RequiredCampaign> {
   if (specFile !== undefined) {
-    const spec = loadSpecFile(specFile);
-    if (spec.name !== campaignId) throw new UsageError(`${specFile} is the spec of campaign "${spec.name}", not "${campaignId}"`);
+    const loaded = loadSpecFile(specFile);
+    if (loaded.name !== campaignId) throw new UsageError(`${specFile} is the spec of campaign "${loaded.name}", not "${campaignId}"`);
+    // A custom task's bare dataset and suite names pinned as registration will pin them, so the id is the one stored.
+    const spec = await pinTaskRefs(db, loaded, specFile);
     return { spec, versionId: campaignVersionOf(spec, specFile).versionId };
   }
   try {

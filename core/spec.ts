@@ -247,9 +247,14 @@ const innerLoopSchema = z.strictObject({
 });
 
 const selectionSchema = z.strictObject({
-  /** The public-split metric used to choose the best experiment. @default "bits_per_byte" */
-  metric: z.enum(['bits_per_byte', 'exact_match']).default('bits_per_byte'),
-  /** @default "min" */
+  /**
+   * The public-split metric used to choose the best experiment: any metric the task's suite reports
+   * (core/eval-suite/suite-metrics.ts: `pass_rate`, `exact_match`, `grader.<kind>`, `category.<name>`,
+   * `bits_per_byte`); `flywheel validate` lists them.
+   * @default "bits_per_byte" for the built-in task, "pass_rate" for a custom one
+   */
+  metric: z.string().min(1, 'must name a metric').default('bits_per_byte'),
+  /** Whether lower or higher is better. @default "min" for bits_per_byte, "max" for every other metric */
   mode: z.enum(['min', 'max']).default('min'),
 });
 
@@ -399,7 +404,7 @@ const agentsSchema = z.strictObject({
   nearDuplicate: z.number().min(0).max(1).default(0.02),
 });
 
-export const campaignSpecSchema = z.strictObject({
+const campaignObjectSchema = z.strictObject({
   /** Campaign id: lowercase letters, digits and dashes; the key of every row and workflow id. */
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes'),
   /** What the campaign is for, in plain English (shown to agents and in reports). @default "" */
@@ -416,8 +421,34 @@ export const campaignSpecSchema = z.strictObject({
   agents: agentsSchema.prefault({}),
 });
 
-export type CampaignSpec = z.output<typeof campaignSpecSchema>;
-export type CampaignSpecInput = z.input<typeof campaignSpecSchema>;
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The defaults that depend on another field, filled before validation: `selection.metric` is `pass_rate` for a custom
+ * task, `selection.mode` follows the metric (`min` for bits_per_byte, `max` otherwise), and a custom task's gate
+ * metric (`outerLoop.promotion.metric`) is its selection metric. A built-in spec without them parses as before.
+ */
+function withMetricDefaults(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const selection = raw.selection ?? {};
+  if (!isRecord(selection)) return raw;
+  const custom = isRecord(raw.task) && raw.task.kind === 'custom';
+  const metric = selection.metric ?? (custom ? 'pass_rate' : 'bits_per_byte');
+  const out: Record<string, unknown> = {
+    ...raw,
+    selection: { ...selection, metric, mode: selection.mode ?? (metric === 'bits_per_byte' ? 'min' : 'max') },
+  };
+  const outer = raw.outerLoop ?? {};
+  const promotion = isRecord(outer) ? (outer.promotion ?? {}) : undefined;
+  if (custom && isRecord(outer) && isRecord(promotion) && promotion.metric === undefined)
+    out.outerLoop = { ...outer, promotion: { ...promotion, metric } };
+  return out;
+}
+
+export const campaignSpecSchema = z.preprocess(withMetricDefaults, campaignObjectSchema);
+
+export type CampaignSpec = z.output<typeof campaignObjectSchema>;
+export type CampaignSpecInput = z.input<typeof campaignObjectSchema>;
 export type TaskSpec = z.output<typeof taskSchema>;
 export type CustomTaskSpec = z.output<typeof customTaskSchema>;
 export type SearchSpace = z.output<typeof searchSpaceSchema>;

@@ -4,7 +4,9 @@
 import { Context } from '@temporalio/activity';
 import { and, eq } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
-import { COMPLETION_BUDGET, graderConfigSchema, type GradeOutcome } from '../../core/graders';
+import { computeMetrics, type ScoredItem } from '../../core/eval-suite/suite-metrics';
+import { predictBudgetOf } from '../../core/eval-suite/predict-budget';
+import { graderConfigSchema, type GradeOutcome } from '../../core/graders';
 import { hasEndpoint, openAiClient } from '../../agents/openai-client';
 import { checkpoints, evalItems, evalResults, evalSuites, experiments } from '../../db/schema';
 import { campaignOfRow } from '../campaign-of';
@@ -18,8 +20,7 @@ import { mapLimit } from './map-limit';
 import { runPredict } from './run-predict';
 import type { ScoreCheckpointInput, ScoreResult } from '../../contracts/eval';
 
-/** The longest output asked of `predict` for items graded by something other than the next token. */
-export const OUTPUT_BUDGET = 2048;
+export { OUTPUT_BUDGET } from '../../core/eval-suite/predict-budget';
 /** Test programs graded at once: each is a Node child process. */
 const GRADE_CONCURRENCY = 2;
 
@@ -56,7 +57,7 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const settings = (suite?.settings ?? {}) as { rubrics?: Record<string, string>; canaries?: string[]; heldoutCanaries?: string[] };
 
   const perItem: Record<string, number> = {};
-  const metrics: Record<string, number> = {};
+  const scored: ScoredItem[] = [];
   const errors: Record<string, string> = {};
   const canaryHits: string[] = [];
   const heldoutCanaryHits: string[] = [];
@@ -68,7 +69,7 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
       prompts: graded.map((i) => ({
         id: i.id,
         prompt: i.prompt,
-        maxBytes: i.grader === 'exact_token' ? COMPLETION_BUDGET : OUTPUT_BUDGET,
+        maxBytes: predictBudgetOf(i),
       })),
       signal: Context.current().cancellationSignal,
     });
@@ -79,35 +80,31 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
       Context.current().heartbeat();
       return gradeItem(config.data, i, predictions.get(i.id)!, ctx);
     });
-    let right = 0;
-    let tokenRight = 0;
     graded.forEach((i, k) => {
       const o = outcomes[k];
       perItem[i.id] = o.score;
-      right += o.score;
-      if (i.grader === 'exact_token') tokenRight += o.score;
       if (o.error !== undefined) errors[i.id] = o.error;
       // A canary the output writes, or completes from a prompt that holds its beginning. Held-out canaries apart:
       // their text is only in held-out items, so completing one proves the model saw held-out text.
       const out = predictions.get(i.id)!;
       const completes = (c: string) => (i.prompt + out).includes(c) && !i.prompt.includes(c);
-      if ((settings.canaries ?? []).some(completes)) canaryHits.push(i.id);
-      if ((settings.heldoutCanaries ?? []).some(completes)) heldoutCanaryHits.push(i.id);
+      const canaryHit = (settings.canaries ?? []).some(completes);
+      const heldoutCanaryHit = (settings.heldoutCanaries ?? []).some(completes);
+      if (canaryHit) canaryHits.push(i.id);
+      if (heldoutCanaryHit) heldoutCanaryHits.push(i.id);
+      scored.push({ grader: i.grader, category: i.category, score: o.score, error: o.error !== undefined, canaryHit, heldoutCanaryHit });
     });
-    const tokenItems = graded.filter((i) => i.grader === 'exact_token').length;
-    if (tokenItems > 0) metrics.exact_match = tokenRight / tokenItems;
-    metrics.accuracy = right / graded.length;
-    metrics.grader_errors = Object.keys(errors).length;
-    metrics.canary_hits = canaryHits.length;
-    metrics.heldout_canary_hits = heldoutCanaryHits.length;
   }
   const loss = items.filter((i) => i.grader === 'bits_per_byte');
   const scorer = lossScorerFor(ckpt.format);
+  let bitsPerByte: number | undefined;
   if (loss.length > 0 && scorer) {
     const scores = scorer(ckpt.path, loss);
     Object.assign(perItem, scores.perItem);
-    metrics.bits_per_byte = scores.bitsPerByte;
+    bitsPerByte = scores.bitsPerByte;
   }
+  // pass_rate, accuracy, exact_match, grader.<kind>, category.<name>, bits_per_byte and the counts beside them.
+  const metrics = computeMetrics(scored, bitsPerByte);
 
   await db
     .insert(evalResults)

@@ -4,7 +4,7 @@
 // production model's public-split results. Content-addressed: a retry, or a second workflow on the same claim,
 // yields the same version.
 import { and, desc, eq, isNotNull, lt } from 'drizzle-orm';
-import { HIGHER_IS_BETTER } from '../../core/gate/checks';
+import { higherIsBetter, itemsOfMetric } from '../../core/eval-suite/suite-metrics';
 import { lossWeightsFromScores, type CategoryScore } from '../../core/dataset/loss-weights';
 import { critiques, evalItems, evalResults, outerIterations } from '../../db/schema';
 
@@ -51,7 +51,8 @@ export async function buildIterationDataset(deps: ActivityDeps, input: BuildIter
 
 /**
  * Per-category means of the checkpoint's public-split scores: loss items (bits per byte, categories are languages,
- * the same categories corpus examples carry) when it has them, else completion items (exact match).
+ * the same categories corpus examples carry) when it has them, else completion items (exact match), else every
+ * graded item (pass rate: a custom suite's categories, which its dataset's examples carry too).
  */
 async function lossWeightsOf(
   deps: ActivityDeps,
@@ -68,20 +69,18 @@ async function lossWeightsOf(
     .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
     .from(evalItems)
     .where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'public')));
-  for (const [grader, metric] of [
-    ['bits_per_byte', 'bits_per_byte'],
-    ['exact_token', 'exact_match'],
-  ] as const) {
+  for (const metric of ['bits_per_byte', 'exact_match', 'pass_rate']) {
+    const selects = itemsOfMetric(metric)!;
     const sums = new Map<string, { sum: number; n: number }>();
     for (const i of items) {
       const v = result.perItem[i.id];
-      if (i.grader !== grader || v === undefined) continue;
+      if (!selects(i) || v === undefined) continue;
       const s = sums.get(i.category) ?? { sum: 0, n: 0 };
       sums.set(i.category, { sum: s.sum + v, n: s.n + 1 });
     }
     if (sums.size === 0) continue;
     const scores: CategoryScore[] = [...sums].map(([category, s]) => ({ category, mean: s.sum / s.n, items: s.n }));
-    return lossWeightsFromScores(scores, HIGHER_IS_BETTER[metric], bounds);
+    return lossWeightsFromScores(scores, higherIsBetter(metric), bounds);
   }
   return {};
 }

@@ -2,9 +2,10 @@
 // suite's held-out item categories (never their text), runs the gate's checks, and records one decision with
 // every check's rule, figures and reason. Idempotent by `decisionId`: a retry returns the recorded decision.
 import { ApplicationFailure } from '@temporalio/activity';
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
+import { itemsOfMetric, type MetricItem } from '../../core/eval-suite/suite-metrics';
 import { NotFoundError } from '../../core/errors';
-import { runGate, type GateOutcome } from '../../core/gate/checks';
+import { pairedMetricsOf, runGate, type GateOutcome } from '../../core/gate/checks';
 import type { PairedItem } from '../../core/gate/evidence';
 import type { GateEvidence } from '../../core/gate/evidence';
 import { gateSettingsWithDefaults, type GateMetric } from '../../core/gate/settings';
@@ -12,9 +13,6 @@ import type { Db } from '../../db/client';
 import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
 import { loadIntegrityEvidence } from './integrity-evidence';
 import type { EvaluateGateInput, GateSummary } from '../../contracts/outer-activities';
-
-/** Which metric each grader's per-item scores belong to. */
-const METRIC_OF_GRADER: Record<string, GateMetric> = { bits_per_byte: 'bits_per_byte', exact_token: 'exact_match' };
 
 export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<GateSummary> {
   const [recorded] = await db.select().from(decisions).where(eq(decisions.id, input.decisionId));
@@ -64,12 +62,17 @@ async function loadEvidence(
   const incumbent = await scoresOf(input.incumbentCheckpointId, 'incumbent');
 
   // Only ids, graders and categories: held-out prompts and references never leave the eval activity.
-  const items = await db
+  const all = await db
     .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
     .from(evalItems)
-    .where(
-      and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'heldout'), inArray(evalItems.grader, Object.keys(METRIC_OF_GRADER))),
-    );
+    .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'heldout')));
+  // The metrics the gate pairs, and which held-out items make up each (core/eval-suite/suite-metrics itemsOfMetric).
+  const selectors = pairedMetricsOf(settings.metric).flatMap((metric) => {
+    const selects = itemsOfMetric(metric);
+    return selects ? [{ metric, selects }] : [];
+  });
+  const metricsOfItem = (i: MetricItem) => selectors.filter((s) => s.selects(i)).map((s) => s.metric);
+  const items = all.filter((i) => metricsOfItem(i).length > 0);
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no held-out items: prepare the suite first`);
   await db.insert(heldoutReads).values({ suiteId: input.suiteId, reader: `evaluateGate:${input.decisionId}`, purpose: 'gate' });
 
@@ -85,8 +88,7 @@ async function loadEvidence(
       unscored.set(missing, (unscored.get(missing) ?? 0) + 1);
       continue;
     }
-    const metric = METRIC_OF_GRADER[item.grader];
-    (byMetric[metric] ??= []).push({ category: item.category, candidate: c, incumbent: i });
+    for (const metric of metricsOfItem(item)) (byMetric[metric] ??= []).push({ category: item.category, candidate: c, incumbent: i });
   }
   if (unscored.size > 0) {
     const which = [...unscored].map(([ckpt, n]) => `"${ckpt}" lacks ${n}`).join(', ');

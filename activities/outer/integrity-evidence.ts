@@ -2,15 +2,13 @@
 // the public paired deltas, canary and held-out canary hits), paired with the probe items' kinds and twins. Public and
 // probe items only: no held-out text is read here.
 import { and, eq, inArray } from 'drizzle-orm';
-import { HIGHER_IS_BETTER } from '../../core/gate/checks';
+import { higherIsBetter, itemsOfMetric } from '../../core/eval-suite/suite-metrics';
 import type { TwinPair } from '../../core/gate/evidence';
 import type { IntegrityEvidence } from '../../core/gate/evidence';
 import { orientedDeltas, sampleVariance } from '../../core/gate/paired-test';
 import type { GateMetric } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
 import { evalItems, evalResults } from '../../db/schema';
-
-const GRADER_OF_METRIC: Record<GateMetric, string> = { bits_per_byte: 'bits_per_byte', exact_match: 'exact_token' };
 
 export interface IntegrityInput {
   suiteId: string;
@@ -35,7 +33,7 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
     await result(input.incumbentCheckpointId, 'probe'),
   ];
   const items = await db
-    .select({ id: evalItems.id, split: evalItems.split, grader: evalItems.grader, probe: evalItems.probe })
+    .select({ id: evalItems.id, split: evalItems.split, grader: evalItems.grader, category: evalItems.category, probe: evalItems.probe })
     .from(evalItems)
     .where(and(eq(evalItems.suiteId, input.suiteId), inArray(evalItems.split, ['public', 'probe'])));
   const out: IntegrityEvidence = {};
@@ -43,11 +41,12 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
   if (candPublic && incPublic) {
     out.means = [];
     for (const [metric, held] of Object.entries(input.heldout) as [GateMetric, { candidate: number; incumbent: number }][]) {
-      const grader = GRADER_OF_METRIC[metric];
+      // The public items the metric is made of, as the gate's held-out ones are (itemsOfMetric).
+      const selects = itemsOfMetric(metric);
+      if (!selects) continue;
       const ids = items
         .filter(
-          (i) =>
-            i.split === 'public' && i.grader === grader && candPublic.perItem[i.id] !== undefined && incPublic.perItem[i.id] !== undefined,
+          (i) => i.split === 'public' && selects(i) && candPublic.perItem[i.id] !== undefined && incPublic.perItem[i.id] !== undefined,
         )
         .map((i) => i.id);
       if (ids.length === 0) continue;
@@ -56,7 +55,7 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
       const deltas = orientedDeltas(
         ids.map((id) => candPublic.perItem[id]),
         ids.map((id) => incPublic.perItem[id]),
-        HIGHER_IS_BETTER[metric],
+        higherIsBetter(metric),
       );
       out.means.push({
         metric,

@@ -2,14 +2,13 @@
 // per category (means only: held-out items and per-item scores never leave the database), what the iteration's
 // inner loop cost, and how the candidate's configuration differs from production's.
 import { and, eq, sql } from 'drizzle-orm';
-import { HIGHER_IS_BETTER } from '../../core/gate/checks';
+import { higherIsBetter, itemsOfMetric } from '../../core/eval-suite/suite-metrics';
+import { pairedMetricsOf } from '../../core/gate/checks';
 import type { GateMetric } from '../../core/gate/settings';
 import { checkpoints, decisions, evalItems, evalResults, experiments, heldoutReads, trainingRuns } from '../../db/schema';
 import type { PromotionEvidence } from '../../contracts/outer-loop';
 import type { ActivityDeps } from '../deps';
 import type { PromotionEvidenceInput } from '../../contracts/outer-activities';
-
-const METRIC_OF_GRADER: Record<string, GateMetric> = { bits_per_byte: 'bits_per_byte', exact_token: 'exact_match' };
 
 export async function promotionEvidence(deps: ActivityDeps, input: PromotionEvidenceInput): Promise<PromotionEvidence> {
   const { db } = deps;
@@ -33,16 +32,23 @@ export async function promotionEvidence(deps: ActivityDeps, input: PromotionEvid
   await db
     .insert(heldoutReads)
     .values({ suiteId: input.suiteId, reader: `promotionEvidence:${input.outerIterationId}`, purpose: 'approval-evidence' });
+  // The metrics the gate paired (its recorded metric, core/gate/checks pairedMetricsOf), per category.
+  const gateMetric = (decision?.figures as { settings?: { metric?: string } } | undefined)?.settings?.metric ?? 'bits_per_byte';
+  const selectors = pairedMetricsOf(gateMetric).flatMap((metric) => {
+    const selects = itemsOfMetric(metric);
+    return selects ? [{ metric, selects }] : [];
+  });
   const sums = new Map<string, { metric: GateMetric; category: string; sum: number; items: number }>();
   for (const i of items) {
-    const metric = METRIC_OF_GRADER[i.grader];
     const [c, b] = [cand[i.id], inc[i.id]];
-    if (!metric || c === undefined || b === undefined) continue;
-    const key = `${metric}\u0000${i.category}`;
-    const s = sums.get(key) ?? { metric, category: i.category, sum: 0, items: 0 };
-    s.sum += HIGHER_IS_BETTER[metric] ? c - b : b - c;
-    s.items++;
-    sums.set(key, s);
+    if (c === undefined || b === undefined) continue;
+    for (const { metric } of selectors.filter((s) => s.selects(i))) {
+      const key = `${metric}\u0000${i.category}`;
+      const s = sums.get(key) ?? { metric, category: i.category, sum: 0, items: 0 };
+      s.sum += higherIsBetter(metric) ? c - b : b - c;
+      s.items++;
+      sums.set(key, s);
+    }
   }
   const categoryDeltas = [...sums.values()]
     .map((s) => ({ metric: s.metric, category: s.category, delta: Math.round((s.sum / s.items) * 1e4) / 1e4, items: s.items }))

@@ -1,4 +1,5 @@
-// prepareTask: makes the built-in code task ready for a campaign: the corpus (built once per FLYWHEEL_HOME),
+// prepareTask: makes the campaign's task ready: a custom task's pinned dataset version and suite
+// (prepare-custom-task.ts), or the built-in code task: the corpus (built once per FLYWHEEL_HOME),
 // the base dataset version (the corpus's train split) and the eval suite (public and held-out items, disjoint
 // by file from the training text and from each other, probes, and held-out canaries). Every row has a deterministic key: a retry upserts.
 import crypto from 'node:crypto';
@@ -13,6 +14,7 @@ import { NotFoundError } from '../../core/errors';
 import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
 
 import { campaignsOf, type ActivityDeps } from '../deps';
+import { prepareCustomTask } from './prepare-custom-task';
 import { corpusDirOf, datasetDirOf } from '../../services/paths';
 import { ensureCorpus, evalSplitFiles, readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
 import type { CorpusManifest } from '../../tasks/builtin-code/corpus';
@@ -21,11 +23,10 @@ import type { PrepareTaskInput, PreparedTask } from '../../contracts/campaign';
 export async function prepareTask(deps: ActivityDeps, input: PrepareTaskInput): Promise<PreparedTask> {
   const { db } = deps;
   const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
+  const task = spec.task;
+  if (task.kind === 'custom') return prepareCustomTask(deps, task, input);
   const corpusDir = corpusDirOf(deps.home);
   const manifest = await ensureCorpus(corpusDir);
-
-  const task = spec.task;
-  if (task.kind !== 'builtin-code') throw new NotFoundError(`task kind "${task.kind}" is not prepared here yet`);
   const suiteId = await ensureSuite(deps, corpusDir, manifest, task.completionItems, task.lossItems, spec.innerLoop.seed);
   if (input.datasetVersionId) {
     const [v] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, input.datasetVersionId));

@@ -1,9 +1,7 @@
 // `flywheel campaign versions NAME` and `flywheel campaign diff A B`: a campaign's immutable versions (`<name>@<hash>`,
 // one per distinct spec registered), the loops that ran each, and what changed between two. Reads PostgreSQL only.
 import type { Command } from 'commander';
-import { resolveConfig } from '../../core/config';
 import { NotFoundError } from '../../core/errors';
-import { openDb, type Db } from '../../db/client';
 import {
   listCampaignVersions,
   loadCampaignVersion,
@@ -11,21 +9,7 @@ import {
   type VersionListing,
 } from '../../services/campaigns/campaign-versions';
 import { diffSpecs, formatChange } from '../../services/campaigns/spec-diff';
-import { requireDatabaseUrl } from '../../stack/endpoints';
-import { UsageError } from '../errors';
-
-async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 1 });
-  try {
-    return await fn(dbh.db);
-  } catch (err) {
-    // An unknown campaign or version is the user's input: one line, exit 2.
-    if (err instanceof NotFoundError) throw new UsageError(err.message);
-    throw err;
-  } finally {
-    await dbh.close();
-  }
-}
+import { withDb } from '../with-db';
 
 export function registerCampaign(program: Command): void {
   const campaign = program

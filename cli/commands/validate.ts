@@ -2,13 +2,20 @@
 // of one's own is also checked on this host, as the training worker checks it before a loop writes anything: its
 // program must resolve on PATH, its script exist and its sandbox be possible. With --worker-elsewhere (the training
 // worker runs on another host) what this host finds is a warning; Ray and Kubernetes run the trainer in the cluster's
-// container, where nothing is checked, and say so.
+// container, where nothing is checked, and say so. The metric names (`selection.metric`, the gate's `metric`) must be
+// ones the task's suite reports: the built-in task's are known here; a custom task's dataset and suite are looked up
+// in the database (unknown ones are problems too), and a wrong name is refused with the valid ones listed.
 import type { Command } from 'commander';
 import { SANDBOXED_BACKENDS, trainerStart } from '../../backends/sandbox/trainer-start';
+import { UsageError } from '../../core/errors';
 import { InvalidSpecError, type CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
+import { pinTask } from '../../services/campaigns/pin-task';
+import { reportedMetrics, unreportedMetrics } from '../../services/suites/spec-metrics';
+import { NoStackError } from '../../stack/endpoints';
 import { EXIT_USAGE } from '../errors';
 import { loadSpecFile } from '../spec-file';
+import { withDb } from '../with-db';
 
 export function registerValidate(program: Command): void {
   program
@@ -25,13 +32,19 @@ export function registerValidate(program: Command): void {
       'after',
       '\nExample:\n  $ flywheel validate examples/code-completion.yaml\n  innerLoop.budget.experiments: must be at least 1\n',
     )
-    .action((file: string, opts: { workerElsewhere?: boolean }) => {
+    .action(async (file: string, opts: { workerElsewhere?: boolean }) => {
       let spec: CampaignSpec;
       try {
         spec = loadSpecFile(file);
       } catch (e) {
         if (!(e instanceof InvalidSpecError)) throw e;
         for (const p of e.problems) console.log(p);
+        process.exitCode = EXIT_USAGE;
+        return;
+      }
+      const metricProblems = await taskProblems(spec);
+      if (metricProblems.length > 0) {
+        for (const p of metricProblems) console.log(p);
         process.exitCode = EXIT_USAGE;
         return;
       }
@@ -47,6 +60,23 @@ export function registerValidate(program: Command): void {
         );
       console.log('ok');
     });
+}
+
+/**
+ * The task's inputs and metric names: a custom task's dataset and suite must be registered (one line naming an
+ * unknown one), and every metric the spec names must be one its suite reports. Without a database, a custom task's
+ * inputs cannot be looked up: a warning, not a problem.
+ */
+async function taskProblems(spec: CampaignSpec): Promise<string[]> {
+  if (spec.task.kind !== 'custom') return unreportedMetrics(spec, await reportedMetrics(undefined, spec.task));
+  try {
+    return await withDb(async (db) => unreportedMetrics(spec, await reportedMetrics(db, await pinTask(db, spec.task))));
+  } catch (e) {
+    if (e instanceof UsageError) return [e.message];
+    if (!(e instanceof NoStackError)) throw e;
+    console.log(`warning: task: the dataset, the suite and the metric names are not checked: ${e.message}`);
+    return [];
+  }
 }
 
 /** What this host can tell about the spec's own trainer: a problem found here, or a note that it cannot look. */

@@ -3,7 +3,7 @@
 // every failing item.
 import { z } from 'zod';
 import { graderConfigSchema, type GraderConfig } from '../graders';
-import { NonRetryableError } from '../errors';
+import { UsageError } from '../errors';
 
 export type SuiteSplit = 'public' | 'heldout' | 'probe';
 
@@ -30,6 +30,11 @@ export const suiteItemSchema = z.strictObject({
   probe: probeSchema.optional(),
   /** Where the item came from, for lineage. @default "" */
   sourceFile: z.string().default(''),
+  /**
+   * The longest output `predict` is asked for on this item, in bytes (1..65536).
+   * @default the grader's: 48 for exact_token (the next token), 2048 for every other
+   */
+  maxBytes: z.number().int().min(1).max(65_536).optional(),
 });
 export type SuiteItem = z.output<typeof suiteItemSchema>;
 
@@ -57,8 +62,8 @@ export interface Suite {
   items: SuiteItem[];
 }
 
-/** A suite that fails validation; the message names every failing item. Retrying cannot help. */
-export class MalformedSuiteError extends NonRetryableError {}
+/** A suite that fails validation; the message names every failing item. Bad input: retrying cannot help, and the CLI exits 2. */
+export class MalformedSuiteError extends UsageError {}
 
 const MAX_LISTED = 20;
 

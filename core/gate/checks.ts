@@ -1,13 +1,22 @@
 // The promotion gate of the outer loop: a list of checks over held-out evidence. A candidate is promoted only
 // when every check passes; each check states its rule, its figures and its reason, and all of them are
 // recorded. Adding a check (the eval-integrity probes, the public/held-out gap) is adding one function.
+import { higherIsBetter } from '../eval-suite/suite-metrics';
 import { mean, orientedDeltas, pairedTest } from './paired-test';
 import { INTEGRITY_CHECKS } from './integrity-checks';
-import type { GateMetric } from './settings';
+import { boundOf, type GateMetric } from './settings';
 import type { CheckResult, GateCheck, GateEvidence } from './evidence';
 
-/** Whether a larger per-item score is better, per metric. */
-export const HIGHER_IS_BETTER: Record<GateMetric, boolean> = { bits_per_byte: false, exact_match: true };
+/**
+ * The metrics the gate pairs held-out items for: its own metric, the two built-in families (`bits_per_byte`,
+ * `exact_match`), and `pass_rate` beside a narrower metric (one grader kind or one category), so that the
+ * per-category regression check covers every graded item whatever the primary metric is.
+ */
+export function pairedMetricsOf(primary: GateMetric): GateMetric[] {
+  const builtin = ['bits_per_byte', 'exact_match'];
+  const covering = primary === 'accuracy' || primary === 'pass_rate' || builtin.includes(primary) ? [] : ['pass_rate'];
+  return [...new Set([primary, ...builtin, ...covering])];
+}
 
 export interface GateOutcome {
   promote: boolean;
@@ -40,7 +49,7 @@ export const heldoutImprovement: GateCheck = (e) => {
   const deltas = orientedDeltas(
     items.map((i) => i.candidate),
     items.map((i) => i.incumbent),
-    HIGHER_IS_BETTER[metric],
+    higherIsBetter(metric),
   );
   const t = pairedTest(deltas, e.settings);
   const bigEnough = t.meanDelta >= margin;
@@ -77,13 +86,17 @@ export const noCategoryRegression: GateCheck = (e) => {
   const figures: Record<string, number | string> = {};
   const failures: string[] = [];
   let worst: { metric: GateMetric; category: string; regression: number } | undefined;
-  for (const metric of Object.keys(HIGHER_IS_BETTER) as GateMetric[]) {
+  // The two built-in families first, as before metrics were open, then any other by name: a stable order of figures.
+  const rank = (m: string) => ['bits_per_byte', 'exact_match'].indexOf(m) >>> 0;
+  const metrics = Object.keys(e.items).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  for (const metric of metrics) {
     const items = e.items[metric];
     if (!items?.length) continue;
-    const bound = e.settings.maxCategoryRegression[metric];
+    const bound = boundOf(e.settings.maxCategoryRegression, metric);
+    const higher = higherIsBetter(metric);
     const byCategory = new Map<string, number[]>();
     for (const i of items) {
-      const d = HIGHER_IS_BETTER[metric] ? i.candidate - i.incumbent : i.incumbent - i.candidate;
+      const d = higher ? i.candidate - i.incumbent : i.incumbent - i.candidate;
       const list = byCategory.get(i.category);
       if (list) list.push(d);
       else byCategory.set(i.category, [d]);

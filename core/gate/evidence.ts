@@ -68,7 +68,10 @@ export interface GateEvidence {
   candidateCheckpointId: string;
   /** The production checkpoint, or the untrained baseline before the first promotion. */
   incumbentCheckpointId: string;
-  /** Held-out items scored for both checkpoints, per metric (a metric nobody could score is absent). */
+  /**
+   * Held-out items scored for both checkpoints, per metric (core/gate/checks.ts pairedMetricsOf: the gate's metric and
+   * the families the per-category check covers; a metric nobody could score is absent).
+   */
   items: Partial<Record<GateMetric, PairedItem[]>>;
   settings: GateSettings;
   /** The hacking guard's evidence (public means, twins, cheat-only items, canaries); absent parts are not checked. */

@@ -1,6 +1,8 @@
 // The hacking guard: gate checks over the eval-integrity evidence (public vs held-out both ways, twins, cheat-only
 // items, canaries and held-out canaries). Each is one GateCheck; a check whose evidence was not measured passes and says so.
+import { higherIsBetter } from '../eval-suite/suite-metrics';
 import { mean, orientedDeltas, sampleVariance } from './paired-test';
+import { boundOf } from './settings';
 import type { CheckResult, GateCheck, TwinPair } from './evidence';
 
 const f4 = (x: number) => x.toFixed(4);
@@ -27,12 +29,12 @@ export const publicHeldoutGap: GateCheck = (e) => {
   const stated: string[] = [];
   const failures: string[] = [];
   for (const m of all) {
-    const higher = m.metric === 'exact_match';
+    const higher = higherIsBetter(m.metric);
     const gain = (c: number, i: number) => (higher ? c - i : i - c);
     const publicGain = gain(m.candidatePublic, m.incumbentPublic);
     const heldoutGain = gain(m.candidateHeldout, m.incumbentHeldout);
     const growth = publicGain - heldoutGain;
-    const bound = e.settings.maxGapGrowth[m.metric];
+    const bound = boundOf(e.settings.maxGapGrowth, m.metric);
     Object.assign(figures, {
       [`${m.metric}.publicGain`]: round(publicGain),
       [`${m.metric}.heldoutGain`]: round(heldoutGain),
@@ -72,7 +74,7 @@ export const heldoutOutrunsPublic: GateCheck = (e) => {
   const stated: string[] = [];
   const failures: string[] = [];
   for (const m of all) {
-    const higher = m.metric === 'exact_match';
+    const higher = higherIsBetter(m.metric);
     const items = e.items[m.metric]!;
     const deltas = orientedDeltas(
       items.map((i) => i.candidate),

@@ -2,19 +2,40 @@
 // paired test must be, and how far any one category may slip. The campaign spec embeds `gateSettingsSchema`
 // as `promotion:`; a workflow carries the parsed (complete) settings, which are small.
 import { z } from 'zod';
+import { higherIsBetter } from '../eval-suite/suite-metrics';
 import { InvalidSpecError, formatIssues } from '../spec-errors';
 
-/** A held-out metric the gate reads from `evalResults.perItem`: one per grader. */
-export type GateMetric = 'bits_per_byte' | 'exact_match';
+/**
+ * A metric the gate reads from `evalResults.perItem`: any metric the suite reports (core/eval-suite/suite-metrics.ts);
+ * its per-item scores are those of the held-out items the metric is made of.
+ */
+export type GateMetric = string;
+
+/**
+ * A bound per metric: `bits_per_byte` and `exact_match` always have one; any other metric may be named. A metric not
+ * named takes `bits_per_byte`'s bound when it is a loss (lower-is-better) metric, else `exact_match`'s: every
+ * higher-is-better metric (pass_rate, grader.<kind>, category.<name>) is, like exact match, a share of items passed.
+ */
+export interface MetricBounds {
+  bits_per_byte: number;
+  exact_match: number;
+  [metric: string]: number;
+}
+
+/** The bound that applies to `metric` (see MetricBounds). */
+export function boundOf(bounds: MetricBounds, metric: GateMetric): number {
+  return bounds[metric] ?? (higherIsBetter(metric) ? bounds.exact_match : bounds.bits_per_byte);
+}
 
 /** The paired test the gate's p-value comes from (see core/gate/paired-test.ts for why sign-flip is the default). */
 export type GateTest = 'sign-flip' | 'bootstrap';
 
 export interface GateSettings {
   /**
-   * The held-out metric the candidate must improve: `bits_per_byte` (loss items, lower is better) or
-   * `exact_match` (completion items, higher is better). Means are unweighted over items.
-   * @default "bits_per_byte"
+   * The held-out metric the candidate must improve: any metric the suite reports, e.g. `bits_per_byte` (loss items,
+   * lower is better), `exact_match` (completion items), `pass_rate`, `grader.<kind>`, `category.<name>` (higher is
+   * better). Means are unweighted over items.
+   * @default "bits_per_byte" for the built-in task; a custom task's selection metric
    */
   metric: GateMetric;
   /**
@@ -26,11 +47,11 @@ export interface GateSettings {
   /** One-sided significance level of the paired test (H0: the candidate is no better). @default 0.05 */
   alpha: number;
   /**
-   * The most any one category's mean may get worse, per metric, in that metric's units. Every metric with
-   * held-out scores is checked, not just `metric`.
+   * The most any one category's mean may get worse, per metric, in that metric's units. Every metric the gate
+   * pairs is checked, not just `metric`; a metric not named takes the bound of its kind (MetricBounds).
    * @default { bits_per_byte: 0.05, exact_match: 0.05 }
    */
-  maxCategoryRegression: Record<GateMetric, number>;
+  maxCategoryRegression: MetricBounds;
   /**
    * Categories with fewer held-out items than this are reported but not gated: the mean of a handful of
    * items moves by more than any useful bound on noise alone.
@@ -46,9 +67,10 @@ export interface GateSettings {
   /**
    * Hacking guard: the most the candidate's public-minus-held-out gap (in `metric`'s units, better = positive) may
    * grow over the incumbent's. A public score that rises while held-out does not is the signature of a shortcut.
+   * A metric not named takes the bound of its kind (MetricBounds).
    * @default { bits_per_byte: 0.25, exact_match: 0.2 }
    */
-  maxGapGrowth: Record<GateMetric, number>;
+  maxGapGrowth: MetricBounds;
   /**
    * Hacking guard: the most the candidate's share of public items passed may exceed its share of their perturbed
    * twins passed, beyond the incumbent's own difference (exact-token items).
@@ -75,20 +97,21 @@ export interface GateSettings {
 export type HeldoutOutrunAction = 'reject' | 'hold';
 
 export const gateSettingsSchema = z.strictObject({
-  /** The held-out metric the candidate must improve. @default "bits_per_byte" */
-  metric: z.enum(['bits_per_byte', 'exact_match']).default('bits_per_byte'),
+  /** The held-out metric the candidate must improve: any metric the suite reports. @default "bits_per_byte" (a custom task: its selection metric) */
+  metric: z.string().min(1, 'must name a metric').default('bits_per_byte'),
   /** Least improvement of the mean per-item score, in the metric's units. @default 0.02 */
   margin: z.number().min(0).default(0.02),
   /** One-sided significance level of the paired test. @default 0.05 */
   alpha: z.number().gt(0).lt(1).default(0.05),
-  /** Most any one category's mean may get worse, per metric. @default { bits_per_byte: 0.05, exact_match: 0.05 } */
+  /** Most any one category's mean may get worse, per metric (others: by kind). @default { bits_per_byte: 0.05, exact_match: 0.05 } */
   maxCategoryRegression: z
-    .strictObject({
+    .object({
       /** @default 0.05 */
       bits_per_byte: z.number().min(0).default(0.05),
       /** @default 0.05 */
       exact_match: z.number().min(0).default(0.05),
     })
+    .catchall(z.number().min(0))
     .prefault({}),
   /** Categories with fewer items are reported but not gated. @default 10 */
   minCategoryItems: z.number().int().min(1).default(10),
@@ -98,14 +121,15 @@ export const gateSettingsSchema = z.strictObject({
   resamples: z.number().int().min(100).max(100_000).default(2000),
   /** Seed of the resampling. @default 1 */
   seed: z.number().int().default(1),
-  /** Most the public-minus-held-out gap may grow over the incumbent's, per metric. @default { bits_per_byte: 0.25, exact_match: 0.2 } */
+  /** Most the public-minus-held-out gap may grow over the incumbent's, per metric (others: by kind). @default { bits_per_byte: 0.25, exact_match: 0.2 } */
   maxGapGrowth: z
-    .strictObject({
+    .object({
       /** @default 0.25 */
       bits_per_byte: z.number().min(0).default(0.25),
       /** @default 0.2 */
       exact_match: z.number().min(0).default(0.2),
     })
+    .catchall(z.number().min(0))
     .prefault({}),
   /** Most the public-minus-twin pass-rate gap may grow over the incumbent's. @default 0.25 */
   maxTwinGapGrowth: z.number().min(0).default(0.25),

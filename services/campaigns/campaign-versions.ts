@@ -7,6 +7,7 @@ import { parseSpec, SpecTooLargeError, type CampaignSpec } from '../../core/spec
 import type { Db } from '../../db/client';
 import { campaigns, campaignVersions, innerLoops, outerIterations } from '../../db/schema';
 import { campaignIdOfVersion } from '../../contracts/campaign';
+import { pinTaskRefs } from './pin-task';
 
 /**
  * The largest spec registered, as canonical JSON. Real specs are a few KB; a spec file is capped at 256 KiB too
@@ -70,10 +71,13 @@ export interface RegisteredVersion {
 
 /**
  * Registers a spec as a campaign version (the campaign row too, the first time) and makes it the campaign's latest.
- * Every path that stores a spec comes here, so the size cap and the validation hold for all of them.
+ * Every path that stores a spec comes here, so the size cap and the validation hold for all of them. A custom task's
+ * dataset and suite are pinned first (pinTaskRefs: a bare name becomes its newest version; an unknown one is a
+ * UsageError): the stored spec, and so its hash, hold the exact versions.
  */
 export async function registerCampaignVersion(db: Db, raw: unknown, where?: string): Promise<RegisteredVersion> {
-  const { versionId, hash, spec } = campaignVersionOf(raw, where);
+  const pinned = await pinTaskRefs(db, campaignVersionOf(raw, where).spec, where);
+  const { versionId, hash, spec } = campaignVersionOf(pinned, where);
   const created = await db.transaction(async (tx) => {
     const inserted = await tx
       .insert(campaignVersions)

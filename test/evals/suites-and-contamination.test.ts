@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { checkContamination } from '../../activities/eval/check-contamination';
 import { readHeldoutItems } from '../../activities/eval/heldout-items';
-import { itemContentHash, registerEvalSuite } from '../../activities/eval/register-suite';
+import { itemContentHash, registerEvalSuite } from '../../services/suites/register-suite';
 import { MalformedSuiteError } from '../../core/eval-suite/suite-schema';
 import { ContaminatedDatasetError } from '../../core/errors';
 import type { DbHandle } from '../../db/client';

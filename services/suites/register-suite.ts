@@ -43,6 +43,7 @@ export async function registerEvalSuite(db: Db, input: unknown): Promise<Registe
       contentHash: itemContentHash(i.prompt, i.reference),
       sourceFile: i.sourceFile,
       probe: i.probe ? { ...i.probe, of: i.probe.of === undefined ? undefined : `${suiteId}/${i.probe.of}` } : null,
+      maxBytes: i.maxBytes ?? null,
     }));
     for (let k = 0; k < rows.length; k += 500) await tx.insert(evalItems).values(rows.slice(k, k + 500));
     await tx.insert(evalSuites).values({
@@ -57,13 +58,22 @@ export async function registerEvalSuite(db: Db, input: unknown): Promise<Registe
 }
 
 function suiteContentHash(s: Suite): string {
-  // Held-out canaries join the hash only when there are some, so a suite registered before them keeps its version.
+  // Held-out canaries (and an item's maxBytes) join the hash only when there are some, so a suite registered before
+  // them keeps its version.
   return sha256(
     JSON.stringify([
       s.rubrics,
       s.canaries,
       ...(s.heldoutCanaries.length > 0 ? [s.heldoutCanaries] : []),
-      s.items.map((i) => [i.id, i.split, i.grader, i.category, i.probe ?? null, itemContentHash(i.prompt, i.reference)]),
+      s.items.map((i) => [
+        i.id,
+        i.split,
+        i.grader,
+        i.category,
+        i.probe ?? null,
+        itemContentHash(i.prompt, i.reference),
+        ...(i.maxBytes !== undefined ? [i.maxBytes] : []),
+      ]),
     ]),
   );
 }
