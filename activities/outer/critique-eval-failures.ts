@@ -1,10 +1,10 @@
 // critiqueEvalFailures: the teacher's view of the production model's mistakes on the PUBLIC split (items agents and
-// researchers may see). Each sampled failed completion item gets the campaign teacher's plain-English critique of
-// the model's actual output against the reference; held-out items are never read here, so no teacher sees one.
+// researchers may see). Each sampled failed item gets the campaign teacher's plain-English critique of
+// the model's actual output against the reference (every graded item, whatever its grader; loss items have no output); held-out items are never read here, so no teacher sees one.
 // Its signal is never a training example: eval items stay out of every dataset (the contamination check would
 // remove them anyway); the per-category failure rates shape the next loss weights instead.
-import { and, eq, inArray } from 'drizzle-orm';
-import { COMPLETION_BUDGET } from '../../core/graders';
+import { and, eq, inArray, ne } from 'drizzle-orm';
+import { predictBudgetOf } from '../../core/eval-suite/predict-budget';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { checkpoints, critiques, evalItems, evalResults, experiments } from '../../db/schema';
 import { campaignOfRow } from '../campaign-of';
@@ -34,7 +34,7 @@ export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEv
       and(
         eq(evalItems.suiteId, input.suiteId),
         eq(evalItems.split, 'public'),
-        eq(evalItems.grader, 'exact_token'),
+        ne(evalItems.grader, 'bits_per_byte'),
         inArray(evalItems.id, Object.keys(result.perItem)),
       ),
     );
@@ -54,7 +54,7 @@ export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEv
   const outputs = await runPredict({
     trainer: trainerSetupOf(trained, deps.home),
     checkpointFile: ckpt.path,
-    prompts: sample.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: COMPLETION_BUDGET })),
+    prompts: sample.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: predictBudgetOf(i) })),
   });
 
   const byCategory: Record<string, number> = {};
