@@ -1,17 +1,17 @@
 // buildDatasetVersion: one outer iteration's immutable dataset: the parent version's examples plus the examples made
 // from the teacher's critiques, minus everything that overlaps an eval item (checked here, every time), with mixing
-// weights per source and loss weights per category. The trainer reads `train.txt` through run.json as before.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+// weights per source and loss weights per category. The trainer reads the version's files (train.jsonl, train.txt:
+// services/datasets/version-files.ts) through run.json. A version derived from a dataset a user registered (no
+// campaign) belongs to the dataset `<campaignId>/<NAME>`, the campaign's own line of versions of it.
 import { and, eq, inArray } from 'drizzle-orm';
-import { repetitions, uniformOf } from '../../core/dataset/loss-weights';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError, NonRetryableError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
-import { critiques, datasetVersions, evalItems, examples } from '../../db/schema';
+import { critiques, datasets, datasetVersions, evalItems, examples } from '../../db/schema';
 import type { ActivityDeps } from '../deps';
 import { datasetDirOf } from '../../services/paths';
+import { contentHashOf, exampleOfRow } from '../../services/datasets/example-rows';
+import { trainBytesOf, versionRecord, writeVersionFiles } from '../../services/datasets/version-files';
 import type { BuildDatasetVersionResult } from '../../contracts/outer-activities';
 
 export interface BuildDatasetVersionInput {
@@ -40,20 +40,14 @@ export const MAX_REMOVED_LISTED = 100;
 /** A mix or loss weight that is negative or not a number: retrying cannot help. */
 export class InvalidWeightsError extends NonRetryableError {}
 
-/** The trainer's text and this version's description, beside each other in the version's folder. */
-export const TRAIN_FILE = 'train.txt';
-export const VERSION_FILE = 'version.json';
-/** Examples are joined as the base version's corpus files are. */
-const SEPARATOR = '\n';
-
 type ExampleRow = typeof examples.$inferInsert & { weight: number; category: string };
 
 /**
  * Builds (or finds) the version. Its id is content-addressed — `${datasetId}@` + the first 12 hex digits of a
  * sha256 over the parent id, the sorted example hashes with their source and weight, and the mix and loss weights —
- * so building twice from the same inputs yields one version. The files are written under temporary names and
- * renamed before the one transaction that inserts the examples and the version (ON CONFLICT DO NOTHING), so a
- * version row always has its files.
+ * so building twice from the same inputs yields one version. The files are written (services/datasets/version-files)
+ * before the one transaction that inserts the examples and the version (ON CONFLICT DO NOTHING), so a version row
+ * always has its files.
  *
  * Eval items of every suite and split (public, held-out, probes) are checked with `findOverlaps` at its defaults
  * (13-character n-grams, 0.5 share), each as its prompt followed by its reference.
@@ -79,7 +73,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
         continue;
       }
       const content = s.prompt + s.target;
-      const contentHash = sha256(content);
+      const contentHash = contentHashOf(content);
       if (pool.has(contentHash)) {
         if (!fromCritiques.has(contentHash)) duplicates++;
         continue;
@@ -92,6 +86,8 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
         sourceRef: c.id,
         category: s.category ?? 'code',
         content,
+        prompt: s.prompt,
+        completion: s.target,
         weight: s.weight,
       });
     }
@@ -111,20 +107,21 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   for (const source of Object.keys(bySource)) mix[source] ??= 1;
   const mixWeights = canonical(mix, 'mix');
 
-  const pieces: string[] = [];
-  for (const e of kept) {
-    const m = mixWeights[e.source] * e.weight * (lossWeights[e.category] ?? 1);
-    for (let k = repetitions(m, uniformOf(e.contentHash)); k > 0; k--) pieces.push(e.content);
-  }
-  const text = pieces.join(SEPARATOR);
-  const contentHash = sha256(text);
+  // Each example's effective weight: its own × its source's mix weight × its category's loss weight.
+  const records = kept.map((e) =>
+    versionRecord(
+      { ...exampleOfRow(e), weight: mixWeights[e.source] * e.weight * (lossWeights[e.category] ?? 1), source: e.source },
+      e.contentHash,
+    ),
+  );
   const key = JSON.stringify({
     parent: parent.id,
     examples: kept.map((e) => `${e.contentHash}:${e.source}:${e.weight}`),
     mixWeights,
     lossWeights,
   });
-  const versionId = `${parent.datasetId}@${sha256(key).slice(0, 12)}`;
+  const dataset = await childDatasetOf(deps, parent.datasetId, input.campaignId);
+  const versionId = `${dataset.id}@${sha256(key).slice(0, 12)}`;
   const result = (created: boolean): BuildDatasetVersionResult => ({
     versionId,
     created,
@@ -135,7 +132,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
       duplicates,
       removed: removed.length,
       skippedSignals,
-      trainBytes: Buffer.byteLength(text),
+      trainBytes: trainBytesOf(records),
     },
     removed: removed.slice(0, MAX_REMOVED_LISTED),
   });
@@ -145,14 +142,17 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
 
   const dir = datasetDirOf(deps.home, versionId);
   const parentIds = [parent.id];
-  fs.mkdirSync(dir, { recursive: true });
-  writeAtomically(path.join(dir, TRAIN_FILE), text);
-  writeAtomically(
-    path.join(dir, VERSION_FILE),
-    JSON.stringify({ versionId, parentIds, contentHash, countsBySource: bySource, mixWeights, lossWeights }, null, 2) + '\n',
-  );
+  const { trainSha256: contentHash } = await writeVersionFiles(dir, records, (w) => ({
+    versionId,
+    parentIds,
+    contentHash: w.trainSha256,
+    countsBySource: bySource,
+    mixWeights,
+    lossWeights,
+  }));
 
   const created = await db.transaction(async (tx) => {
+    if (dataset.insert) await tx.insert(datasets).values(dataset.insert).onConflictDoNothing();
     const rows = kept.map((e) => ({ ...e, datasetVersionId: versionId, createdAt: undefined }));
     for (let i = 0; i < rows.length; i += 200)
       await tx
@@ -163,7 +163,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
       .insert(datasetVersions)
       .values({
         id: versionId,
-        datasetId: parent.datasetId,
+        datasetId: dataset.id,
         parentIds,
         path: dir,
         contentHash,
@@ -209,13 +209,19 @@ function canonical(w: Record<string, number>, what: string): Record<string, numb
   return out;
 }
 
-/** A unique temporary name, so two workers building the same version never write into one file. */
-function writeAtomically(file: string, data: string): void {
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, data);
-  fs.renameSync(tmp, file);
+/**
+ * The dataset a child of a version of `parentDatasetId` belongs to: the parent's own when a campaign's outer loop owns
+ * it, else (a dataset a user registered) `<campaignId>/<NAME>`, with the row to insert for it (the campaign's id).
+ */
+async function childDatasetOf(
+  deps: ActivityDeps,
+  parentDatasetId: string,
+  campaignId: string,
+): Promise<{ id: string; insert?: typeof datasets.$inferInsert }> {
+  const [d] = await deps.db.select().from(datasets).where(eq(datasets.id, parentDatasetId));
+  if (!d || d.campaignId !== null) return { id: parentDatasetId };
+  const id = `${campaignId}/${d.name}`;
+  return { id, insert: { id, campaignId, name: d.name } };
 }
 
-function sha256(s: string): string {
-  return crypto.createHash('sha256').update(s).digest('hex');
-}
+const sha256 = contentHashOf;

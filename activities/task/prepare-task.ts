@@ -3,19 +3,18 @@
 // the base dataset version (the corpus's train split) and the eval suite (public and held-out items, disjoint
 // by file from the training text and from each other, probes, and held-out canaries). Every row has a deterministic key: a retry upserts.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { buildCompletionItems, buildLossItems, languageOf, type CompletionItem } from '../../tasks/builtin-code/eval-items';
+import { buildCompletionItems, buildLossItems, type CompletionItem } from '../../tasks/builtin-code/eval-items';
 import { buildHeldoutCanaries } from '../../tasks/builtin-code/heldout-canaries';
 import { buildBuiltinProbes } from '../../tasks/builtin-code/probes';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError } from '../../core/errors';
-import { datasets, datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
+import { datasetVersions, evalItems, evalSuites } from '../../db/schema';
+import { ensureBaseVersion } from './builtin-base-version';
 
 import { campaignsOf, type ActivityDeps } from '../deps';
 import { prepareCustomTask } from './prepare-custom-task';
-import { corpusDirOf, datasetDirOf } from '../../services/paths';
+import { corpusDirOf } from '../../services/paths';
 import { ensureCorpus, evalSplitFiles, readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
 import type { CorpusManifest } from '../../tasks/builtin-code/corpus';
 import type { PrepareTaskInput, PreparedTask } from '../../contracts/campaign';
@@ -34,43 +33,6 @@ export async function prepareTask(deps: ActivityDeps, input: PrepareTaskInput): 
     return { datasetVersionId: v.id, suiteId };
   }
   return { datasetVersionId: await ensureBaseVersion(deps, spec.name, corpusDir, manifest), suiteId };
-}
-
-async function ensureBaseVersion(deps: ActivityDeps, campaignId: string, corpusDir: string, manifest: CorpusManifest): Promise<string> {
-  const corpusHash = manifest.contentSha256;
-  const { db } = deps;
-  const datasetId = `${campaignId}/code`;
-  const versionId = `${datasetId}@base-${corpusHash.slice(0, 12)}`;
-  const [existing] = await db.select({ id: datasetVersions.id }).from(datasetVersions).where(eq(datasetVersions.id, versionId));
-  if (existing) return versionId;
-
-  const dir = datasetDirOf(deps.home, versionId);
-  fs.mkdirSync(dir, { recursive: true });
-  const { text, files: train } = readTrainFiles(corpusDir, manifest);
-  fs.writeFileSync(path.join(dir, 'train.txt.tmp'), text);
-  fs.renameSync(path.join(dir, 'train.txt.tmp'), path.join(dir, 'train.txt'));
-
-  await db.transaction(async (tx) => {
-    await tx.insert(datasets).values({ id: datasetId, campaignId, name: 'code' }).onConflictDoNothing();
-    const rows = train.map((f) => ({
-      datasetVersionId: versionId,
-      contentHash: sha256(f.text),
-      source: 'corpus',
-      sourceRef: f.file,
-      category: languageOf(f.file),
-      content: f.text,
-    }));
-    for (let i = 0; i < rows.length; i += 200)
-      await tx
-        .insert(examples)
-        .values(rows.slice(i, i + 200))
-        .onConflictDoNothing();
-    await tx
-      .insert(datasetVersions)
-      .values({ id: versionId, datasetId, parentIds: [], path: dir, contentHash: sha256(text), countsBySource: { corpus: train.length } })
-      .onConflictDoNothing();
-  });
-  return versionId;
 }
 
 async function ensureSuite(

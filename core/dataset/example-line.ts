@@ -4,9 +4,16 @@
 // chat template of its own uses (`promptAndCompletion`) are defined here, once.
 import { z } from 'zod';
 
+/**
+ * Text PostgreSQL can store as it is: no NUL character and no unpaired UTF-16 surrogate (JSON can spell both, as
+ * `\u0000` and a lone `\ud800`; a `text` or `jsonb` column refuses them).
+ */
+const STORABLE = /^[^\u0000\p{Cs}]*$/u;
+const text = () => z.string().regex(STORABLE, 'must not contain NUL (\\u0000) or unpaired surrogate characters');
+
 export const messageSchema = z.strictObject({
   role: z.enum(['system', 'user', 'assistant']),
-  content: z.string(),
+  content: text(),
 });
 export type Message = z.output<typeof messageSchema>;
 
@@ -18,8 +25,8 @@ const categorySchema = z
 const weightSchema = z.number().finite('must be a finite number').min(0, 'must be >= 0');
 
 const promptCompletionLine = z.strictObject({
-  prompt: z.string(),
-  completion: z.string().min(1, 'must not be empty (the loss is on the completion)'),
+  prompt: text(),
+  completion: text().min(1, 'must not be empty (the loss is on the completion)'),
   /** Groups examples in reports and per-category loss weights. @default "general" */
   category: categorySchema.default('general'),
   /** How often the example is drawn relative to the others. @default 1 */
@@ -90,3 +97,18 @@ export function exampleContent(e: ExampleLine): string {
 export type TrainExample = ExampleLine & { source: string };
 
 export const TRAIN_EXAMPLES_FILE = 'train.jsonl';
+
+/**
+ * The example with its keys in one fixed order (`prompt, completion, category, weight` or `messages, category,
+ * weight`; each message `role, content`) and nothing else: what a version's content hash is taken over, and the
+ * start of its `train.jsonl` line, so the same example is always the same bytes.
+ */
+export function canonicalExample(e: ExampleLine): ExampleLine {
+  if ('prompt' in e) return { prompt: e.prompt, completion: e.completion, category: e.category, weight: e.weight };
+  return { messages: e.messages.map((m) => ({ role: m.role, content: m.content })), category: e.category, weight: e.weight };
+}
+
+/** One line of `train.jsonl` (no newline): the canonical example, then `source`. */
+export function trainExampleLine(e: TrainExample): string {
+  return JSON.stringify({ ...canonicalExample(e), source: e.source });
+}

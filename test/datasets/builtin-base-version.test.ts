@@ -1,0 +1,64 @@
+// The built-in task's base version goes through the one version writer: its train.txt is the corpus's train text
+// byte for byte (as before the writer existed), its train.jsonl one corpus file a line, its rows carry prompt "" and
+// completion = the file's text.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { ensureBaseVersion } from '../../activities/task/builtin-base-version';
+import type { DbHandle } from '../../db/client';
+import { datasets, datasetVersions, examples } from '../../db/schema';
+import type { CorpusManifest } from '../../tasks/builtin-code/corpus';
+import { freshDatabase, scratchDir } from '../helpers/env';
+
+const home = scratchDir('builtin-base');
+let h: DbHandle;
+const sha = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
+
+beforeAll(async () => {
+  ({ handle: h } = await freshDatabase('builtin_base'));
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+test('train.txt is the corpus train text; train.jsonl and the rows hold each file as a completion', async () => {
+  const corpusDir = scratchDir('builtin-base-corpus');
+  const files = [
+    { file: 'pkg/a.ts', text: 'export const a = 1;\n' },
+    { file: 'pkg/b.js', text: 'module.exports = function b() {\n  return "b\\n";\n};\n' },
+    { file: 'pkg/c.ts', text: 'export const a = 1;\n' },
+  ];
+  const text = files.map((f) => f.text).join('\n');
+  fs.writeFileSync(path.join(corpusDir, 'train.txt'), text);
+  const manifest = {
+    separator: '\n',
+    files: files.map((f) => ({ file: f.file, split: 'train', bytes: Buffer.byteLength(f.text) })),
+    contentSha256: sha('corpus'),
+  } as unknown as CorpusManifest;
+
+  const versionId = await ensureBaseVersion({ db: h.db, home }, 'c1', corpusDir, manifest);
+  expect(versionId).toBe(`c1/code@base-${sha('corpus').slice(0, 12)}`);
+  const [v] = await h.db.select().from(datasetVersions).where(eq(datasetVersions.id, versionId));
+  expect(v).toMatchObject({ datasetId: 'c1/code', parentIds: [], countsBySource: { corpus: 3 }, contentHash: sha(text) });
+  expect(fs.readFileSync(path.join(v.path, 'train.txt'), 'utf8')).toBe(text);
+  const jsonl = fs.readFileSync(path.join(v.path, 'train.jsonl'), 'utf8').trimEnd().split('\n');
+  expect(jsonl.map((l) => JSON.parse(l) as unknown)).toEqual(
+    files.map((f) => ({
+      prompt: '',
+      completion: f.text,
+      category: f.file.endsWith('.js') ? 'javascript' : 'typescript',
+      weight: 1,
+      source: 'corpus',
+    })),
+  );
+  const rows = await h.db.select().from(examples).where(eq(examples.datasetVersionId, versionId));
+  // Two files with one text are one example row, as before.
+  expect(rows.map((r) => [r.sourceRef, r.prompt, r.completion, r.content, r.category]).sort()).toEqual([
+    ['pkg/a.ts', '', files[0].text, files[0].text, 'typescript'],
+    ['pkg/b.js', '', files[1].text, files[1].text, 'javascript'],
+  ]);
+  const [d] = await h.db.select().from(datasets).where(eq(datasets.id, 'c1/code'));
+  expect(d).toMatchObject({ campaignId: 'c1', name: 'code' });
+  expect(await ensureBaseVersion({ db: h.db, home }, 'c1', corpusDir, manifest)).toBe(versionId);
+});
