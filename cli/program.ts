@@ -32,6 +32,7 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['simulate-users'], () => (require('./commands/simulate-users') as typeof import('./commands/simulate-users')).registerSimulateUsers],
   [['lineage'], () => (require('./commands/lineage') as typeof import('./commands/lineage')).registerLineage],
   [['codec-server'], () => (require('./commands/codec-server') as typeof import('./commands/codec-server')).registerCodecServer],
+  [['dataset'], () => (require('./commands/dataset') as typeof import('./commands/dataset')).registerDataset],
   [['report'], () => (require('./commands/report') as typeof import('./commands/report')).registerReport],
 ];
 
