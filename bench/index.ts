@@ -25,6 +25,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'sandbox-startup.ts',
     measures: "the trainer sandbox's start-up cost per launch (median of 50) against an unsandboxed launch",
   },
+  'dataset-add': {
+    file: 'dataset-add.ts',
+    measures: '`dataset add` lines/s and peak memory for 1,000,000 lines, beside reading and JSON.parsing the same file',
+  },
   'dashboard-pages': {
     file: 'dashboard-pages.ts',
     measures: 'dashboard page time (median, p95 of 50) at 10,000 experiments and 1,000,000 metric points',
