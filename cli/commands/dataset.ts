@@ -74,13 +74,13 @@ async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
   }
 }
 
-/** One bar over both passes (checking, then loading), on stderr; `update` is the registration's progress callback. */
+/** One bar over both passes (checking, then loading; then `store` at the end), on stderr; `update` is the registration's progress callback. */
 function progressBar(): { update: (p: RegisterProgress) => void; stop: () => void } {
   const bar = new SingleBar({ format: '{phase} [{bar}] {percentage}% | {lines} lines', stream: process.stderr, clearOnComplete: true });
   let started = false;
   return {
     update: (p) => {
-      const value = (p.phase === 'load' ? p.totalBytes : 0) + p.bytes;
+      const value = (p.phase === 'check' ? 0 : p.totalBytes) + p.bytes;
       if (!started) bar.start(Math.max(1, 2 * p.totalBytes), value, { phase: p.phase, lines: p.lines });
       else bar.update(value, { phase: p.phase, lines: p.lines });
       started = true;

@@ -7,7 +7,7 @@ import { TRAIN_EXAMPLES_FILE } from '../../core/dataset/example-line';
 import { NotFoundError, UsageError } from '../../core/errors';
 import type { Db } from '../../db/client';
 import { one, rows } from '../queries/run-query';
-import { DATASET_NAME } from './register-dataset';
+import { isDatasetName } from './register-dataset';
 
 export interface DatasetListRow {
   name: string;
@@ -56,7 +56,7 @@ export const SAMPLE_CHARS = 240;
 export async function showDataset(db: Db, ref: string): Promise<DatasetVersionDetail> {
   const at = ref.lastIndexOf('@');
   const name = at < 0 ? ref : ref.slice(0, at);
-  if (at < 0 && !DATASET_NAME.test(name)) throw new UsageError(`dataset "${ref}": expected NAME or NAME@<version>`);
+  if (at < 0 && !isDatasetName(name)) throw new UsageError(`dataset "${ref}": expected NAME or NAME@<version>`);
   const v = await one<{
     id: string;
     dataset_id: string;

@@ -22,14 +22,17 @@ import {
   type ExampleLine,
 } from '../../core/dataset/example-line';
 import { UsageError } from '../../core/errors';
+import { DATASET_REF } from '../../core/spec';
 import type { Db } from '../../db/client';
 import { datasetDirOf } from '../paths';
 import { contentHashOf } from './example-rows';
 import { readLines } from './read-lines';
 import { writeVersionFiles, type VersionRecord } from './version-files';
 
-/** A dataset's name: what `task.dataset` names (core/spec.ts DATASET_REF without the version). */
-export const DATASET_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+/** A dataset's name: what a campaign's `task.dataset` names (core/spec.ts DATASET_REF), without a version. */
+export function isDatasetName(name: string): boolean {
+  return DATASET_REF.test(name) && !name.includes('@');
+}
 /** Problem lines listed before "... and N more": a wrong file should not flood the terminal. */
 export const SHOWN_PROBLEMS = 20;
 /** The source every example of a registered dataset has (counts_by_source, train.jsonl's `source`). */
@@ -48,8 +51,11 @@ export class MalformedDatasetError extends UsageError {
 }
 
 export interface RegisterProgress {
-  /** `check`: pass 1 (every line checked); `load`: pass 2 (into the database and the version's files). */
-  phase: 'check' | 'load';
+  /**
+   * `check`: pass 1 (every line checked); `load`: pass 2 (the file into the database); `store`: the examples inserted
+   * and the version's files written (reported once, when it starts, with every byte read).
+   */
+  phase: 'check' | 'load' | 'store';
   lines: number;
   /** Bytes of the file read in this phase. */
   bytes: number;
@@ -74,7 +80,7 @@ export async function registerDataset(
   file: string,
   opts: { home: string; onProgress?: (p: RegisterProgress) => void },
 ): Promise<RegisteredDataset> {
-  if (!DATASET_NAME.test(name))
+  if (!isDatasetName(name))
     throw new UsageError(`dataset name "${name}": lowercase letters, digits and ._- only, starting with a letter or digit, at most 63`);
   let totalBytes: number;
   try {
@@ -102,15 +108,7 @@ export async function registerDataset(
       await client.query('ROLLBACK');
       return raced;
     }
-    const result = await load(
-      client,
-      name,
-      file,
-      versionId,
-      checked,
-      opts.home,
-      progress && ((lines, bytes) => progress('load', lines, bytes)),
-    );
+    const result = await load(client, name, file, versionId, checked, opts.home, progress);
     await client.query('COMMIT');
     return result;
   } catch (e) {
@@ -196,8 +194,9 @@ async function load(
   versionId: string,
   checked: Checked,
   home: string,
-  onBytes?: (lines: number, bytes: number) => void,
+  progress?: (phase: RegisterProgress['phase'], lines: number, bytes: number) => void,
 ): Promise<RegisteredDataset> {
+  const onBytes = progress && ((n: number, bytes: number) => progress('load', n, bytes));
   await client.query('CREATE TEMP TABLE dataset_lines (ordinal int, content_hash text, content text, line text) ON COMMIT DROP');
   const hash = crypto.createHash('sha256');
   let lines = 0;
@@ -223,6 +222,7 @@ async function load(
     client.query(copyFrom('COPY dataset_lines (ordinal, content_hash, content, line) FROM STDIN (FORMAT csv)')),
   );
   if (lines !== checked.lines || hash.digest('hex') !== checked.contentHash) throw new FileChangedError(file);
+  progress?.('store', lines, fs.statSync(file).size);
 
   // The first line of each text is the example; the others are duplicates.
   const unique = await client.query(

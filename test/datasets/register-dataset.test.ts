@@ -207,6 +207,31 @@ test('problems are listed up to a cap; a line over the byte limit and an empty f
   expect(d).toBeUndefined();
 });
 
+test('a file changed between the two passes: nothing is kept, the connection is not reused broken', async () => {
+  const before = [await count(datasets), await count(datasetVersions), await count(examples)];
+  const lines = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ prompt: `${i}`, completion: 'x' }));
+  for (const [label, change] of [
+    ['a bad line', (l: string[]) => [...l.slice(0, 4000), 'oops', ...l.slice(4001)]],
+    ['another example', (l: string[]) => [...l.slice(0, 4999), JSON.stringify({ prompt: 'other', completion: 'y' })]],
+  ] as const) {
+    const file = writeFile(`moving-${label.replace(/ /g, '-')}.jsonl`, lines);
+    let changed = false;
+    const onProgress = (p: { phase: string; bytes: number; totalBytes: number }) => {
+      // The end of pass 1: the file is rewritten before pass 2 reads it.
+      if (p.phase === 'check' && p.bytes === p.totalBytes && !changed) {
+        changed = true;
+        writeFile(path.basename(file), change(lines));
+      }
+    };
+    await expect(registerDataset(h.db, 'moving', file, { home, onProgress })).rejects.toMatchObject({ name: 'FileChangedError' });
+    expect(changed).toBe(true);
+  }
+  expect([await count(datasets), await count(datasetVersions), await count(examples)]).toEqual(before);
+  expect(fs.readdirSync(path.join(home, 'datasets')).filter((d) => d.startsWith('moving'))).toEqual([]);
+  // The pool still works.
+  expect((await registerDataset(h.db, 'moving', writeFile('moving-ok.jsonl', lines), { home })).created).toBe(true);
+});
+
 test('50,000 lines stream in, with progress; two registrations of the same content at once both succeed', async () => {
   const cats = ['carry', 'no-carry', 'long'];
   const file = writeFile(
