@@ -14,6 +14,7 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['up'], () => (require('./commands/up') as typeof import('./commands/up')).registerUp],
   [['worker'], () => (require('./commands/worker') as typeof import('./commands/worker')).registerWorker],
   [['validate'], () => (require('./commands/validate') as typeof import('./commands/validate')).registerValidate],
+  [['dataset'], () => (require('./commands/dataset') as typeof import('./commands/dataset')).registerDataset],
   [['suite'], () => (require('./commands/suite') as typeof import('./commands/suite')).registerSuite],
   [['run'], () => (require('./commands/run') as typeof import('./commands/run')).registerRun],
   [['campaigns'], () => (require('./commands/campaigns') as typeof import('./commands/campaigns')).registerCampaigns],
@@ -32,7 +33,6 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['simulate-users'], () => (require('./commands/simulate-users') as typeof import('./commands/simulate-users')).registerSimulateUsers],
   [['lineage'], () => (require('./commands/lineage') as typeof import('./commands/lineage')).registerLineage],
   [['codec-server'], () => (require('./commands/codec-server') as typeof import('./commands/codec-server')).registerCodecServer],
-  [['dataset'], () => (require('./commands/dataset') as typeof import('./commands/dataset')).registerDataset],
   [['report'], () => (require('./commands/report') as typeof import('./commands/report')).registerReport],
 ];
 

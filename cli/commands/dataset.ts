@@ -3,10 +3,9 @@
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
-import { openDb, type Db } from '../../db/client';
 import { listDatasets, showDataset, type DatasetListRow, type DatasetVersionDetail } from '../../services/datasets/dataset-queries';
 import { registerDataset as addDataset, type RegisterProgress } from '../../services/datasets/register-dataset';
-import { requireDatabaseUrl } from '../../stack/endpoints';
+import { withDb } from '../with-db';
 
 export function registerDataset(program: Command): void {
   const dataset = program
@@ -63,15 +62,6 @@ export function registerDataset(program: Command): void {
       const d = await withDb((db) => showDataset(db, ref));
       console.log(opts.json ? JSON.stringify(d, null, 2) : formatDatasetVersion(d).join('\n'));
     });
-}
-
-async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const dbh = openDb(requireDatabaseUrl(resolveConfig(process.env, process.cwd())), { max: 2 });
-  try {
-    return await fn(dbh.db);
-  } finally {
-    await dbh.close();
-  }
 }
 
 /** One bar over both passes (checking, then loading; then `store` at the end), on stderr; `update` is the registration's progress callback. */

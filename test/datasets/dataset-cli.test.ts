@@ -74,7 +74,7 @@ test('dataset add prints NAME@<version> alone on stdout; list and show report it
   expect(table.stdout).toMatch(new RegExp(`^math +1 +${versionId.replace('.', '\\.')} +4 `, 'm'));
 
   const missing = await runCli(env, ['dataset', 'show', 'nope']);
-  expect(missing.status).toBe(1);
+  expect(missing.status).toBe(2);
   expect(missing.stderr).toContain('no dataset "nope"');
 });
 
