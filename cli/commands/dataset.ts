@@ -26,11 +26,14 @@ export function registerDataset(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ flywheel dataset add support data/support.jsonl\n  support@3f2a9c01b7de\n')
     .action(async (name: string, file: string) => {
       const config = resolveConfig(process.env, process.cwd());
-      const bar = process.stderr.isTTY ? progressBar() : undefined;
+      // On a terminal: a progress bar and a summary, on stderr. Elsewhere the version id is the only output.
+      const tty = process.stderr.isTTY === true;
+      const bar = tty ? progressBar() : undefined;
       try {
         const r = await withDb((db) => addDataset(db, name, file, { home: config.home, onProgress: bar?.update }));
         bar?.stop();
         console.log(r.versionId);
+        if (!tty) return;
         const cats = Object.entries(r.byCategory)
           .map(([c, n]) => `${c} ${n}`)
           .join(', ');
