@@ -1,6 +1,6 @@
 // A task of the user's own, made here from files (neither the built-in task nor arithmetic), taken through the
-// commands a user types: `flywheel dataset add`, `flywheel suite add`, `flywheel run`, `flywheel outer` (one
-// iteration, its critiques from a model teacher on a local OpenAI-compatible server). Then the isolation checks of
+// commands a user types: `flywheel dataset add`, `flywheel suite add`, `flywheel run`, `flywheel outer` (two
+// iterations: the second's critiques from a model teacher on a local OpenAI-compatible server). Then the isolation checks of
 // the built-in task, run on this one: no held-out text in any workflow history, any agent prompt, any file a
 // trainer could read (run directories, dataset versions) or any report; every held-out read by an eval-side reader.
 import fs from 'node:fs';
@@ -18,8 +18,8 @@ import { uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 
 const name = uniqueName('own-task');
-const datasetName = `rev-${name}`;
-const suiteName = `rev-suite-${name}`;
+const datasetName = `last-${name}`;
+const suiteName = `last-suite-${name}`;
 const home = scratchDir('custom-task-home');
 const files = scratchDir('custom-task-files');
 
@@ -31,19 +31,27 @@ let workers: TestWorkers;
 let server: ChatServer;
 let env: NodeJS.ProcessEnv;
 
-/** The task: reverse a word of random letters. `short` words have 5 letters, `long` ones 9. */
+/**
+ * The task: the last letter of a word of random letters (`last-short`: 5 letters, `last-long`: 9), a copy at a fixed
+ * distance that the built-in model learns in a few hundred steps, and the first letter of a 9-letter word
+ * (`first-long`), beyond the context the search space allows: production keeps failing those, so the teacher has
+ * public failures to critique. The words make every prompt unique: the held-out prompts are needles no other text
+ * holds by chance.
+ */
 const rng = Rng.derive(17, 'custom-task');
 const word = (n: number) => Array.from({ length: n }, () => String.fromCharCode(97 + rng.int(26))).join('');
-const reverse = (w: string) => [...w].reverse().join('');
-const problem = (category: 'short' | 'long') => {
-  const w = word(category === 'short' ? 5 : 9);
-  return { prompt: `rev:${w}=`, answer: reverse(w), category };
+const CATEGORIES = ['last-short', 'last-long', 'first-long'] as const;
+const problem = (category: (typeof CATEGORIES)[number]) => {
+  const w = word(category === 'last-short' ? 5 : 9);
+  return category === 'first-long'
+    ? { prompt: `first:${w}=`, answer: w[0], category }
+    : { prompt: `last:${w}=`, answer: w[w.length - 1], category };
 };
-const both = (n: number) => Array.from({ length: n }, (_, k) => problem(k % 2 === 0 ? 'short' : 'long'));
+const both = (n: number) => Array.from({ length: n }, (_, k) => problem(CATEGORIES[k % CATEGORIES.length]));
 
 const train = both(400);
-const publicItems = both(20);
-const heldoutItems = both(20);
+const publicItems = both(21);
+const heldoutItems = both(21);
 
 function writeTaskFiles(): { dataset: string; suite: string } {
   const dataset = path.join(files, 'train.jsonl');
@@ -80,12 +88,11 @@ function writeTaskFiles(): { dataset: string; suite: string } {
     suite,
     YAML.stringify({
       name: suiteName,
-      heldoutCanaries: [heldoutItems[0].prompt + heldoutItems[0].answer],
       items: [
         ...publicItems.map((p, k) => item('public', k, p)),
         ...heldoutItems.map((p, k) => item('heldout', k, p)),
         // A perturbed twin of a public item: the same shape, other letters.
-        { ...item('public', 0, problem('short')), id: 'twin-0', split: 'probe', probe: { kind: 'perturbed', of: 'public-0' } },
+        { ...item('public', 0, problem('last-short')), id: 'twin-0', split: 'probe', probe: { kind: 'perturbed', of: 'public-0' } },
       ],
     }),
   );
@@ -100,7 +107,7 @@ beforeAll(async () => {
   client = c.client;
   closeClient = () => c.connection.close();
   server = await startChatServer((req) => ({
-    content: JSON.stringify({ critique: 'The letters are in the wrong order.', target: failureOf(req).reference, weight: 1 }),
+    content: JSON.stringify({ critique: 'That is not the last letter.', target: failureOf(req).reference, weight: 1 }),
   }));
   const agentEnv = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseUrl };
   workers = await startTestWorkers({ prefix: uniqueName('t-own'), db: h.db, home, agentEnv });
@@ -115,7 +122,7 @@ afterAll(async () => {
 
 const cli = (args: string[]) => runCli(env, args, 600_000);
 
-test('dataset add, suite add, run, one outer iteration; held-out text reaches no trainer, agent or report', async () => {
+test('dataset add, suite add, run, outer iterations; held-out text reaches no trainer, agent or report', async () => {
   const task = writeTaskFiles();
   const added = await cli(['dataset', 'add', datasetName, task.dataset]);
   expect(added.stderr).toBe('');
@@ -129,15 +136,15 @@ test('dataset add, suite add, run, one outer iteration; held-out text reaches no
 
   const spec = {
     name,
-    goal: 'reverse words',
+    goal: 'the last letter of a word',
     // Bare names: pinned to the versions just registered when the campaign version is.
     task: { kind: 'custom', dataset: datasetName, suite: suiteName },
     trainer: { command: 'builtin', fixed: { logEvery: 20 } },
     searchSpace: {
-      lr: { type: 'float', low: 0.003, high: 0.03, log: true },
-      hidden: { type: 'int', low: 16, high: 32 },
-      context: { type: 'int', low: 6, high: 10 },
-      steps: { type: 'int', low: 150, high: 250 },
+      lr: { type: 'float', low: 0.01, high: 0.05, log: true },
+      hidden: { type: 'int', low: 32, high: 64 },
+      context: { type: 'int', low: 3, high: 6 },
+      steps: { type: 'int', low: 300, high: 500 },
     },
     innerLoop: { budget: { experiments: 2, parallelism: 2 }, batchSize: 2, startupTrials: 2, pruning: { rule: 'none' } },
     selection: { metric: 'pass_rate' },
@@ -161,28 +168,34 @@ test('dataset add, suite add, run, one outer iteration; held-out text reaches no
   // The suite's metrics, not the built-in task's: pass rate overall, per category and per grader kind.
   const [result] = await h.db.select().from(evalResults).where(eq(evalResults.experimentId, scored[0].id));
   expect(Object.keys(result.metrics)).toEqual(
-    expect.arrayContaining(['pass_rate', 'category.short', 'category.long', 'grader.exact_match']),
+    expect.arrayContaining(['pass_rate', 'category.last-short', 'category.first-long', 'grader.exact_match']),
   );
   expect(result.metrics).not.toHaveProperty('bits_per_byte');
 
-  const outer = await cli(['outer', name, '--iterations', '1', '--json']);
+  // The first iteration has no production model yet: it promotes its winner over the baseline; the second critiques
+  // production's public failures through the teacher.
+  const outer = await cli(['outer', name, '--iterations', '2', '--json']);
   expect(outer.status).toBe(0);
-  const iterations = await h.db.select().from(outerIterations).where(eq(outerIterations.campaignId, name));
-  expect(iterations).toHaveLength(1);
-  expect(iterations[0].status).toMatch(/^(promoted|rejected)$/);
+  const iterations = await h.db
+    .select()
+    .from(outerIterations)
+    .where(eq(outerIterations.campaignId, name))
+    .orderBy(outerIterations.createdAt);
+  expect(iterations).toHaveLength(2);
+  for (const it of iterations) expect(it.status).toMatch(/^(promoted|rejected)$/);
   // The iteration's dataset version builds on the user's base version, in the campaign's own dataset.
   const [derived] = await h.db.select().from(datasetVersions).where(eq(datasetVersions.id, iterations[0].datasetVersionId!));
   expect(derived.parentIds).toEqual([datasetVersion]);
   expect(derived.datasetId).toBe(`${name}/${datasetName}`);
-  expect(server.requests.length).toBeGreaterThan(0); // the teacher was asked about public failures
+  expect(server.requests.length).toBeGreaterThan(0); // the teacher was asked about production's public failures
 
-  // Isolation. Needles: every held-out prompt and answer (random letters: no other text holds them by chance).
-  const needles = heldoutItems.flatMap((p) => [p.prompt, p.answer]);
+  // Isolation. Needles: every held-out prompt (random letters: no other text holds them by chance).
+  const needles = heldoutItems.map((p) => p.prompt);
   const ids = [
     ...(await h.db.select({ id: innerLoops.id }).from(innerLoops).where(eq(innerLoops.campaignId, name))).map((r) => r.id),
     ...scored.map((r) => r.id),
     ...(await h.db.select({ id: experiments.id }).from(experiments).where(eq(experiments.campaignId, name))).map((r) => r.id),
-    iterations[0].workflowId,
+    ...iterations.map((i) => i.workflowId),
   ];
   const leaks = (where: string, text: string) => needles.filter((n) => text.includes(n)).map((n) => `${where}: ${n}`);
   const found: string[] = [];
