@@ -3,14 +3,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateArithmetic, writeArithmeticFiles } from '../../tasks/arithmetic/generate';
+import { ARITHMETIC_NAME, generateArithmetic, writeArithmeticFiles } from '../../tasks/arithmetic/generate';
 import { categoryOf, parsePrompt } from '../../tasks/arithmetic/problems';
 import { parseSuite } from '../../core/eval-suite/suite-schema';
 import { checkExampleLine } from '../../core/dataset/example-line';
 import { TESTS_PASSED_MARKER } from '../../core/graders/test-program';
 import { runTestProgram } from '../../activities/eval/graders/run-test-program';
 import { gradeNumericTolerance } from '../../core/graders';
-import { trainCharLm } from '../../trainers/charlm/train';
+import { resolveTrainParams, trainCharLm } from '../../trainers/charlm/train';
+import { loadSpecFile } from '../../cli/spec-file';
+import { exampleTask } from '../../services/example-tasks';
 import { greedyComplete } from '../../formats/charlm/model';
 
 const task = generateArithmetic(1);
@@ -111,4 +113,18 @@ test('a short training of the built-in trainer raises the held-out pass rate abo
   const trained = passRate(1500);
   expect(untrained).toBeLessThan(0.05);
   expect(trained).toBeGreaterThan(untrained + 0.1);
+});
+
+test("the campaign spec names the generated dataset and suite, selects on pass_rate, and searches the trainer's knobs", () => {
+  const spec = loadSpecFile(exampleTask('arithmetic').spec);
+  expect(spec.task).toEqual({ kind: 'custom', dataset: ARITHMETIC_NAME, suite: ARITHMETIC_NAME });
+  expect(spec.selection).toEqual({ metric: 'pass_rate', mode: 'max' });
+  expect(spec.outerLoop.promotion.metric).toBe('pass_rate');
+  expect(spec.outerLoop.warmStart.enabled).toBe(true);
+  for (const end of ['low', 'high'] as const) {
+    const params = Object.fromEntries(
+      Object.entries(spec.searchSpace).map(([k, p]) => [k, p.type === 'categorical' ? p.choices[0] : p[end]]),
+    );
+    expect(() => resolveTrainParams({ ...spec.trainer.fixed, ...params })).not.toThrow();
+  }
 });
