@@ -33,15 +33,18 @@ export interface TaskDemoOptions {
 /** A child `flywheel` command that failed; its own message is on stderr above. */
 export class DemoStepError extends FlywheelError {}
 
-/** Runs `flywheel ARGS` against the same stack; stderr passes through, stdout is returned (and echoed unless `quiet`). */
-function flywheel(args: string[], env: NodeJS.ProcessEnv, quiet = false): Promise<string> {
+/**
+ * Runs `flywheel ARGS` against the same stack; stderr passes through, stdout is returned and echoed to `echo` (stderr
+ * under --json, so stdout stays one JSON document).
+ */
+function flywheel(args: string[], env: NodeJS.ProcessEnv, echo?: NodeJS.WritableStream): Promise<string> {
   console.error(`$ flywheel ${args.join(' ')}`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString('utf8');
-      if (!quiet) process.stdout.write(c);
+      echo?.write(c);
     });
     child.on('error', reject);
     child.on('close', (code) =>
@@ -95,8 +98,9 @@ export async function runTaskDemo(
   console.error(`campaign ${spec.name}, seed ${seed}: task files in ${dir} (the same seed prints the same figures)`);
   if (spec.task.kind !== 'custom') throw new FlywheelError(`${task.spec}: the task is not a custom one`);
   const env = childEnv(config, endpoints);
-  await flywheel(['dataset', 'add', spec.task.dataset.split('@')[0], files.trainFile], env);
-  await flywheel(['suite', 'add', files.suiteFile], env);
+  const echo = o.json ? process.stderr : process.stdout;
+  await flywheel(['dataset', 'add', spec.task.dataset.split('@')[0], files.trainFile], env, echo);
+  await flywheel(['suite', 'add', files.suiteFile], env, echo);
 
   let before: Record<string, number> | undefined;
   let after: Record<string, number> | undefined;
@@ -117,7 +121,7 @@ export async function runTaskDemo(
     if (!o.json) console.log(formatBeforeAfter(`held-out, production after ${o.outer} outer iteration(s):`, undefined, after));
     return { after, improved: r.outer.improved };
   }
-  const result = JSON.parse(await flywheel(['run', specFile, '--json'], env, true)) as InnerLoopResult;
+  const result = JSON.parse(await flywheel(['run', specFile, '--json'], env)) as InnerLoopResult;
   await withSession(async (s) => {
     if (result.baselineCheckpointId) before = await heldoutMetricsOf(s.db, result.baselineCheckpointId);
     if (result.best) after = await heldoutMetricsOf(s.db, result.best.checkpointId);
