@@ -20,10 +20,12 @@ test('flywheel demo --task arithmetic goes through dataset add, suite add and ru
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     ),
   );
-  expect(r.stderr).toMatch(/\$ flywheel dataset add arithmetic \S+\/train\.jsonl\narithmetic@[0-9a-f]{12}/);
-  expect(r.stderr).toMatch(/\$ flywheel suite add \S+\/suite\.json\narithmetic@1/);
+  // Each child's own lines (progress, counts) come between its command and the id it prints.
+  expect(r.stderr).toMatch(/\$ flywheel dataset add arithmetic \S+\/train\.jsonl\n(.*\n)*?arithmetic@[0-9a-f]{12}\n/);
+  expect(r.stderr).toMatch(/\$ flywheel suite add \S+\/suite\.json\n(.*\n)*?arithmetic@1\n/);
   expect(r.stderr).toMatch(/\$ flywheel run \S+\/arithmetic\.yaml/);
   const out = JSON.parse(r.stdout);
+  console.log(JSON.stringify(out.heldout));
   expect(out.result.experiments).toBe(2);
   const { before, after } = out.heldout;
   expect(before.pass_rate).toBeLessThan(0.05);
