@@ -7,9 +7,9 @@ import { CATEGORIES, allProblems, answerOf, categoryOf, keyOf, type Category, ty
 export interface SplitSizes {
   /** Training problems (train.jsonl lines). @default 3000 */
   train?: number;
-  /** Public eval problems per category. @default 40 */
+  /** Public eval problems per category. @default 100 */
   publicPerCategory?: number;
-  /** Held-out eval problems per category. @default 40 */
+  /** Held-out eval problems per category (enough that the gate can tell a gain of a few points from noise). @default 150 */
   heldoutPerCategory?: number;
 }
 
@@ -23,7 +23,7 @@ export interface ArithmeticSplit {
   userPool: Problem[];
 }
 
-export const DEFAULT_SPLIT_SIZES: Required<SplitSizes> = { train: 3000, publicPerCategory: 40, heldoutPerCategory: 40 };
+export const DEFAULT_SPLIT_SIZES: Required<SplitSizes> = { train: 3000, publicPerCategory: 100, heldoutPerCategory: 150 };
 
 /** Every problem in a seeded order (Fisher-Yates over the fixed order of allProblems). */
 function shuffled(seed: number): Problem[] {
