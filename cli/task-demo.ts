@@ -114,12 +114,20 @@ export async function runTaskDemo(
         json: o.json,
         users: task.users({ home: config.home, seed }),
       });
-      const production = await productionCheckpointOf(s.db, spec.name);
-      return { outer, after: production ? await heldoutMetricsOf(s.db, production) : undefined };
+      // Before: production after the first iteration (the first promotion); after: production now.
+      const first = outer.iterations.find((i) => i.productionCheckpointId)?.productionCheckpointId;
+      const now = await productionCheckpointOf(s.db, spec.name);
+      return {
+        outer,
+        before: first ? await heldoutMetricsOf(s.db, first) : undefined,
+        after: now ? await heldoutMetricsOf(s.db, now) : undefined,
+      };
     }, endpoints);
-    after = r.after;
-    if (!o.json) console.log(formatBeforeAfter(`held-out, production after ${o.outer} outer iteration(s):`, undefined, after));
-    return { after, improved: r.outer.improved };
+    if (!o.json)
+      console.log(
+        formatBeforeAfter(`held-out, production after iteration 1 (before) and after iteration ${o.outer} (after):`, r.before, r.after),
+      );
+    return { before: r.before, after: r.after, improved: r.outer.improved };
   }
   const result = JSON.parse(await flywheel(['run', specFile, '--json'], env)) as InnerLoopResult;
   await withSession(async (s) => {
