@@ -25,7 +25,6 @@ test('flywheel demo --task arithmetic goes through dataset add, suite add and ru
   expect(r.stderr).toMatch(/\$ flywheel suite add \S+\/suite\.json\n(.*\n)*?arithmetic@1\n/);
   expect(r.stderr).toMatch(/\$ flywheel run \S+\/arithmetic\.yaml/);
   const out = JSON.parse(r.stdout);
-  console.log(JSON.stringify(out.heldout));
   expect(out.result.experiments).toBe(2);
   const { before, after } = out.heldout;
   expect(before.pass_rate).toBeLessThan(0.05);
