@@ -16,6 +16,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
   'idle-gap': { file: 'idle-gap.ts', measures: 'idle time between consecutive experiments on one slot' },
   'launch-latency': { file: 'launch-latency.ts', measures: 'time from launch to the first metric' },
   'outer-iteration': { file: 'outer-iteration.ts', measures: 'one outer iteration end to end' },
+  'arithmetic-task': {
+    file: 'arithmetic-task.ts',
+    measures: "the arithmetic task's held-out pass rate per category: untrained, after one inner loop, after each of 3 outer iterations",
+  },
   'agent-proposer': {
     file: 'agent-proposer.ts',
     measures: 'the hybrid proposer agent vs TPE vs random: held-out of the best-by-public per trial count',

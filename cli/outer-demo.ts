@@ -1,11 +1,11 @@
-// `flywheel demo --outer N`: the whole circle on the built-in task. The production model is served over HTTP;
-// before each iteration (once there is a production model) a seeded population of simulated users asks it for
-// completions of train-split lines and sends feedback through the same API; then one outer iteration runs to its
+// `flywheel demo --outer N`: the whole circle on an example task. The production model is served over HTTP;
+// before each iteration (once there is a production model) the task's seeded population of simulated users asks it
+// for completions and sends feedback through the same API; then one outer iteration runs to its
 // decision. One line per iteration: new feedback, critiques, dataset size, the inner loop's best, the gate's
 // decision and the production model's held-out score.
 import crypto from 'node:crypto';
 import { simulateUsers } from '../services/simulate-users';
-import { corpusDirOf } from '../services/paths';
+import type { SimulatedUsersOfTask } from '../services/simulated-users-task';
 import type { CampaignSpec } from '../core/spec';
 import { productionCheckpointOf } from '../services/production-model';
 import { countOuterIterations } from '../services/queries/outer-iterations';
@@ -21,6 +21,8 @@ export interface OuterDemoOptions {
   events: number;
   seed: number;
   json: boolean;
+  /** The task's simulated users. */
+  users: SimulatedUsersOfTask;
 }
 
 export interface OuterDemoResult {
@@ -91,7 +93,7 @@ async function sendFeedback(s: Session, spec: CampaignSpec, apiUrl: string, toke
     round: n,
     events: o.events,
     seed: o.seed,
-    corpusDir: corpusDirOf(s.config.home),
+    task: o.users,
   });
 }
 

@@ -1,14 +1,11 @@
-// The demo's user traffic: for one round, simulated users ask the production model (`POST /v1/complete`) to
-// continue lines of the built-in corpus's train split, judge the answers, and send the verdicts through the
-// feedback API (`POST /v1/feedback:batch`), exactly as real clients would. Event ids are `sim-<campaign>-r<round>-<k>`,
-// so re-running a round stores nothing twice.
-import { ensureCorpus, readTrainFiles } from '../tasks/builtin-code/corpus-cache';
-import { drawTrainPrompts, type TrainPrompt } from '../tasks/builtin-code/train-prompts';
-import { Rng } from '../core/stream-rng';
-import { MAX_COMPLETION_BYTES, type CompletionReply } from '../core/completion';
+// The demos' user traffic: for one round, a task's simulated users ask the production model (`POST /v1/complete`),
+// judge the answers, and send the verdicts through the feedback API (`POST /v1/feedback:batch`), exactly as real
+// clients would. What they ask and how they judge is the task's (services/simulated-users-task.ts); this file knows
+// no task. Event ids are `sim-<campaign>-r<round>-<k>`, so re-running a round stores nothing twice.
+import type { CompletionReply } from '../core/completion';
 import { FEEDBACK_KINDS, type FeedbackEvent } from '../core/feedback';
-import { judge, simulatedPopulation } from '../tasks/builtin-code/simulated-users';
 import { FlywheelError, UsageError } from '../core/errors';
+import type { SimulatedUsersOfTask } from './simulated-users-task';
 
 export interface SimulateUsersOptions {
   /** Base URL of `flywheel serve`, e.g. `http://127.0.0.1:8787`. */
@@ -22,10 +19,8 @@ export interface SimulateUsersOptions {
   events: number;
   /** Seeds the population, the prompts and who answers which. */
   seed: number;
-  /** The built-in corpus folder (built when missing); prompts are drawn from its train split. Needed without `prompts`. */
-  corpusDir?: string;
-  /** A pool of train-split prompts to draw from instead of the corpus (each round samples `events` of them). */
-  prompts?: readonly TrainPrompt[];
+  /** The task's users: who asks what, and how they judge (services/example-tasks.ts names the shipped ones). */
+  task: SimulatedUsersOfTask;
   /** Users in the population. @default 20 */
   users?: number;
   /** Events per `POST /v1/feedback:batch`. @default 500 */
@@ -72,24 +67,22 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
   if (!int(o.users, 1, MAX_EVENTS) || !int(o.batchSize, 1, 1000))
     throw new InvalidSimulationError('users must be >= 1 and batchSize from 1 to 1000');
 
-  const turns = await promptsOfRound(o);
-  const population = simulatedPopulation({ size: o.users, seed: o.seed });
-  const pick = Rng.derive(o.seed, `simulate-users:who:r${o.round}`);
+  const asks = await o.task.round({ round: o.round, events: o.events, seed: o.seed, users: o.users });
   const events: FeedbackEvent[] = [];
   const modelVersions = new Set<string>();
-  for (const [k, p] of turns.entries()) {
-    const user = population[pick.int(population.length)];
-    const maxBytes = Math.min(MAX_COMPLETION_BYTES, Buffer.byteLength(p.reference));
-    const reply = (await post(o, '/v1/complete', { campaignId: o.campaignId, prompt: p.prompt, maxBytes })) as unknown as CompletionReply;
+  for (const [k, ask] of asks.entries()) {
+    const reply = (await post(o, '/v1/complete', {
+      campaignId: o.campaignId,
+      prompt: ask.prompt,
+      maxBytes: ask.maxBytes,
+    })) as unknown as CompletionReply;
     modelVersions.add(reply.modelVersion);
     events.push(
-      judge(user, {
+      ask.judge({
         id: simulatedEventId(o.campaignId, o.round, k),
         campaignId: o.campaignId,
         modelVersion: reply.modelVersion,
-        prompt: p.prompt,
         completion: reply.completion,
-        reference: p.reference,
       }),
     );
   }
@@ -110,24 +103,6 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
   }
   for (const e of events) result.byKind[e.kind]++;
   return result;
-}
-
-/** A round's prompts, in event order (the k-th answers event k): `events` draws from the pool, or from the corpus's train files. */
-export async function promptsOfRound(
-  o: Pick<SimulateUsersOptions, 'round' | 'events' | 'seed' | 'corpusDir' | 'prompts'>,
-): Promise<TrainPrompt[]> {
-  const stream = `simulate-users:r${o.round}`;
-  if (o.prompts) {
-    if (o.prompts.length === 0) throw new InvalidSimulationError('the prompt pool is empty');
-    const rng = Rng.derive(o.seed, stream);
-    return Array.from({ length: o.events }, () => o.prompts![rng.int(o.prompts!.length)]);
-  }
-  if (!o.corpusDir) throw new InvalidSimulationError('give corpusDir or a prompt pool');
-  const { files } = readTrainFiles(o.corpusDir, await ensureCorpus(o.corpusDir));
-  const drawn = drawTrainPrompts(files, { count: o.events, seed: o.seed, stream });
-  if (drawn.length < o.events)
-    throw new InvalidSimulationError(`the train split has only ${drawn.length} prompt positions, ${o.events} asked`);
-  return drawn;
 }
 
 async function post(o: SimulateUsersOptions, route: string, body: unknown): Promise<Record<string, unknown>> {

@@ -20,6 +20,9 @@ export interface BenchStack {
   db: DbHandle;
   home: string;
   prefix: string;
+  /** Where a child `flywheel` command finds this stack (DATABASE_URL, TEMPORAL_ADDRESS). */
+  databaseUrl: string;
+  temporalAddress: string;
   stop(): Promise<void>;
 }
 
@@ -53,6 +56,8 @@ export async function startBenchStack(port = 55490): Promise<BenchStack> {
     db,
     home,
     prefix,
+    databaseUrl: url,
+    temporalAddress: env.address,
     async stop() {
       workers.forEach((w) => w.shutdown());
       await Promise.allSettled(runs);

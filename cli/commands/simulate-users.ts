@@ -2,8 +2,8 @@
 // `flywheel serve` (completions from the production model, judged, sent back as feedback). For demos and tests.
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
-import { corpusDirOf } from '../../services/paths';
 import { simulateUsers } from '../../services/simulate-users';
+import { EXAMPLE_TASK_NAMES, exampleTask } from '../../services/example-tasks';
 import { integerOption } from '../integer-option';
 
 export function registerSimulateUsers(program: Command): void {
@@ -20,12 +20,18 @@ export function registerSimulateUsers(program: Command): void {
     .option('--events <n>', 'events to send', integerOption('--events', 1, 100_000), 50)
     .option('--seed <n>', 'seeds the users, the prompts and who answers which', integerOption('--seed', -2147483648, 2147483647), 1)
     .option('--users <n>', 'users in the population', integerOption('--users', 1, 100_000), 20)
+    .option(
+      '--task <name>',
+      `whose users: ${EXAMPLE_TASK_NAMES.join(' or ')} (arithmetic's are those of the files --seed generated)`,
+      'builtin-code',
+    )
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
       [
         '',
-        "Prompts are lines of the built-in corpus's train split (FLYWHEEL_HOME/corpus); FLYWHEEL_API_TOKEN is sent when set.",
+        "builtin-code's prompts are lines of the built-in corpus's train split (FLYWHEEL_HOME/corpus); arithmetic's are sums",
+        'outside its suite. FLYWHEEL_API_TOKEN is sent when set.',
         '',
         'Example:',
         '  $ flywheel simulate-users builtin-demo --round 1 --events 200 --seed 7',
@@ -33,24 +39,30 @@ export function registerSimulateUsers(program: Command): void {
         '',
       ].join('\n'),
     )
-    .action(async (campaign: string, opts: { round: number; url: string; events: number; seed: number; users: number; json?: boolean }) => {
-      const config = resolveConfig(process.env, process.cwd());
-      const r = await simulateUsers({
-        apiUrl: opts.url,
-        token: process.env.FLYWHEEL_API_TOKEN || undefined,
-        campaignId: campaign,
-        round: opts.round,
-        events: opts.events,
-        seed: opts.seed,
-        users: opts.users,
-        corpusDir: corpusDirOf(config.home),
-      });
-      if (opts.json) return console.log(JSON.stringify(r));
-      const kinds = Object.entries(r.byKind)
-        .map(([k, n]) => `${k} ${n}`)
-        .join(', ');
-      console.log(
-        `round ${opts.round}: sent ${r.sent} (inserted ${r.inserted}, duplicates ${r.duplicates}): ${kinds}; model ${r.modelVersions.join(', ')}`,
-      );
-    });
+    .action(
+      async (
+        campaign: string,
+        opts: { round: number; url: string; events: number; seed: number; users: number; task: string; json?: boolean },
+      ) => {
+        const config = resolveConfig(process.env, process.cwd());
+        const task = exampleTask(opts.task).users({ home: config.home, seed: opts.seed });
+        const r = await simulateUsers({
+          apiUrl: opts.url,
+          token: process.env.FLYWHEEL_API_TOKEN || undefined,
+          campaignId: campaign,
+          round: opts.round,
+          events: opts.events,
+          seed: opts.seed,
+          users: opts.users,
+          task,
+        });
+        if (opts.json) return console.log(JSON.stringify(r));
+        const kinds = Object.entries(r.byKind)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ');
+        console.log(
+          `round ${opts.round}: sent ${r.sent} (inserted ${r.inserted}, duplicates ${r.duplicates}): ${kinds}; model ${r.modelVersions.join(', ')}`,
+        );
+      },
+    );
 }

@@ -6,7 +6,8 @@ import { inArray, like } from 'drizzle-orm';
 import { readTrainFiles, ensureCorpus } from '../../tasks/builtin-code/corpus-cache';
 import { prepareTask } from '../../activities/task/prepare-task';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
-import { promptsOfRound, simulateUsers, SimulationRequestError } from '../../services/simulate-users';
+import { simulateUsers, SimulationRequestError } from '../../services/simulate-users';
+import { builtinCodeUsers, promptsOfRound } from '../../tasks/builtin-code/user-rounds';
 import { critiqueFeedback } from '../../activities/outer/critique-feedback';
 import { corpusDirOf } from '../../services/paths';
 import { startFeedbackServer, type FeedbackServer } from '../../server/feedback-server';
@@ -52,7 +53,16 @@ afterAll(async () => {
 });
 
 const round = (r: number, over: Partial<Parameters<typeof simulateUsers>[0]> = {}) =>
-  simulateUsers({ apiUrl: server.url, token: TOKEN, campaignId, round: r, events: 40, seed: 5, corpusDir: corpusDirOf(home), ...over });
+  simulateUsers({
+    apiUrl: server.url,
+    token: TOKEN,
+    campaignId,
+    round: r,
+    events: 40,
+    seed: 5,
+    task: builtinCodeUsers({ corpusDir: corpusDirOf(home) }),
+    ...over,
+  });
 
 test('a round sends one event per prompt, answered by the production model and judged against the true continuation', async () => {
   const r = await round(1);

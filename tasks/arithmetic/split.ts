@@ -1,0 +1,60 @@
+// Deals the task's problems into disjoint sets from one seed: public and held-out eval problems (balanced by
+// category), a perturbed twin for each public problem, the training problems, and the pool simulated users ask from
+// (every problem outside the suite). Pure and deterministic.
+import { Rng } from '../../core/stream-rng';
+import { CATEGORIES, allProblems, answerOf, categoryOf, keyOf, type Category, type Problem } from './problems';
+
+export interface SplitSizes {
+  /** Training problems (train.jsonl lines). @default 3000 */
+  train?: number;
+  /** Public eval problems per category. @default 100 */
+  publicPerCategory?: number;
+  /** Held-out eval problems per category (enough that the gate can tell a gain of a few points from noise). @default 150 */
+  heldoutPerCategory?: number;
+}
+
+export interface ArithmeticSplit {
+  train: Problem[];
+  public: Problem[];
+  heldout: Problem[];
+  /** twins[k] is the perturbed twin of public[k]: same category, other digits, another answer. */
+  twins: Problem[];
+  /** Problems outside the suite (the training ones among them), for simulated users. */
+  userPool: Problem[];
+}
+
+export const DEFAULT_SPLIT_SIZES: Required<SplitSizes> = { train: 3000, publicPerCategory: 100, heldoutPerCategory: 150 };
+
+/** Every problem in a seeded order (Fisher-Yates over the fixed order of allProblems). */
+function shuffled(seed: number): Problem[] {
+  const xs = allProblems();
+  const rng = Rng.derive(seed, 'arithmetic-split');
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [xs[i], xs[j]] = [xs[j], xs[i]];
+  }
+  return xs;
+}
+
+export function splitProblems(seed: number, sizes: SplitSizes = {}): ArithmeticSplit {
+  const s = { ...DEFAULT_SPLIT_SIZES, ...sizes };
+  const order = shuffled(seed);
+  const used = new Set<string>();
+  const take = (category: Category, n: number, ok: (p: Problem) => boolean = () => true): Problem[] => {
+    const out: Problem[] = [];
+    for (const p of order) {
+      if (out.length === n) break;
+      if (used.has(keyOf(p)) || categoryOf(p) !== category || !ok(p)) continue;
+      used.add(keyOf(p));
+      out.push(p);
+    }
+    if (out.length < n) throw new RangeError(`splitProblems: only ${out.length} ${category} problems left, ${n} asked`);
+    return out;
+  };
+  const pub = CATEGORIES.flatMap((c) => take(c, s.publicPerCategory));
+  const heldout = CATEGORIES.flatMap((c) => take(c, s.heldoutPerCategory));
+  const twins = pub.map((p) => take(categoryOf(p), 1, (t) => t.a !== p.a && t.b !== p.b && answerOf(t) !== answerOf(p))[0]);
+  const rest = order.filter((p) => !used.has(keyOf(p)));
+  if (rest.length < s.train) throw new RangeError(`splitProblems: ${rest.length} problems left for training, ${s.train} asked`);
+  return { train: rest.slice(0, s.train), public: pub, heldout, twins, userPool: rest };
+}
