@@ -15,6 +15,9 @@ module.exports = {
     '<rootDir>/test/evals/graders.test.ts',
     '<rootDir>/test/backends/kubernetes-manifests.test.ts',
     '<rootDir>/test/stack/validate.test.ts',
+    '<rootDir>/test/suites/suite-metrics.test.ts',
+    '<rootDir>/test/tasks/arithmetic-{files,users,demo}.test.ts',
+    '<rootDir>/test/trainers/charlm-examples.test.ts',
   ],
   // The fault harness's own tests cut real PostgreSQL connections.
   testPathIgnorePatterns: [...base.testPathIgnorePatterns, '/test/unit/fault-harness\\.test\\.ts$'],
