@@ -1,6 +1,6 @@
 // What a task hands the simulated users: for a round, who asks which prompt and how that user judges the production
 // model's answer. services/simulate-users.ts runs a round through the HTTP API without knowing the task; each task
-// (tasks/*/simulated-users.ts) implements this shape, and tasks/example-tasks.ts names the shipped ones.
+// (tasks/*/simulated-users.ts) implements this shape, and services/example-tasks.ts names the shipped ones.
 import type { FeedbackEvent } from '../core/feedback';
 
 /** The model's answer to one ask, with the fields every feedback event carries. */
