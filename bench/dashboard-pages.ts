@@ -3,7 +3,6 @@
 // of the slowest page to the campaign list. Server and client share this process.
 // Run: node bin/run-ts.js bench/dashboard-pages.ts [EXPERIMENTS] [POINTS_PER_RUN] [LOADS]   (DATABASE_URL: use that server)
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startDashboard } from '../server/dashboard/server';
@@ -11,16 +10,7 @@ import { openDb } from '../db/client';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
 import { applyMigrations } from '../db/migrate';
 import { DASHBOARD_LOOP as LOOP, seedDashboard as seed } from './lib/seed-dashboard';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../test/helpers/ports';
 
 function quantile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];

@@ -6,7 +6,6 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -14,6 +13,7 @@ import { openDb } from '../db/client';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
 import { applyMigrations } from '../db/migrate';
 import { registerDataset } from '../services/datasets/register-dataset';
+import { freePort } from '../test/helpers/ports';
 
 interface ChildResult {
   seconds: number;
@@ -45,16 +45,6 @@ async function writeFile(file: string, n: number): Promise<void> {
   for (let i = 0; i < n; i++) if (!out.write(line(i) + '\n')) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** In a child: the peer (read and JSON.parse each line) or registerDataset; prints one JSON line. */

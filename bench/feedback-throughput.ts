@@ -3,7 +3,6 @@
 // Run: node bin/run-ts.js bench/feedback-throughput.ts [SINGLE_EVENTS] [BATCHED_EVENTS]   (DATABASE_URL: use that server)
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startFeedbackServer } from '../server/feedback-server';
@@ -11,20 +10,11 @@ import { openDb } from '../db/client';
 import { campaigns } from '../db/schema';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
 import { applyMigrations } from '../db/migrate';
+import { freePort } from '../test/helpers/ports';
 
 const CLIENTS = 16;
 const BATCH = 100;
 const TOKEN = crypto.randomBytes(16).toString('hex');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A realistic event: a code prompt and completion of a few hundred bytes. */
 function event(run: string, i: number): Record<string, unknown> {

@@ -5,8 +5,7 @@ import { NotFoundError } from '../core/errors';
 import type { CampaignSpec } from '../core/spec';
 import type { Db } from '../db/client';
 import { loadCampaignSpec } from '../services/campaigns/load-campaign';
-import { campaignVersionOf } from '../services/campaigns/campaign-versions';
-import { pinTaskRefs } from '../services/campaigns/pin-task';
+import { pinnedCampaignVersionOf } from '../services/campaigns/campaign-versions';
 import { UsageError } from './errors';
 import { loadSpecFile } from './spec-file';
 
@@ -20,9 +19,8 @@ export async function requireCampaign(db: Db, campaignId: string, specFile?: str
   if (specFile !== undefined) {
     const loaded = loadSpecFile(specFile);
     if (loaded.name !== campaignId) throw new UsageError(`${specFile} is the spec of campaign "${loaded.name}", not "${campaignId}"`);
-    // A custom task's bare dataset and suite names pinned as registration will pin them, so the id is the one stored.
-    const spec = await pinTaskRefs(db, loaded, specFile);
-    return { spec, versionId: campaignVersionOf(spec, specFile).versionId };
+    const { spec, versionId } = await pinnedCampaignVersionOf(db, loaded, specFile);
+    return { spec, versionId };
   }
   try {
     return { spec: await loadCampaignSpec(db, campaignId) };

@@ -1,6 +1,7 @@
 // The campaign spec: what a researcher writes (YAML or JSON), validated with zod.
 // Every field carries its meaning and default beside its schema; `parseSpec` is the one place a spec is checked.
 import { z } from 'zod';
+import { higherIsBetter } from './eval-suite/suite-metrics';
 import { gateSettingsSchema } from './gate/settings';
 import { InvalidSpecError, formatIssues } from './spec-errors';
 import { declaredEnvironmentProblems } from './trainer-environment';
@@ -436,7 +437,7 @@ function withMetricDefaults(raw: unknown): unknown {
   const metric = selection.metric ?? (custom ? 'pass_rate' : 'bits_per_byte');
   const out: Record<string, unknown> = {
     ...raw,
-    selection: { ...selection, metric, mode: selection.mode ?? (metric === 'bits_per_byte' ? 'min' : 'max') },
+    selection: { ...selection, metric, mode: selection.mode ?? (typeof metric === 'string' && !higherIsBetter(metric) ? 'min' : 'max') },
   };
   const outer = raw.outerLoop ?? {};
   const promotion = isRecord(outer) ? (outer.promotion ?? {}) : undefined;

@@ -44,6 +44,16 @@ export function campaignVersionOf(raw: unknown, where?: string): CampaignVersion
   return { versionId: `${spec.name}@${hash}`, hash, spec };
 }
 
+/**
+ * The version a spec registers as: `campaignVersionOf` after a custom task's bare dataset and suite names are pinned
+ * to their newest versions (services/campaigns/pin-task.ts), so the id is the one registration stores. Writes nothing.
+ */
+export async function pinnedCampaignVersionOf(db: Db, raw: unknown, where?: string): Promise<CampaignVersionOf> {
+  const parsed = campaignVersionOf(raw, where);
+  const pinned = await pinTaskRefs(db, parsed.spec, where);
+  return pinned === parsed.spec ? parsed : campaignVersionOf(pinned, where);
+}
+
 function refuseLarge(value: unknown, where: string | undefined, text?: string): void {
   let bytes: number;
   try {
@@ -76,8 +86,7 @@ export interface RegisteredVersion {
  * UsageError): the stored spec, and so its hash, hold the exact versions.
  */
 export async function registerCampaignVersion(db: Db, raw: unknown, where?: string): Promise<RegisteredVersion> {
-  const pinned = await pinTaskRefs(db, campaignVersionOf(raw, where).spec, where);
-  const { versionId, hash, spec } = campaignVersionOf(pinned, where);
+  const { versionId, hash, spec } = await pinnedCampaignVersionOf(db, raw, where);
   const created = await db.transaction(async (tx) => {
     const inserted = await tx
       .insert(campaignVersions)
