@@ -33,6 +33,13 @@ export interface RunJson {
      * the completion and draws examples in proportion to `weight` × (completion bytes + 1). Absent on versions written before it existed.
      */
     examplesFile?: string;
+    /**
+     * `<path>/pairs.jsonl`: preference pairs, one a line, `{prompt, chosen, rejected, category, weight, source,
+     * lineage}` (core/dataset/example-line.ts `TrainPair`), the rejected side always a real production output. Only
+     * on versions that carry pairs (the outer loop's `pairs` and `revision` signals); a trainer that does preference
+     * training (the Hugging Face trainer's DPO) reads it, any other ignores it.
+     */
+    pairsFile?: string;
   };
   /** A checkpoint to start from, or null for a fresh model. */
   baseCheckpoint: string | null;
@@ -47,9 +54,12 @@ export interface MetricLine {
 }
 
 export interface CheckpointEntry {
-  /** Relative to the run directory. */
+  /** Relative to the run directory: a file, or a folder (a Hugging Face model folder). */
   path: string;
+  /** The file's sha256, or for a folder the digest over its files (services/checkpoint-manifest.ts `sha256Folder`). */
   sha256: string;
+  /** For a folder: each file's sha256 by its '/'-separated path inside the folder, as the digest covers them. */
+  files?: Record<string, string>;
   step: number;
   /** e.g. `charlm-v1`; tells the eval activity how to read it. */
   format: string;
@@ -72,6 +82,13 @@ export interface Prediction {
   id: string;
   completion: string;
 }
+
+/**
+ * A Hugging Face causal LM as a folder that `from_pretrained` loads with no remote code: config.json, weights as
+ * safetensors only (a LoRA run's adapter merged in), the tokenizer's files and generation_config.json. Written by
+ * trainers/hf; read by Flywheel's own scorer (formats/hf/) and the completion server, never by code the trainee wrote.
+ */
+export const HF_CAUSAL_LM_FORMAT = 'hf-causal-lm-v1';
 
 export const RUN_JSON = 'run.json';
 export const METRICS_FILE = 'metrics.jsonl';

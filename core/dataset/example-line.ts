@@ -112,3 +112,38 @@ export function canonicalExample(e: ExampleLine): ExampleLine {
 export function trainExampleLine(e: TrainExample): string {
   return JSON.stringify({ ...canonicalExample(e), source: e.source });
 }
+
+/**
+ * Where a derived example or pair came from (the outer loop's signal builders): the feedback event or eval item it
+ * answers, the critique it was built from, and the builder (`reference`, `revision`, `critique`, `pairs`).
+ */
+export interface SignalLineage {
+  builder: 'reference' | 'revision' | 'critique' | 'pairs';
+  feedbackEventId?: string;
+  evalItemId?: string;
+  critiqueId?: string;
+}
+
+/**
+ * A line of a dataset version's `pairs.jsonl`: a preference pair for DPO. `rejected` is always a real production
+ * output; `chosen` a verified reference or a verified revision. `weight` is effective, as in `train.jsonl`.
+ */
+export interface TrainPair {
+  prompt: string;
+  chosen: string;
+  rejected: string;
+  category: string;
+  weight: number;
+  source: string;
+  lineage?: SignalLineage;
+}
+
+export const TRAIN_PAIRS_FILE = 'pairs.jsonl';
+
+/** One line of `pairs.jsonl` (no newline), keys in a fixed order. */
+export function trainPairLine(p: TrainPair): string {
+  const { prompt, chosen, rejected, category, weight, source, lineage } = p;
+  return JSON.stringify(
+    lineage ? { prompt, chosen, rejected, category, weight, source, lineage } : { prompt, chosen, rejected, category, weight, source },
+  );
+}

