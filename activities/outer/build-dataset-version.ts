@@ -4,6 +4,7 @@
 // services/datasets/version-files.ts) through run.json. A version derived from a dataset a user registered (no
 // campaign) belongs to the dataset `<campaignId>/<NAME>`, the campaign's own line of versions of it.
 import { and, eq, inArray } from 'drizzle-orm';
+import type { SignalBuilder } from '../../core/dataset/example-line';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError, NonRetryableError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
@@ -33,6 +34,12 @@ export interface BuildDatasetVersionInput {
    * @default the parent's
    */
   lossWeights?: Record<string, number>;
+  /**
+   * The signal builders that derive examples and pairs from the critiques (spec `outerLoop.signals`); `[]` derives
+   * nothing, so the version is its parent's examples.
+   * @default ["reference"]
+   */
+  signals?: readonly SignalBuilder[];
 }
 
 export const MAX_REMOVED_LISTED = 100;
@@ -62,6 +69,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   const pool = new Map<string, ExampleRow>();
   for (const e of await db.select().from(examples).where(eq(examples.datasetVersionId, parent.id))) pool.set(e.contentHash, e);
 
+  const signals = input.signals ?? ['reference'];
   const skippedSignals = { pair: 0, none: 0 };
   const fromCritiques = new Set<string>();
   let duplicates = 0;
@@ -72,6 +80,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
         skippedSignals[s.kind]++;
         continue;
       }
+      if (!signals.includes('reference')) continue;
       const content = s.prompt + s.target;
       const contentHash = contentHashOf(content);
       if (pool.has(contentHash)) {
