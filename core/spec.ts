@@ -315,6 +315,13 @@ const teacherSchema = z.strictObject({
    * @default 20
    */
   maxFailures: z.number().int().min(0).default(20),
+  /**
+   * A shipped task whose built-in teacher critiques instead of the generic token diff (services/example-tasks.ts:
+   * `arithmetic` names which column's carry a sum dropped), gives feedback prompts their category and verifies
+   * revisions. A model, when configured, still writes the critiques; the task's teacher then stands in for the
+   * built-in one (failures past `maxFailures`, unusable replies). No default: the generic built-in teacher.
+   */
+  task: z.string().min(1).optional(),
 });
 
 const outerLoopSchema = z.strictObject({
