@@ -1,6 +1,8 @@
 // Where a checkpoint came from, read from PostgreSQL alone: its run and experiment, the dataset version it trained
-// on (with its ancestors), and for each example a teacher made, the critique and the user feedback behind it.
-import { and, asc, count, eq } from 'drizzle-orm';
+// on (with its ancestors), and for each example or preference pair a signal builder made, the builder, the critique
+// and the user feedback behind it.
+import { and, asc, count, eq, inArray, isNotNull, or } from 'drizzle-orm';
+import { SOURCE_OF_BUILDER } from '../core/dataset/signal-builders';
 import type { Db } from '../db/client';
 import {
   campaigns,
@@ -13,6 +15,7 @@ import {
   feedbackEvents,
   innerLoops,
   trainingRuns,
+  trainPairs,
 } from '../db/schema';
 
 export interface LineageOptions {
@@ -25,7 +28,8 @@ export interface LineageOptions {
 }
 
 export interface CritiqueLink {
-  example: { contentHash: string; weight: number; category: string };
+  /** `builder`: the signal builder that made it (`reference`, `revision`, `critique`); null on rows from before builders. */
+  example: { contentHash: string; weight: number; category: string; source: string; builder: string | null };
   /** `examples.source_ref`: the critique id. */
   critiqueId: string;
   /** Null when the critique row is gone (the example keeps its reference). */
@@ -91,6 +95,19 @@ export interface CheckpointLineage {
     examplesBySource: Record<string, number>;
     corpus: { count: number; files: string[] };
     critiques: { total: number; offset: number; limit: number; items: CritiqueLink[] };
+    /** The version's preference pairs (pairs.jsonl), per builder, and the first `limit` with their lineage. */
+    pairs: {
+      total: number;
+      byBuilder: Record<string, number>;
+      items: {
+        contentHash: string;
+        builder: string;
+        category: string;
+        weight: number;
+        critiqueId: string;
+        feedbackEventId: string | null;
+      }[];
+    };
   } | null;
 }
 
@@ -186,21 +203,31 @@ async function datasetLineage(db: Db, versionId: string, o: Required<LineageOpti
     .limit(o.corpusFiles);
   const examplesBySource = Object.fromEntries(bySource.map((r) => [r.source, r.n]));
 
+  // Examples a builder made, and those from before builders (source `critique`, no builder).
+  const derived = and(inVersion, or(isNotNull(examples.builder), inArray(examples.source, Object.values(SOURCE_OF_BUILDER))));
+  const [{ n: derivedTotal }] = await db.select({ n: count() }).from(examples).where(derived);
   const rows = await db
     .select({
-      example: { contentHash: examples.contentHash, weight: examples.weight, category: examples.category, ref: examples.sourceRef },
+      example: {
+        contentHash: examples.contentHash,
+        weight: examples.weight,
+        category: examples.category,
+        ref: examples.sourceRef,
+        source: examples.source,
+        builder: examples.builder,
+      },
       critique: critiques,
       feedback: feedbackEvents,
     })
     .from(examples)
     .leftJoin(critiques, eq(critiques.id, examples.sourceRef))
     .leftJoin(feedbackEvents, and(eq(critiques.sourceKind, 'feedback'), eq(feedbackEvents.id, critiques.sourceId)))
-    .where(and(inVersion, eq(examples.source, 'critique')))
+    .where(derived)
     .orderBy(asc(examples.sourceRef), asc(examples.contentHash))
     .limit(o.limit)
     .offset(o.offset);
   const items: CritiqueLink[] = rows.map(({ example: e, critique: c, feedback: f }) => ({
-    example: { contentHash: e.contentHash, weight: e.weight, category: e.category },
+    example: { contentHash: e.contentHash, weight: e.weight, category: e.category, source: e.source, builder: e.builder },
     critiqueId: e.ref,
     critique: c
       ? {
@@ -230,7 +257,36 @@ async function datasetLineage(db: Db, versionId: string, o: Required<LineageOpti
     missingAncestors,
     examplesBySource,
     corpus: { count: examplesBySource.corpus ?? 0, files: corpusFiles.map((r) => r.ref) },
-    critiques: { total: examplesBySource.critique ?? 0, offset: o.offset, limit: o.limit, items },
+    critiques: { total: derivedTotal, offset: o.offset, limit: o.limit, items },
+    pairs: await pairsLineage(db, versionId, o.limit),
+  };
+}
+
+async function pairsLineage(db: Db, versionId: string, limit: number): Promise<NonNullable<CheckpointLineage['dataset']>['pairs']> {
+  const inVersion = eq(trainPairs.datasetVersionId, versionId);
+  const byBuilder = await db
+    .select({ builder: trainPairs.builder, n: count() })
+    .from(trainPairs)
+    .where(inVersion)
+    .groupBy(trainPairs.builder)
+    .orderBy(asc(trainPairs.builder));
+  const rows = await db
+    .select()
+    .from(trainPairs)
+    .where(inVersion)
+    .orderBy(asc(trainPairs.sourceRef), asc(trainPairs.contentHash))
+    .limit(limit);
+  return {
+    total: byBuilder.reduce((a, r) => a + r.n, 0),
+    byBuilder: Object.fromEntries(byBuilder.map((r) => [r.builder, r.n])),
+    items: rows.map((p) => ({
+      contentHash: p.contentHash,
+      builder: p.builder,
+      category: p.category,
+      weight: p.weight,
+      critiqueId: p.sourceRef,
+      feedbackEventId: p.lineage.feedbackEventId ?? null,
+    })),
   };
 }
 

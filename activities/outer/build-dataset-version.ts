@@ -41,6 +41,8 @@ export interface BuildDatasetVersionInput {
    * @default ["reference"]
    */
   signals?: readonly SignalBuilder[];
+  /** The category of a feedback prompt (the task's teacher, spec `outerLoop.teacher.task`), for a revision of a failure with no reference. */
+  categoryOf?: (prompt: string) => string | undefined;
 }
 
 export const MAX_REMOVED_LISTED = 100;
@@ -101,6 +103,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
         signals: stored,
         event: c.event,
         revision: c.revision,
+        category: c.event && input.categoryOf?.(c.event.prompt),
       },
       signals,
     );

@@ -10,6 +10,7 @@ import { critiques, evalItems, evalResults, outerIterations } from '../../db/sch
 
 import { campaignsOf, type ActivityDeps } from '../deps';
 import { buildDatasetVersion } from './build-dataset-version';
+import { taskTeacherOf } from '../../services/example-tasks';
 import type { BuildIterationDatasetInput, BuildIterationDatasetResult } from '../../contracts/outer-activities';
 
 export async function buildIterationDataset(deps: ActivityDeps, input: BuildIterationDatasetInput): Promise<BuildIterationDatasetResult> {
@@ -45,6 +46,7 @@ export async function buildIterationDataset(deps: ActivityDeps, input: BuildIter
     mix: spec.outerLoop.mixWeights,
     lossWeights,
     signals: spec.outerLoop.signals,
+    categoryOf: taskTeacherOf(spec.outerLoop.teacher.task)?.categoryOf,
   });
   await db.update(outerIterations).set({ datasetVersionId: built.versionId }).where(eq(outerIterations.id, input.outerIterationId));
   return { versionId: built.versionId, parentVersionId, created: built.created, counts: built.counts, lossWeights };

@@ -76,6 +76,14 @@ export function formatLineage(l: CheckpointLineage): string[] {
     out.push(
       `  corpus    ${d.corpus.count} file${d.corpus.count === 1 ? '' : 's'}: ${d.corpus.files.join(', ')}${d.corpus.count > d.corpus.files.length ? ', …' : ''}`,
     );
+  if (d.pairs.total)
+    out.push(
+      `pairs       ${pairs(d.pairs.byBuilder)}`,
+      ...d.pairs.items.map(
+        (p) =>
+          `    ${p.critiqueId}  pair ${p.contentHash.slice(0, 12)}…, ${p.builder}, weight ${p.weight}, ${p.category}${p.feedbackEventId ? `, feedback ${p.feedbackEventId}` : ''}`,
+      ),
+    );
   const { total, offset, items } = d.critiques;
   if (total === 0) return out;
   out.push(
@@ -84,7 +92,10 @@ export function formatLineage(l: CheckpointLineage): string[] {
       : `  from critiques: ${total} (none at offset ${offset})`,
   );
   for (const it of items) {
-    out.push(`    ${it.critiqueId}  example ${it.example.contentHash.slice(0, 12)}…, weight ${it.example.weight}, ${it.example.category}`);
+    const by = it.example.builder ? `, by ${it.example.builder}` : '';
+    out.push(
+      `    ${it.critiqueId}  example ${it.example.contentHash.slice(0, 12)}…${by}, weight ${it.example.weight}, ${it.example.category}`,
+    );
     if (!it.critique) {
       out.push('      critique  (missing)');
       continue;

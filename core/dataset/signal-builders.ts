@@ -24,6 +24,8 @@ export interface CritiqueForSignals {
   /** The feedback event's prompt and output: the production model's real answer. */
   event?: { prompt: string; output: string };
   revision?: { output: string; verified: boolean };
+  /** The category of the event's prompt by the task's teacher, for a failure without an `sft` signal to name it. */
+  category?: string;
 }
 
 export interface DerivedExample {
@@ -79,23 +81,6 @@ export function buildSignals(
       });
 
   const first = sfts[0];
-  if (on('revision') && c.event && c.revision?.verified && c.revision.output.trim() !== '') {
-    const category = first?.category ?? 'general';
-    const weight = first?.weight ?? 1;
-    const lineage = lineageOf('revision');
-    examples.push({ prompt: c.event.prompt, completion: c.revision.output, category, weight, source: SOURCE_OF_BUILDER.revision, lineage });
-    if (output !== undefined && output !== '' && output !== c.revision.output)
-      pairs.push({
-        prompt: c.event.prompt,
-        chosen: c.revision.output,
-        rejected: output,
-        category,
-        weight,
-        source: SOURCE_OF_BUILDER.revision,
-        lineage,
-      });
-  }
-
   // Critique examples only from failures with a verified reference: a critique of an unreferenced failure says only that nothing can be learnt.
   if (on('critique') && first && c.event)
     examples.push({
@@ -117,5 +102,23 @@ export function buildSignals(
       source: SOURCE_OF_BUILDER.pairs,
       lineage: lineageOf('pairs'),
     });
+  // Last, so an example or pair the reference builders made (a revision equal to the reference) keeps their name.
+  if (on('revision') && c.event && c.revision?.verified && c.revision.output.trim() !== '') {
+    const category = first?.category ?? c.category ?? 'general';
+    const weight = first?.weight ?? 1;
+    const lineage = lineageOf('revision');
+    examples.push({ prompt: c.event.prompt, completion: c.revision.output, category, weight, source: SOURCE_OF_BUILDER.revision, lineage });
+    if (output !== undefined && output !== '' && output !== c.revision.output)
+      pairs.push({
+        prompt: c.event.prompt,
+        chosen: c.revision.output,
+        rejected: output,
+        category,
+        weight,
+        source: SOURCE_OF_BUILDER.revision,
+        lineage,
+      });
+  }
+
   return { examples, pairs };
 }
