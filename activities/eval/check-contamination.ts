@@ -1,11 +1,11 @@
 // checkContamination: runs before any training run on a dataset version (the inner loop calls it first). Every
-// example of the version against every item of every suite and split, and every suite's canaries and held-out
+// example (and both sides of every preference pair) of the version against every item of every suite and split, and every suite's canaries and held-out
 // canaries; a contaminated version is refused with ContaminatedDatasetError (non-retryable) naming the examples
 // and the items they overlap.
 import { eq, ne } from 'drizzle-orm';
 import { ContaminatedDatasetError, NotFoundError } from '../../core/errors';
 import { describeContamination, findContamination, type ContaminationFinding } from '../../core/dataset/contamination';
-import { datasetVersions, evalItems, evalSuites, examples } from '../../db/schema';
+import { datasetVersions, evalItems, evalSuites, examples, trainPairs } from '../../db/schema';
 import type { ActivityDeps } from '../deps';
 import { readHeldoutItems } from './heldout-items';
 import type { CheckContaminationInput, ContaminationReport } from '../../contracts/eval';
@@ -18,6 +18,24 @@ export async function checkContamination(deps: ActivityDeps, input: CheckContami
     .select({ source: examples.source, sourceRef: examples.sourceRef, content: examples.content })
     .from(examples)
     .where(eq(examples.datasetVersionId, version.id));
+  // A preference pair trains on both its sides: each is checked as prompt + side.
+  const pairs = await db
+    .select({
+      source: trainPairs.source,
+      sourceRef: trainPairs.sourceRef,
+      prompt: trainPairs.prompt,
+      chosen: trainPairs.chosen,
+      rejected: trainPairs.rejected,
+    })
+    .from(trainPairs)
+    .where(eq(trainPairs.datasetVersionId, version.id));
+  const texts = [
+    ...rows.map((r) => ({ key: `${r.source}:${r.sourceRef}`, text: r.content })),
+    ...pairs.flatMap((p) => [
+      { key: `pair ${p.source}:${p.sourceRef}`, text: p.prompt + p.chosen },
+      { key: `pair ${p.source}:${p.sourceRef}`, text: p.prompt + p.rejected },
+    ]),
+  ];
   const suites = await db.select({ id: evalSuites.id, settings: evalSuites.settings }).from(evalSuites);
   const items = await db
     .select({ id: evalItems.id, split: evalItems.split, prompt: evalItems.prompt, reference: evalItems.reference })
@@ -35,7 +53,7 @@ export async function checkContamination(deps: ActivityDeps, input: CheckContami
   });
 
   const findings: ContaminationFinding[] = findContamination(
-    rows.map((r) => ({ key: `${r.source}:${r.sourceRef}`, text: r.content })),
+    texts,
     items.map((i) => ({ id: i.id, split: i.split, text: i.prompt + i.reference })),
     canaries,
   );

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { buildDatasetVersion } from '../../activities/outer/build-dataset-version';
 import { critiqueEvalFailures } from '../../activities/outer/critique-eval-failures';
+import { critiqueFeedback } from '../../activities/outer/critique-feedback';
+import { checkContamination } from '../../activities/eval/check-contamination';
 import { critiqueIterationFeedback } from '../../activities/outer/critique-iteration';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { checkpointLineage } from '../../services/lineage';
@@ -16,7 +18,17 @@ import { TRAIN_EXAMPLES_FILE, TRAIN_PAIRS_FILE, type SignalBuilder, type TrainPa
 import { critiquePromptOf } from '../../core/teacher/signal-prompts';
 import { ARITHMETIC_TEACHER, arithmeticTeacher } from '../../tasks/arithmetic/teacher';
 import type { DbHandle } from '../../db/client';
-import { critiques, datasets, datasetVersions, examples, experiments, feedbackEvents, revisions, trainPairs } from '../../db/schema';
+import {
+  critiques,
+  datasets,
+  datasetVersions,
+  evalItems,
+  examples,
+  experiments,
+  feedbackEvents,
+  revisions,
+  trainPairs,
+} from '../../db/schema';
 import { trainCheckpoint } from '../helpers/charlm-checkpoint';
 import { freshDatabase, scratchDir } from '../helpers/env';
 import { fastBuiltinSpec } from '../helpers/specs';
@@ -319,4 +331,54 @@ test('no signals: the version is the parent examples, nothing derived', async ()
       .from(trainPairs)
       .where(and(eq(trainPairs.datasetVersionId, v.versionId))),
   ).toEqual([]);
+});
+
+test('a pair whose side reproduces an eval item is removed at build, and one planted in a version is refused before training', async () => {
+  const item = { prompt: 'Spell the sum out: ', reference: 'one hundred and ninety-eight, in words\n' };
+  await h.db.insert(evalItems).values({
+    id: 'words@1/pub-1',
+    suiteId: 'words@1',
+    split: 'public',
+    grader: 'exact_match',
+    ...item,
+    contentHash: sha(item.prompt + item.reference),
+    sourceFile: 'f',
+  });
+  await h.db
+    .insert(feedbackEvents)
+    .values({
+      id: 'e-leak',
+      campaignId: C,
+      kind: 'edit',
+      modelVersion: CKPT,
+      prompt: item.prompt,
+      output: 'one hundred\n',
+      correction: item.reference,
+    });
+  const { critiqueIds } = await critiqueFeedback(h.db, { campaignId: C, eventIds: ['e-leak'] });
+  const v = await buildDatasetVersion({ db: h.db, home }, { campaignId: C, parentVersionId: PARENT, critiqueIds, signals: ['pairs'] });
+  expect(v.counts.removed).toBe(1);
+  expect(v.removed).toEqual([{ sourceRef: critiqueIds[0], evalItemIds: ['words@1/pub-1'] }]);
+  expect(pairsFileOf(v.versionId)).toBeUndefined();
+
+  // A clean version with pairs passes; the same with a pair row planted to carry the item is refused by name.
+  const clean = await build(['pairs']);
+  await expect(checkContamination({ db: h.db, home }, { datasetVersionId: clean.versionId, reader: 'test' })).resolves.toMatchObject({
+    datasetVersionId: clean.versionId,
+  });
+  await h.db.insert(trainPairs).values({
+    datasetVersionId: clean.versionId,
+    contentHash: 'planted',
+    source: 'pairs',
+    sourceRef: 'planted-critique',
+    builder: 'pairs',
+    category: 'carry',
+    prompt: item.prompt,
+    chosen: item.reference,
+    rejected: 'x',
+    lineage: { builder: 'pairs' },
+  });
+  await expect(checkContamination({ db: h.db, home }, { datasetVersionId: clean.versionId, reader: 'test' })).rejects.toThrow(
+    /pair pairs:planted-critique/,
+  );
 });
