@@ -51,13 +51,17 @@ export function exampleTask(name: string): ExampleTask {
 /** A task named by `outerLoop.teacher.task` that has no built-in teacher: retrying cannot help. */
 export class UnknownTaskTeacherError extends NonRetryableError {}
 
+/** Why `name` cannot be `outerLoop.teacher.task`, or undefined when it can. */
+export function taskTeacherProblem(name: string): string | undefined {
+  if (Object.hasOwn(EXAMPLE_TASKS, name) && EXAMPLE_TASKS[name].teacher) return undefined;
+  const named = EXAMPLE_TASK_NAMES.filter((n) => EXAMPLE_TASKS[n].teacher);
+  return `outerLoop.teacher.task: "${name}" has no built-in teacher (tasks with one: ${named.join(', ')})`;
+}
+
 /** The built-in teacher of the shipped task `name` (spec `outerLoop.teacher.task`); undefined when none is named. */
 export function taskTeacherOf(name: string | undefined): TaskTeacher | undefined {
   if (name === undefined) return undefined;
-  const t = EXAMPLE_TASKS[name]?.teacher;
-  if (!t) {
-    const named = EXAMPLE_TASK_NAMES.filter((n) => EXAMPLE_TASKS[n].teacher);
-    throw new UnknownTaskTeacherError(`outerLoop.teacher.task: "${name}" has no built-in teacher (tasks with one: ${named.join(', ')})`);
-  }
-  return t;
+  const problem = taskTeacherProblem(name);
+  if (problem) throw new UnknownTaskTeacherError(problem);
+  return EXAMPLE_TASKS[name].teacher;
 }

@@ -3,7 +3,8 @@
 import crypto from 'node:crypto';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
-import { parseSpec, SpecTooLargeError, type CampaignSpec } from '../../core/spec';
+import { InvalidSpecError, parseSpec, SpecTooLargeError, type CampaignSpec } from '../../core/spec';
+import { taskTeacherProblem } from '../example-tasks';
 import type { Db } from '../../db/client';
 import { campaigns, campaignVersions, innerLoops, outerIterations } from '../../db/schema';
 import { campaignIdOfVersion } from '../../contracts/campaign';
@@ -38,6 +39,9 @@ export interface CampaignVersionOf {
 export function campaignVersionOf(raw: unknown, where?: string): CampaignVersionOf {
   refuseLarge(raw, where);
   const spec = parseSpec(raw, where);
+  const teacherTask = spec.outerLoop.teacher.task;
+  const problem = teacherTask === undefined ? undefined : taskTeacherProblem(teacherTask);
+  if (problem) throw new InvalidSpecError([problem], where);
   const canonical = canonicalJson(spec);
   refuseLarge(spec, where, canonical);
   const hash = crypto.createHash('sha256').update(canonical).digest('hex').slice(0, 12);
