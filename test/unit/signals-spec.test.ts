@@ -40,7 +40,7 @@ test('an unknown builder, a builder twice, or revision without the eval-failure 
 
 test('a task without a built-in teacher is refused when the spec is registered', () => {
   expect(() => campaignVersionOf(fastBuiltinSpec('s', { outerLoop: { teacher: { task: 'builtin-code' } } } as never), 's.yaml')).toThrow(
-    's.yaml: outerLoop.teacher.task: "builtin-code" has no built-in teacher (tasks with one: arithmetic)',
+    's.yaml is invalid:\nouterLoop.teacher.task: "builtin-code" has no built-in teacher (tasks with one: arithmetic)',
   );
   expect(
     campaignVersionOf(fastBuiltinSpec('s', { outerLoop: { teacher: { task: 'arithmetic' } } } as never)).spec.outerLoop.teacher.task,
