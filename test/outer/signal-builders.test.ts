@@ -344,17 +344,15 @@ test('a pair whose side reproduces an eval item is removed at build, and one pla
     contentHash: sha(item.prompt + item.reference),
     sourceFile: 'f',
   });
-  await h.db
-    .insert(feedbackEvents)
-    .values({
-      id: 'e-leak',
-      campaignId: C,
-      kind: 'edit',
-      modelVersion: CKPT,
-      prompt: item.prompt,
-      output: 'one hundred\n',
-      correction: item.reference,
-    });
+  await h.db.insert(feedbackEvents).values({
+    id: 'e-leak',
+    campaignId: C,
+    kind: 'edit',
+    modelVersion: CKPT,
+    prompt: item.prompt,
+    output: 'one hundred\n',
+    correction: item.reference,
+  });
   const { critiqueIds } = await critiqueFeedback(h.db, { campaignId: C, eventIds: ['e-leak'] });
   const v = await buildDatasetVersion({ db: h.db, home }, { campaignId: C, parentVersionId: PARENT, critiqueIds, signals: ['pairs'] });
   expect(v.counts.removed).toBe(1);
