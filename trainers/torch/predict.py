@@ -8,22 +8,7 @@ import torch
 
 from checkpoint import load_checkpoint, write_atomic
 from model import GPT, GPTConfig, greedy_complete
-from run_config import TrainerError
-
-
-def parse_prompt(line, where):
-    try:
-        p = json.loads(line)
-    except ValueError:
-        raise TrainerError(f'{where}: not JSON') from None
-    if not isinstance(p, dict) or not isinstance(p.get('id'), str) or not isinstance(p.get('prompt'), str):
-        raise TrainerError(f'{where}: id and prompt must be strings')
-    m = p.get('maxBytes')
-    if isinstance(m, float) and m.is_integer():
-        m = int(m)  # JSON has one number type: 16.0 is the integer 16, as for the TypeScript trainer
-    if not isinstance(m, int) or isinstance(m, bool) or not 0 <= m <= 65536:
-        raise TrainerError(f'{where}: maxBytes must be an integer from 0 to 65536')
-    return p['id'], p['prompt'], m
+from prompts import read_prompts
 
 
 def predict(checkpoint_file, prompts_file, out_file):
@@ -34,13 +19,7 @@ def predict(checkpoint_file, prompts_file, out_file):
     model = GPT(GPTConfig(**c['config'])).to(device)
     model.load_state_dict(c['model'])
     model.eval()
-    try:
-        with open(prompts_file, encoding='utf-8') as f:
-            lines = [(i + 1, l) for i, l in enumerate(f.read().split('\n')) if l.strip()]
-    except (OSError, UnicodeDecodeError) as e:
-        raise TrainerError(f'cannot read {prompts_file}: {e}') from None
-    # Every line is checked before any is answered, so a bad file fails fast and writes nothing.
-    prompts = [parse_prompt(l, f'{prompts_file}:{n}') for n, l in lines]
+    prompts = read_prompts(prompts_file)  # every line checked before any is answered: a bad file writes nothing
     out = []
     for pid, prompt, max_bytes in prompts:
         completion = greedy_text(model, prompt, max_bytes, device)

@@ -1,0 +1,144 @@
+"""`train --run-dir DIR`: fine-tunes a causal LM with TRL as DIR/run.json says: SFT on the dataset version's
+examples with the loss on the completions only (full or LoRA), or DPO on its preference pairs (`objective`, see
+knobs.py). Appends metrics.jsonl, writes frozen checkpoints (checkpoints/step-<N>/, manifest.py) and keeps its resume
+state (optimizer, scheduler, RNG, data position: TRL's own checkpoint) in DIR/hf-state/, outside every listed
+folder. Restarted on the same directory it resumes from the newest listed checkpoint on the same data order. Under
+torchrun or accelerate launch every process trains (DDP, or FSDP with `fsdp: true`) and rank 0 alone writes."""
+import os
+import shutil
+
+from base_model import load_model, load_tokenizer, start_sources
+from knobs import resolve_params, total_steps, trl_arguments
+from manifest import newest_listed_step, publish_checkpoint, remove_stale_temp_folders
+from run_config import TrainerError, read_run_json
+from training_data import dataset_file, drawn_dataset, read_pair_rows, read_sft_rows
+
+STATE_DIR = 'hf-state'
+# A TRL checkpoint holds these beside the weights; a frozen folder must not (pickles, and the resume state).
+NOT_FROZEN = ('optimizer.pt', 'scheduler.pt', 'scaler.pt', 'trainer_state.json', 'training_args.bin')
+
+
+def objective_of(p, pairs_file):
+    if p['objective'] == 'auto':
+        return 'dpo' if pairs_file else 'sft'
+    if p['objective'] == 'dpo' and not pairs_file:
+        raise TrainerError('run.json: params.objective is "dpo" but the dataset version has no pairs (dataset.pairsFile)')
+    return p['objective']
+
+
+def set_hub_access(sources, user_offline):
+    """The hub stays off (HF_HUB_OFFLINE=1) when every source is a local folder, unless the caller set it."""
+    if user_offline is None:
+        os.environ['HF_HUB_OFFLINE'] = '1' if all(os.path.isdir(s) for s in sources) else '0'
+
+
+def train(run_dir, user_offline=None):
+    run = read_run_json(run_dir)
+    p = resolve_params(run['params'])
+    model_src, tok_src, what = start_sources(run_dir, run, p)
+    set_hub_access([model_src, tok_src], user_offline)
+    if os.environ.get('FLYWHEEL_TORCH_THREADS'):
+        import torch
+
+        torch.set_num_threads(int(os.environ['FLYWHEEL_TORCH_THREADS']))
+    processes, rank = int(os.environ.get('WORLD_SIZE', '1')), int(os.environ.get('RANK', '0'))
+
+    pairs_file = dataset_file(run_dir, run['dataset'], 'pairsFile')
+    objective = objective_of(p, pairs_file)
+    tokenizer = load_tokenizer(tok_src)
+    if objective == 'dpo':
+        data_file = pairs_file
+        rows = read_pair_rows(data_file)
+    else:
+        data_file = dataset_file(run_dir, run['dataset'], 'examplesFile')
+        if not data_file:
+            raise TrainerError('run.json: the hf trainer trains on dataset.examplesFile (train.jsonl); this dataset version has none')
+        rows = read_sft_rows(data_file, tokenizer.chat_template)
+    steps = total_steps(p, len(rows), processes)
+
+    listed = newest_listed_step(run_dir)
+    if listed is not None and listed >= steps:
+        return  # already finished: a relaunch after the last checkpoint is a no-op
+    if rank == 0:
+        remove_stale_temp_folders(run_dir)
+    state_dir = os.path.join(run_dir, STATE_DIR)
+    if steps == 0:
+        if rank == 0:
+            model = load_model(model_src, what)
+            publish_checkpoint(run_dir, 0, lambda tmp: (model.save_pretrained(tmp), tokenizer.save_pretrained(tmp)))
+        return
+    resume = os.path.join(state_dir, f'checkpoint-{listed}') if listed else None
+    if resume and not os.path.isfile(os.path.join(resume, 'trainer_state.json')):
+        raise TrainerError(f'checkpoint {listed} is listed but its resume state {resume} is missing')
+
+    dataset = drawn_dataset(rows, steps * p['batchSize'] * p['gradAccum'] * processes, run['seed'], data_file)
+    trainer = build_trainer(run_dir, run, p, objective, model_src, what, tokenizer, dataset, steps, state_dir, processes)
+    trainer.train(resume_from_checkpoint=resume)
+    if trainer.is_world_process_zero():
+        shutil.rmtree(state_dir, ignore_errors=True)  # finished: nothing will resume, and it is the weights twice over
+
+
+def use_bf16(p):
+    import torch
+
+    if p['precision'] != 'auto':
+        return p['precision'] == 'bf16'
+    return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+
+
+def build_trainer(run_dir, run, p, objective, model_src, what, tokenizer, dataset, steps, state_dir, processes):
+    """The TRL trainer for the run, with the metrics and export callbacks (also used by the tests and benches)."""
+    import torch
+    from transformers import PrinterCallback
+
+    from callbacks import ExportCallback, MetricsCallback, last_metric_step
+    from throughput import peak_flops
+
+    model = load_model(model_src, what)
+    peft_config = None
+    if p['lora']:
+        from peft import LoraConfig
+
+        lo = p['lora']
+        peft_config = LoraConfig(r=lo['r'], lora_alpha=lo['alpha'], target_modules=lo['targetModules'],
+                                 lora_dropout=lo['dropout'], task_type='CAUSAL_LM')
+    common = trl_arguments(p, run, state_dir, steps, run['checkpointEvery'], use_bf16(p))
+    device = torch.device('cuda', int(os.environ.get('LOCAL_RANK', '0'))) if torch.cuda.is_available() else torch.device('cpu')
+    n = model.num_parameters()
+    # Training FLOPs per token (Kaplan's 6N, attention left out): 2N forward and 4N backward, of which a LoRA run
+    # skips the 2N of frozen weight gradients; DPO adds the reference model's 2N forward.
+    flops_per_token = (4 if p['lora'] else 6) * n + (2 * n if objective == 'dpo' else 0)
+    metrics = MetricsCallback(run_dir, last_metric_step(os.path.join(run_dir, 'metrics.jsonl')), flops_per_token, peak_flops(device), processes)
+
+    def export(step):
+        publish_checkpoint(run_dir, step, lambda tmp: write_frozen(os.path.join(state_dir, f'checkpoint-{step}'), tmp, p, model_src, what, tokenizer))
+
+    callbacks = [metrics, ExportCallback(export)]
+    if objective == 'dpo':
+        from trl import DPOConfig, DPOTrainer
+
+        config = DPOConfig(**common, beta=p['dpoBeta'])
+        trainer = DPOTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
+    else:
+        from trl import SFTConfig, SFTTrainer
+
+        config = SFTConfig(**common, completion_only_loss=True, packing=False)
+        trainer = SFTTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
+    trainer.remove_callback(PrinterCallback)  # it prints every log dict; metrics.jsonl has what matters
+    return trainer
+
+
+def write_frozen(state, tmp, p, model_src, what, tokenizer):
+    """The frozen folder of TRL's checkpoint `state`: its weights and configs as they are (full fine-tuning), or the
+    starting model with the adapter merged in (LoRA), and the tokenizer; never the optimizer or other pickles."""
+    if p['lora']:
+        from peft import PeftModel
+
+        merged = PeftModel.from_pretrained(load_model(model_src, what), state).merge_and_unload()
+        merged.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        return
+    for name in sorted(os.listdir(state)):
+        if name in NOT_FROZEN or name.startswith('rng_state') or not os.path.isfile(os.path.join(state, name)):
+            continue
+        shutil.copy2(os.path.join(state, name), os.path.join(tmp, name))

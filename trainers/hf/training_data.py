@@ -1,0 +1,92 @@
+"""What the HF trainer trains on, as a `datasets.Dataset` in the order it is trained: a dataset version's examples
+(train.jsonl, for SFT) or its preference pairs (pairs.jsonl, for DPO), drawn with replacement from the run's seed,
+an example in proportion to weight x (completion bytes + 1) and a pair in proportion to its weight (docs/backends.md
+"The dataset in run.json"). The draws are made once, before training, so a resumed run (which skips the batches it
+already trained on) continues on exactly the sequence the uninterrupted run would have seen."""
+import json
+import math
+import os
+
+import numpy as np
+
+from examples import _problem, prompt_and_completion
+from run_config import TrainerError
+
+
+def _lines(file, what):
+    try:
+        with open(file, 'rb') as f:
+            for n, raw in enumerate(f, start=1):
+                if raw.strip():
+                    try:
+                        yield n, json.loads(raw)
+                    except ValueError:
+                        raise TrainerError(f'{file}:{n}: not JSON') from None
+    except OSError as e:
+        raise TrainerError(f'cannot read the {what} {file}: {e.strerror or e}') from None
+
+
+def read_sft_rows(file, chat_template):
+    """[(row, draw weight)]: a row is {prompt, completion} as text, or, when the tokenizer has a chat template and
+    the example is a chat, as the conversational messages TRL renders with that template."""
+    out = []
+    for n, e in _lines(file, 'examples'):
+        problem = _problem(e)
+        if problem:
+            raise TrainerError(f'{file}:{n}: {problem}')
+        weight = float(e.get('weight', 1))
+        if 'messages' in e and chat_template:
+            row = {'prompt': e['messages'][:-1], 'completion': e['messages'][-1:]}
+            completion = e['messages'][-1]['content']
+        else:
+            prompt, completion = prompt_and_completion(e)
+            row = {'prompt': prompt, 'completion': completion}
+        if weight > 0 and completion:
+            out.append((row, weight * (len(completion.encode('utf-8')) + 1)))
+    return out
+
+
+def _pair_problem(p):
+    if not isinstance(p, dict):
+        return 'must be a JSON object'
+    for key in ('prompt', 'chosen', 'rejected'):
+        if not isinstance(p.get(key), str):
+            return f'{key}: must be a string'
+    w = p.get('weight', 1)
+    if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
+        return 'weight: must be a finite number >= 0'
+    return None
+
+
+def read_pair_rows(file):
+    """[({prompt, chosen, rejected}, draw weight)] for the pairs with a weight above 0 and two different answers."""
+    out = []
+    for n, p in _lines(file, 'pairs'):
+        problem = _pair_problem(p)
+        if problem:
+            raise TrainerError(f'{file}:{n}: {problem}')
+        weight = float(p.get('weight', 1))
+        if weight > 0 and p['chosen'] != p['rejected']:
+            out.append(({'prompt': p['prompt'], 'chosen': p['chosen'], 'rejected': p['rejected']}, weight))
+    return out
+
+
+def drawn_dataset(rows, count, seed, file):
+    """`count` rows drawn with replacement in proportion to their weights, from a generator of the run's seed."""
+    from datasets import Dataset
+
+    if not rows:
+        raise TrainerError(f'{file} has nothing to train on (no line with a weight above 0 and something to learn)')
+    weights = np.array([w for _, w in rows], dtype=np.float64)
+    picks = np.random.default_rng(seed).choice(len(rows), size=count, p=weights / weights.sum())
+    return Dataset.from_list([rows[i][0] for i in picks])
+
+
+def dataset_file(run_dir, dataset, key):
+    """The absolute path of run.json `dataset[key]` (relative paths are taken from the run directory), or None."""
+    name = dataset.get(key)
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise TrainerError(f'{os.path.join(run_dir, "run.json")}: dataset.{key} must be a string when given')
+    return os.path.join(run_dir, dataset['path'], name)
