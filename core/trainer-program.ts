@@ -6,9 +6,13 @@ import path from 'node:path';
 
 export const REPO = path.join(__dirname, '..');
 export const BUILTIN_TRAINER = path.join(REPO, 'trainers', 'charlm', 'main.ts');
-/** The Hugging Face trainer's code: the one folder of the checkout bound into its sandbox. */
 export const HF_TRAINER_DIR = path.join(REPO, 'trainers', 'hf');
 export const HF_TRAINER = path.join(HF_TRAINER_DIR, 'main.py');
+/**
+ * The folders of the checkout the Hugging Face trainer imports (its own, the PyTorch trainer's shared run.json and
+ * metrics modules, Flywheel's frozen-folder checks): bound read-only into its sandbox, and nothing else of the checkout.
+ */
+export const HF_TRAINER_CODE = [HF_TRAINER_DIR, path.join(REPO, 'trainers', 'torch'), path.join(REPO, 'formats', 'hf')];
 /** Overrides the hf-venv's interpreter (a GPU host's own environment with vLLM, say). */
 export const HF_PYTHON_ENV = 'FLYWHEEL_HF_PYTHON';
 /** What makes the hf-venv's interpreter exist, said wherever its absence stops a trainer. */
