@@ -43,6 +43,8 @@ const ITEMS: LossItem[] = [
   { id: 'utf8', prompt: 'café ', reference: 'naïve — déjà vu ✓' },
   { id: 'space', prompt: 'x = ', reference: ' 7\n' },
   { id: 'one', prompt: 'a', reference: 'b' },
+  // The join inside a word: tokenized apart, no token spans it.
+  { id: 'mid-word', prompt: 'the naï', reference: 've café' },
   ...Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, prompt: `${i}*${i + 3}=`, reference: String(i * (i + 3)) })),
 ];
 
