@@ -34,6 +34,7 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['lineage'], () => (require('./commands/lineage') as typeof import('./commands/lineage')).registerLineage],
   [['codec-server'], () => (require('./commands/codec-server') as typeof import('./commands/codec-server')).registerCodecServer],
   [['report'], () => (require('./commands/report') as typeof import('./commands/report')).registerReport],
+  [['setup'], () => (require('./commands/setup') as typeof import('./commands/setup')).registerSetup],
 ];
 
 /** The program with every command, or only the file that registers `only` when that names a known command. */

@@ -44,7 +44,8 @@ KNOBS = {
     'gradAccum': (1, _int(1, 65536), 'micro-batches per optimizer step (gradient_accumulation_steps)'),
     'weightDecay': (0.0, _number(0), 'AdamW weight decay (weight_decay)'),
     'gradClip': (1.0, _number(0), 'global gradient-norm clip (max_grad_norm); 0 turns it off'),
-    'maxLength': (512, _int(8, 1_048_576), 'tokens per sequence, prompt included (max_length); longer ones are cut at the end'),
+    'maxLength': (512, _int(8, 1_048_576), 'tokens per sequence, prompt included (max_length); longer ones are cut at the end, '
+                  'and an example whose prompt fills it is left out'),
     'logEvery': (10, _int(1, 10_000_000), 'steps between metrics lines (logging_steps), and the last step'),
     'lora': (None, None, '{r, alpha, targetModules, dropout?}: train a LoRA adapter (peft) instead of every weight; '
              'checkpoints hold the adapter merged into the weights'),
@@ -116,7 +117,7 @@ def total_steps(p, drawable, processes):
     return max(1, math.ceil(p['epochs'] * drawable / per_step))
 
 
-def trl_arguments(p, run, state_dir, steps, checkpoint_every, bf16):
+def trl_arguments(p, run, state_dir, steps, checkpoint_every, bf16, cpu):
     """The TrainingArguments fields every objective shares (SFTConfig and DPOConfig both take them)."""
     return {
         'output_dir': state_dir,
@@ -130,7 +131,7 @@ def trl_arguments(p, run, state_dir, steps, checkpoint_every, bf16):
         'max_grad_norm': p['gradClip'],
         'max_length': p['maxLength'],
         'logging_steps': p['logEvery'],
-        'gradient_checkpointing': p['gradientCheckpointing'],
+        'activation_checkpointing': p['gradientCheckpointing'],
         'bf16': bf16,
         'fp16': False,
         'seed': run['seed'],
@@ -147,6 +148,7 @@ def trl_arguments(p, run, state_dir, steps, checkpoint_every, bf16):
         'disable_tqdm': True,
         'log_level': 'error',
         'dataloader_num_workers': 0,
-        'use_cpu': False,
+        # On a host without CUDA this is what makes transformers set up DDP (gloo) under torchrun, not just the device.
+        'use_cpu': cpu,
         'fsdp': 'full_shard auto_wrap' if p['fsdp'] else '',
     }

@@ -11,6 +11,7 @@ from checkpoint import write_atomic
 from frozen_model import FrozenCheckpointError, check_frozen_folder, load_frozen
 from prompts import read_prompts
 from run_config import TrainerError
+from training_data import prompt_ids
 
 BATCH = 16
 
@@ -50,13 +51,6 @@ def _vllm_importable():
     return True
 
 
-def _prompt_ids(tokenizer, prompt):
-    ids = tokenizer(prompt)['input_ids']
-    if not ids:  # an empty prompt: generation needs one token to start from
-        ids = [tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id]
-    return ids
-
-
 def _generate_complete(folder, prompts, budget):
     import torch
 
@@ -68,7 +62,7 @@ def _generate_complete(folder, prompts, budget):
         raise TrainerError(f'cannot load the checkpoint {folder}: {type(e).__name__}: {" ".join(str(e).split())[:300]}') from None
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     eos = tokenizer.eos_token_id
-    ids = [_prompt_ids(tokenizer, p) for p in prompts]
+    ids = [prompt_ids(tokenizer, p) for p in prompts]
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths together: less padding
     texts = [''] * len(ids)
     for start in range(0, len(order), BATCH):
@@ -95,5 +89,5 @@ def _vllm_complete(folder, prompts, budget):
     tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False, local_files_only=True)
     llm = LLM(model=folder, tokenizer=folder, trust_remote_code=False, seed=0)
     params = SamplingParams(temperature=0.0, max_tokens=budget, skip_special_tokens=True)
-    outputs = llm.generate([{'prompt_token_ids': _prompt_ids(tokenizer, p)} for p in prompts], params)
+    outputs = llm.generate([{'prompt_token_ids': prompt_ids(tokenizer, p)} for p in prompts], params)
     return [o.outputs[0].text for o in outputs]

@@ -6,6 +6,7 @@ folder. Restarted on the same directory it resumes from the newest listed checkp
 torchrun or accelerate launch every process trains (DDP, or FSDP with `fsdp: true`) and rank 0 alone writes."""
 import os
 import shutil
+from dataclasses import dataclass
 
 from base_model import load_model, load_tokenizer, start_sources
 from knobs import resolve_params, total_steps, trl_arguments
@@ -32,7 +33,34 @@ def set_hub_access(sources, user_offline):
         os.environ['HF_HUB_OFFLINE'] = '1' if all(os.path.isdir(s) for s in sources) else '0'
 
 
-def train(run_dir, user_offline=None):
+@dataclass
+class RunPlan:
+    """What a run trains, decided before any weight is loaded."""
+
+    run_dir: str
+    run: dict
+    p: dict
+    objective: str
+    model_src: str
+    what: str
+    tokenizer: object
+    rows: list
+    data_file: str
+    steps: int
+    processes: int
+    rank: int
+
+    @property
+    def state_dir(self):
+        return os.path.join(self.run_dir, STATE_DIR)
+
+    def dataset(self):
+        """Every sequence the run trains on, in order: batchSize x gradAccum x processes a step."""
+        count = self.steps * self.p['batchSize'] * self.p['gradAccum'] * self.processes
+        return drawn_dataset(self.rows, count, self.run['seed'], self.data_file)
+
+
+def plan_run(run_dir, user_offline=None):
     run = read_run_json(run_dir)
     p = resolve_params(run['params'])
     model_src, tok_src, what = start_sources(run_dir, run, p)
@@ -42,40 +70,40 @@ def train(run_dir, user_offline=None):
 
         torch.set_num_threads(int(os.environ['FLYWHEEL_TORCH_THREADS']))
     processes, rank = int(os.environ.get('WORLD_SIZE', '1')), int(os.environ.get('RANK', '0'))
-
     pairs_file = dataset_file(run_dir, run['dataset'], 'pairsFile')
     objective = objective_of(p, pairs_file)
     tokenizer = load_tokenizer(tok_src)
     if objective == 'dpo':
         data_file = pairs_file
-        rows = read_pair_rows(data_file)
+        rows = read_pair_rows(data_file, tokenizer)
     else:
         data_file = dataset_file(run_dir, run['dataset'], 'examplesFile')
         if not data_file:
             raise TrainerError('run.json: the hf trainer trains on dataset.examplesFile (train.jsonl); this dataset version has none')
-        rows = read_sft_rows(data_file, tokenizer.chat_template)
+        rows = read_sft_rows(data_file, tokenizer, p['maxLength'])
     steps = total_steps(p, len(rows), processes)
+    return RunPlan(run_dir, run, p, objective, model_src, what, tokenizer, rows, data_file, steps, processes, rank)
 
+
+def train(run_dir, user_offline=None):
+    plan = plan_run(run_dir, user_offline)
     listed = newest_listed_step(run_dir)
-    if listed is not None and listed >= steps:
+    if listed is not None and listed >= plan.steps:
         return  # already finished: a relaunch after the last checkpoint is a no-op
-    if rank == 0:
+    if plan.rank == 0:
         remove_stale_temp_folders(run_dir)
-    state_dir = os.path.join(run_dir, STATE_DIR)
-    if steps == 0:
-        if rank == 0:
-            model = load_model(model_src, what)
-            publish_checkpoint(run_dir, 0, lambda tmp: (model.save_pretrained(tmp), tokenizer.save_pretrained(tmp)))
+    if plan.steps == 0:
+        if plan.rank == 0:
+            model = load_model(plan.model_src, plan.what)
+            publish_checkpoint(run_dir, 0, lambda tmp: (model.save_pretrained(tmp), plan.tokenizer.save_pretrained(tmp)))
         return
-    resume = os.path.join(state_dir, f'checkpoint-{listed}') if listed else None
+    resume = os.path.join(plan.state_dir, f'checkpoint-{listed}') if listed else None
     if resume and not os.path.isfile(os.path.join(resume, 'trainer_state.json')):
         raise TrainerError(f'checkpoint {listed} is listed but its resume state {resume} is missing')
-
-    dataset = drawn_dataset(rows, steps * p['batchSize'] * p['gradAccum'] * processes, run['seed'], data_file)
-    trainer = build_trainer(run_dir, run, p, objective, model_src, what, tokenizer, dataset, steps, state_dir, processes)
+    trainer = build_trainer(plan, plan.dataset())
     trainer.train(resume_from_checkpoint=resume)
     if trainer.is_world_process_zero():
-        shutil.rmtree(state_dir, ignore_errors=True)  # finished: nothing will resume, and it is the weights twice over
+        shutil.rmtree(plan.state_dir, ignore_errors=True)  # finished: nothing will resume, and it is the weights twice over
 
 
 def use_bf16(p):
@@ -86,8 +114,10 @@ def use_bf16(p):
     return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
 
 
-def build_trainer(run_dir, run, p, objective, model_src, what, tokenizer, dataset, steps, state_dir, processes):
-    """The TRL trainer for the run, with the metrics and export callbacks (also used by the tests and benches)."""
+def build_trainer(plan, dataset):
+    """The TRL trainer for the run, with the metrics and export callbacks (the tests and benches build it too)."""
+    run_dir, run, p, objective, tokenizer = plan.run_dir, plan.run, plan.p, plan.objective, plan.tokenizer
+    model_src, what, steps, state_dir, processes = plan.model_src, plan.what, plan.steps, plan.state_dir, plan.processes
     import torch
     from transformers import PrinterCallback
 
@@ -102,7 +132,7 @@ def build_trainer(run_dir, run, p, objective, model_src, what, tokenizer, datase
         lo = p['lora']
         peft_config = LoraConfig(r=lo['r'], lora_alpha=lo['alpha'], target_modules=lo['targetModules'],
                                  lora_dropout=lo['dropout'], task_type='CAUSAL_LM')
-    common = trl_arguments(p, run, state_dir, steps, run['checkpointEvery'], use_bf16(p))
+    common = trl_arguments(p, run, state_dir, steps, run['checkpointEvery'], use_bf16(p), not torch.cuda.is_available())
     device = torch.device('cuda', int(os.environ.get('LOCAL_RANK', '0'))) if torch.cuda.is_available() else torch.device('cpu')
     n = model.num_parameters()
     # Training FLOPs per token (Kaplan's 6N, attention left out): 2N forward and 4N backward, of which a LoRA run
@@ -115,10 +145,12 @@ def build_trainer(run_dir, run, p, objective, model_src, what, tokenizer, datase
 
     callbacks = [metrics, ExportCallback(export)]
     if objective == 'dpo':
-        from trl import DPOConfig, DPOTrainer
+        from trl import DPOConfig
+
+        from pretokenized_dpo import PretokenizedDPOTrainer
 
         config = DPOConfig(**common, beta=p['dpoBeta'])
-        trainer = DPOTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
+        trainer = PretokenizedDPOTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
     else:
         from trl import SFTConfig, SFTTrainer
 

@@ -1,5 +1,5 @@
 """What the HF trainer trains on, as a `datasets.Dataset` in the order it is trained: a dataset version's examples
-(train.jsonl, for SFT) or its preference pairs (pairs.jsonl, for DPO), drawn with replacement from the run's seed,
+(train.jsonl, for SFT) or its preference pairs (pairs.jsonl, for DPO), tokenized once here, drawn with replacement from the run's seed,
 an example in proportion to weight x (completion bytes + 1) and a pair in proportion to its weight (docs/backends.md
 "The dataset in run.json"). The draws are made once, before training, so a resumed run (which skips the batches it
 already trained on) continues on exactly the sequence the uninterrupted run would have seen."""
@@ -26,23 +26,41 @@ def _lines(file, what):
         raise TrainerError(f'cannot read the {what} {file}: {e.strerror or e}') from None
 
 
-def read_sft_rows(file, chat_template):
-    """[(row, draw weight)]: a row is {prompt, completion} as text, or, when the tokenizer has a chat template and
-    the example is a chat, as the conversational messages TRL renders with that template."""
+def prompt_ids(tokenizer, prompt):
+    """The prompt's tokens exactly as predict feeds them (predict.py): the prompt tokenized alone."""
+    ids = tokenizer(prompt)['input_ids']
+    if not ids:  # an empty prompt: generation needs one token to start from
+        ids = [tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id]
+    return ids
+
+
+def answer_ids(tokenizer, text):
+    """A completion's tokens, tokenized alone, then EOS: the model learns to stop where the completion ends.
+    Tokenizing prompt and completion apart (rather than their concatenation) keeps the boundary predict sees: a
+    byte-level BPE would otherwise merge a prompt's trailing space into the completion's first token."""
+    return tokenizer(text, add_special_tokens=False)['input_ids'] + [tokenizer.eos_token_id]
+
+
+def read_sft_rows(file, tokenizer, max_length):
+    """[(row, draw weight)]: a row is TRL's tokenized form, {input_ids, completion_mask}, cut to max_length; a chat
+    is rendered with the tokenizer's chat template when it has one, else as promptAndCompletion renders it."""
     out = []
     for n, e in _lines(file, 'examples'):
         problem = _problem(e)
         if problem:
             raise TrainerError(f'{file}:{n}: {problem}')
         weight = float(e.get('weight', 1))
-        if 'messages' in e and chat_template:
-            row = {'prompt': e['messages'][:-1], 'completion': e['messages'][-1:]}
+        if 'messages' in e and tokenizer.chat_template:
+            prompt = tokenizer.apply_chat_template(e['messages'][:-1], tokenize=False, add_generation_prompt=True)
             completion = e['messages'][-1]['content']
         else:
             prompt, completion = prompt_and_completion(e)
-            row = {'prompt': prompt, 'completion': completion}
-        if weight > 0 and completion:
-            out.append((row, weight * (len(completion.encode('utf-8')) + 1)))
+        if weight <= 0 or not completion:
+            continue
+        p, c = prompt_ids(tokenizer, prompt), answer_ids(tokenizer, completion)
+        ids, mask = (p + c)[:max_length], ([0] * len(p) + [1] * len(c))[:max_length]
+        if any(mask):  # a prompt that fills max_length leaves nothing to learn
+            out.append(({'input_ids': ids, 'completion_mask': mask}, weight * (len(completion.encode('utf-8')) + 1)))
     return out
 
 
@@ -58,8 +76,9 @@ def _pair_problem(p):
     return None
 
 
-def read_pair_rows(file):
-    """[({prompt, chosen, rejected}, draw weight)] for the pairs with a weight above 0 and two different answers."""
+def read_pair_rows(file, tokenizer):
+    """[({prompt_ids, chosen_ids, rejected_ids}, draw weight)] (TRL DPO's tokenized form, tokenized as for SFT) for
+    the pairs with a weight above 0 and two different answers."""
     out = []
     for n, p in _lines(file, 'pairs'):
         problem = _pair_problem(p)
@@ -67,7 +86,9 @@ def read_pair_rows(file):
             raise TrainerError(f'{file}:{n}: {problem}')
         weight = float(p.get('weight', 1))
         if weight > 0 and p['chosen'] != p['rejected']:
-            out.append(({'prompt': p['prompt'], 'chosen': p['chosen'], 'rejected': p['rejected']}, weight))
+            row = {'prompt_ids': prompt_ids(tokenizer, p['prompt']), 'chosen_ids': answer_ids(tokenizer, p['chosen']),
+                   'rejected_ids': answer_ids(tokenizer, p['rejected'])}
+            out.append((row, weight))
     return out
 
 
