@@ -236,6 +236,10 @@ test('full fine-tuning, selected on bits_per_byte: the lower loss wins, on the p
 
 test('held-out text reaches no workflow history, no file under FLYWHEEL_HOME and no report; only eval-side readers read it', async () => {
   expect(Object.keys(results)).toEqual(['lora', 'full']);
+  for (const [k, r] of Object.entries(results))
+    process.stdout.write(
+      `${k}: held-out bits_per_byte ${r.heldout.baseline!.bits_per_byte.toFixed(3)} (baseline) -> ${r.heldout.best!.bits_per_byte.toFixed(3)} (best), pass_rate ${r.heldout.baseline!.pass_rate} -> ${r.heldout.best!.pass_rate}\n`,
+    );
   const needles = [...heldoutItems, ...heldoutLoss].map((p) => p.prompt);
   const found: string[] = [];
   const leaks = (where: string, text: string) => needles.filter((n) => text.includes(n)).map((n) => `${where}: ${n}`);
