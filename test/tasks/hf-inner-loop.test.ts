@@ -20,6 +20,7 @@ import { sha256Folder } from '../../services/checkpoint-manifest';
 import { cliEnv, runCli } from '../helpers/cli';
 import { freshDatabase, scratchDir, temporalClient } from '../helpers/env';
 import { hfTestPythonPath } from '../helpers/hf-python';
+import { fileLeaks, filesUnder, historyLeaks, leaksIn } from '../helpers/leak-scan';
 import { requires } from '../helpers/requires';
 import { sandboxAvailable } from '../helpers/sandbox';
 import { makeTinyHfModel } from '../helpers/tiny-hf-model';
@@ -241,8 +242,6 @@ test('held-out text reaches no workflow history, no file under FLYWHEEL_HOME and
       `${k}: held-out bits_per_byte ${r.heldout.baseline!.bits_per_byte.toFixed(3)} (baseline) -> ${r.heldout.best!.bits_per_byte.toFixed(3)} (best), pass_rate ${r.heldout.baseline!.pass_rate} -> ${r.heldout.best!.pass_rate}\n`,
     );
   const needles = [...heldoutItems, ...heldoutLoss].map((p) => p.prompt);
-  const found: string[] = [];
-  const leaks = (where: string, text: string) => needles.filter((n) => text.includes(n)).map((n) => `${where}: ${n}`);
   const loops = await h.db.select({ id: innerLoops.id, campaignId: innerLoops.campaignId }).from(innerLoops);
   const ids = loops.filter((l) => l.campaignId.startsWith(name)).map((l) => l.id);
   for (const campaignId of [`${name}-lora`, `${name}-full`])
@@ -250,36 +249,20 @@ test('held-out text reaches no workflow history, no file under FLYWHEEL_HOME and
       ...(await h.db.select({ id: experiments.id }).from(experiments).where(eq(experiments.campaignId, campaignId))).map((r) => r.id),
     );
   expect(ids.length).toBeGreaterThanOrEqual(7);
-  for (const id of ids) {
-    const history = await client.workflow
-      .getHandle(id)
-      .fetchHistory()
-      .then((x) => JSON.stringify(x))
-      .catch(() => '');
-    found.push(...leaks(`history ${id}`, history));
-  }
+  const found = await historyLeaks(client, ids, needles);
   // Run directories (run.json, metrics, hf-state, checkpoint folders with their tokenizer), dataset versions.
-  const all = [...walk(home)];
-  expect(all.some((f) => f.endsWith('tokenizer.json'))).toBe(true);
-  for (const file of all) found.push(...leaks(file, fs.readFileSync(file).toString('latin1')));
+  expect([...filesUnder(home)].some((f) => f.endsWith('tokenizer.json'))).toBe(true);
+  found.push(...fileLeaks(home, needles));
   for (const args of [
     ['report', `${name}-full`, '--stdout'],
     ['status', `${name}-full`],
     ['suite', 'show', suiteName],
   ]) {
     const r = await cli(args);
-    found.push(...leaks(`flywheel ${args.join(' ')}`, r.stdout + r.stderr));
+    found.push(...leaksIn(`flywheel ${args.join(' ')}`, r.stdout + r.stderr, needles));
   }
   expect(found).toEqual([]);
   const readers = (await h.db.select({ reader: heldoutReads.reader }).from(heldoutReads)).map((r) => r.reader);
   expect(readers.length).toBeGreaterThan(0);
   for (const r of readers) expect(r).toMatch(/(:scoreCheckpoint$|^checkContamination:)/);
 }, 300_000);
-
-function* walk(dir: string): Generator<string> {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) yield* walk(p);
-    else if (e.isFile() && fs.statSync(p).size < 64 << 20) yield p;
-  }
-}
