@@ -13,6 +13,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
   'charlm-throughput': { file: 'charlm-throughput.ts', measures: "the built-in trainer's bytes/s" },
   'feedback-throughput': { file: 'feedback-throughput.ts', measures: 'feedback events/s through the HTTP API' },
   'torch-throughput': { file: 'torch-throughput.ts', measures: "the PyTorch trainer's tokens/s" },
+  'hf-throughput': {
+    file: 'hf-throughput.ts',
+    measures: "the Hugging Face trainer's tokens/s beside a bare TRL script of the same config on the same cores",
+  },
   'idle-gap': { file: 'idle-gap.ts', measures: 'idle time between consecutive experiments on one slot' },
   'launch-latency': { file: 'launch-latency.ts', measures: 'time from launch to the first metric' },
   'outer-iteration': { file: 'outer-iteration.ts', measures: 'one outer iteration end to end' },

@@ -43,10 +43,13 @@ export const searchSpaceSchema = z
 const trainerSchema = z.strictObject({
   /**
    * The trainer program, as an argv array (never a shell string). `builtin` is the TypeScript
-   * char-level code model in trainers/charlm.
+   * char-level code model in trainers/charlm. `hf` is the Hugging Face Transformers/TRL trainer in trainers/hf
+   * (`params.model`: a hub id or a local folder), run on the worker with the hf-venv's interpreter under
+   * FLYWHEEL_HOME (`flywheel setup hf`; `FLYWHEEL_HF_PYTHON` overrides it): its checkpoints are hf-causal-lm-v1
+   * folders that Flywheel scores itself, so `bits_per_byte` is a metric for it as for `builtin`.
    * @default "builtin"
    */
-  command: z.union([z.literal('builtin'), z.array(z.string().min(1)).min(1)]).default('builtin'),
+  command: z.union([z.literal('builtin'), z.literal('hf'), z.array(z.string().min(1)).min(1)]).default('builtin'),
   /** Parameters passed to every run beside the searched ones (in run.json). @default {} */
   fixed: z.record(z.string(), z.unknown()).default({}),
   /**

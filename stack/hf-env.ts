@@ -5,26 +5,18 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { HF_PYTHON_ENV, hfEnvDir } from '../core/trainer-program';
 
 const REPO = path.join(__dirname, '..');
 /** The pins, one file shared with .ci/install-hf.sh. */
 export const HF_REQUIREMENTS = path.join(REPO, 'trainers', 'hf', 'requirements.txt');
-/** Overrides the venv's interpreter (a GPU host's own environment with vLLM, say). */
-export const HF_PYTHON_ENV = 'FLYWHEEL_HF_PYTHON';
 const MARKER = 'flywheel-hf-requirements.sha256';
 
-export function hfEnvDir(home: string): string {
-  return path.join(home, 'hf-venv');
-}
+export { HF_PYTHON_ENV, hfEnvDir, hfPython } from '../core/trainer-program';
 
 /** sha256 of the requirements file: what the marker must hold for the venv to count as installed. */
 export function hfRequirementsHash(): string {
   return crypto.createHash('sha256').update(fs.readFileSync(HF_REQUIREMENTS)).digest('hex');
-}
-
-/** The interpreter to run HF code with: FLYWHEEL_HF_PYTHON, else the venv's python3 (which may not exist yet). */
-export function hfPython(home: string, env: NodeJS.ProcessEnv = process.env): string {
-  return env[HF_PYTHON_ENV] || path.join(hfEnvDir(home), 'bin', 'python3');
 }
 
 /** Whether the venv holds the current pins (or FLYWHEEL_HF_PYTHON names an interpreter that exists). */

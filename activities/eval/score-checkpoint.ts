@@ -99,7 +99,7 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const scorer = lossScorerFor(ckpt.format);
   let bitsPerByte: number | undefined;
   if (loss.length > 0 && scorer) {
-    const scores = scorer(ckpt.path, loss);
+    const scores = await scorer(ckpt.path, loss, { home: deps.home, signal: Context.current().cancellationSignal });
     Object.assign(perItem, scores.perItem);
     bitsPerByte = scores.bitsPerByte;
   }

@@ -23,7 +23,7 @@ export function trainCommand(spec: CampaignSpec, home: string, run: RunJson, run
   if (!SANDBOXED_BACKENDS.has(spec.backend.kind)) {
     const reason = `${spec.backend.kind} runs the trainer in the cluster's container, with the environment allow-list`;
     return {
-      argv: trainerArgv(spec.trainer.command, 'train', args),
+      argv: trainerArgv(spec.trainer.command, home, 'train', args),
       env: trainerEnvironment(process.env, spec.trainer),
       isolation: { sandbox: 'cluster', reason },
     };

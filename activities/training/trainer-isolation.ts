@@ -7,18 +7,20 @@ import type { CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
 import { builtinCorpusSourceDirs } from '../../tasks/builtin-code/corpus';
 import { predictScratchRoot } from '../../services/paths';
-import { REPO, trainerArgv } from './trainer-command';
+import { HF_SETUP_HINT, HF_TRAINER_CODE, REPO, hfPython, interpreterHome, trainerArgv } from '../../core/trainer-program';
 
 /** The spec's trainer block plus what the worker hides from it. */
 export interface TrainerSetup {
   trainer: Pick<CampaignSpec['trainer'], 'command' | 'env' | 'passEnv' | 'readOnlyPaths' | 'network' | 'unsandboxed'>;
   /** FLYWHEEL_HOME, the eval activity's predict scratch and the task's eval sources. */
   hide: string[];
+  /** FLYWHEEL_HOME: where `trainer.command: hf` finds its interpreter (the hf-venv). */
+  home: string;
 }
 
 export function trainerSetupOf(spec: Pick<CampaignSpec, 'trainer' | 'task'>, home: string): TrainerSetup {
   const sources = spec.task.kind === 'builtin-code' ? builtinCorpusSourceDirs(path.join(REPO, 'node_modules')) : [];
-  return { trainer: spec.trainer, hide: [path.resolve(home), predictScratchRoot(), ...sources] };
+  return { trainer: spec.trainer, hide: [path.resolve(home), predictScratchRoot(), ...sources], home };
 }
 
 export interface EntryPaths {
@@ -38,15 +40,20 @@ export function isolatedEntry(setup: TrainerSetup, entry: 'train' | 'predict', a
 export function isolationRequest(setup: TrainerSetup, entry: 'train' | 'predict', args: string[], paths: EntryPaths): IsolationRequest {
   const { trainer } = setup;
   const builtin = trainer.command === 'builtin';
+  const hf = trainer.command === 'hf';
   return {
-    argv: trainerArgv(trainer.command, entry, args),
+    argv: trainerArgv(trainer.command, setup.home, entry, args),
     env: trainerEnvironment(process.env, trainer),
     cwd: paths.cwd,
     // The checkout and its node_modules (a worktree links it from elsewhere) for the built-in trainer's TypeScript.
-    code: [...(builtin ? [REPO, path.join(REPO, 'node_modules')] : []), ...trainer.readOnlyPaths],
+    // The HF trainer's own folders of the checkout, and nothing else of it.
+    code: [...(builtin ? [REPO, path.join(REPO, 'node_modules')] : []), ...(hf ? HF_TRAINER_CODE : []), ...trainer.readOnlyPaths],
     data: paths.data,
     readWrite: paths.readWrite,
     hide: setup.hide,
+    // The hf-venv lives under FLYWHEEL_HOME, which is masked: its folder alone is bound back, read-only, after the masks.
+    unmasked: hf ? [interpreterHome(hfPython(setup.home))] : [],
+    ...(hf ? { programHint: HF_SETUP_HINT } : {}),
     network: trainer.network,
     unsandboxed: trainer.unsandboxed,
     trusted: builtin,

@@ -12,6 +12,8 @@ export interface SandboxPolicy {
   code: string[];
   /** Masked by empty tmpfs mounts after `code` (FLYWHEEL_HOME, the task's eval sources). */
   hide: string[];
+  /** Read-only code bound after the masks, for what lives under a hidden path (the hf-venv under FLYWHEEL_HOME). @default [] */
+  unmasked?: string[];
   /** Read-only, bound after the masks: the dataset version, the base checkpoint, predict's prompts. */
   data: string[];
   /** Read-write, bound last: the run directory, predict's scratch. */
@@ -70,6 +72,9 @@ export function bubblewrapArgv(bwrap: string, policy: SandboxPolicy, argv: strin
   for (const p of code) args.push('--ro-bind', p, p);
   // A hidden path is masked where bound code covers it; elsewhere the sandbox never had it.
   for (const h of hide) if (code.some((c) => within(h, c))) args.push('--tmpfs', h);
+  // Bound back over a mask: a folder inside a hidden path, never one that holds a hidden path itself.
+  const unmasked = minimalCover((policy.unmasked ?? []).map(realPath)).filter((p) => !hide.some((h) => within(h, p)));
+  for (const p of unmasked) args.push('--ro-bind', p, p);
   for (const p of policy.data) args.push('--ro-bind', p, p);
   for (const p of policy.readWrite) args.push('--bind', p, p);
   args.push('--clearenv');

@@ -17,6 +17,13 @@ export interface IsolationRequest {
   readWrite: string[];
   /** FLYWHEEL_HOME and the task's eval sources: masked wherever code would show them. */
   hide: string[];
+  /**
+   * Read-only code of Flywheel's own that lives under a hidden path (the hf-venv under FLYWHEEL_HOME): bound after the
+   * masks, so it alone of the hidden path shows. @default []
+   */
+  unmasked?: string[];
+  /** What to run when the program is missing (`run flywheel setup hf`): appended to the one-line problem. */
+  programHint?: string;
   network: boolean;
   /** `trainer.unsandboxed`: run without the filesystem and network sandbox where none can be made. */
   unsandboxed: boolean;
@@ -54,6 +61,7 @@ export function isolate(req: IsolationRequest): IsolatedCommand {
   const policy: SandboxPolicy = {
     code: [...program.code, ...req.code],
     hide: req.hide,
+    unmasked: req.unmasked ?? [],
     data: req.data,
     readWrite: req.readWrite,
     env,

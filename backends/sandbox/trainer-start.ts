@@ -27,6 +27,7 @@ export function trainerStart(req: IsolationRequest): TrainerStart {
   try {
     cmd = isolate(req);
   } catch (e) {
+    if (e instanceof TrainerProgramNotFoundError && req.programHint) return { ok: false, problem: `${e.message}: ${req.programHint}` };
     if (e instanceof TrainerProgramNotFoundError || e instanceof SandboxUnavailableError) return { ok: false, problem: e.message };
     throw e;
   }

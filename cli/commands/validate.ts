@@ -7,9 +7,11 @@
 // in the database (unknown ones are problems too), and a wrong name is refused with the valid ones listed.
 import type { Command } from 'commander';
 import { SANDBOXED_BACKENDS, trainerStart } from '../../backends/sandbox/trainer-start';
+import { resolveConfig } from '../../core/config';
 import { UsageError } from '../../core/errors';
 import { InvalidSpecError, type CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
+import { HF_SETUP_HINT, trainerArgv } from '../../core/trainer-program';
 import { pinTask } from '../../services/campaigns/pin-task';
 import { reportedMetrics, unreportedMetrics } from '../../services/suites/spec-metrics';
 import { NoStackError } from '../../stack/endpoints';
@@ -85,8 +87,10 @@ function trainerFinding(spec: CampaignSpec): { text: string; here: boolean } | u
   if (trainer.command === 'builtin') return undefined;
   if (!SANDBOXED_BACKENDS.has(backend.kind))
     return { text: `not checked: backend.kind ${backend.kind} runs the trainer in the cluster's container`, here: false };
+  const home = resolveConfig(process.env, process.cwd()).home;
   const start = trainerStart({
-    argv: [...trainer.command, 'train'],
+    argv: trainerArgv(trainer.command, home, 'train', []),
+    ...(trainer.command === 'hf' ? { programHint: HF_SETUP_HINT } : {}),
     env: trainerEnvironment(process.env, trainer),
     cwd: process.cwd(),
     code: trainer.readOnlyPaths,

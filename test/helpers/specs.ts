@@ -74,6 +74,8 @@ export function torchSpec(name: string, lrChoices: number[], steps: number, inne
     },
     searchSpace: { lr: { type: 'categorical', choices: lrChoices }, steps: { type: 'categorical', choices: [steps] } },
     selection: { metric: 'exact_match', mode: 'max' },
+    // The gate's default (bits_per_byte, for the built-in task) is refused for this trainer too.
+    outerLoop: { promotion: { metric: 'exact_match' } },
     innerLoop: {
       budget: { experiments: lrChoices.length, parallelism: 1 },
       batchSize: lrChoices.length,

@@ -118,3 +118,41 @@ describe("a trainer of one's own is checked on this host, as the training worker
     });
   });
 });
+
+describe('trainer.command: hf, resolved on this host into the hf-venv interpreter and trainers/hf/main.py', () => {
+  const spec = (command: string, extra = '') =>
+    `name: demo\ntrainer:\n  command: ${command}\n  unsandboxed: true\nsearchSpace:\n  lr: { type: float, low: 0.0001, high: 0.1, log: true }\n${extra}`;
+  const HF_MAIN = path.resolve(__dirname, '../../trainers/hf/main.py');
+
+  it('says in one line that the venv is missing and how to make it', () => {
+    const home = path.join(dir, 'no-venv-home');
+    const r = validate('hf-no-venv.yaml', spec('hf'), [], { FLYWHEEL_HOME: home, FLYWHEEL_HF_PYTHON: '' });
+    expect(r).toMatchObject({ code: 2, stderr: '' });
+    expect(r.stdout).toBe(
+      `trainer.command: trainer program "${path.join(home, 'hf-venv', 'bin', 'python3')}" was not found: run flywheel setup hf (or set FLYWHEEL_HF_PYTHON) (on this host; if the training worker runs on another, pass --worker-elsewhere)\n`,
+    );
+  });
+
+  it('passes where the interpreter is there, and accepts bits_per_byte, which Flywheel scores for its checkpoints', () => {
+    // Any Python stands in for the venv's: validate resolves the program and the script, and runs neither.
+    const env = {
+      FLYWHEEL_HF_PYTHON: spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim(),
+    };
+    expect(fs.existsSync(HF_MAIN)).toBe(true);
+    expect(validate('hf.yaml', spec('hf', 'selection: { metric: bits_per_byte }\n'), [], env)).toMatchObject({ code: 0, stdout: 'ok\n' });
+  });
+
+  it('refuses bits_per_byte, as selection and as gate metric, for the reference PyTorch trainer, whose checkpoints Flywheel cannot score', () => {
+    const torch = `[python3, ${path.resolve(__dirname, '../../trainers/torch/main.py')}]`;
+    const r = validate('torch-bpb.yaml', spec(torch));
+    expect(r.code).toBe(2);
+    expect(r.stdout.trim().split('\n')).toEqual([
+      'selection.metric: "bits_per_byte" needs a checkpoint format Flywheel scores itself (trainer.command builtin or hf); this trainer\'s are not one',
+    ]);
+    const gate = validate('torch-gate.yaml', spec(torch, 'selection: { metric: exact_match }\n'));
+    expect(gate.stdout).toMatch(/^outerLoop\.promotion\.metric: "bits_per_byte" needs a checkpoint format Flywheel scores itself/);
+    expect(
+      validate('torch-ok.yaml', spec(torch, 'selection: { metric: exact_match }\nouterLoop: { promotion: { metric: exact_match } }\n')),
+    ).toMatchObject({ code: 0, stdout: 'ok\n' });
+  });
+});

@@ -14,6 +14,7 @@ import { Rng } from '../../core/stream-rng';
 import { failureOf, startChatServer, type ChatServer } from '../helpers/chat-server';
 import { cliEnv, runCli } from '../helpers/cli';
 import { freshDatabase, scratchDir, temporalClient } from '../helpers/env';
+import { fileLeaks, historyLeaks, leaksIn } from '../helpers/leak-scan';
 import { uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 
@@ -197,19 +198,11 @@ test('dataset add, suite add, run, outer iterations; held-out text reaches no tr
     ...(await h.db.select({ id: experiments.id }).from(experiments).where(eq(experiments.campaignId, name))).map((r) => r.id),
     ...iterations.map((i) => i.workflowId),
   ];
-  const leaks = (where: string, text: string) => needles.filter((n) => text.includes(n)).map((n) => `${where}: ${n}`);
-  const found: string[] = [];
-  for (const id of new Set(ids)) {
-    const history = await client.workflow
-      .getHandle(id)
-      .fetchHistory()
-      .then((x) => JSON.stringify(x))
-      .catch(() => '');
-    found.push(...leaks(`history ${id}`, history));
-  }
+  const leaks = (where: string, text: string) => leaksIn(where, text, needles);
+  const found = await historyLeaks(client, ids, needles);
   found.push(...leaks('agent prompts', JSON.stringify(server.requests.map((r) => r.body.messages))));
   // Every file under the home: run directories (run.json, metrics, checkpoints, predict's prompts), dataset versions.
-  for (const file of walk(home)) found.push(...leaks(file, fs.readFileSync(file).toString('latin1')));
+  found.push(...fileLeaks(home, needles));
   for (const args of [
     ['report', name, '--stdout'],
     ['status', name],
@@ -225,11 +218,3 @@ test('dataset add, suite add, run, outer iterations; held-out text reaches no tr
   expect(readers.length).toBeGreaterThan(0);
   for (const r of readers) expect(r).toMatch(/(:scoreCheckpoint$|^checkContamination:|^evaluateGate:|^promotionEvidence:)/);
 }, 900_000);
-
-function* walk(dir: string): Generator<string> {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) yield* walk(p);
-    else if (e.isFile() && fs.statSync(p).size < 64 << 20) yield p;
-  }
-}

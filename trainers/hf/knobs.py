@@ -117,7 +117,7 @@ def total_steps(p, drawable, processes):
     return max(1, math.ceil(p['epochs'] * drawable / per_step))
 
 
-def trl_arguments(p, run, state_dir, steps, checkpoint_every, bf16):
+def trl_arguments(p, run, state_dir, steps, checkpoint_every, bf16, cpu):
     """The TrainingArguments fields every objective shares (SFTConfig and DPOConfig both take them)."""
     return {
         'output_dir': state_dir,
@@ -148,6 +148,7 @@ def trl_arguments(p, run, state_dir, steps, checkpoint_every, bf16):
         'disable_tqdm': True,
         'log_level': 'error',
         'dataloader_num_workers': 0,
-        'use_cpu': False,
+        # On a host without CUDA this is what makes transformers set up DDP (gloo) under torchrun, not just the device.
+        'use_cpu': cpu,
         'fsdp': 'full_shard auto_wrap' if p['fsdp'] else '',
     }

@@ -132,7 +132,7 @@ def build_trainer(plan, dataset):
         lo = p['lora']
         peft_config = LoraConfig(r=lo['r'], lora_alpha=lo['alpha'], target_modules=lo['targetModules'],
                                  lora_dropout=lo['dropout'], task_type='CAUSAL_LM')
-    common = trl_arguments(p, run, state_dir, steps, run['checkpointEvery'], use_bf16(p))
+    common = trl_arguments(p, run, state_dir, steps, run['checkpointEvery'], use_bf16(p), not torch.cuda.is_available())
     device = torch.device('cuda', int(os.environ.get('LOCAL_RANK', '0'))) if torch.cuda.is_available() else torch.device('cpu')
     n = model.num_parameters()
     # Training FLOPs per token (Kaplan's 6N, attention left out): 2N forward and 4N backward, of which a LoRA run

@@ -1,0 +1,86 @@
+// Flywheel's held-out loss for Hugging Face checkpoints: runs formats/hf/score_loss.py, a process of the eval worker
+// (never the trainee's code, never in its sandbox), on a frozen folder and the loss items, and reads back each
+// item's bits and bytes. The items are written to a scratch folder of the eval activity's own, removed at the end.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ContractViolationError, FlywheelError } from '../../core/errors';
+
+export const SCORE_LOSS_SCRIPT = path.join(__dirname, 'score_loss.py');
+
+export interface HfLossItem {
+  id: string;
+  prompt: string;
+  reference: string;
+}
+
+/** One item's cost: `bits` = −log2 p(reference | prompt) over its tokens, `bytes` = its UTF-8 bytes. */
+export interface HfItemLoss {
+  id: string;
+  bits: number;
+  bytes: number;
+}
+
+export interface HfScoreOptions {
+  /** The hf-venv's interpreter (stack/hf-env.ts `hfPython`). */
+  python: string;
+  /** Where the items file lives while it is scored: a 0700 folder hidden from every trainer (predictScratchRoot). */
+  scratchRoot: string;
+  /** `auto` takes the GPU when torch sees one. @default "auto" */
+  device?: 'auto' | 'cpu' | 'cuda';
+  /** @default 600000 */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A scorer process that failed for a reason a retry may not meet (killed, out of memory): retryable. */
+export class HfScorerFailedError extends FlywheelError {}
+
+/** Each item's bits and bytes, in the order given. */
+export async function scoreHfLoss(checkpoint: string, items: HfLossItem[], o: HfScoreOptions): Promise<HfItemLoss[]> {
+  const dir = fs.mkdtempSync(path.join(o.scratchRoot, 'loss-'));
+  try {
+    const itemsFile = path.join(dir, 'items.jsonl');
+    const outFile = path.join(dir, 'losses.jsonl');
+    fs.writeFileSync(itemsFile, items.map((i) => JSON.stringify({ id: i.id, prompt: i.prompt, reference: i.reference })).join('\n') + '\n');
+    const args = [SCORE_LOSS_SCRIPT, '--checkpoint', checkpoint, '--items', itemsFile, '--out', outFile, '--device', o.device ?? 'auto'];
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        o.python,
+        args,
+        { cwd: dir, env: scorerEnvironment(), timeout: o.timeoutMs ?? 600_000, maxBuffer: 16 << 20, signal: o.signal },
+        (err, _out, stderr) => {
+          if (!err) return resolve();
+          const last = stderr.trim().split('\n').pop() ?? '';
+          // Exit 2: the folder is not one Flywheel loads (code, pickled weights, no safetensors): the trainer's fault.
+          if (err.code === 2) reject(new ContractViolationError(`Flywheel's HF scorer refused ${checkpoint}: ${last}`));
+          else
+            reject(
+              new HfScorerFailedError(
+                `Flywheel's HF scorer failed on ${checkpoint} (${err.killed ? 'killed at its time limit' : `exit ${err.code}`}): ${last}`,
+              ),
+            );
+        },
+      );
+    });
+    return readLosses(outFile, items);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The worker's own locale, thread and GPU settings; the hub off. Nothing else of the worker's environment. */
+function scorerEnvironment(): Record<string, string> {
+  const keep = /^(PATH|HOME|LANG|LC_[A-Z]+|TMPDIR|OMP_NUM_THREADS|MKL_NUM_THREADS|CUDA_VISIBLE_DEVICES)$/;
+  const env: Record<string, string> = { HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false' };
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && keep.test(k)) env[k] = v;
+  return env;
+}
+
+function readLosses(file: string, items: HfLossItem[]): HfItemLoss[] {
+  const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  const out = lines.map((l) => JSON.parse(l) as HfItemLoss);
+  if (out.length !== items.length || out.some((r, i) => r.id !== items[i].id || !Number.isFinite(r.bits)))
+    throw new HfScorerFailedError(`Flywheel's HF scorer wrote ${out.length} losses for ${items.length} items, or a non-finite one`);
+  return out;
+}
