@@ -62,13 +62,26 @@ function splitOf(events: Event[], apart: (spans: ActivitySpan[]) => SetApart[]):
   };
 }
 
-/** The spans during which an experiment held a capacity slot: from each acquire's grant to its release. */
-function holdsOf(spans: ActivitySpan[]): Array<[number, number]> {
+/** The trainer's start and end (epoch ms) from its run dir's stamps, when it has ended. */
+function trainerSpan(runDir: string | undefined): [number, number] | undefined {
+  if (!runDir || !fs.existsSync(path.join(runDir, 'ended_at'))) return undefined;
+  const stamp = (f: string) => Number(fs.readFileSync(path.join(runDir, f), 'utf8').trim()) * 1000;
+  return [stamp('started_at'), stamp('ended_at')];
+}
+
+/**
+ * The spans during which an experiment held a capacity slot: from each acquire's grant to its release, or, where one
+ * runTraining does both (FEWER_ROUND_TRIPS), from its trainer's start (the grant is a launch earlier) to its end.
+ */
+function holdsOf(spans: ActivitySpan[], runDir: string | undefined): Array<[number, number]> {
   const holds: Array<[number, number]> = [];
   spans.forEach((s, i) => {
     const release = spans.slice(i + 1).find((r) => r.type === 'releaseCapacity');
     if (s.type === 'acquireCapacity' && s.endedMs !== undefined && release?.endedMs !== undefined) holds.push([s.endedMs, release.endedMs]);
   });
+  const run = spans.find((s) => s.type === 'runTraining');
+  const trainer = trainerSpan(runDir);
+  if (run?.endedMs !== undefined && trainer) holds.push([trainer[0], run.endedMs]);
   return holds;
 }
 
@@ -99,12 +112,14 @@ function experimentApart(
       spans.find((s) => s.type === 'scoreCheckpoint'),
       SCORING,
     );
-    const stamp = (f: string) => Number(fs.readFileSync(path.join(runDir!, f), 'utf8').trim()) * 1000;
-    if (runDir && fs.existsSync(path.join(runDir, 'ended_at')))
-      apart.push({ label: TRAINER, fromMs: stamp('started_at'), toMs: stamp('ended_at') });
-    for (const a of spans)
-      if (a.type === 'acquireCapacity' && a.startedMs !== undefined && a.endedMs !== undefined)
-        apart.push(...fullPieces(a.startedMs, a.endedMs, others, capacity));
+    const trainer = trainerSpan(runDir);
+    if (trainer) apart.push({ label: TRAINER, fromMs: trainer[0], toMs: trainer[1] });
+    for (const a of spans) {
+      if (a.startedMs === undefined || a.endedMs === undefined) continue;
+      if (a.type === 'acquireCapacity') apart.push(...fullPieces(a.startedMs, a.endedMs, others, capacity));
+      // runTraining waits for its slot before it launches: the wait lies between its start and the trainer's.
+      if (a.type === 'runTraining' && trainer) apart.push(...fullPieces(a.startedMs, trainer[0], others, capacity));
+    }
     return apart;
   };
 }
@@ -135,18 +150,19 @@ async function runCase(stack: BenchStack, name: string, sleepMs: number, n: numb
         .where(like(trainingRuns.experimentId, `${wf}/e%`))
     ).map((r) => [r.experimentId, r]),
   );
-  const histories: Array<{ id: string; events: Event[]; holds: Array<[number, number]> }> = [];
+  const histories: Array<{ id: string; events: Event[]; holds: Array<[number, number]>; runDir: string | undefined }> = [];
   for (const r of rows) {
     // A failed experiment (it skips scoring) would not be comparable; with the fixture trainer none should fail.
     if (r.status !== 'succeeded') throw new Error(`experiment ${r.id} ${r.status}: ${r.error ?? ''}`);
     const events = (await stack.client.workflow.getHandle(r.id).fetchHistory()).events ?? [];
-    histories.push({ id: r.id, events, holds: holdsOf(activitySpans(events)) });
+    const runDir = runs.get(r.id)?.runDir;
+    histories.push({ id: r.id, events, holds: holdsOf(activitySpans(events), runDir), runDir });
   }
   return histories.map((h) =>
     splitOf(
       h.events,
       experimentApart(
-        runs.get(h.id)?.runDir,
+        h.runDir,
         histories.filter((o) => o !== h).flatMap((o) => o.holds),
         capacity,
       ),
@@ -165,7 +181,7 @@ async function startPeer(stack: BenchStack, model: Split): Promise<Peer> {
   const names = new Map([[model.ownQueue, `${stack.prefix}-rt-0`]]);
   for (const c of model.calls) if (!names.has(c.taskQueue)) names.set(c.taskQueue, `${stack.prefix}-rt-${names.size}`);
   const own = names.get(model.ownQueue)!;
-  const trainerAt = model.calls.findIndex((c) => c.type === 'awaitTraining');
+  const trainerAt = model.calls.findIndex((c) => c.type === 'awaitTraining' || c.type === 'runTraining');
   const scoringAt = model.calls.findIndex((c) => c.type === 'scoreCheckpoint');
   const workers = await Promise.all(
     [...names.values()].map((taskQueue) =>
