@@ -4,9 +4,10 @@
 // p95 over N experiments, for a trainer that does nothing and one that runs 1 s, PARALLEL at a time. After each case,
 // in the same run, a peer: workflows making the same activity calls on the same pattern of task queues, each a no-op
 // but for two sleeps as long as the case's median trainer and scoring times: what Temporal costs with no Flywheel work.
-// PARALLEL defaults to the spec's `backend.maxConcurrent`, so nothing waits for a slot; above it, experiments queue
-// for a slot and the wait columns show for how long. Target: orchestration median < 150 ms, < 2% of a 10 s run.
-// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL]   (defaults 50 and backend.maxConcurrent)
+// PARALLEL defaults to CAPACITY (`backend.maxConcurrent`, its default unless given), so nothing waits for a slot;
+// above it, experiments queue for a slot and the wait columns show for how long. Target: orchestration median < 150 ms, < 2% of a 10 s run.
+// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL] [CAPACITY]   (defaults 50, CAPACITY, and
+// backend.maxConcurrent's default)
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -124,14 +125,16 @@ function experimentApart(
   };
 }
 
-async function runCase(stack: BenchStack, name: string, sleepMs: number, n: number, parallel: number): Promise<Split[]> {
+async function runCase(stack: BenchStack, name: string, sleepMs: number, n: number, parallel: number, capacity: number): Promise<Split[]> {
   const wf = `${name}/inner/1`;
-  const spec = fixtureSpec(
-    name,
-    { steps: 1, sleepMs },
-    { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
-  );
-  const capacity = parseSpec(spec).backend.maxConcurrent;
+  const spec = {
+    ...fixtureSpec(
+      name,
+      { steps: 1, sleepMs },
+      { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
+    ),
+    backend: { kind: 'local', maxConcurrent: capacity },
+  };
   const { versionId } = await registerCampaignVersion(stack.db.db, spec);
   await stack.client.workflow.execute('innerLoop', {
     taskQueue: `${stack.prefix}-orchestration`,
@@ -261,8 +264,8 @@ function kinds(parts: Record<string, number>): Record<string, number> {
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 50);
-  // The capacity the spec allows: the bench's spec leaves backend.maxConcurrent at its default.
-  const capacity = parseSpec(fixtureSpec('capacity-probe', { steps: 1 })).backend.maxConcurrent;
+  // The capacity the spec allows: backend.maxConcurrent's default unless CAPACITY is given.
+  const capacity = Number(process.argv[4] ?? parseSpec(fixtureSpec('capacity-probe', { steps: 1 })).backend.maxConcurrent);
   const parallel = Number(process.argv[3] ?? capacity);
   const stack = await startBenchStack();
   let peer: Peer | undefined;
@@ -271,7 +274,7 @@ async function main(): Promise<void> {
     console.log(`orchestration overhead: ${n} experiments per case, ${parallel} at a time, backend.maxConcurrent ${capacity} (${over})`);
     console.log(`2-core machine; one unreported loop of ${parallel} experiments and ${parallel} peer workflows first; ms per experiment`);
     console.log('orchestration = wall - trainer - public scoring - slot wait; overhead/10s = (orchestration + scoring) / a 10 s run\n');
-    const warm = await runCase(stack, 'bench-warmup', 0, parallel, parallel);
+    const warm = await runCase(stack, 'bench-warmup', 0, parallel, parallel, capacity);
     peer = await startPeer(stack, warm[0]);
     await peer.run('warmup', 0, 0, parallel, parallel);
     const k = warm[0].calls.length;
@@ -287,7 +290,7 @@ async function main(): Promise<void> {
       ['no-op trainer', 0],
       ['1 s trainer', 1000],
     ] as const) {
-      const splits = await runCase(stack, `bench-${sleepMs}`, sleepMs, n, parallel);
+      const splits = await runCase(stack, `bench-${sleepMs}`, sleepMs, n, parallel, capacity);
       console.log(row(label, splits));
       const mirror = await peer.run(
         `${sleepMs}`,

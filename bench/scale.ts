@@ -68,6 +68,15 @@ function printSizes(label: string, sizes: HistorySize[]): void {
   );
 }
 
+/** Experiments of these campaigns that have finished, baselines aside. */
+async function finishedCount(stack: BenchStack, names: string[]): Promise<number> {
+  const [{ n }] = await stack.db.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(experiments)
+    .where(sql`${experiments.campaignId} IN ${names} AND ${inArray(experiments.status, FINAL)} AND ${experiments.proposer} <> 'baseline'`);
+  return n;
+}
+
 async function pageTimes(stack: BenchStack, campaign: string, loop: string, total: number): Promise<void> {
   const server = await startDashboard({ db: stack.db.db, port: 0 });
   const loops = 10;
@@ -162,12 +171,11 @@ async function main(): Promise<void> {
     while (!finished) {
       await Promise.race([all, new Promise((r) => setTimeout(r, SAMPLE_EVERY_MS))]);
       const t = (performance.now() - t0) / 1000;
-      const [{ n }] = await stack.db.db
-        .select({ n: sql<number>`count(*)::int` })
-        .from(experiments)
-        .where(
-          sql`${experiments.campaignId} IN ${names} AND ${inArray(experiments.status, FINAL)} AND ${experiments.proposer} <> 'baseline'`,
-        );
+      // A sample lost to an overloaded pool (its 10 s connect timeout) is reported, not fatal: the loops carry on.
+      const n = await finishedCount(stack, names).catch((e: Error) => {
+        console.log(`  (sample failed: ${e.message})`);
+        return prev.n;
+      });
       const m = process.memoryUsage();
       peakRss = Math.max(peakRss, m.rss);
       console.log(
@@ -210,12 +218,18 @@ async function main(): Promise<void> {
     console.log(`  database ${mib(Number(size.rows[0].b))} MiB`);
 
     await pageTimes(stack, names[0], loops[0].workflowId, each);
+  } catch (e) {
+    // Said before the stack stops: a client call still retrying then dies with "Channel has been shut down".
+    console.error(e);
+    process.exitCode = 1;
   } finally {
     await stack.stop();
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+main()
+  .then(() => process.exit(process.exitCode ?? 0))
+  .catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
