@@ -32,12 +32,13 @@ const POLL_MS = 25;
 const MAX_POLL_MS = 1000;
 
 /**
- * The wait before the next check of a job that has run `elapsedMs`: 25 ms at first, then a twentieth of its age (up to
- * 1 s), so noticing the end adds at most 5% to a run, and 200 long runs followed by one worker cost 200 checks a second,
- * not 8,000 (bench/scale.ts found the fixed 25 ms starving a 2-core worker at 200 jobs).
+ * The wait before the next check of a job that has run `elapsedMs`: 25 ms at first, then a fiftieth of its age (up to
+ * 1 s), so noticing the end adds at most 2% to a run (1% on average: the overhead bench's budget for a 10 s run), and
+ * 200 long runs followed by one worker cost 200 checks a second, not 8,000 (bench/scale.ts found the fixed 25 ms
+ * starving a 2-core worker at 200 jobs).
  */
 export function pollDelayMs(elapsedMs: number): number {
-  return Math.min(MAX_POLL_MS, Math.max(POLL_MS, Math.floor(elapsedMs / 20)));
+  return Math.min(MAX_POLL_MS, Math.max(POLL_MS, Math.floor(elapsedMs / 50)));
 }
 /** How often new metric lines are read and stored while the job runs. */
 const FLUSH_MS = 1000;
