@@ -12,6 +12,7 @@ import { acquireCapacity } from './capacity/acquire-capacity';
 import { releaseCapacity } from './capacity/release-capacity';
 import { awaitTraining } from './training/await-training';
 import { launchTraining } from './training/launch-training';
+import { runTraining } from './training/run-training';
 import { checkTrainer } from './training/check-trainer';
 import { buildIterationDataset } from './outer/build-iteration-dataset';
 import { claimOuterIteration } from './outer/claim-iteration';
@@ -34,7 +35,7 @@ export interface FamilyActivities {
 }
 
 /**
- * Every activity heartbeats while it runs (autoHeartbeatAll), except awaitTraining and acquireCapacity, which
+ * Every activity heartbeats while it runs (autoHeartbeatAll), except awaitTraining, acquireCapacity and runTraining, which
  * heartbeat their own progress details. Every activity fails without a retry on an error whose class says retrying
  * cannot help (retryBoundaryAll).
  */
@@ -69,6 +70,7 @@ export function createActivities(given: ActivityDeps): FamilyActivities & Record
       }),
       awaitTraining: (i) => awaitTraining(deps, i),
       acquireCapacity: (i) => acquireCapacity(deps, i),
+      runTraining: (i) => runTraining(deps, i),
     }),
     eval: retryBoundaryAll(
       autoHeartbeatAll<EvalActivities>({

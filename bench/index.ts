@@ -9,6 +9,14 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'orchestration-overhead.ts',
     measures: "an experiment's orchestration and its slot wait, apart, beside a peer making the same activity calls as no-ops",
   },
+  'durable-throughput': {
+    file: 'durable-throughput.ts',
+    measures: 'durable no-op experiments/s at parallelism 1 and 8 beside Optuna on the same PostgreSQL',
+  },
+  scale: {
+    file: 'scale.ts',
+    measures: "campaigns of no-op experiments: experiments/s over time, history sizes against Temporal's limits, rows, memory, pages",
+  },
   'sample-efficiency': { file: 'sample-efficiency.ts', measures: 'held-out score after 8/16/32 trials, TPE vs random' },
   'charlm-throughput': { file: 'charlm-throughput.ts', measures: "the built-in trainer's bytes/s" },
   'feedback-throughput': { file: 'feedback-throughput.ts', measures: 'feedback events/s through the HTTP API' },

@@ -4,9 +4,10 @@
 // p95 over N experiments, for a trainer that does nothing and one that runs 1 s, PARALLEL at a time. After each case,
 // in the same run, a peer: workflows making the same activity calls on the same pattern of task queues, each a no-op
 // but for two sleeps as long as the case's median trainer and scoring times: what Temporal costs with no Flywheel work.
-// PARALLEL defaults to the spec's `backend.maxConcurrent`, so nothing waits for a slot; above it, experiments queue
-// for a slot and the wait columns show for how long. Target: orchestration median < 150 ms, < 2% of a 10 s run.
-// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL]   (defaults 50 and backend.maxConcurrent)
+// PARALLEL defaults to CAPACITY (`backend.maxConcurrent`, its default unless given), so nothing waits for a slot;
+// above it, experiments queue for a slot and the wait columns show for how long. Target: orchestration median < 150 ms, < 2% of a 10 s run.
+// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL] [CAPACITY]   (defaults 50, CAPACITY, and
+// backend.maxConcurrent's default)
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -62,13 +63,26 @@ function splitOf(events: Event[], apart: (spans: ActivitySpan[]) => SetApart[]):
   };
 }
 
-/** The spans during which an experiment held a capacity slot: from each acquire's grant to its release. */
-function holdsOf(spans: ActivitySpan[]): Array<[number, number]> {
+/** The trainer's start and end (epoch ms) from its run dir's stamps, when it has ended. */
+function trainerSpan(runDir: string | undefined): [number, number] | undefined {
+  if (!runDir || !fs.existsSync(path.join(runDir, 'ended_at'))) return undefined;
+  const stamp = (f: string) => Number(fs.readFileSync(path.join(runDir, f), 'utf8').trim()) * 1000;
+  return [stamp('started_at'), stamp('ended_at')];
+}
+
+/**
+ * The spans during which an experiment held a capacity slot: from each acquire's grant to its release, or, where one
+ * runTraining does both (FEWER_ROUND_TRIPS), from its trainer's start (the grant is a launch earlier) to its end.
+ */
+function holdsOf(spans: ActivitySpan[], runDir: string | undefined): Array<[number, number]> {
   const holds: Array<[number, number]> = [];
   spans.forEach((s, i) => {
     const release = spans.slice(i + 1).find((r) => r.type === 'releaseCapacity');
     if (s.type === 'acquireCapacity' && s.endedMs !== undefined && release?.endedMs !== undefined) holds.push([s.endedMs, release.endedMs]);
   });
+  const run = spans.find((s) => s.type === 'runTraining');
+  const trainer = trainerSpan(runDir);
+  if (run?.endedMs !== undefined && trainer) holds.push([trainer[0], run.endedMs]);
   return holds;
 }
 
@@ -99,24 +113,28 @@ function experimentApart(
       spans.find((s) => s.type === 'scoreCheckpoint'),
       SCORING,
     );
-    const stamp = (f: string) => Number(fs.readFileSync(path.join(runDir!, f), 'utf8').trim()) * 1000;
-    if (runDir && fs.existsSync(path.join(runDir, 'ended_at')))
-      apart.push({ label: TRAINER, fromMs: stamp('started_at'), toMs: stamp('ended_at') });
-    for (const a of spans)
-      if (a.type === 'acquireCapacity' && a.startedMs !== undefined && a.endedMs !== undefined)
-        apart.push(...fullPieces(a.startedMs, a.endedMs, others, capacity));
+    const trainer = trainerSpan(runDir);
+    if (trainer) apart.push({ label: TRAINER, fromMs: trainer[0], toMs: trainer[1] });
+    for (const a of spans) {
+      if (a.startedMs === undefined || a.endedMs === undefined) continue;
+      if (a.type === 'acquireCapacity') apart.push(...fullPieces(a.startedMs, a.endedMs, others, capacity));
+      // runTraining waits for its slot before it launches: the wait lies between its start and the trainer's.
+      if (a.type === 'runTraining' && trainer) apart.push(...fullPieces(a.startedMs, trainer[0], others, capacity));
+    }
     return apart;
   };
 }
 
-async function runCase(stack: BenchStack, name: string, sleepMs: number, n: number, parallel: number): Promise<Split[]> {
+async function runCase(stack: BenchStack, name: string, sleepMs: number, n: number, parallel: number, capacity: number): Promise<Split[]> {
   const wf = `${name}/inner/1`;
-  const spec = fixtureSpec(
-    name,
-    { steps: 1, sleepMs },
-    { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
-  );
-  const capacity = parseSpec(spec).backend.maxConcurrent;
+  const spec = {
+    ...fixtureSpec(
+      name,
+      { steps: 1, sleepMs },
+      { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
+    ),
+    backend: { kind: 'local', maxConcurrent: capacity },
+  };
   const { versionId } = await registerCampaignVersion(stack.db.db, spec);
   await stack.client.workflow.execute('innerLoop', {
     taskQueue: `${stack.prefix}-orchestration`,
@@ -135,18 +153,19 @@ async function runCase(stack: BenchStack, name: string, sleepMs: number, n: numb
         .where(like(trainingRuns.experimentId, `${wf}/e%`))
     ).map((r) => [r.experimentId, r]),
   );
-  const histories: Array<{ id: string; events: Event[]; holds: Array<[number, number]> }> = [];
+  const histories: Array<{ id: string; events: Event[]; holds: Array<[number, number]>; runDir: string | undefined }> = [];
   for (const r of rows) {
     // A failed experiment (it skips scoring) would not be comparable; with the fixture trainer none should fail.
     if (r.status !== 'succeeded') throw new Error(`experiment ${r.id} ${r.status}: ${r.error ?? ''}`);
     const events = (await stack.client.workflow.getHandle(r.id).fetchHistory()).events ?? [];
-    histories.push({ id: r.id, events, holds: holdsOf(activitySpans(events)) });
+    const runDir = runs.get(r.id)?.runDir;
+    histories.push({ id: r.id, events, holds: holdsOf(activitySpans(events), runDir), runDir });
   }
   return histories.map((h) =>
     splitOf(
       h.events,
       experimentApart(
-        runs.get(h.id)?.runDir,
+        h.runDir,
         histories.filter((o) => o !== h).flatMap((o) => o.holds),
         capacity,
       ),
@@ -165,7 +184,7 @@ async function startPeer(stack: BenchStack, model: Split): Promise<Peer> {
   const names = new Map([[model.ownQueue, `${stack.prefix}-rt-0`]]);
   for (const c of model.calls) if (!names.has(c.taskQueue)) names.set(c.taskQueue, `${stack.prefix}-rt-${names.size}`);
   const own = names.get(model.ownQueue)!;
-  const trainerAt = model.calls.findIndex((c) => c.type === 'awaitTraining');
+  const trainerAt = model.calls.findIndex((c) => c.type === 'awaitTraining' || c.type === 'runTraining');
   const scoringAt = model.calls.findIndex((c) => c.type === 'scoreCheckpoint');
   const workers = await Promise.all(
     [...names.values()].map((taskQueue) =>
@@ -245,8 +264,8 @@ function kinds(parts: Record<string, number>): Record<string, number> {
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 50);
-  // The capacity the spec allows: the bench's spec leaves backend.maxConcurrent at its default.
-  const capacity = parseSpec(fixtureSpec('capacity-probe', { steps: 1 })).backend.maxConcurrent;
+  // The capacity the spec allows: backend.maxConcurrent's default unless CAPACITY is given.
+  const capacity = Number(process.argv[4] ?? parseSpec(fixtureSpec('capacity-probe', { steps: 1 })).backend.maxConcurrent);
   const parallel = Number(process.argv[3] ?? capacity);
   const stack = await startBenchStack();
   let peer: Peer | undefined;
@@ -255,7 +274,7 @@ async function main(): Promise<void> {
     console.log(`orchestration overhead: ${n} experiments per case, ${parallel} at a time, backend.maxConcurrent ${capacity} (${over})`);
     console.log(`2-core machine; one unreported loop of ${parallel} experiments and ${parallel} peer workflows first; ms per experiment`);
     console.log('orchestration = wall - trainer - public scoring - slot wait; overhead/10s = (orchestration + scoring) / a 10 s run\n');
-    const warm = await runCase(stack, 'bench-warmup', 0, parallel, parallel);
+    const warm = await runCase(stack, 'bench-warmup', 0, parallel, parallel, capacity);
     peer = await startPeer(stack, warm[0]);
     await peer.run('warmup', 0, 0, parallel, parallel);
     const k = warm[0].calls.length;
@@ -271,7 +290,7 @@ async function main(): Promise<void> {
       ['no-op trainer', 0],
       ['1 s trainer', 1000],
     ] as const) {
-      const splits = await runCase(stack, `bench-${sleepMs}`, sleepMs, n, parallel);
+      const splits = await runCase(stack, `bench-${sleepMs}`, sleepMs, n, parallel, capacity);
       console.log(row(label, splits));
       const mirror = await peer.run(
         `${sleepMs}`,

@@ -4,7 +4,7 @@ import type { LoopSettings } from '../core/loop-settings';
 import type { LaunchTrainingInput, LaunchTrainingResult } from './training';
 import type { AwaitTrainingInput, TrainingOutcome } from './training';
 import type { AcquireCapacityInput, CapacityGrant } from './training';
-import type { ReleaseCapacityInput } from './training';
+import type { ReleaseCapacityInput, RunTrainingInput } from './training';
 import type { CheckTrainerInput, TrainerCheck } from './training';
 import type { ScoreCheckpointInput, ScoreResult } from './eval';
 import type { LoopSettingsInput } from './campaign';
@@ -55,6 +55,8 @@ export interface TrainingActivities {
   awaitTraining(input: AwaitTrainingInput): Promise<TrainingOutcome>;
   acquireCapacity(input: AcquireCapacityInput): Promise<CapacityGrant>;
   releaseCapacity(input: ReleaseCapacityInput): Promise<{ released: boolean }>;
+  /** acquireCapacity, launchTraining, awaitTraining and, after an outcome, the release, in one activity. */
+  runTraining(input: RunTrainingInput): Promise<TrainingOutcome>;
   checkTrainer(input: CheckTrainerInput): Promise<TrainerCheck>;
 }
 

@@ -21,6 +21,16 @@ export interface AwaitTrainingInput {
   timeoutSeconds: number;
 }
 
+/** One training attempt, from its capacity slot to its end (runTraining: acquire, launch, await and release in one). */
+export interface RunTrainingInput {
+  experimentId: string;
+  /** The experiment's training attempt (1, 2, ...), counted by the workflow, not by activity retries. */
+  attempt: number;
+  innerLoopId: string;
+  pruning: AwaitTrainingInput['pruning'];
+  timeoutSeconds: number;
+}
+
 /** A small summary for the workflow history; the metrics themselves are in PostgreSQL. */
 export interface TrainingOutcome {
   runId: string;

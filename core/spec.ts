@@ -6,6 +6,7 @@ import { higherIsBetter } from './eval-suite/suite-metrics';
 import { gateSettingsSchema } from './gate/settings';
 import { InvalidSpecError, formatIssues } from './spec-errors';
 import { declaredEnvironmentProblems } from './trainer-environment';
+import { MAX_PARALLELISM } from './temporal-limits';
 
 /** A float knob; `log: true` samples on a log scale. */
 const floatParam = z.strictObject({
@@ -219,8 +220,13 @@ const pruningSchema = z.strictObject({
 const budgetSchema = z.strictObject({
   /** Total experiments the inner loop may run. */
   experiments: z.number().int().min(1, 'must be at least 1').default(12),
-  /** Experiments running at once. @default 2 */
-  parallelism: z.number().int().min(1, 'must be at least 1').default(2),
+  /** Experiments running at once, at most 1999 (each is a pending child workflow; core/temporal-limits.ts). @default 2 */
+  parallelism: z
+    .number()
+    .int()
+    .min(1, 'must be at least 1')
+    .max(MAX_PARALLELISM, `must be at most ${MAX_PARALLELISM} (Temporal's 2,000 pending child workflows per loop, less the baseline)`)
+    .default(2),
 });
 
 const innerLoopSchema = z.strictObject({

@@ -1,7 +1,7 @@
 // Timeouts and retry rules per activity family. Heartbeat timeouts bound how long a crashed worker's
 // activity waits before a retry reattaches elsewhere. No list of non-retryable error types: an activity whose error
 // class says retrying cannot help fails as non-retryable itself (activities/retry-boundary.ts).
-import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
 
 const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' };
 
@@ -44,6 +44,24 @@ export function capacityOptions(taskQueue: string): ActivityOptions {
     cancellationType: 'WAIT_CANCELLATION_COMPLETED',
     retry: { ...retry, maximumAttempts: 20 },
   };
+}
+
+/**
+ * runTraining holds one training attempt from its slot's wait to the job's end: the slot wait's bound plus the
+ * trainer's limit (enforced inside the activity; this one only bounds a stuck activity). Heartbeats notice a crash,
+ * and the cancellation completes (the job killed, its verdict stored) before the workflow releases the slot.
+ */
+export function trainingOptions(taskQueue: string, trainingTimeoutSeconds: number): ActivityOptions {
+  return { ...capacityOptions(taskQueue), startToCloseTimeout: `${7 * 24 * 3600 + trainingTimeoutSeconds + 600} seconds` };
+}
+
+/**
+ * Bookkeeping that touches only PostgreSQL (finishExperiment) runs as a local activity on the workflow's own worker:
+ * no task queue round trip and no workflow task of its own. A worker lost in one fails the workflow task, and the
+ * next worker runs the (idempotent) step again.
+ */
+export function bookkeepingOptions(): LocalActivityOptions {
+  return { startToCloseTimeout: '2 minutes', localRetryThreshold: '10 seconds', retry: { ...retry, maximumAttempts: 10 } };
 }
 
 export function evalOptions(taskQueue: string): ActivityOptions {

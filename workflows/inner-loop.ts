@@ -13,6 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { improves } from '../core/loop-settings';
+import { MAX_PARALLELISM } from '../core/temporal-limits';
 import { campaignIdOfVersion } from '../contracts/campaign';
 import type { Proposal } from '../contracts/inner-activities';
 import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
@@ -80,6 +81,10 @@ export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult>
         }
         if (change.parallelism !== undefined && (!Number.isInteger(change.parallelism) || change.parallelism < 1)) {
           throw new Error('parallelism must be a positive integer');
+        }
+        // A validator's refusal writes nothing to history: no patch needed.
+        if (change.parallelism !== undefined && change.parallelism > MAX_PARALLELISM) {
+          throw new Error(`parallelism must be at most ${MAX_PARALLELISM} (Temporal's limit of pending child workflows)`);
         }
       },
     },

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client as PgClient } from 'pg';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
@@ -26,15 +27,25 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(port = 55490): Promise<BenchStack> {
+export interface BenchStackOptions {
+  /** A PostgreSQL server to use (a fresh database on it) instead of an embedded one. @default an embedded server */
+  databaseUrl?: string;
+  /** Activities each worker runs at once (a running training attempt holds one while it follows its job). @default 32 */
+  activitySlots?: number;
+  /** Connections in the activities' pool. @default 20 */
+  poolSize?: number;
+}
+
+export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}): Promise<BenchStack> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-'));
   fs.chmodSync(home, 0o755);
   const env = await startTemporalDevServer({ home, port: await freePort(), dbFile: 'memory', readyTimeoutMs: 120_000 });
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port });
-  const url = await ensureDatabase(pg.url, 'bench');
+  const pg = opts.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port });
+  const dbName = opts.databaseUrl ? `flywheel_bench_${Date.now().toString(36)}` : 'bench';
+  const url = await ensureDatabase(opts.databaseUrl ?? pg!.url, dbName);
   await applyMigrations(url);
-  const db = openDb(url, { max: 20 });
+  const db = openDb(url, { max: opts.poolSize ?? 20 });
   const connection = await NativeConnection.connect({ address: env.address });
   const prefix = 'bench';
   const activities = createActivities({ db: db.db, home });
@@ -45,7 +56,7 @@ export async function startBenchStack(port = 55490): Promise<BenchStack> {
         taskQueue: taskQueue(family, prefix),
         activities: activities[family],
         ...(family === 'orchestration' ? { workflowsPath: require.resolve('../../workflows') } : {}),
-        maxConcurrentActivityTaskExecutions: 32,
+        maxConcurrentActivityTaskExecutions: opts.activitySlots ?? 32,
       }),
     ),
   );
@@ -64,10 +75,22 @@ export async function startBenchStack(port = 55490): Promise<BenchStack> {
       await connection.close();
       await db.close();
       await env.stop();
-      await pg.stop();
+      if (pg) await pg.stop();
+      else await dropDatabase(opts.databaseUrl!, dbName);
       fs.rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** Drops a bench's own database on a server it does not own. */
+async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  const c = new PgClient({ connectionString: serverUrl });
+  await c.connect();
+  try {
+    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await c.end();
+  }
 }
 
 export function quantile(xs: number[], q: number): number {

@@ -368,11 +368,12 @@ describe('an inner loop on the Kubernetes backend (KUBECONFIG pointing at the st
     try {
       const id = uniqueName('k8s-down');
       const h = await workers.startLoop(id, { ...fixtureSpec(id, { steps: 5 }), backend: k8s() });
-      // launchTraining runs in the experiment's child workflow.
+      // The launch runs in the experiment's child workflow.
       const experiment = harness.client.workflow.getHandle(`${id}/inner/1/e0`);
       const failure = await eventually('a failed launchTraining attempt', async () => {
         const pending = (await experiment.describe().catch(() => undefined))?.raw.pendingActivities ?? [];
-        const launch = pending.find((a) => a.activityType?.name === 'launchTraining' && (a.attempt ?? 0) >= 2);
+        // The launch runs inside runTraining (launchTraining on its own before FEWER_ROUND_TRIPS).
+        const launch = pending.find((a) => a.activityType?.name === 'runTraining' && (a.attempt ?? 0) >= 2);
         return launch?.lastFailure?.message ?? undefined;
       });
       expect(failure).toMatch(

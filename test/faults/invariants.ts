@@ -37,11 +37,11 @@ export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: stri
     // One training job per attempt the history records.
     const history = await client.workflow.getHandle(e.id).fetchHistory();
     const launches = (history.events ?? []).filter(
-      (ev) => ev.activityTaskScheduledEventAttributes?.activityType?.name === 'launchTraining',
+      // One launch per launchTraining (before FEWER_ROUND_TRIPS) or runTraining (after) the history schedules.
+      (ev) => ['launchTraining', 'runTraining'].includes(ev.activityTaskScheduledEventAttributes?.activityType?.name ?? ''),
     ).length;
     const mine = runs.filter((r) => r.experiment_id === e.id);
-    if (mine.length !== launches)
-      v.push(`experiment ${e.id}: ${mine.length} training_runs rows, history schedules launchTraining ${launches} times`);
+    if (mine.length !== launches) v.push(`experiment ${e.id}: ${mine.length} training_runs rows, history schedules ${launches} launches`);
     const attempts = mine.map((r) => r.attempt).sort((a, b) => a - b);
     if (attempts.some((a, i) => a !== i + 1)) v.push(`experiment ${e.id}: attempts ${attempts.join(',')} are not 1..n`);
   }

@@ -58,7 +58,10 @@ export async function awaitTrainingAttempts(client: Client, runId: string): Prom
   const m = /^(.*)\/r(\d+)$/.exec(runId);
   if (!m) return undefined;
   const events = (await client.workflow.getHandle(m[1]).fetchHistory()).events ?? [];
-  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'awaitTraining')[Number(m[2]) - 1];
+  // awaitTraining before FEWER_ROUND_TRIPS, runTraining after: the activity that follows the run to its end.
+  const follows = (e: (typeof events)[number]) =>
+    ['awaitTraining', 'runTraining'].includes(e.activityTaskScheduledEventAttributes?.activityType?.name ?? '');
+  const scheduled = events.filter(follows)[Number(m[2]) - 1];
   if (!scheduled) return undefined;
   const started = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled.eventId));
   return started?.activityTaskStartedEventAttributes?.attempt ?? undefined;

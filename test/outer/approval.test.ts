@@ -91,6 +91,12 @@ function stubs(name: string, approval: { onTimeout: OnTimeout; timeoutSeconds: n
       handle: { backend: 'stub', runId: `${i.experimentId}/r${i.attempt}`, runDir: '/nonexistent', ref: '0' },
     }),
     awaitTraining: async (i: { runId: string }) => ({ runId: i.runId, status: 'succeeded', checkpointId: 'ck-baseline', exitCode: 0 }),
+    runTraining: async (i: { experimentId: string; attempt: number }) => ({
+      runId: `${i.experimentId}/r${i.attempt}`,
+      status: 'succeeded',
+      checkpointId: 'ck-baseline',
+      exitCode: 0,
+    }),
   };
   const ev = {
     scoreCheckpoint: async () => ({ metrics: { bits_per_byte: 2 } }),

@@ -55,6 +55,18 @@ it('rejects an invalid spec with one line per problem, each with its path, and e
   );
 });
 
+it("refuses a parallelism past Temporal's pending-children limit in one line, exit code 2", () => {
+  const r = validate('wide.yaml', `${good}innerLoop:\n  budget:\n    parallelism: 2000\n`);
+  expect(r.code).toBe(2);
+  expect(r.stdout.trim().split('\n')).toEqual([
+    "innerLoop.budget.parallelism: must be at most 1999 (Temporal's 2,000 pending child workflows per loop, less the baseline)",
+  ]);
+  expect(validate('wide-ok.yaml', `${good}innerLoop:\n  budget:\n    experiments: 1999\n    parallelism: 1999\n`)).toMatchObject({
+    code: 0,
+    stdout: 'ok\n',
+  });
+});
+
 it('reports unparsable YAML, a missing file and a missing argument in one line, exit code 2', () => {
   const broken = validate('broken.yaml', 'name: demo\nsearchSpace: [\n');
   expect(broken.code).toBe(2);

@@ -1,5 +1,5 @@
 // Capacity slots and the cost ledger on the real dev server and PostgreSQL: a campaign's jobs never overlap past
-// `backend.maxConcurrent`, the wait is recorded and is one activity in the history (no workflow timers), a killed
+// `backend.maxConcurrent`, the wait is recorded and is inside one activity in the history (no workflow timers), a killed
 // worker's wait resumes, a cancelled loop leaks no slot, and the cost cap stops the loop.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -50,6 +50,10 @@ async function historyShape(workflowId: string) {
     total: events.length,
     scheduled: events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n): n is string => !!n),
     timers: events.filter((e) => e.timerStartedEventAttributes).length,
+    /** Local activities, by type, from their markers. */
+    localActivities: events
+      .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+      .map((e) => localActivityType(e.markerRecordedEventAttributes!.details)),
     /** The attempt that completed each activity, by activity type. */
     attempts: Object.fromEntries(
       events
@@ -64,6 +68,14 @@ async function historyShape(workflowId: string) {
         }),
     ) as Record<string, number>,
   };
+}
+
+/** The activity type a local activity's marker names (its `data` detail: JSON naming `activity_type`). */
+function localActivityType(details: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null | undefined): string {
+  const data = details?.data?.payloads?.[0]?.data;
+  if (!data) return '?';
+  const marker = JSON.parse(Buffer.from(data).toString()) as { activity_type?: string; activityType?: string };
+  return marker.activity_type ?? marker.activityType ?? '?';
 }
 
 /** Each run's [start, end] span, in start order: the next starts only after the previous ended. */
@@ -104,14 +116,14 @@ test('maxConcurrent 1: parallel experiments take turns, the wait is recorded, on
 
   const waited = exps.find((e) => e.capacityWaitSeconds === waits[2])!;
   const shape = await historyShape(waited.id);
+  // The wait, the launch, the run and the release are one activity (runTraining); finishExperiment is a local one.
   expect(shape.scheduled).toEqual(
-    ['acquireCapacity', 'launchTraining', 'awaitTraining', 'releaseCapacity', 'scoreCheckpoint', 'finishExperiment'].filter(
-      (n) => !(waited.proposer === 'baseline' && n === 'scoreCheckpoint'),
-    ),
+    ['runTraining', 'scoreCheckpoint'].filter((n) => !(waited.proposer === 'baseline' && n === 'scoreCheckpoint')),
   );
+  expect(shape.localActivities).toEqual(['finishExperiment']);
   expect(shape.timers).toBe(0);
   expect(await heldSlots(db.db, { campaignId: id })).toBe(0);
-  saveHistory('experiment-capacity', waited.id);
+  saveHistory('experiment-fewer-round-trips', waited.id);
 
   // One ledger row per run: trainer seconds × 2 GPUs at the a100 price.
   const ledger = await db.db.select().from(costLedger).where(eq(costLedger.campaignId, id));
@@ -295,12 +307,12 @@ test('SIGKILL of the training worker while an experiment waits for capacity: the
   // The experiment that waited: its one acquire was retried after the heartbeat timeout (attempt > 1).
   const second = runs.reduce((a, b) => (a.startedAt > b.startedAt ? a : b));
   const shape = await historyShape(second.experimentId);
-  expect(shape.scheduled.filter((n) => n === 'acquireCapacity')).toHaveLength(1);
+  expect(shape.scheduled.filter((n) => n === 'runTraining')).toHaveLength(1);
   expect(shape.timers).toBe(0);
-  expect(shape.attempts.acquireCapacity).toBeGreaterThan(1);
-  // The holder's awaitTraining was retried too (it reattached), and still one ledger row per run.
+  expect(shape.attempts.runTraining).toBeGreaterThan(1);
+  // The holder's runTraining was retried too (it reattached, not relaunched), and still one ledger row per run.
   const first = runs.find((r) => r !== second)!;
-  expect((await historyShape(first.experimentId)).attempts.awaitTraining).toBeGreaterThan(1);
+  expect((await historyShape(first.experimentId)).attempts.runTraining).toBeGreaterThan(1);
   const ledger = await db.db.select().from(costLedger).where(eq(costLedger.campaignId, id));
   expect(ledger.map((l) => l.id).sort()).toEqual(runs.map((r) => `${r.id}/gpu`).sort());
 }, 240_000);

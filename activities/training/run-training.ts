@@ -1,0 +1,45 @@
+// runTraining: one training attempt as one activity (a capacity slot, the launch, the wait for the job's end, the
+// slot's release) where the experiment workflow made four round trips. Each step is the idempotent function it was as
+// an activity of its own, so a retry after a crash re-enters where the last try stopped: a run already launched (its
+// training_runs row) is neither granted nor launched again, the wait reattaches from its heartbeat, the release is a
+// no-op the second time. A try that ends without an outcome (a cancel, a crash, a refused launch) keeps its slot: the
+// workflow releases it, as it did before.
+import { eq } from 'drizzle-orm';
+import { trainingRuns } from '../../db/schema';
+import { withAutoHeartbeat } from '../auto-heartbeat';
+import { acquireCapacity } from '../capacity/acquire-capacity';
+import { releaseSlot } from '../capacity/capacity-slots';
+import type { ActivityDeps } from '../deps';
+import { runIdOf } from '../../contracts/run-id';
+import type { JobHandle } from '../../contracts/job-handle';
+import type { RunTrainingInput, TrainingOutcome } from '../../contracts/training';
+import { awaitTraining } from './await-training';
+import { launchTraining } from './launch-training';
+
+export async function runTraining(deps: ActivityDeps, input: RunTrainingInput): Promise<TrainingOutcome> {
+  const key = { experimentId: input.experimentId, attempt: input.attempt };
+  const runId = runIdOf(input.experimentId, input.attempt);
+  let handle = await launchedHandle(deps, runId);
+  if (!handle) {
+    await acquireCapacity(deps, key);
+    // The launch may take seconds on a cluster (sbatch, a Kubernetes Job): it heartbeats, as it did on its own.
+    ({ handle } = await withAutoHeartbeat((i: typeof key) => launchTraining(deps, i))(key));
+  }
+  const outcome = await awaitTraining(deps, {
+    runId,
+    experimentId: input.experimentId,
+    innerLoopId: input.innerLoopId,
+    handle,
+    pruning: input.pruning,
+    timeoutSeconds: input.timeoutSeconds,
+  });
+  // Only after an outcome: a worker shutting down mid-wait leaves the job running, and its slot with it.
+  await releaseSlot(deps.db, runId);
+  return outcome;
+}
+
+/** The handle of the run's job when an earlier try launched it (launchTraining records it), else undefined. */
+async function launchedHandle(deps: ActivityDeps, runId: string): Promise<JobHandle | undefined> {
+  const [run] = await deps.db.select({ handle: trainingRuns.handle }).from(trainingRuns).where(eq(trainingRuns.id, runId));
+  return (run?.handle as JobHandle | null | undefined) ?? undefined;
+}

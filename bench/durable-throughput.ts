@@ -1,0 +1,124 @@
+// Durable no-op throughput: an inner loop of N experiments on the fixture trainer (a Node process that does nothing)
+// at parallelism 1 and 8, each durable in Temporal and PostgreSQL, beside its peer in the same run: Optuna with a
+// PostgreSQL storage on the same server, n_jobs 1 and 8, with a no-op objective and with one that starts a Node
+// process per trial as Flywheel starts its trainer. Optuna goes into a venv of the bench's own (pip install optuna
+// psycopg2-binary under the temp dir, kept between runs). Target: Flywheel >= 1/3 of Optuna's rate.
+// Run: node bin/run-ts.js bench/durable-throughput.ts [N]   (default 100; DATABASE_URL: use that server)
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { like } from 'drizzle-orm';
+import { experiments } from '../db/schema';
+import { ensureDatabase } from '../db/embedded-server';
+import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
+import { fixtureSpec } from '../test/helpers/specs';
+import { startBenchStack, type BenchStack } from './lib/bench-stack';
+
+const VENV = path.join(os.tmpdir(), 'flywheel-bench-optuna-venv');
+const PEER = path.join(__dirname, 'lib', 'optuna-peer.py');
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+/** The venv's python, installing Optuna and the PostgreSQL driver into it the first time. */
+function optunaPython(): string {
+  const py = path.join(VENV, 'bin', 'python');
+  const ready = () => {
+    try {
+      execFileSync(py, ['-c', 'import optuna, psycopg2'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!ready()) {
+    console.log(`installing optuna and psycopg2-binary into ${VENV} (once)`);
+    execFileSync('python3', ['-m', 'venv', VENV], { stdio: 'inherit' });
+    execFileSync(path.join(VENV, 'bin', 'pip'), ['install', '-q', 'optuna', 'psycopg2-binary'], { stdio: 'inherit' });
+  }
+  return py;
+}
+
+/** Optuna trials/s on `storage`, `jobs` at a time; with `spawn`, a Node process per trial. */
+function optunaRate(py: string, storage: string, study: string, n: number, jobs: number, spawn: boolean): number {
+  const out = execFileSync(py, [PEER, storage, study, String(n), String(jobs), ...(spawn ? [process.execPath] : [])], {
+    encoding: 'utf8',
+  });
+  const r = JSON.parse(out.trim().split('\n').pop()!) as { trials: number; seconds: number };
+  return r.trials / r.seconds;
+}
+
+/** Flywheel experiments/s for one inner loop of `n` no-op experiments, `parallel` at a time (and as many slots). */
+async function flywheelRate(stack: BenchStack, name: string, n: number, parallel: number): Promise<{ loop: number; steady: number }> {
+  const spec = {
+    ...fixtureSpec(
+      name,
+      { steps: 1, sleepMs: 0 },
+      {
+        budget: { experiments: n, parallelism: parallel },
+        batchSize: Math.max(parallel, 4),
+        proposer: 'random',
+        plateau: { patience: 1_000_000 },
+      },
+    ),
+    backend: { kind: 'local', maxConcurrent: parallel },
+  };
+  const { versionId } = await registerCampaignVersion(stack.db.db, spec);
+  const wf = `${name}/inner/1`;
+  const t0 = performance.now();
+  await stack.client.workflow.execute('innerLoop', {
+    taskQueue: `${stack.prefix}-orchestration`,
+    workflowId: wf,
+    args: [{ campaignVersionId: versionId }],
+  });
+  const loopSeconds = (performance.now() - t0) / 1000;
+  // Steady rate: experiments finished per second between the first finish and the last (no set-up, no winner scoring).
+  const rows = await stack.db.db
+    .select({ finishedAt: experiments.finishedAt, status: experiments.status })
+    .from(experiments)
+    .where(like(experiments.id, `${wf}/e%`));
+  if (rows.some((r) => r.status !== 'succeeded')) throw new Error(`${name}: not every experiment succeeded`);
+  const ends = rows.map((r) => r.finishedAt!.getTime()).sort((a, b) => a - b);
+  return { loop: n / loopSeconds, steady: (ends.length - 1) / ((ends[ends.length - 1] - ends[0]) / 1000) };
+}
+
+async function main(): Promise<void> {
+  const n = Number(process.argv[2] ?? 100);
+  if (!Number.isInteger(n) || n < 2) {
+    console.error('usage: bench/durable-throughput.ts [N]: N an integer of at least 2');
+    process.exit(2);
+  }
+  const py = optunaPython();
+  const stack = await startBenchStack(55495, { databaseUrl: process.env.DATABASE_URL });
+  try {
+    const optunaDb = await ensureDatabase(stack.databaseUrl, 'optuna');
+    const storage = optunaDb.replace(/^postgres(ql)?:\/\//, 'postgresql+psycopg2://');
+    console.log(
+      `durable no-op throughput, ${n} per case, ${os.cpus().length} CPUs, PostgreSQL ${process.env.DATABASE_URL ? 'from DATABASE_URL' : 'embedded'}`,
+    );
+    await flywheelRate(stack, 'tp-warmup', 4, 2);
+    console.log('\nparallel  flywheel_loop/s  flywheel_steady/s  optuna/s  optuna+node/s  steady/optuna  steady/optuna+node  load');
+    for (const parallel of [1, 8]) {
+      const fw = await flywheelRate(stack, `tp-${parallel}`, n, parallel);
+      const bare = optunaRate(py, storage, `tp-${parallel}-bare`, n, parallel, false);
+      const spawn = optunaRate(py, storage, `tp-${parallel}-node`, n, parallel, true);
+      console.log(
+        `${String(parallel).padStart(8)} ${fw.loop.toFixed(2).padStart(16)} ${fw.steady.toFixed(2).padStart(18)} ${bare.toFixed(1).padStart(9)} ` +
+          `${spawn.toFixed(1).padStart(14)} ${(fw.steady / bare).toFixed(3).padStart(14)} ${(fw.steady / spawn).toFixed(3).padStart(19)}  ${load()}`,
+      );
+    }
+    console.log('\nflywheel_loop: the inner loop start to result (set-up, baseline and held-out scoring of the winner included)');
+    console.log('each Flywheel experiment also starts a predict process and grades its public split; an Optuna trial does neither');
+  } finally {
+    await stack.stop();
+    if (fs.existsSync(VENV)) console.log(`(optuna venv kept at ${VENV})`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
