@@ -5,7 +5,8 @@ import type { AgentCaller } from './agent-request';
 import { openAiTeacher } from './openai-teacher';
 import { builtinTeacher, type Teacher } from './teacher';
 
-export function teacherFor(spec: CampaignSpec, agent: AgentCaller | undefined): Teacher {
+/** `fallback`: the built-in teacher the campaign gets without a model (a task's own, when the spec names one). */
+export function teacherFor(spec: CampaignSpec, agent: AgentCaller | undefined, fallback: Teacher = builtinTeacher): Teacher {
   const { model } = spec.outerLoop.teacher;
-  return model && agent ? openAiTeacher(agent, model) : builtinTeacher;
+  return model && agent ? openAiTeacher(agent, model) : fallback;
 }

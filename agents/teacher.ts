@@ -9,6 +9,7 @@ import {
   type TeacherCritique,
 } from '../core/teacher/builtin-teacher';
 import { BudgetExceededError } from '../core/errors';
+import type { TaskTeacher } from '../core/teacher/task-teacher';
 import { TokenBudgetExceededError, UnusableReplyError } from './agent-errors';
 
 export type { Failure, TeacherCritique } from '../core/teacher/builtin-teacher';
@@ -27,6 +28,11 @@ export const builtinTeacher: Teacher = {
   critique: (failure) => Promise.resolve(critique(failure)),
 };
 
+/** A task's built-in teacher (core/teacher/task-teacher.ts) as a Teacher. */
+export function teacherOfTask(task: TaskTeacher): Teacher {
+  return { name: task.name, promptVersion: task.promptVersion, critique: (failure) => Promise.resolve(task.critique(failure)) };
+}
+
 /** A critique with the teacher and prompt that actually made it (the built-in ones after a fallback). */
 export interface TaughtCritique extends TeacherCritique {
   teacher: string;
@@ -37,16 +43,16 @@ export interface TaughtCritique extends TeacherCritique {
  * The teacher's critique; an unusable reply (UnusableReplyError) or a spent token or cost budget becomes the built-in
  * critique of the same failure, whose text starts by saying why. Any other error (a retryable 429, a bad key) propagates to the activity.
  */
-export async function critiqueOrFallback(teacher: Teacher, failure: Failure): Promise<TaughtCritique> {
+export async function critiqueOrFallback(teacher: Teacher, failure: Failure, fallback: Teacher = builtinTeacher): Promise<TaughtCritique> {
   try {
     return { ...(await teacher.critique(failure)), teacher: teacher.name, promptVersion: teacher.promptVersion };
   } catch (e) {
     const spent = e instanceof TokenBudgetExceededError || e instanceof BudgetExceededError;
     if (!(e instanceof UnusableReplyError) && !spent) throw e;
-    const made = critique(failure);
+    const made = await fallback.critique(failure);
     const why = spent
       ? `The teacher model was not asked (${teacher.name}: ${e.message}); derived mechanically instead.`
       : `The teacher model's reply was unusable (${teacher.name}, ${teacher.promptVersion}: ${e.message}); derived mechanically instead.`;
-    return { text: `${why} ${made.text}`, signals: made.signals, teacher: BUILTIN_TEACHER, promptVersion: BUILTIN_TEACHER_PROMPT_VERSION };
+    return { text: `${why} ${made.text}`, signals: made.signals, teacher: fallback.name, promptVersion: fallback.promptVersion };
   }
 }

@@ -54,6 +54,8 @@ export interface CritiqueEvalFailuresResult {
   created: number;
   /** Failed items per category among those critiqued. */
   byCategory: Record<string, number>;
+  /** The `revision` signal's revisions of the iteration's feedback failures (only when the spec chooses it). */
+  revisions?: { revised: number; verified: number };
 }
 
 export type EvalSplit = 'public' | 'heldout' | 'probe';

@@ -185,10 +185,12 @@ export interface BuildDatasetVersionResult {
     duplicates: number;
     /** Examples dropped for overlapping an eval item (parent's and new alike). */
     removed: number;
-    /** Signals that are not SFT examples: `pair` (no preference trainer yet) and `none`. */
+    /** The teacher's stored signals that are not SFT targets: `pair` (the `pairs` builder reads the event instead) and `none`. */
     skippedSignals: { pair: number; none: number };
     /** Bytes of train.txt, repetitions included. */
     trainBytes: number;
+    /** Preference pairs in the version (its pairs.jsonl); absent when it has none. */
+    pairs?: number;
   };
   /** The first {@link MAX_REMOVED_LISTED} removed examples, with the eval items each overlaps. */
   removed: { sourceRef: string; evalItemIds: string[] }[];

@@ -1,6 +1,7 @@
 // The campaign spec: what a researcher writes (YAML or JSON), validated with zod.
 // Every field carries its meaning and default beside its schema; `parseSpec` is the one place a spec is checked.
 import { z } from 'zod';
+import { SIGNAL_BUILDERS } from './dataset/example-line';
 import { higherIsBetter } from './eval-suite/suite-metrics';
 import { gateSettingsSchema } from './gate/settings';
 import { InvalidSpecError, formatIssues } from './spec-errors';
@@ -314,6 +315,13 @@ const teacherSchema = z.strictObject({
    * @default 20
    */
   maxFailures: z.number().int().min(0).default(20),
+  /**
+   * A shipped task whose built-in teacher critiques instead of the generic token diff (services/example-tasks.ts:
+   * `arithmetic` names which column's carry a sum dropped), gives feedback prompts their category and verifies
+   * revisions. A model, when configured, still writes the critiques; the task's teacher then stands in for the
+   * built-in one (failures past `maxFailures`, unusable replies). No default: the generic built-in teacher.
+   */
+  task: z.string().min(1).optional(),
 });
 
 const outerLoopSchema = z.strictObject({
@@ -362,6 +370,25 @@ const outerLoopSchema = z.strictObject({
     .prefault({}),
   /** The teacher of the critique step. @default the built-in teacher, `maxFailures` 20 */
   teacher: teacherSchema.prefault({}),
+  /**
+   * Which training signals the iteration's dataset version derives from the teacher's critiques of user feedback
+   * (core/dataset/signal-builders.ts; docs/outer-loop.md "Signals"), any of:
+   * - `reference`: the verified correction (an edit's) as a weighted SFT target (source `critique`);
+   * - `revision`: the production model answers again with the critique in its prompt (its `predict`, sandboxed, in
+   *   the eval-failure critique step, so it needs a production model and `evalFailureSample` above 0); a revision the
+   *   task's verifier (or the verified reference) accepts becomes an SFT target (source `revision`) and the chosen
+   *   side of a pair over the original output. An unverified revision yields nothing;
+   * - `critique`: (prompt, output) → the critique's text, so the model learns to critique (source `critic`);
+   * - `pairs`: preference pairs (`pairs.jsonl`, run.json `dataset.pairsFile`) with the verified reference chosen and
+   *   the real production output rejected (a trainer with DPO reads them).
+   * `[]` derives nothing: the version is its parent's examples (continued training on the base data).
+   * Eval-failure critiques never yield an example or a pair, whatever is chosen.
+   * @default ["reference"]
+   */
+  signals: z
+    .array(z.enum(SIGNAL_BUILDERS))
+    .default(['reference'])
+    .refine((s) => new Set(s).size === s.length, 'must not name a builder twice'),
   /** The promotion gate (core/gate/settings.ts) and the researcher's approval. */
   promotion: gateSettingsSchema.extend(approvalSchema.shape).prefault({}),
 });
@@ -485,6 +512,11 @@ export function parseSpec(raw: unknown, where?: string): CampaignSpec {
   }
   const envProblems = declaredEnvironmentProblems(spec.trainer);
   if (envProblems.length > 0) throw new InvalidSpecError(envProblems, where);
+  if (spec.outerLoop.signals.includes('revision') && spec.outerLoop.evalFailureSample === 0)
+    throw new InvalidSpecError(
+      ['outerLoop.signals: "revision" runs in the eval-failure critique step; outerLoop.evalFailureSample must be above 0'],
+      where,
+    );
   const { min, max } = spec.outerLoop.lossWeights;
   if (min > max) throw new InvalidSpecError([`outerLoop.lossWeights.min: must not exceed outerLoop.lossWeights.max (${max})`], where);
   return spec;

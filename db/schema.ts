@@ -88,6 +88,33 @@ export const examples = pgTable(
     completion: text('completion'),
     messages: jsonb('messages').$type<{ role: 'system' | 'user' | 'assistant'; content: string }[]>(),
     weight: doublePrecision('weight').notNull().default(1),
+    /** The signal builder that derived it from a critique (`reference`, `revision`, `critique`); null for other examples and rows from before 0009. */
+    builder: text('builder'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetVersionId, t.contentHash] })],
+);
+
+/**
+ * A dataset version's preference pairs (its `pairs.jsonl`), from the `pairs` and `revision` signal builders.
+ * `rejected` is always a real production output (the feedback event's); `source_ref` is the critique.
+ */
+export const trainPairs = pgTable(
+  'train_pairs',
+  {
+    datasetVersionId: text('dataset_version_id').notNull(),
+    /** sha256 of prompt, chosen and rejected (core/dataset/signal-builders.ts pairHashOf). */
+    contentHash: text('content_hash').notNull(),
+    source: text('source').notNull(),
+    sourceRef: text('source_ref').notNull(),
+    builder: text('builder').notNull(),
+    category: text('category').notNull(),
+    prompt: text('prompt').notNull(),
+    chosen: text('chosen').notNull(),
+    rejected: text('rejected').notNull(),
+    weight: doublePrecision('weight').notNull().default(1),
+    /** The feedback event, the critique and the builder (core/dataset/example-line.ts SignalLineage), as pairs.jsonl carries it. */
+    lineage: jsonb('lineage').$type<{ builder: string; feedbackEventId?: string; evalItemId?: string; critiqueId?: string }>().notNull(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.datasetVersionId, t.contentHash] })],
@@ -300,6 +327,27 @@ export const critiques = pgTable('critiques', {
   promptVersion: text('prompt_version').notNull(),
   text: text('text').notNull(),
   signal: jsonb('signal').notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * The production model's second answer to a critiqued failure, with the critique in its prompt (the `revision`
+ * signal builder), and whether it verified: by the task's verifier, the verified reference, or the eval item's grader.
+ */
+export const revisions = pgTable('revisions', {
+  /** `<critique id>/revision` */
+  id: text('id').primaryKey(),
+  campaignId: text('campaign_id').notNull(),
+  outerIterationId: text('outer_iteration_id'),
+  critiqueId: text('critique_id').notNull(),
+  /** The production checkpoint that answered. */
+  checkpointId: text('checkpoint_id').notNull(),
+  /** The prompt it answered: the critique, then the original prompt (core/teacher/revision-prompt.ts). */
+  prompt: text('prompt').notNull(),
+  output: text('output').notNull(),
+  verified: boolean('verified').notNull(),
+  /** How it was checked: `task:<name>`, `reference`, `grader:<kind>`, or `none` (nothing could check it). */
+  verifiedBy: text('verified_by').notNull(),
   createdAt: createdAt(),
 });
 

@@ -4,10 +4,12 @@
 // services/datasets/version-files.ts) through run.json. A version derived from a dataset a user registered (no
 // campaign) belongs to the dataset `<campaignId>/<NAME>`, the campaign's own line of versions of it.
 import { and, eq, inArray } from 'drizzle-orm';
+import { trainPairLine, type SignalBuilder, type SignalLineage, type TrainPair } from '../../core/dataset/example-line';
+import { buildSignals, pairHashOf } from '../../core/dataset/signal-builders';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError, NonRetryableError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
-import { critiques, datasets, datasetVersions, evalItems, examples } from '../../db/schema';
+import { critiques, datasets, datasetVersions, evalItems, examples, feedbackEvents, revisions, trainPairs } from '../../db/schema';
 import type { ActivityDeps } from '../deps';
 import { datasetDirOf } from '../../services/paths';
 import { contentHashOf, exampleOfRow } from '../../services/datasets/example-rows';
@@ -33,6 +35,12 @@ export interface BuildDatasetVersionInput {
    * @default the parent's
    */
   lossWeights?: Record<string, number>;
+  /**
+   * The signal builders that derive examples and pairs from the critiques (spec `outerLoop.signals`); `[]` derives
+   * nothing, so the version is its parent's examples.
+   * @default ["reference"]
+   */
+  signals?: readonly SignalBuilder[];
 }
 
 export const MAX_REMOVED_LISTED = 100;
@@ -41,6 +49,18 @@ export const MAX_REMOVED_LISTED = 100;
 export class InvalidWeightsError extends NonRetryableError {}
 
 type ExampleRow = typeof examples.$inferInsert & { weight: number; category: string };
+type PairRow = typeof trainPairs.$inferInsert & { weight: number };
+
+/** A stored pair as its `pairs.jsonl` line reads (the effective weight is set by the caller). */
+const pairOfRow = (p: PairRow): TrainPair => ({
+  prompt: p.prompt,
+  chosen: p.chosen,
+  rejected: p.rejected,
+  category: p.category,
+  weight: p.weight,
+  source: p.source,
+  lineage: p.lineage as SignalLineage,
+});
 
 /**
  * Builds (or finds) the version. Its id is content-addressed — `${datasetId}@` + the first 12 hex digits of a
@@ -60,19 +80,32 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   const lossWeights = canonical({ ...parent.lossWeights, ...input.lossWeights }, 'lossWeights');
 
   const pool = new Map<string, ExampleRow>();
+  const pairPool = new Map<string, PairRow>();
   for (const e of await db.select().from(examples).where(eq(examples.datasetVersionId, parent.id))) pool.set(e.contentHash, e);
 
+  const signals = input.signals ?? ['reference'];
   const skippedSignals = { pair: 0, none: 0 };
   const fromCritiques = new Set<string>();
   let duplicates = 0;
+  for (const p of await db.select().from(trainPairs).where(eq(trainPairs.datasetVersionId, parent.id))) pairPool.set(p.contentHash, p);
   for (const c of await loadCritiques(deps, input.campaignId, input.critiqueIds)) {
     // A single signal object (another teacher's shape) is read as a list of one.
-    for (const s of (Array.isArray(c.signal) ? c.signal : [c.signal]) as TrainingSignal[]) {
-      if (s.kind !== 'sft') {
-        skippedSignals[s.kind]++;
-        continue;
-      }
-      const content = s.prompt + s.target;
+    const stored = (Array.isArray(c.signal) ? c.signal : [c.signal]) as TrainingSignal[];
+    for (const s of stored) if (s.kind !== 'sft') skippedSignals[s.kind]++;
+    const built = buildSignals(
+      {
+        critiqueId: c.id,
+        sourceKind: c.sourceKind,
+        sourceId: c.sourceId,
+        text: c.text,
+        signals: stored,
+        event: c.event,
+        revision: c.revision,
+      },
+      signals,
+    );
+    for (const x of built.examples) {
+      const content = x.prompt + x.completion;
       const contentHash = contentHashOf(content);
       if (pool.has(contentHash)) {
         if (!fromCritiques.has(contentHash)) duplicates++;
@@ -82,43 +115,65 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
       pool.set(contentHash, {
         datasetVersionId: '',
         contentHash,
-        source: 'critique',
+        source: x.source,
         sourceRef: c.id,
-        category: s.category ?? 'code',
+        builder: x.lineage.builder,
+        category: x.category,
         content,
-        prompt: s.prompt,
-        completion: s.target,
-        weight: s.weight,
+        prompt: x.prompt,
+        completion: x.completion,
+        weight: x.weight,
       });
+    }
+    for (const x of built.pairs) {
+      const contentHash = pairHashOf(x);
+      if (pairPool.has(contentHash)) continue;
+      const { lineage, ...pair } = x;
+      pairPool.set(contentHash, { ...pair, datasetVersionId: '', contentHash, sourceRef: c.id, builder: lineage.builder, lineage });
     }
   }
 
   const evals = await db.select({ id: evalItems.id, prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems);
+  // A pair is checked as two texts (prompt + chosen, prompt + rejected), keyed apart from the examples.
   const overlaps = findOverlaps(
-    [...pool.values()].map((e) => ({ key: e.contentHash, text: e.content })),
+    [
+      ...[...pool.values()].map((e) => ({ key: e.contentHash, text: e.content })),
+      ...[...pairPool.values()].flatMap((p) => [
+        { key: `pair:${p.contentHash}`, text: p.prompt + p.chosen },
+        { key: `pair:${p.contentHash}`, text: p.prompt + p.rejected },
+      ]),
+    ],
     evals.map((e) => ({ id: e.id, text: e.prompt + e.reference })),
   );
-  const removed = overlaps.map((o) => ({ sourceRef: pool.get(o.key)!.sourceRef, evalItemIds: o.evalIds }));
-  for (const o of overlaps) pool.delete(o.key);
+  const removed: { sourceRef: string; evalItemIds: string[] }[] = [];
+  for (const o of overlaps) {
+    const pairHash = o.key.startsWith('pair:') ? o.key.slice('pair:'.length) : undefined;
+    const row = pairHash ? pairPool.get(pairHash) : pool.get(o.key);
+    if (!row) continue; // a pair's second text, already removed with its first
+    removed.push({ sourceRef: row.sourceRef, evalItemIds: o.evalIds });
+    if (pairHash) pairPool.delete(pairHash);
+    else pool.delete(o.key);
+  }
 
   const kept = [...pool.values()].sort((a, b) => (a.contentHash < b.contentHash ? -1 : 1));
+  const keptPairs = [...pairPool.values()].sort((a, b) => (a.contentHash < b.contentHash ? -1 : 1));
   const bySource: Record<string, number> = {};
   for (const e of kept) bySource[e.source] = (bySource[e.source] ?? 0) + 1;
   for (const source of Object.keys(bySource)) mix[source] ??= 1;
+  for (const p of keptPairs) mix[p.source] ??= 1;
   const mixWeights = canonical(mix, 'mix');
+  const effective = (e: { source: string; weight: number; category: string }) =>
+    mixWeights[e.source] * e.weight * (lossWeights[e.category] ?? 1);
 
   // Each example's effective weight: its own × its source's mix weight × its category's loss weight.
-  const records = kept.map((e) =>
-    versionRecord(
-      { ...exampleOfRow(e), weight: mixWeights[e.source] * e.weight * (lossWeights[e.category] ?? 1), source: e.source },
-      e.contentHash,
-    ),
-  );
+  const records = kept.map((e) => versionRecord({ ...exampleOfRow(e), weight: effective(e), source: e.source }, e.contentHash));
   const key = JSON.stringify({
     parent: parent.id,
     examples: kept.map((e) => `${e.contentHash}:${e.source}:${e.weight}`),
     mixWeights,
     lossWeights,
+    // Only a version with pairs names them, so a version without keeps the id it had before pairs existed.
+    ...(keptPairs.length ? { pairs: keptPairs.map((p) => `${p.contentHash}:${p.source}:${p.weight}`) } : {}),
   });
   const dataset = await childDatasetOf(deps, parent.datasetId, input.campaignId);
   const versionId = `${dataset.id}@${sha256(key).slice(0, 12)}`;
@@ -133,6 +188,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
       removed: removed.length,
       skippedSignals,
       trainBytes: trainBytesOf(records),
+      ...(keptPairs.length ? { pairs: keptPairs.length } : {}),
     },
     removed: removed.slice(0, MAX_REMOVED_LISTED),
   });
@@ -142,14 +198,21 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
 
   const dir = datasetDirOf(deps.home, versionId);
   const parentIds = [parent.id];
-  const { trainSha256: contentHash } = await writeVersionFiles(dir, records, (w) => ({
-    versionId,
-    parentIds,
-    contentHash: w.trainSha256,
-    countsBySource: bySource,
-    mixWeights,
-    lossWeights,
-  }));
+  const pairLines = keptPairs.map((p) => trainPairLine({ ...pairOfRow(p), weight: effective(p) }));
+  const { trainSha256: contentHash } = await writeVersionFiles(
+    dir,
+    records,
+    (w) => ({
+      versionId,
+      parentIds,
+      contentHash: w.trainSha256,
+      countsBySource: bySource,
+      mixWeights,
+      lossWeights,
+      ...(pairLines.length ? { pairs: pairLines.length } : {}),
+    }),
+    pairLines,
+  );
 
   const created = await db.transaction(async (tx) => {
     if (dataset.insert) await tx.insert(datasets).values(dataset.insert).onConflictDoNothing();
@@ -158,6 +221,12 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
       await tx
         .insert(examples)
         .values(rows.slice(i, i + 200))
+        .onConflictDoNothing();
+    const pairRows = keptPairs.map((p) => ({ ...p, datasetVersionId: versionId, createdAt: undefined }));
+    for (let i = 0; i < pairRows.length; i += 200)
+      await tx
+        .insert(trainPairs)
+        .values(pairRows.slice(i, i + 200))
         .onConflictDoNothing();
     const written = await tx
       .insert(datasetVersions)
@@ -178,16 +247,31 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   return result(created);
 }
 
-async function loadCritiques(deps: ActivityDeps, campaignId: string, ids: string[]): Promise<(typeof critiques.$inferSelect)[]> {
+type LoadedCritique = typeof critiques.$inferSelect & {
+  /** The feedback event's prompt and output (a `feedback` critique whose event exists). */
+  event?: { prompt: string; output: string };
+  revision?: { output: string; verified: boolean };
+};
+
+async function loadCritiques(deps: ActivityDeps, campaignId: string, ids: string[]): Promise<LoadedCritique[]> {
   const wanted = [...new Set(ids)].sort();
-  const rows: (typeof critiques.$inferSelect)[] = [];
+  const rows: LoadedCritique[] = [];
   for (let i = 0; i < wanted.length; i += 1000) {
-    rows.push(
-      ...(await deps.db
-        .select()
-        .from(critiques)
-        .where(and(eq(critiques.campaignId, campaignId), inArray(critiques.id, wanted.slice(i, i + 1000))))),
-    );
+    const batch = wanted.slice(i, i + 1000);
+    const found = await deps.db
+      .select({
+        critique: critiques,
+        event: { prompt: feedbackEvents.prompt, output: feedbackEvents.output },
+        revision: { output: revisions.output, verified: revisions.verified },
+      })
+      .from(critiques)
+      .leftJoin(
+        feedbackEvents,
+        and(eq(critiques.sourceKind, 'feedback'), eq(feedbackEvents.id, critiques.sourceId), eq(feedbackEvents.campaignId, campaignId)),
+      )
+      .leftJoin(revisions, eq(revisions.critiqueId, critiques.id))
+      .where(and(eq(critiques.campaignId, campaignId), inArray(critiques.id, batch)));
+    for (const r of found) rows.push({ ...r.critique, event: r.event ?? undefined, revision: r.revision ?? undefined });
   }
   if (rows.length < wanted.length) {
     const found = new Set(rows.map((r) => r.id));

@@ -44,6 +44,7 @@ export async function buildIterationDataset(deps: ActivityDeps, input: BuildIter
     critiqueIds,
     mix: spec.outerLoop.mixWeights,
     lossWeights,
+    signals: spec.outerLoop.signals,
   });
   await db.update(outerIterations).set({ datasetVersionId: built.versionId }).where(eq(outerIterations.id, input.outerIterationId));
   return { versionId: built.versionId, parentVersionId, created: built.created, counts: built.counts, lossWeights };

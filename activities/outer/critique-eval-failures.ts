@@ -9,7 +9,9 @@ import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { checkpoints, critiques, evalItems, evalResults, experiments } from '../../db/schema';
 import { campaignOfRow } from '../campaign-of';
 import { campaignsOf, type ActivityDeps } from '../deps';
-import { runPredict } from '../eval/run-predict';
+import { runPredict, type PredictOptions } from '../eval/run-predict';
+import type { CampaignSpec } from '../../core/spec';
+import { reviseFeedback } from './revise-feedback';
 import { trainerSetupOf } from '../training/trainer-isolation';
 import { verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { teachFailures, teacherChoiceOf } from './teach-failures';
@@ -20,6 +22,25 @@ export const evalCritiqueIdOf = (outerIterationId: string, itemId: string): stri
 const WHY = 'a public eval item: it informs the per-category loss weights and never enters a training set';
 
 export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEvalFailuresInput): Promise<CritiqueEvalFailuresResult> {
+  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
+  // The `revision` signal: the production model revises this iteration's critiqued feedback (never an eval item).
+  const revised = spec.outerLoop.signals.includes('revision')
+    ? await reviseFeedback(deps, {
+        campaignId: input.campaignId,
+        outerIterationId: input.outerIterationId,
+        checkpointId: input.checkpointId,
+        predictor: await predictorOf(deps, input.checkpointId),
+        task: teacherChoiceOf(deps, spec).task,
+      })
+    : undefined;
+  return { ...(await critiqueFailedItems(deps, input, spec)), ...(revised ? { revisions: revised } : {}) };
+}
+
+async function critiqueFailedItems(
+  deps: ActivityDeps,
+  input: CritiqueEvalFailuresInput,
+  spec: CampaignSpec,
+): Promise<CritiqueEvalFailuresResult> {
   const { db } = deps;
   const [result] = await db
     .select({ perItem: evalResults.perItem })
@@ -42,18 +63,8 @@ export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEv
   const sample = failed.sort((a, b) => order(a.id, input.seed) - order(b.id, input.seed) || (a.id < b.id ? -1 : 1)).slice(0, input.sample);
   if (sample.length === 0) return { failed: failed.length, critiqued: 0, created: 0, byCategory: {} };
 
-  const [ckpt] = await db.select().from(checkpoints).where(eq(checkpoints.id, input.checkpointId));
-  verifyCheckpoint(ckpt.path, ckpt.sha256, input.checkpointId);
-  const [exp] = await db
-    .select({ id: experiments.id, campaignVersionId: experiments.campaignVersionId })
-    .from(experiments)
-    .where(eq(experiments.id, ckpt.experimentId));
-  // The checkpoint's own trainer predicts (the version that trained it); the iteration's version names the teacher.
-  const trained = await campaignOfRow(deps, exp);
-  const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   const outputs = await runPredict({
-    trainer: trainerSetupOf(trained, deps.home),
-    checkpointFile: ckpt.path,
+    ...(await predictorOf(deps, input.checkpointId)),
     prompts: sample.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: predictBudgetOf(i) })),
   });
 
@@ -102,4 +113,18 @@ function order(id: string, seed: number): number {
   let h = 0x811c9dc5 ^ seed;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   return h >>> 0;
+}
+
+/**
+ * The checkpoint's file (checked against its sha256) and its own trainer (the version that trained it), for its
+ * `predict`; the iteration's version names the teacher.
+ */
+async function predictorOf(deps: ActivityDeps, checkpointId: string): Promise<Pick<PredictOptions, 'trainer' | 'checkpointFile'>> {
+  const [ckpt] = await deps.db.select().from(checkpoints).where(eq(checkpoints.id, checkpointId));
+  verifyCheckpoint(ckpt.path, ckpt.sha256, checkpointId);
+  const [exp] = await deps.db
+    .select({ id: experiments.id, campaignVersionId: experiments.campaignVersionId })
+    .from(experiments)
+    .where(eq(experiments.id, ckpt.experimentId));
+  return { trainer: trainerSetupOf(await campaignOfRow(deps, exp), deps.home), checkpointFile: ckpt.path };
 }

@@ -101,7 +101,7 @@ export async function critiqueFeedback(
   await teachFailures(
     choice,
     fresh.filter(isReferenced),
-    (e) => ({ prompt: e.prompt, output: e.output, reference: e.correction }),
+    (e) => ({ prompt: e.prompt, output: e.output, reference: e.correction, category: choice.task?.categoryOf?.(e.prompt) }),
     (made) => write(made.map((m) => row(m.item, m.taught))),
   );
   return { critiqueIds, counts };

@@ -1,7 +1,9 @@
 // Runs a teacher over a critique step's failures: a few requests at a time, the first `maxFailures` by the chosen
 // teacher and the rest by the built-in one (a model's cost and time stay bounded inside the activity's timeout).
 // Each batch is handed to `write` before the next starts, so a retry after a 429 pays only for what is left.
-import { builtinTeacher, critiqueOrFallback, type Failure, type TaughtCritique, type Teacher } from '../../agents/teacher';
+import { builtinTeacher, critiqueOrFallback, teacherOfTask, type Failure, type TaughtCritique, type Teacher } from '../../agents/teacher';
+import type { TaskTeacher } from '../../core/teacher/task-teacher';
+import { taskTeacherOf } from '../../services/example-tasks';
 import { teacherFor } from '../../agents/select-teacher';
 import type { CampaignSpec } from '../../core/spec';
 import { agentCallerFor } from '../agents/agent-caller';
@@ -17,12 +19,18 @@ export interface TeacherChoice {
   teacher: Teacher;
   /** Failures per call the teacher sees; the rest get the built-in critique. @default Infinity */
   maxFailures?: number;
+  /** The built-in teacher past `maxFailures` and after an unusable reply. @default builtinTeacher */
+  fallback?: Teacher;
+  /** The task's own teacher (spec `outerLoop.teacher.task`): categories of prompts, the verifier of revisions. */
+  task?: TaskTeacher;
 }
 
 /** The campaign's teacher and its cap, from the injected choice or the worker's environment. */
 export function teacherChoiceOf(deps: ActivityDeps, spec: CampaignSpec): TeacherChoice {
-  const teacher = teacherFor(spec, agentCallerFor(deps.db, spec, deps.agentEnv ?? process.env));
-  return { teacher, maxFailures: spec.outerLoop.teacher.maxFailures };
+  const task = taskTeacherOf(spec.outerLoop.teacher.task);
+  const fallback = task ? teacherOfTask(task) : builtinTeacher;
+  const teacher = teacherFor(spec, agentCallerFor(deps.db, spec, deps.agentEnv ?? process.env), fallback);
+  return { teacher, maxFailures: spec.outerLoop.teacher.maxFailures, fallback, task };
 }
 
 export async function teachFailures<T>(
@@ -32,11 +40,12 @@ export async function teachFailures<T>(
   write: (made: { item: T; taught: TaughtCritique }[]) => Promise<void>,
 ): Promise<void> {
   const limit = choice.maxFailures ?? Infinity;
-  const size = choice.teacher === builtinTeacher ? BUILTIN_BATCH : CONCURRENCY;
+  const fallback = choice.fallback ?? builtinTeacher;
+  const size = choice.teacher === fallback ? BUILTIN_BATCH : CONCURRENCY;
   for (let i = 0; i < items.length; i += size) {
     const batch = items.slice(i, i + size);
     const settled = await Promise.allSettled(
-      batch.map((item, k) => critiqueOrFallback(i + k < limit ? choice.teacher : builtinTeacher, failureOf(item))),
+      batch.map((item, k) => critiqueOrFallback(i + k < limit ? choice.teacher : fallback, failureOf(item), fallback)),
     );
     const made = batch.flatMap((item, k) => {
       const s = settled[k];

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
-import { TRAIN_EXAMPLES_FILE } from '../../core/dataset/example-line';
+import { TRAIN_EXAMPLES_FILE, TRAIN_PAIRS_FILE } from '../../core/dataset/example-line';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
 import { capacitySlots, datasetVersions, experiments, trainingRuns } from '../../db/schema';
 import { checkBudget } from '../cost/cost-ledger';
@@ -45,6 +45,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
       ...(fs.existsSync(path.join(version.path, TRAIN_EXAMPLES_FILE))
         ? { examplesFile: path.join(version.path, TRAIN_EXAMPLES_FILE) }
         : {}),
+      ...(fs.existsSync(path.join(version.path, TRAIN_PAIRS_FILE)) ? { pairsFile: path.join(version.path, TRAIN_PAIRS_FILE) } : {}),
     },
     baseCheckpoint: (await warmStartOfLoop(db, exp.innerLoopId))?.path ?? null,
     checkpointEvery: 0,

@@ -113,12 +113,16 @@ export function trainExampleLine(e: TrainExample): string {
   return JSON.stringify({ ...canonicalExample(e), source: e.source });
 }
 
+/** The outer loop's signal builders (spec `outerLoop.signals`; core/dataset/signal-builders.ts). */
+export const SIGNAL_BUILDERS = ['reference', 'revision', 'critique', 'pairs'] as const;
+export type SignalBuilder = (typeof SIGNAL_BUILDERS)[number];
+
 /**
  * Where a derived example or pair came from (the outer loop's signal builders): the feedback event or eval item it
  * answers, the critique it was built from, and the builder (`reference`, `revision`, `critique`, `pairs`).
  */
 export interface SignalLineage {
-  builder: 'reference' | 'revision' | 'critique' | 'pairs';
+  builder: SignalBuilder;
   feedbackEventId?: string;
   evalItemId?: string;
   critiqueId?: string;

@@ -3,6 +3,7 @@
 //                effective weight), in the version's order;
 //   train.txt    every example's prompt followed by its completion, repeated by its effective weight (resampled by
 //                its content hash, core/dataset/loss-weights.ts `repetitions`), joined by "\n";
+//   pairs.jsonl  preference pairs, one a line (core/dataset/example-line.ts `TrainPair`), only on a version that has any;
 //   version.json what the version is (its id, parents, counts, weights), with train.txt's size and sha256.
 // Streamed, so a version of a million examples is never one string; each file is written under a temporary name and
 // renamed, so a reader sees a whole file or none.
@@ -11,7 +12,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { promptAndCompletion, TRAIN_EXAMPLES_FILE, trainExampleLine, type TrainExample } from '../../core/dataset/example-line';
+import {
+  promptAndCompletion,
+  TRAIN_EXAMPLES_FILE,
+  TRAIN_PAIRS_FILE,
+  trainExampleLine,
+  type TrainExample,
+} from '../../core/dataset/example-line';
 import { repetitions, uniformOf } from '../../core/dataset/loss-weights';
 
 export const TRAIN_FILE = 'train.txt';
@@ -63,13 +70,25 @@ export function trainBytesOf(records: Iterable<Pick<VersionRecord, 'contentHash'
 /**
  * Writes train.jsonl, train.txt and version.json into `dir` (created if missing) from `records`, in their order.
  * `describe` gives version.json's fields from what was written; `trainBytes` and `trainSha256` are added to them.
+ * `pairLines` (each a `trainPairLine`, no newline), when there are any, become pairs.jsonl.
  */
 export async function writeVersionFiles(
   dir: string,
   records: Iterable<VersionRecord> | AsyncIterable<VersionRecord>,
   describe: (written: WrittenVersionFiles) => Record<string, unknown>,
+  pairLines: readonly string[] = [],
 ): Promise<WrittenVersionFiles> {
   fs.mkdirSync(dir, { recursive: true });
+  if (pairLines.length) {
+    const pairs = new AtomicFile(path.join(dir, TRAIN_PAIRS_FILE));
+    try {
+      for (const line of pairLines) await pairs.write(line + '\n');
+      await pairs.commit();
+    } catch (e) {
+      pairs.abandon();
+      throw e;
+    }
+  }
   const jsonl = new AtomicFile(path.join(dir, TRAIN_EXAMPLES_FILE));
   const txt = new AtomicFile(path.join(dir, TRAIN_FILE));
   const hash = crypto.createHash('sha256');

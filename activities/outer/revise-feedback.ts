@@ -1,0 +1,95 @@
+// The `revision` signal's first half: the production model answers each of the iteration's critiqued feedback
+// failures again, with the critique in its prompt (core/teacher/signal-prompts.ts), through the trainer's own
+// `predict`, sandboxed, in the eval activity (activities/eval/run-predict.ts, as scoring runs it). Each revision is
+// stored with its verdict (core/teacher/verify-revision.ts: the task's verifier, else the verified reference, else
+// unverified); the dataset builder makes examples and pairs of verified ones only. Runs inside critiqueEvalFailures,
+// the iteration's eval-queue step with the production checkpoint, so the outer loop's workflow is unchanged.
+import { and, eq, inArray } from 'drizzle-orm';
+import { revisionPromptOf } from '../../core/teacher/signal-prompts';
+import { verifyRevision } from '../../core/teacher/verify-revision';
+import type { TaskTeacher } from '../../core/teacher/task-teacher';
+import { critiques, feedbackEvents, revisions } from '../../db/schema';
+import type { ActivityDeps } from '../deps';
+import { runPredict, type PredictOptions } from '../eval/run-predict';
+
+export const revisionIdOf = (critiqueId: string): string => `${critiqueId}/revision`;
+
+/** The most bytes a revision may be: a revision answers at the length of the original answer or the reference. */
+export const MAX_REVISION_BYTES = 4096;
+
+export interface ReviseFeedbackInput {
+  campaignId: string;
+  outerIterationId: string;
+  /** The production checkpoint that answers. */
+  checkpointId: string;
+  /** Its trainer and file, as scoring runs predict. */
+  predictor: Pick<PredictOptions, 'trainer' | 'checkpointFile' | 'signal'>;
+  /** The task's verifier (spec `outerLoop.teacher.task`), if any. */
+  task?: TaskTeacher;
+}
+
+export interface ReviseFeedbackResult {
+  /** Revisions made now (a retry does not make one twice). */
+  revised: number;
+  verified: number;
+}
+
+export async function reviseFeedback(deps: ActivityDeps, input: ReviseFeedbackInput): Promise<ReviseFeedbackResult> {
+  const rows = await deps.db
+    .select({
+      id: critiques.id,
+      text: critiques.text,
+      prompt: feedbackEvents.prompt,
+      output: feedbackEvents.output,
+      correction: feedbackEvents.correction,
+    })
+    .from(critiques)
+    .innerJoin(feedbackEvents, and(eq(feedbackEvents.id, critiques.sourceId), eq(feedbackEvents.campaignId, input.campaignId)))
+    .where(and(eq(critiques.outerIterationId, input.outerIterationId), eq(critiques.sourceKind, 'feedback')))
+    .orderBy(critiques.id);
+  if (rows.length === 0) return { revised: 0, verified: 0 };
+  const done = new Set(
+    (
+      await deps.db
+        .select({ critiqueId: revisions.critiqueId })
+        .from(revisions)
+        .where(
+          inArray(
+            revisions.critiqueId,
+            rows.map((r) => r.id),
+          ),
+        )
+    ).map((r) => r.critiqueId),
+  );
+  const todo = rows.filter((r) => !done.has(r.id)).map((r) => ({ ...r, revisionPrompt: revisionPromptOf(r.prompt, r.output, r.text) }));
+  if (todo.length === 0) return { revised: 0, verified: 0 };
+  const outputs = await runPredict({
+    ...input.predictor,
+    prompts: todo.map((r) => ({
+      id: r.id,
+      prompt: r.revisionPrompt,
+      maxBytes: Math.min(MAX_REVISION_BYTES, Math.max(1, Buffer.byteLength(r.output), Buffer.byteLength(r.correction ?? ''))),
+    })),
+  });
+  const made = todo.map((r) => {
+    const output = outputs.get(r.id)!;
+    const verdict = verifyRevision(input.task, r.prompt, output, r.correction ?? undefined);
+    return {
+      id: revisionIdOf(r.id),
+      campaignId: input.campaignId,
+      outerIterationId: input.outerIterationId,
+      critiqueId: r.id,
+      checkpointId: input.checkpointId,
+      prompt: r.revisionPrompt,
+      output,
+      verified: verdict.verified,
+      verifiedBy: verdict.by,
+    };
+  });
+  for (let i = 0; i < made.length; i += 500)
+    await deps.db
+      .insert(revisions)
+      .values(made.slice(i, i + 500))
+      .onConflictDoNothing();
+  return { revised: made.length, verified: made.filter((m) => m.verified).length };
+}
