@@ -20,7 +20,7 @@ export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<Ga
   if (recorded) return summaryOf(recorded, input);
 
   const settings = gateSettingsWithDefaults(input.settings);
-  const evidence = await loadEvidence(db, input, settings);
+  const evidence = await loadGateEvidence(db, input, settings);
   const outcome = runGate(evidence);
   const figures = figuresOf(evidence, outcome);
   await db
@@ -42,7 +42,8 @@ export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<Ga
   return summaryOf(row, input);
 }
 
-async function loadEvidence(
+/** What the gate's checks read: both checkpoints' paired held-out items, the hacking guard's evidence, the seed reruns' scores. */
+export async function loadGateEvidence(
   db: Db,
   input: EvaluateGateInput,
   settings: GateEvidence['settings'],

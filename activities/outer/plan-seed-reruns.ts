@@ -7,13 +7,14 @@ import crypto from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
 import { loopSettings } from '../../core/loop-settings';
+import { SEED_RERUN_PROPOSER } from '../../core/gate/noise-check';
 import type { Params } from '../../core/spec';
 import { checkpoints, experiments, innerLoops } from '../../db/schema';
 import { campaignsOf, type ActivityDeps } from '../deps';
 import type { PlanSeedRerunsInput, SeedRerunPlan } from '../../contracts/outer-activities';
 
-/** The proposer and status that mark seed reruns and their group apart from the search's experiments. */
-export const SEED_RERUN_PROPOSER = 'seed-rerun';
+export { SEED_RERUN_PROPOSER };
+/** The status that marks the seed reruns' group (an inner_loops row) apart from the search's loops. */
 export const SEED_RERUN_GROUP_STATUS = 'seed-reruns';
 /** Seed reruns' indexes start here, so their run seeds (innerLoop.seed × 1000 + index) differ from the search's. */
 export const SEED_RERUN_INDEX_BASE = 100_000;

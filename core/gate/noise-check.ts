@@ -8,6 +8,8 @@ import { mean, orientedDeltas, sampleVariance } from './paired-test';
 import type { CheckResult, GateCheck, GateEvidence } from './evidence';
 
 export const NOISE_RULE = 'heldoutAboveNoise';
+/** The proposer of the gate's seed reruns (activities/outer/plan-seed-reruns.ts): never a candidate, never counted as search. */
+export const SEED_RERUN_PROPOSER = 'seed-rerun';
 
 /** The spread the gate compares a gain with; every decision records it. */
 export interface GateNoise {
@@ -115,4 +117,11 @@ export function noiseSummaryOf(n: GateNoise, enabled: boolean): NoiseSummary {
 export interface NoiseSummary extends GateNoise {
   bound: number;
   enabled: boolean;
+}
+
+/** One line for the report, the dashboard's gate table and `flywheel status`: Δ against the multiple of σ, both parts. */
+export function noiseLine(n: NoiseSummary): string {
+  const f = (x: number) => x.toFixed(4);
+  const verdict = !n.enabled ? 'check off' : n.delta > n.bound ? 'above noise' : 'within noise';
+  return `Δ ${f(n.delta)} vs ${n.sigmas}σ ${f(n.bound)} (σ ${f(n.sigma)}: σ_seed ${f(n.sigmaSeed)} from ${n.seedsScored} of ${n.seedsAsked} seeds, σ_items ${f(n.sigmaItems)}): ${verdict}`;
 }

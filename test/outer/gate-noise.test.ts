@@ -6,6 +6,8 @@ import { eq } from 'drizzle-orm';
 import { decisions, experiments, innerLoops, trainingRuns } from '../../db/schema';
 import type { OuterLoopResult } from '../../contracts/outer-loop';
 import { planSeedReruns, SEED_RERUN_GROUP_STATUS, SEED_RERUN_PROPOSER } from '../../activities/outer/plan-seed-reruns';
+import { collectReport, reportMarkdown } from '../../server/dashboard/report';
+import { startDashboard } from '../../server/dashboard/server';
 import { saveHistory } from '../helpers/histories';
 import { loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
@@ -67,7 +69,7 @@ test('seed reruns are trained and scored before the gate, recorded with the deci
       campaignId: name,
       campaignVersionId,
       datasetVersionId: it.datasetVersionId!,
-      incumbentCheckpointId: gate.figures ? (figures as unknown as { incumbentCheckpointId: string }).incumbentCheckpointId : '',
+      incumbentCheckpointId: (gate.figures as { incumbentCheckpointId: string }).incumbentCheckpointId,
       candidateCheckpointId: it.candidateCheckpointId!,
       seeds: 2,
     },
@@ -76,6 +78,25 @@ test('seed reruns are trained and scored before the gate, recorded with the deci
   expect(again.toRun).toEqual([]);
   expect(new Set(again.done)).toEqual(new Set(reruns.map((r) => r.bestCheckpointId)));
   expect((await h.db.db.select().from(trainingRuns)).length).toBe(runsBefore);
+
+  // The report and the dashboard's campaign page show σ, the multiple and Δ, and survivors per 100 experiments (the
+  // search's one experiment: the baseline and the two reruns are not counted).
+  const promoted = it.status === 'promoted' ? 1 : 0;
+  const survivors = `survivors per 100 experiments: ${promoted * 100} (${promoted} promoted of 1 experiments run)`;
+  const noiseLine = new RegExp(
+    `Δ -?\\d\\.\\d{4} vs 2σ \\d\\.\\d{4} \\(σ \\d\\.\\d{4}: σ_seed \\d\\.\\d{4} from 2 of 2 seeds, σ_items \\d\\.\\d{4}\\): (above|within) noise`,
+  );
+  const report = reportMarkdown(await collectReport(h.db.db, name), { loops: [] });
+  expect(report).toContain(`- ${survivors}`);
+  expect(report).toMatch(new RegExp(`- noise: ${noiseLine.source}`));
+  const dashboard = await startDashboard({ db: h.db.db, port: 0 });
+  try {
+    const page = await (await fetch(`${dashboard.url}/campaigns/${name}`)).text();
+    expect(page).toContain(`<p id="survivors">${survivors}</p>`);
+    expect(page).toMatch(noiseLine);
+  } finally {
+    await dashboard.close();
+  }
 }, 900_000);
 
 test('the outer loop history with seed reruns is recordable for the replay suite', () => {
