@@ -10,25 +10,21 @@
 // model, overall and per category, per arm and iteration (mean ± sd over seeds), then which arm differences are
 // above noise: |Δ| > 2σ, σ = √(sd_a²/n + sd_b²/n) over the n seeds (seed spread only; n = 3 makes σ rough).
 // Run: node bin/run-ts.js bench/outer-ablation.ts [ITERATIONS] [SEEDS] [USER_EVENTS] [STEPS]   (defaults 3, 3, 60, 1000)
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parse } from 'yaml';
 import { startBenchStack } from './lib/bench-stack';
-import { writeArithmeticFiles } from '../tasks/arithmetic/generate';
+import { addArithmeticTask, benchSession } from './lib/arithmetic-task-files';
 import { arithmeticUsers } from '../tasks/arithmetic/simulated-users';
 import { exampleTask } from '../services/example-tasks';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { heldoutMetricsOf } from '../services/queries/heldout-metrics';
 import { productionCheckpointOf } from '../services/production-model';
-import { resolveConfig } from '../core/config';
 import { mean, sampleVariance } from '../core/gate/paired-test';
 import { runOuterDemo } from '../cli/outer-demo';
 import { pickMetrics } from '../cli/task-demo';
 import { sql } from 'drizzle-orm';
 
-const BIN = path.join(__dirname, '..', 'bin', 'flywheel.js');
 const ARMS: Record<string, string[]> = { critique: ['reference', 'revision', 'critique'], reference: ['reference'], none: [] };
 /** One configuration for every arm and iteration (a good corner of the task's space, docs/tasks.md). */
 const PINNED = { lr: 0.01, hidden: 96, embed: 12, context: 12 };
@@ -50,32 +46,8 @@ async function main(): Promise<void> {
         `every iteration trains 1 experiment of ${steps} steps (batch 64) at ${JSON.stringify(PINNED)}, warm-started from production; ` +
         `built-in trainer; gate at its defaults except promotion.noise.seeds 0 (σ from items only, to keep the bench affordable)`,
     );
-    const files = writeArithmeticFiles(path.join(stack.home, 'arithmetic'), 1);
-    const env = {
-      ...process.env,
-      FLYWHEEL_HOME: stack.home,
-      DATABASE_URL: stack.databaseUrl,
-      TEMPORAL_ADDRESS: stack.temporalAddress,
-      FLYWHEEL_TASK_QUEUE_PREFIX: stack.prefix,
-    };
-    for (const args of [
-      ['dataset', 'add', 'arithmetic', files.trainFile],
-      ['suite', 'add', files.suiteFile],
-    ]) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`flywheel ${args.join(' ')} exited ${r.status}: ${r.stderr.trim()}`);
-    }
-    const session = {
-      config: resolveConfig(env, process.cwd()),
-      endpoints: {
-        temporalAddress: stack.temporalAddress,
-        namespace: 'default',
-        databaseUrl: stack.databaseUrl,
-        taskQueuePrefix: stack.prefix,
-      },
-      client: stack.client,
-      db: stack.db.db,
-    };
+    const env = addArithmeticTask(stack, 1);
+    const session = benchSession(stack, env);
     /** results[arm][iteration][seed]: the production model's held-out metrics after that iteration. */
     const results: Record<string, (Record<string, number> | undefined)[][]> = {};
     const status: Record<string, string[]> = {};
