@@ -44,7 +44,7 @@ async function main(): Promise<void> {
       await p.score(id);
       return id;
     };
-    type Row = { promote: boolean; noise?: NoiseSummary };
+    type Row = { promote: boolean; rule: string; noise?: NoiseSummary };
     const out: Record<'honest' | 'null', { on: Row[]; off: Row[] }> = { honest: { on: [], off: [] }, null: { on: [], off: [] } };
     for (let s = 1; s <= seeds; s++) {
       const incumbent = await ckpt(`-inc-s${s}`, s, incSteps);
@@ -59,11 +59,21 @@ async function main(): Promise<void> {
             .select()
             .from(decisions)
             .where(eq(decisions.id, `gn-honest${tag}/outer/i1/gate`));
-          out[kind][on ? 'on' : 'off'].push({ promote: summary.promote, noise: (row.figures as { noise?: NoiseSummary }).noise });
+          out[kind][on ? 'on' : 'off'].push({
+            promote: summary.promote,
+            rule: summary.rule,
+            noise: (row.figures as { noise?: NoiseSummary }).noise,
+          });
         }
       if (s % 5 === 0) console.log(`  ${s} seeds (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${load()})`);
     }
-    const rate = (rows: Row[], promoted: boolean) => `${rows.filter((r) => r.promote === promoted).length}/${rows.length}`;
+    const rate = (rows: Row[], promoted: boolean) => {
+      const hits = rows.filter((r) => r.promote === promoted);
+      const rules = [...new Set(hits.filter((r) => !r.promote).map((r) => r.rule))].map(
+        (rule) => `${rule} ${hits.filter((r) => r.rule === rule).length}`,
+      );
+      return `${hits.length}/${rows.length}${rules.length ? ` (${rules.join(', ')})` : ''}`;
+    };
     const avg = (rows: Row[], f: (n: NoiseSummary) => number) => mean(rows.flatMap((r) => (r.noise ? [f(r.noise)] : []))).toFixed(4);
     console.log(`\n| gate | false rejection (honest rejected) | false acceptance (null promoted) |\n| --- | ---: | ---: |`);
     for (const on of ['on', 'off'] as const)
