@@ -19,6 +19,7 @@ import { claimOuterIteration } from './outer/claim-iteration';
 import { critiqueEvalFailures } from './outer/critique-eval-failures';
 import { critiqueIterationFeedback } from './outer/critique-iteration';
 import { evaluateGate } from './outer/evaluate-gate';
+import { planSeedReruns } from './outer/plan-seed-reruns';
 import { finishOuterIteration } from './outer/finish-iteration';
 import { failOuterIteration } from './outer/fail-iteration';
 import { promotionEvidence } from './outer/promotion-evidence';
@@ -56,6 +57,7 @@ export function createActivities(given: ActivityDeps): FamilyActivities & Record
         critiqueIterationFeedback: (i) => critiqueIterationFeedback(deps, i),
         buildIterationDataset: (i) => buildIterationDataset(deps, i),
         evaluateGate: (i) => evaluateGate(deps.db, i),
+        planSeedReruns: (i) => planSeedReruns(deps, i),
         promotionEvidence: (i) => promotionEvidence(deps, i),
         finishOuterIteration: (i) => finishOuterIteration(deps, i),
         failOuterIteration: (i) => failOuterIteration(deps, i),

@@ -3,25 +3,20 @@
 // outer iterations with the task's simulated users. Prints the held-out pass rate, overall and per category, of the
 // untrained baseline, of the inner loop's best checkpoint, and of the production model after each outer iteration.
 // Run: node bin/run-ts.js bench/arithmetic-task.ts [OUTER_ITERATIONS] [SEED] [USER_EVENTS]   (defaults 3, 1, 150)
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parse } from 'yaml';
 import { startBenchStack } from './lib/bench-stack';
-import { writeArithmeticFiles } from '../tasks/arithmetic/generate';
+import { addArithmeticTask, benchSession } from './lib/arithmetic-task-files';
 import { arithmeticUsers } from '../tasks/arithmetic/simulated-users';
 import { exampleTask } from '../services/example-tasks';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { startInnerLoopWorkflow } from '../services/campaign-loops';
 import { heldoutMetricsOf } from '../services/queries/heldout-metrics';
 import { productionCheckpointOf } from '../services/production-model';
-import { resolveConfig } from '../core/config';
 import type { InnerLoopResult } from '../contracts/inner-loop';
 import { runOuterDemo } from '../cli/outer-demo';
 import { pickMetrics } from '../cli/task-demo';
-
-const BIN = path.join(__dirname, '..', 'bin', 'flywheel.js');
 
 async function main(): Promise<void> {
   const [iterations, seed, events] = [3, 1, 150].map((d, i) => Number(process.argv[2 + i] ?? d));
@@ -35,22 +30,7 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(' ')}`,
     );
-    const files = writeArithmeticFiles(path.join(stack.home, 'arithmetic'), seed);
-    const env = {
-      ...process.env,
-      FLYWHEEL_HOME: stack.home,
-      DATABASE_URL: stack.databaseUrl,
-      TEMPORAL_ADDRESS: stack.temporalAddress,
-      FLYWHEEL_TASK_QUEUE_PREFIX: stack.prefix,
-    };
-    for (const args of [
-      ['dataset', 'add', 'arithmetic', files.trainFile],
-      ['suite', 'add', files.suiteFile],
-    ]) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`flywheel ${args.join(' ')} exited ${r.status}: ${r.stderr.trim()}`);
-      console.log(`$ flywheel ${args.join(' ')}\n${r.stdout.trim()}`);
-    }
+    const env = addArithmeticTask(stack, seed, (l) => console.log(l));
     const raw = parse(fs.readFileSync(exampleTask('arithmetic').spec, 'utf8')) as { innerLoop: { seed: number } };
     raw.innerLoop.seed = seed;
     const { versionId, spec } = await registerCampaignVersion(stack.db.db, raw);
@@ -63,18 +43,7 @@ async function main(): Promise<void> {
     ];
     console.log(`inner loop: ${inner.experiments} experiments, stopped by ${inner.stoppedBy} (${since()})`);
 
-    const config = resolveConfig(env, process.cwd());
-    const session = {
-      config,
-      endpoints: {
-        temporalAddress: stack.temporalAddress,
-        namespace: 'default',
-        databaseUrl: stack.databaseUrl,
-        taskQueuePrefix: stack.prefix,
-      },
-      client: stack.client,
-      db: stack.db.db,
-    };
+    const session = benchSession(stack, env);
     for (let i = 1; i <= iterations; i++) {
       await runOuterDemo(session, spec, versionId, { iterations: 1, events, seed, json: false, users: arithmeticUsers(seed) });
       const production = await productionCheckpointOf(stack.db.db, spec.name);

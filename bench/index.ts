@@ -36,6 +36,15 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'agent-proposer.ts',
     measures: 'the hybrid proposer agent vs TPE vs random: held-out of the best-by-public per trial count',
   },
+  'outer-ablation': {
+    file: 'outer-ablation.ts',
+    measures:
+      'the outer loop on the arithmetic task: critique-derived signals vs reference-only vs no feedback, equal compute, held-out pass rate per arm and iteration',
+  },
+  'gate-noise': {
+    file: 'gate-noise.ts',
+    measures: "the gate's false-rejection and false-acceptance rates over seeds, with its noise check and without",
+  },
   'eval-integrity': { file: 'eval-integrity.ts', measures: "eval scoring items/s per grader kind; the gate's detection table over seeds" },
   'sandbox-startup': {
     file: 'sandbox-startup.ts',

@@ -22,7 +22,7 @@ import type {
 import type { ClaimIterationInput, ClaimIterationResult } from './outer-activities';
 import type { CritiqueIterationInput, CritiqueIterationResult } from './outer-activities';
 import type { BuildIterationDatasetInput, BuildIterationDatasetResult } from './outer-activities';
-import type { EvaluateGateInput, GateSummary } from './outer-activities';
+import type { EvaluateGateInput, GateSummary, PlanSeedRerunsInput, SeedRerunPlan } from './outer-activities';
 import type { PromotionEvidenceInput } from './outer-activities';
 import type { FinishIterationInput, FinishIterationResult } from './outer-activities';
 import type { FailIterationInput } from './outer-activities';
@@ -44,6 +44,7 @@ export interface OrchestrationActivities {
   critiqueIterationFeedback(input: CritiqueIterationInput): Promise<CritiqueIterationResult>;
   buildIterationDataset(input: BuildIterationDatasetInput): Promise<BuildIterationDatasetResult>;
   evaluateGate(input: EvaluateGateInput): Promise<GateSummary>;
+  planSeedReruns(input: PlanSeedRerunsInput): Promise<SeedRerunPlan>;
   promotionEvidence(input: PromotionEvidenceInput): Promise<PromotionEvidence>;
   finishOuterIteration(input: FinishIterationInput): Promise<FinishIterationResult>;
   failOuterIteration(input: FailIterationInput): Promise<void>;

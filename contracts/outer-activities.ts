@@ -1,5 +1,6 @@
 // What the outer loop and its activities exchange: claims, critiques, dataset versions, the gate, the iteration's end.
 import type { GateSettingsInput } from '../core/gate/settings';
+import type { NoiseSummary } from '../core/gate/noise-check';
 import type { OuterSettings } from '../core/loop-settings';
 import type { OuterIterationSummary } from './outer-loop';
 
@@ -81,7 +82,43 @@ export interface EvaluateGateInput {
   suiteId: string;
   /** The spec's `promotion:` block; missing fields take their defaults. */
   settings?: GateSettingsInput;
+  /**
+   * Checkpoints of the seed reruns of the incumbent's recipe (planSeedReruns), scored on held-out: their spread is
+   * σ_seed. Absent or empty: the spread across items only.
+   */
+  seedRerunCheckpointIds?: string[];
 }
+
+export interface PlanSeedRerunsInput {
+  campaignId: string;
+  campaignVersionId: string;
+  /** The iteration's dataset version: the reruns train on it (and are cached per it). */
+  datasetVersionId: string;
+  /** Whose recipe is rerun (the candidate's when the incumbent is the untrained baseline). */
+  incumbentCheckpointId: string;
+  candidateCheckpointId: string;
+  /** The candidate's warm start, which the reruns share; absent: from scratch. */
+  baseCheckpointId?: string;
+  /** k (promotion.noise.seeds). */
+  seeds: number;
+}
+
+/** Small: ids only. */
+export interface SeedRerunPlan {
+  /** The reruns' group (an inner_loops row of status `seed-reruns`): `${campaignId}/noise/<digest>`. */
+  groupId: string;
+  /** Whose recipe, in words. */
+  recipeOf: string;
+  /** Experiment ids not run yet: each runs as an `experiment` child whose workflow id is its id. */
+  toRun: string[];
+  /** Checkpoints of reruns that already succeeded (an earlier gate on the same version and recipe). */
+  done: string[];
+  maxTrainingAttempts: number;
+  trainingTimeoutSeconds: number;
+}
+
+/** The gate's noise as recorded with its decision (core/gate/noise-check.ts noiseSummaryOf). */
+export type GateNoiseSummary = NoiseSummary;
 
 /** Small enough for workflow history: no items, no per-item scores. */
 export interface GateSummary {
@@ -97,6 +134,8 @@ export interface GateSummary {
   meanDelta: number;
   /** The paired test's one-sided p-value; 1 when the primary metric has no scores. */
   pValue: number;
+  /** σ (across seeds and across items), the multiple and Δ; absent in decisions recorded before the noise check. */
+  noise?: GateNoiseSummary;
 }
 
 export interface PromotionEvidenceInput {

@@ -68,7 +68,16 @@ export interface PromotionEvidence {
 
 export interface OuterLoopStatus {
   phase:
-    'claiming' | 'ingesting' | 'critiquing' | 'building-dataset' | 'inner-loop' | 'gating' | 'awaiting-approval' | 'recording' | 'done';
+    | 'claiming'
+    | 'ingesting'
+    | 'critiquing'
+    | 'building-dataset'
+    | 'inner-loop'
+    | 'measuring-noise'
+    | 'gating'
+    | 'awaiting-approval'
+    | 'recording'
+    | 'done';
   iteration?: number;
   innerLoopId?: string;
   awaitingApproval?: PromotionEvidence;

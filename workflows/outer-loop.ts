@@ -13,6 +13,7 @@ import {
   continueAsNew,
   executeChild,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -21,6 +22,7 @@ import {
 } from '@temporalio/workflow';
 import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
 import { evalOptions, launchOptions, orchestrationOptions } from './activity-options';
+import { experiment } from './experiment';
 import { innerLoop } from './inner-loop';
 import type { InnerLoopResult } from '../contracts/inner-loop';
 import {
@@ -38,6 +40,9 @@ import { failureReason } from '../contracts/failure-reason';
 import { promotionDetails } from './promotion-details';
 import { queueOf } from './queues';
 import { CampaignId, Iteration, LoopKind } from '../contracts/search-attributes';
+
+/** The seed reruns before the gate (promotion.noise): executions started before it gate without them. */
+export const SEED_NOISE_PATCH = 'gate-seed-noise';
 
 export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult> {
   const workflowId = workflowInfo().workflowId;
@@ -194,6 +199,16 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
         'NoIncumbentError',
       );
     const metric = settings.gate.metric;
+    // The gate's noise across seeds: k reruns of the incumbent's recipe on this dataset version, scored on held-out.
+    const seedRerunCheckpointIds = patched(SEED_NOISE_PATCH)
+      ? await measureSeedNoise({
+          datasetVersionId: dataset.versionId,
+          incumbentCheckpointId: against,
+          candidateCheckpointId: candidate,
+          baseCheckpointId: settings.warmStart && incumbent ? incumbent : undefined,
+          suiteId: task.suiteId,
+        })
+      : undefined;
     const cand = await ev.scoreCheckpoint({ checkpointId: candidate, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
     const inc = await ev.scoreCheckpoint({ checkpointId: against, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
     // The hacking guard compares public with held-out and public items with their twins, for both checkpoints.
@@ -209,6 +224,7 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
       incumbentCheckpointId: against,
       suiteId: task.suiteId,
       settings: settings.gate,
+      ...(seedRerunCheckpointIds ? { seedRerunCheckpointIds } : {}),
     });
     Object.assign(summary, {
       candidateCheckpointId: candidate,
@@ -263,6 +279,52 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
     // The attempt's row ends with the reason, even when the workflow is being cancelled; then the workflow fails.
     await CancellationScope.nonCancellable(() => orch.failOuterIteration({ outerIterationId, reason: failureReason(e), innerLoopId }));
     throw e;
+  }
+
+  /**
+   * Runs the seed reruns that an earlier gate on the same dataset version and recipe did not (planSeedReruns), each as
+   * an `experiment` child with no public score, and scores every succeeded one on held-out; their checkpoints.
+   */
+  async function measureSeedNoise(at: {
+    datasetVersionId: string;
+    incumbentCheckpointId: string;
+    candidateCheckpointId: string;
+    baseCheckpointId?: string;
+    suiteId: string;
+  }): Promise<string[] | undefined> {
+    const noise = settings.gate.noise;
+    if (!noise?.enabled || noise.seeds < 1) return undefined;
+    phase = 'measuring-noise';
+    const { suiteId, ...where } = at;
+    const plan = await orch.planSeedReruns({ campaignId: input.campaignId, campaignVersionId, seeds: noise.seeds, ...where });
+    const ran = await Promise.all(
+      plan.toRun.map((experimentId) =>
+        executeChild(experiment, {
+          workflowId: experimentId,
+          taskQueue: queueOf('orchestration'),
+          args: [
+            {
+              experimentId,
+              innerLoopId: plan.groupId,
+              suiteId,
+              maxTrainingAttempts: plan.maxTrainingAttempts,
+              trainingTimeoutSeconds: plan.trainingTimeoutSeconds,
+              pruning: { rule: 'none', warmupSteps: 0, minCompleted: 0, metric: settings.gate.metric },
+              skipPublic: true,
+            },
+          ],
+          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        }).then(
+          (r) => (r.status === 'succeeded' && r.checkpointId ? [r.checkpointId] : []),
+          // A rerun that fails (or that another attempt is still running) is one seed fewer; the decision says how many.
+          () => [],
+        ),
+      ),
+    );
+    const checkpointIds = [...plan.done, ...ran.flat()];
+    for (const checkpointId of checkpointIds) await ev.scoreCheckpoint({ checkpointId, suiteId, split: 'heldout', purpose: 'gate' });
+    phase = 'gating';
+    return checkpointIds;
   }
 
   /** Continue as new while more iterations are asked for; otherwise the result. */

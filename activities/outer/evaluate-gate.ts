@@ -2,7 +2,7 @@
 // suite's held-out item categories (never their text), runs the gate's checks, and records one decision with
 // every check's rule, figures and reason. Idempotent by `decisionId`: a retry returns the recorded decision.
 import { ApplicationFailure } from '@temporalio/activity';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { itemsOfMetric, type MetricItem } from '../../core/eval-suite/suite-metrics';
 import { NotFoundError } from '../../core/errors';
 import { pairedMetricsOf, runGate, type GateOutcome } from '../../core/gate/checks';
@@ -12,14 +12,15 @@ import { gateSettingsWithDefaults, type GateMetric } from '../../core/gate/setti
 import type { Db } from '../../db/client';
 import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
 import { loadIntegrityEvidence } from './integrity-evidence';
-import type { EvaluateGateInput, GateSummary } from '../../contracts/outer-activities';
+import { gateNoiseOf, noiseSummaryOf } from '../../core/gate/noise-check';
+import type { EvaluateGateInput, GateNoiseSummary, GateSummary } from '../../contracts/outer-activities';
 
 export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<GateSummary> {
   const [recorded] = await db.select().from(decisions).where(eq(decisions.id, input.decisionId));
   if (recorded) return summaryOf(recorded, input);
 
   const settings = gateSettingsWithDefaults(input.settings);
-  const evidence = await loadEvidence(db, input, settings);
+  const evidence = await loadGateEvidence(db, input, settings);
   const outcome = runGate(evidence);
   const figures = figuresOf(evidence, outcome);
   await db
@@ -41,7 +42,8 @@ export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<Ga
   return summaryOf(row, input);
 }
 
-async function loadEvidence(
+/** What the gate's checks read: both checkpoints' paired held-out items, the hacking guard's evidence, the seed reruns' scores. */
+export async function loadGateEvidence(
   db: Db,
   input: EvaluateGateInput,
   settings: GateEvidence['settings'],
@@ -77,6 +79,7 @@ async function loadEvidence(
   await db.insert(heldoutReads).values({ suiteId: input.suiteId, reader: `evaluateGate:${input.decisionId}`, purpose: 'gate' });
 
   const byMetric: Partial<Record<GateMetric, PairedItem[]>> = {};
+  const primaryIds: string[] = [];
   const unscored = new Map<string, number>();
   for (const item of items) {
     const c = candidate.perItem[item.id];
@@ -89,6 +92,7 @@ async function loadEvidence(
       continue;
     }
     for (const metric of metricsOfItem(item)) (byMetric[metric] ??= []).push({ category: item.category, candidate: c, incumbent: i });
+    if (metricsOfItem(item).includes(settings.metric)) primaryIds.push(item.id);
   }
   if (unscored.size > 0) {
     const which = [...unscored].map(([ckpt, n]) => `"${ckpt}" lacks ${n}`).join(', ');
@@ -113,16 +117,44 @@ async function loadEvidence(
     items: byMetric,
     settings,
     integrity,
+    seedScores: await seedScoresOf(db, input, primaryIds),
     candidateExperimentId: candidate.experimentId,
   };
+}
+
+/**
+ * The held-out score of each seed rerun (input.seedRerunCheckpointIds) on the gate's metric: the mean over the same
+ * items the candidate and the incumbent are paired on. A rerun not scored on every one of them is left out (the
+ * decision says how many went in). These scores measure noise only: no rerun is ever a candidate.
+ */
+async function seedScoresOf(db: Db, input: EvaluateGateInput, itemIds: string[]): Promise<number[]> {
+  const ids = input.seedRerunCheckpointIds ?? [];
+  if (ids.length === 0 || itemIds.length === 0) return [];
+  const rows = await db
+    .select({ perItem: evalResults.perItem })
+    .from(evalResults)
+    .where(
+      inArray(
+        evalResults.id,
+        ids.map((c) => `${c}|${input.suiteId}|heldout`),
+      ),
+    );
+  const scores: number[] = [];
+  for (const { perItem } of rows) {
+    const values = itemIds.map((id) => perItem[id]);
+    if (values.every((v) => v !== undefined)) scores.push(values.reduce((s, v) => s + v, 0) / values.length);
+  }
+  return scores;
 }
 
 /** Every check's figures under its rule, the summary figures at the top, and the settings that applied. */
 function figuresOf(evidence: GateEvidence, outcome: GateOutcome): Record<string, unknown> {
   const primary = outcome.results.find((r) => r.rule === 'heldoutImprovement')?.figures;
+  const noise = gateNoiseOf(evidence);
   return {
     meanDelta: typeof primary?.meanDelta === 'number' ? primary.meanDelta : 0,
     pValue: typeof primary?.pValue === 'number' ? primary.pValue : 1,
+    ...(noise ? { noise: noiseSummaryOf(noise, evidence.settings.noise.enabled) } : {}),
     candidateCheckpointId: evidence.candidateCheckpointId,
     incumbentCheckpointId: evidence.incumbentCheckpointId,
     settings: evidence.settings,
@@ -138,8 +170,9 @@ function summaryOf(row: typeof decisions.$inferSelect, input: EvaluateGateInput)
       'DecisionConflictError',
     );
   }
-  const figures = row.figures as { meanDelta?: unknown; pValue?: unknown };
+  const figures = row.figures as { meanDelta?: unknown; pValue?: unknown; noise?: GateNoiseSummary };
   return {
+    ...(figures.noise ? { noise: figures.noise } : {}),
     promote: row.kind === 'promote',
     hold: row.kind === 'hold',
     rule: row.rule,

@@ -16,6 +16,7 @@ import { campaignVersionOfLoop } from '../../services/queries/inner-loops';
 import { formatAnalysis, latestAnalysis } from '../../services/latest-analysis';
 import { loopEndReason } from '../../services/loop-failures';
 import { printRunningLoops } from '../running-loops';
+import { survivorsLine, survivorsOf } from '../../services/queries/survivors';
 
 export function registerStatus(program: Command): void {
   program
@@ -31,7 +32,7 @@ export function registerStatus(program: Command): void {
       await withSession(async (s) => {
         // The outer loop first (to stderr with --json, where stdout stays one JSON document).
         const outer = await outerStatusBlock(s.client, s.endpoints, campaignId);
-        if (outer) (opts.json ? console.error : console.log)(`${outer}\n`);
+        if (outer) (opts.json ? console.error : console.log)(`${outer}\n  ${survivorsLine(await survivorsOf(s.db, campaignId))}\n`);
         const handle = await latestInnerLoop(s.client, campaignId);
         if (!handle && outer) return;
         if (!handle) throw new UsageError(`no inner or outer loop found for campaign "${campaignId}"`);

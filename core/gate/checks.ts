@@ -4,6 +4,7 @@
 import { higherIsBetter } from '../eval-suite/suite-metrics';
 import { mean, orientedDeltas, pairedTest } from './paired-test';
 import { INTEGRITY_CHECKS } from './integrity-checks';
+import { heldoutAboveNoise } from './noise-check';
 import { boundOf, type GateMetric } from './settings';
 import type { CheckResult, GateCheck, GateEvidence } from './evidence';
 
@@ -121,8 +122,8 @@ export const noCategoryRegression: GateCheck = (e) => {
   return { rule, passed: true, reason, figures };
 };
 
-/** The held-out checks, then the hacking guard's (core/gate/integrity-checks.ts). */
-export const DEFAULT_CHECKS: readonly GateCheck[] = [heldoutImprovement, noCategoryRegression, ...INTEGRITY_CHECKS];
+/** The held-out checks (the gain against the gate's own noise: core/gate/noise-check.ts), then the hacking guard's (core/gate/integrity-checks.ts). */
+export const DEFAULT_CHECKS: readonly GateCheck[] = [heldoutImprovement, heldoutAboveNoise, noCategoryRegression, ...INTEGRITY_CHECKS];
 
 /**
  * Runs every check (so every figure is recorded) and promotes only when all pass; the reason names the first failure.

@@ -76,4 +76,9 @@ export interface GateEvidence {
   settings: GateSettings;
   /** The hacking guard's evidence (public means, twins, cheat-only items, canaries); absent parts are not checked. */
   integrity?: IntegrityEvidence;
+  /**
+   * The held-out score on `settings.metric` of each seed rerun of the incumbent's recipe that was scored (the mean over
+   * the same items as `items`): the spread across seeds (core/gate/noise-check.ts). Never a candidate's.
+   */
+  seedScores?: number[];
 }

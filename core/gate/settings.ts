@@ -91,6 +91,27 @@ export interface GateSettings {
    * @default "reject"
    */
   heldoutOutrun: HeldoutOutrunAction;
+  /**
+   * The gate's own noise (core/gate/noise-check.ts): a candidate must beat the incumbent by more than `sigmas` times
+   * the metric's spread, σ = √(σ_seed² + σ_items²), besides the margin.
+   * @default { enabled: true, seeds: 3, sigmas: 2 }
+   */
+  noise: NoiseSettings;
+}
+
+export interface NoiseSettings {
+  /** Check the gain against the spread at all (off: the check passes and says so). @default true */
+  enabled: boolean;
+  /**
+   * k: reruns of the incumbent's recipe with other seeds on the iteration's dataset version, trained and scored on
+   * held-out before the comparison; their held-out scores' standard deviation is σ_seed. Cached per dataset version
+   * and recipe. 0 measures the spread across items only (σ_seed = 0, said in the decision). Fewer than 2 that succeed
+   * leave σ_seed unmeasured (0, said in the decision).
+   * @default 3
+   */
+  seeds: number;
+  /** The multiple of σ the held-out gain must exceed. @default 2 */
+  sigmas: number;
 }
 
 /** What the gate does with a held-out gain that outruns the public one. */
@@ -137,6 +158,17 @@ export const gateSettingsSchema = z.strictObject({
   heldoutOutrunSigmas: z.number().gt(0).default(3),
   /** A held-out gain past that bound: `reject` the candidate, or `hold` it for a researcher's approval. @default "reject" */
   heldoutOutrun: z.enum(['reject', 'hold']).default('reject'),
+  /** The gate's own noise: the gain must exceed `sigmas` × √(σ_seed² + σ_items²). @default { enabled: true, seeds: 3, sigmas: 2 } */
+  noise: z
+    .strictObject({
+      /** @default true */
+      enabled: z.boolean().default(true),
+      /** Seed reruns of the incumbent's recipe (σ_seed); 0: items only. @default 3 */
+      seeds: z.number().int().min(0).max(20).default(3),
+      /** @default 2 */
+      sigmas: z.number().min(0).default(2),
+    })
+    .prefault({}),
 });
 
 export type GateSettingsInput = z.input<typeof gateSettingsSchema>;

@@ -2,6 +2,8 @@
 // check's verdict and figures, and the items a hacking-guard rejection names. Markdown text; PostgreSQL only.
 import type { Db } from '../../db/client';
 import { gateDecisionsOf } from '../../services/queries/decisions';
+import { survivorsLine, survivorsOf } from '../../services/queries/survivors';
+import { noiseLine, type NoiseSummary } from '../../core/gate/noise-check';
 
 interface CheckFigures {
   passed: boolean;
@@ -12,7 +14,7 @@ interface CheckFigures {
 /** Gate decisions (kinds promote, reject and hold; approvals and selections are other sections), oldest first. */
 export async function gateDecisionsSection(db: Db, campaignId: string): Promise<string[]> {
   const gates = await gateDecisionsOf(db, campaignId);
-  const out = [`## Promotion gate: ${campaignId}`, ''];
+  const out = [`## Promotion gate: ${campaignId}`, '', `- ${survivorsLine(await survivorsOf(db, campaignId))}`, ''];
   if (gates.length === 0) return [...out, 'No gate decisions yet.'];
   for (const d of gates) {
     out.push(
@@ -21,6 +23,8 @@ export async function gateDecisionsSection(db: Db, campaignId: string): Promise<
       `- candidate: ${d.checkpoint_id ?? '?'}`,
       `- reason: ${d.reason}`,
     );
+    const noise = (d.figures as { noise?: NoiseSummary }).noise;
+    if (noise) out.push(`- noise: ${noiseLine(noise)}`);
     const checks = (d.figures as { checks: Record<string, CheckFigures> }).checks;
     out.push('', '| check | verdict | figures |', '| --- | --- | --- |');
     for (const [rule, c] of Object.entries(checks).sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -46,13 +46,19 @@ export interface PlantedCheats {
   production(tag: string, seed: number): Promise<string>;
   /** A campaign `${prefix}-${recipe}${tag}` whose trainer is `recipe`, holding `file` as its candidate. */
   candidate(recipe: OutputRecipe, tag: string, file: { path: string; sha256: string }): Promise<string>;
-  /** Scores both checkpoints on every split and gates the candidate; the decision row's checks. */
+  /** Scores a checkpoint on every split (public, held-out, probe), as the outer loop does before its gate. */
+  score(checkpointId: string): Promise<void>;
+  /**
+   * Scores both checkpoints on every split and gates the candidate; the decision row's checks. `seedReruns`: scored
+   * checkpoints of seed reruns, whose held-out spread is the gate's σ_seed.
+   */
   gate(
     recipe: OutputRecipe,
     tag: string,
     candidate: string,
     incumbent: string,
     settings?: GateSettingsInput,
+    seedReruns?: string[],
   ): Promise<{ summary: GateSummary; checks: Record<string, { passed: boolean; reason: string }> }>;
   /**
    * Runs `recipe`'s own `train` entry as a trainer is run (a child process on a run directory whose run.json names
@@ -94,9 +100,11 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
     for (const split of ['public', 'heldout', 'probe'] as EvalSplit[])
       await run(scoreCheckpoint, deps, { checkpointId, suiteId, split, purpose: 'gate' });
   };
+  // A checkout whose node_modules is a link elsewhere (a git worktree sharing another checkout's) needs that folder too.
+  const modules = fs.realpathSync(path.join(REPO, 'node_modules'));
   const cheatTrainer = (recipe: OutputRecipe) => ({
     command: [process.execPath, RUN_TS, CHEATS, recipe, leakFile],
-    readOnlyPaths: [REPO, leakDir],
+    readOnlyPaths: [REPO, ...(modules.startsWith(REPO + path.sep) ? [] : [modules]), leakDir],
     unsandboxed: !sandboxAvailable,
   });
   return {
@@ -175,7 +183,8 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
       const last = manifest.checkpoints.at(-1)!;
       return { path: path.resolve(runDir, last.path), sha256: last.sha256 };
     },
-    async gate(recipe, tag, candidate, incumbent, settings) {
+    score: scoreAll,
+    async gate(recipe, tag, candidate, incumbent, settings, seedReruns) {
       await scoreAll(candidate);
       const decisionId = `${prefix}-${recipe}${tag}/outer/i1/gate`;
       const summary = await evaluateGate(db, {
@@ -185,6 +194,7 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
         incumbentCheckpointId: incumbent,
         suiteId,
         settings,
+        ...(seedReruns ? { seedRerunCheckpointIds: seedReruns } : {}),
       });
       const [row] = await db.select().from(decisions).where(eq(decisions.id, decisionId));
       return { summary, checks: (row.figures as { checks: Record<string, { passed: boolean; reason: string }> }).checks };

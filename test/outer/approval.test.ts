@@ -74,6 +74,15 @@ function stubs(name: string, approval: { onTimeout: OnTimeout; timeoutSeconds: n
     selectBest: async () => ({ experimentId: `${loop}/e0`, checkpointId: 'ck-candidate', publicScore: 1, params: {} }),
     finishInnerLoop: async () => undefined,
     analyzeBatch: async () => ({ analysisId: 'a', author: 'stub' }),
+    // The seed reruns (promotion.noise): none to run here, so the gate's noise is the items' alone.
+    planSeedReruns: async () => ({
+      groupId: `${name}/noise/stub`,
+      recipeOf: 'stub',
+      toRun: [],
+      done: [],
+      maxTrainingAttempts: 1,
+      trainingTimeoutSeconds: 60,
+    }),
     evaluateGate: async () => ({ promote: true, rule: 'heldoutImprovement', reason: 'stub: better', meanDelta: 0.1, pValue: 0.01 }),
     promotionEvidence: async (i: Parameters<typeof evidence>[0]) => evidence(i),
     finishOuterIteration: async (i: FinishIterationInput) => {

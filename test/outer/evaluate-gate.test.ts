@@ -106,6 +106,7 @@ test('a clearly better candidate is promoted; a retried activity writes one deci
   expect(Object.keys(figures.checks).sort()).toEqual([
     'canaryInOutputs',
     'cheatOnlyPass',
+    'heldoutAboveNoise',
     'heldoutCanaryInOutputs',
     'heldoutImprovement',
     'heldoutOutrunsPublic',

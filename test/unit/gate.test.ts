@@ -91,6 +91,7 @@ describe('the promotion gate', () => {
     expect(primary.figures.pValue as number).toBeLessThan(0.001);
     expect(outcome.results.map((r) => r.rule)).toEqual([
       'heldoutImprovement',
+      'heldoutAboveNoise',
       'noCategoryRegression',
       'publicHeldoutGap',
       'heldoutOutrunsPublic',
@@ -135,7 +136,7 @@ describe('the promotion gate', () => {
     expect(outcome.promote).toBe(false);
     expect(outcome.rule).toBe('noCategoryRegression');
     expect(outcome.reason).toMatch(/category "javascript" is worse on held-out bits_per_byte by 0\.1\d+ \(bound 0\.05, 20 items\)/);
-    expect(outcome.results[1].figures).toMatchObject({
+    expect(outcome.results.find((r) => r.rule === 'noCategoryRegression')!.figures).toMatchObject({
       worstCategory: 'javascript',
       worstMetric: 'bits_per_byte',
       'bits_per_byte.javascript.n': 20,
@@ -222,6 +223,7 @@ describe('gate settings', () => {
       maxTwinGapGrowth: 0.25,
       heldoutOutrunSigmas: 3,
       heldoutOutrun: 'reject',
+      noise: { enabled: true, seeds: 3, sigmas: 2 },
     });
     expect(gateSettingsWithDefaults({ maxCategoryRegression: { exact_match: 0.1 } }).maxCategoryRegression).toEqual({
       bits_per_byte: 0.05,

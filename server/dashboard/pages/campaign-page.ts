@@ -8,6 +8,8 @@ import { analysesOf } from '../../../services/queries/analyses';
 import { getCampaign, UNSANDBOXED_NOTE } from '../../../services/queries/campaigns';
 import { datasetVersionsOf } from '../../../services/queries/datasets';
 import { countDecisions, decisionsOf, type DecisionRow } from '../../../services/queries/decisions';
+import { survivorsLine, survivorsOf } from '../../../services/queries/survivors';
+import { noiseLine, type NoiseSummary } from '../../../core/gate/noise-check';
 import { countInnerLoops, innerLoopsOf } from '../../../services/queries/inner-loops';
 import { outerIterationsOf, type OuterIterationRow } from '../../../services/queries/outer-iterations';
 import { chartBox, heldoutOption, type HeldoutPoint } from '../charts';
@@ -23,7 +25,7 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
   if (!c) return unrecordedCampaignPage(ctx, id);
   const loopsPage = pageParam(url, 'loops');
   const decisionsPage = pageParam(url, 'decisions');
-  const [iterations, loopCount, loops, versions, decisionCount, decisions, analyses, pending, failed] = await Promise.all([
+  const [iterations, loopCount, loops, versions, decisionCount, decisions, analyses, pending, failed, survivors] = await Promise.all([
     outerIterationsOf(ctx.db, id),
     countInnerLoops(ctx.db, id),
     innerLoopsOf(ctx.db, id, SIZE, loopsPage * SIZE),
@@ -33,9 +35,11 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
     analysesOf(ctx.db, id),
     pendingPromotion(ctx, id),
     failedLoopsOf(ctx, id),
+    survivorsOf(ctx.db, id),
   ]);
   const base = href.campaign(id);
   const body = html`<h1>Campaign ${id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
+<p id="survivors">${survivorsLine(survivors)}</p>
 <p>Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) · <span id="experiment-count">${c.experiments} experiments (the untrained baseline${c.baselines === 1 ? '' : 's'} of ${c.baselines} inner loop${c.baselines === 1 ? '' : 's'} not counted)</span>, ${c.running} running</p>
 <section id="actions"><h2>Actions</h2>${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
 ${pending ? promotionBlock(ctx, pending) : ''}</section>
@@ -149,6 +153,7 @@ export function decisionsTable(decisions: DecisionRow[]): Safe {
       { head: 'accepted', cell: (d) => (d.accepted ? 'yes' : 'no') },
       { head: 'rule', cell: (d) => d.rule },
       { head: 'reason', cell: (d) => html`<span class="clip" title="${d.reason}">${d.reason}</span>` },
+      { head: 'noise (Δ vs kσ)', cell: (d) => noiseCell(d.figures) },
       { head: 'figures', cell: (d) => figuresCell(d.figures) },
       {
         head: 'experiment',
@@ -158,6 +163,12 @@ export function decisionsTable(decisions: DecisionRow[]): Safe {
     ],
     'id="decisions"',
   );
+}
+
+/** A gate decision's Δ against the multiple of σ (across seeds and items); '–' for other decisions and older gates. */
+function noiseCell(figures: unknown): string {
+  const noise = (figures as { noise?: NoiseSummary } | null)?.noise;
+  return noise ? noiseLine(noise) : '–';
 }
 
 interface CheckFigures {

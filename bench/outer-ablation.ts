@@ -1,0 +1,145 @@
+// The outer loop's central claim, measured: does an outer iteration's gain come from user signals, or from training
+// longer? On the arithmetic task (tasks/arithmetic), three arms with equal training compute (one experiment per
+// iteration at one pinned configuration: the same steps, batch and example length, so the same tokens) run the
+// same outer iterations from the same seeds, differing only in `outerLoop.signals`:
+//   critique   — ["reference", "revision", "critique"]: the teacher's critiques reach the weights;
+//   reference  — ["reference"]: the verified correction only (the default);
+//   none       — []: no feedback-derived examples (continued training on the base data).
+// Iteration 0 (no production model yet, so no users) is the same bootstrap in every arm; iterations 1..N each get the
+// task's simulated users' feedback on the production model first. Prints the held-out pass rate of the production
+// model, overall and per category, per arm and iteration (mean ± sd over seeds), then which arm differences are
+// above noise: |Δ| > 2σ, σ = √(sd_a²/n + sd_b²/n) over the n seeds (seed spread only; n = 3 makes σ rough).
+// Run: node bin/run-ts.js bench/outer-ablation.ts [ITERATIONS] [SEEDS] [USER_EVENTS] [STEPS]   (defaults 3, 3, 60, 1000)
+import fs from 'node:fs';
+import os from 'node:os';
+import { parse } from 'yaml';
+import { startBenchStack } from './lib/bench-stack';
+import { addArithmeticTask, benchSession } from './lib/arithmetic-task-files';
+import { arithmeticUsers } from '../tasks/arithmetic/simulated-users';
+import { exampleTask } from '../services/example-tasks';
+import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
+import { heldoutMetricsOf } from '../services/queries/heldout-metrics';
+import { productionCheckpointOf } from '../services/production-model';
+import { mean, sampleVariance } from '../core/gate/paired-test';
+import { runOuterDemo } from '../cli/outer-demo';
+import { pickMetrics } from '../cli/task-demo';
+import { sql } from 'drizzle-orm';
+
+const ARMS: Record<string, string[]> = { critique: ['reference', 'revision', 'critique'], reference: ['reference'], none: [] };
+/** One configuration for every arm and iteration (a good corner of the task's space, docs/tasks.md). */
+const PINNED = { lr: 0.01, hidden: 96, embed: 12, context: 12 };
+
+async function main(): Promise<void> {
+  const [iterations, seeds, events, steps] = [3, 3, 60, 1000].map((d, i) => Number(process.argv[2 + i] ?? d));
+  const t0 = Date.now();
+  const since = () => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
+  const stack = await startBenchStack(55497);
+  const load = () =>
+    os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+  try {
+    console.log(`outer-loop ablation on the arithmetic task: ${os.cpus().length} cores, load ${load()}`);
+    console.log(
+      `settings: ${iterations} outer iterations after the bootstrap, seeds 1..${seeds}, ${events} user events per iteration; ` +
+        `every iteration trains 1 experiment of ${steps} steps (batch 64) at ${JSON.stringify(PINNED)}, warm-started from production; ` +
+        `built-in trainer; gate at its defaults except promotion.noise.seeds 0 (σ from items only, to keep the bench affordable)`,
+    );
+    const env = addArithmeticTask(stack, 1);
+    const session = benchSession(stack, env);
+    /** results[arm][iteration][seed]: the production model's held-out metrics after that iteration. */
+    const results: Record<string, (Record<string, number> | undefined)[][]> = {};
+    const status: Record<string, string[]> = {};
+    for (let seed = 1; seed <= seeds; seed++) {
+      for (const [arm, signals] of Object.entries(ARMS)) {
+        const raw = parse(fs.readFileSync(exampleTask('arithmetic').spec, 'utf8')) as Record<string, Record<string, unknown>>;
+        raw.name = `abl-${arm}-s${seed}` as never;
+        raw.trainer.fixed = { ...(raw.trainer.fixed as object), steps };
+        raw.searchSpace = Object.fromEntries(Object.entries(PINNED).map(([k, v]) => [k, { type: 'categorical', choices: [v] }]));
+        raw.innerLoop = {
+          ...raw.innerLoop,
+          seed,
+          budget: { experiments: 1, parallelism: 1 },
+          batchSize: 1,
+          startupTrials: 0,
+          pruning: { rule: 'none' },
+        };
+        raw.outerLoop = {
+          ...raw.outerLoop,
+          signals,
+          minNewFeedback: 0,
+          evalFailureSample: 20,
+          innerBudget: { experiments: 1 },
+          teacher: { task: 'arithmetic' },
+          promotion: { ...(raw.outerLoop.promotion as object), noise: { seeds: 0 } },
+        };
+        const { versionId, spec } = await registerCampaignVersion(stack.db.db, raw);
+        for (let i = 0; i <= iterations; i++) {
+          const r = await runOuterDemo(session, spec, versionId, {
+            iterations: 1,
+            events,
+            seed,
+            json: false,
+            users: arithmeticUsers(seed),
+          });
+          const it = r.iterations.at(-1)!;
+          const production = await productionCheckpointOf(stack.db.db, spec.name);
+          ((results[arm] ??= [])[i] ??= [])[seed - 1] = production ? await heldoutMetricsOf(stack.db.db, production) : undefined;
+          (status[arm] ??= []).push(`s${seed}i${i}:${it.status[0]}`);
+        }
+        console.log(`seed ${seed}, arm ${arm}: done (${since()}, load ${load()})`);
+      }
+    }
+
+    const trained = await stack.db.db.execute(sql`
+      SELECT split_part(e.campaign_id, '-', 2) AS arm, count(*)::int AS runs, sum((e.params->>'steps')::int)::int AS steps
+      FROM experiments e JOIN training_runs t ON t.experiment_id = e.id
+      WHERE e.campaign_id LIKE 'abl-%' AND e.proposer <> 'baseline' GROUP BY 1 ORDER BY 1`);
+    console.log(`\ntraining compute per arm (all seeds; experiments other than the zero-step baselines):`);
+    for (const r of trained.rows as { arm: string; runs: number; steps: number | null }[])
+      console.log(`  ${r.arm.padEnd(10)} ${r.runs} runs, ${r.steps ?? `${r.runs} × ${steps}`} steps`);
+
+    const all = Object.values(results).flatMap((its) => its.flat());
+    // The canary category holds the suite's canary items, which no honest model passes: not a skill to compare.
+    const metrics = pickMetrics(...all).filter((m) => m !== 'category.canary');
+    const fmt = (xs: number[]) => (xs.length ? `${mean(xs).toFixed(3)}±${Math.sqrt(sampleVariance(xs)).toFixed(3)}` : '-');
+    const valuesOf = (arm: string, i: number, m: string) => (results[arm][i] ?? []).flatMap((r) => (r?.[m] === undefined ? [] : [r[m]]));
+    console.log(`\nheld-out pass rate of the production model after each iteration: mean±sd over ${seeds} seeds (${since()} in all)`);
+    console.log(
+      `  ${'metric'.padEnd(26)} ${'arm'.padEnd(10)} ${Array.from({ length: iterations + 1 }, (_, i) => `iter ${i}`.padStart(13)).join('')}`,
+    );
+    for (const m of metrics)
+      for (const arm of Object.keys(ARMS))
+        console.log(
+          `  ${m.padEnd(26)} ${arm.padEnd(10)} ${Array.from({ length: iterations + 1 }, (_, i) => fmt(valuesOf(arm, i, m)).padStart(13)).join('')}`,
+        );
+    console.log(`\nabove noise? |Δ| > 2σ, σ = √(sd_a²/n + sd_b²/n) over seeds (the last iteration, ${iterations}):`);
+    const arms = Object.keys(ARMS);
+    for (const m of metrics)
+      for (let a = 0; a < arms.length; a++)
+        for (let b = a + 1; b < arms.length; b++) {
+          const [xa, xb] = [valuesOf(arms[a], iterations, m), valuesOf(arms[b], iterations, m)];
+          if (xa.length < 2 || xb.length < 2) continue;
+          const d = mean(xa) - mean(xb);
+          const sigma = Math.sqrt(sampleVariance(xa) / xa.length + sampleVariance(xb) / xb.length);
+          const verdict = Math.abs(d) > 2 * sigma ? 'ABOVE noise' : 'within noise';
+          console.log(
+            `  ${m.padEnd(26)} ${`${arms[a]} − ${arms[b]}`.padEnd(22)} Δ ${d >= 0 ? '+' : ''}${d.toFixed(3)}  2σ ${(2 * sigma).toFixed(3)}  ${verdict}`,
+          );
+        }
+    console.log(
+      `\ngate decisions (p promoted, r rejected, n no candidate, s skipped): ${Object.entries(status)
+        .map(([a, s]) => `${a}: ${s.join(' ')}`)
+        .join('; ')}`,
+    );
+    console.log(`load at the end: ${load()}`);
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,104 @@
+// The gate's own noise, pure (core/gate/noise-check.ts): σ from seed reruns and from items, a gain inside the stated
+// multiple refused and one outside it promoted, the figures every decision records, and the settings.
+import { DEFAULT_CHECKS, runGate } from '../../core/gate/checks';
+import type { GateEvidence, PairedItem } from '../../core/gate/evidence';
+import { heldoutAboveNoise, noiseOf, NOISE_RULE } from '../../core/gate/noise-check';
+import { seededUniform } from '../../core/gate/paired-test';
+import { gateSettingsWithDefaults, type GateSettingsInput } from '../../core/gate/settings';
+import { InvalidSpecError } from '../../core/spec';
+
+function normals(seed: number, n: number): number[] {
+  const u = seededUniform(seed);
+  return Array.from({ length: n }, () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u()));
+}
+
+/** 200 loss items: the incumbent around 2.5 bits per byte; the candidate better by `gain` with per-item noise 0.05. */
+function evidence(gain: number, seedScores: number[], settings: GateSettingsInput = {}, seed = 3): GateEvidence {
+  const inc = normals(seed, 200).map((z) => 2.5 + 0.3 * z);
+  const noise = normals(seed + 100, 200);
+  const items: PairedItem[] = inc.map((b, i) => ({ category: `c${i % 4}`, incumbent: b, candidate: b - gain + 0.05 * noise[i] }));
+  return {
+    candidateCheckpointId: 'cand',
+    incumbentCheckpointId: 'inc',
+    items: { bits_per_byte: items },
+    settings: gateSettingsWithDefaults({ margin: 0, ...settings }),
+    seedScores,
+  };
+}
+
+// Held-out bits per byte of three seed reruns of one recipe: sd 0.02.
+const SEEDS = [2.48, 2.5, 2.52];
+
+test('σ combines the seed reruns and the items: √(σ_seed² + σ_items²)', () => {
+  const n = noiseOf([0.1, 0.3, 0.2, 0.4], [1, 2, 3], 2, 3);
+  expect(n.sigmaSeed).toBeCloseTo(1, 12);
+  expect(n.sigmaItems).toBeCloseTo(Math.sqrt(((0.1 - 0.25) ** 2 + 0.05 ** 2 * 2 + 0.15 ** 2) / 3 / 4), 12);
+  expect(n.sigma).toBeCloseTo(Math.hypot(n.sigmaSeed, n.sigmaItems), 12);
+  expect(n).toMatchObject({ delta: 0.25, sigmas: 2, seedsAsked: 3, seedsScored: 3 });
+  // One scored rerun measures no spread.
+  expect(noiseOf([0.1, 0.3], [2], 2, 3)).toMatchObject({ sigmaSeed: 0, seedsScored: 1 });
+});
+
+test('a gain inside 2σ is refused: significant on items, within the seed spread', () => {
+  // σ_items ≈ 0.05/√200 ≈ 0.0035, σ_seed = 0.02: σ ≈ 0.0203, 2σ ≈ 0.041. A gain of 0.03 passes the paired test easily.
+  const e = evidence(0.03, SEEDS);
+  const out = runGate(e);
+  expect(out.promote).toBe(false);
+  expect(out.rule).toBe(NOISE_RULE);
+  const check = out.results.find((r) => r.rule === 'heldoutImprovement')!;
+  expect(check.passed).toBe(true); // the paired test alone would promote it
+  const noise = out.results.find((r) => r.rule === NOISE_RULE)!;
+  expect(noise.figures.sigmaSeed).toBeCloseTo(0.02, 6);
+  expect(noise.figures.bound as number).toBeGreaterThan(0.04);
+  expect(noise.reason).toMatch(
+    /^held-out bits_per_byte improves by Δ = 0\.0\d{3}; 2σ = 0\.04\d\d \(σ = 0\.02\d\d: σ_seed 0\.0200 from 3 seed reruns, σ_items 0\.00\d\d\): within noise$/,
+  );
+});
+
+test('a gain outside 2σ is promoted, and the decision records σ in both parts, the multiple and Δ', () => {
+  const out = runGate(evidence(0.06, SEEDS));
+  expect(out).toMatchObject({ promote: true });
+  const noise = out.results.find((r) => r.rule === NOISE_RULE)!;
+  expect(noise.passed).toBe(true);
+  expect(Object.keys(noise.figures).sort()).toEqual(
+    ['bound', 'delta', 'seedsAsked', 'seedsScored', 'sigma', 'sigmaItems', 'sigmaSeed', 'sigmas'].sort(),
+  );
+  expect(noise.figures.delta as number).toBeGreaterThan(noise.figures.bound as number);
+});
+
+test('the multiple is the stated one: the same gain passes at 1σ and fails at 3σ', () => {
+  expect(heldoutAboveNoise(evidence(0.05, SEEDS, { noise: { sigmas: 1 } })).passed).toBe(true);
+  expect(heldoutAboveNoise(evidence(0.05, SEEDS, { noise: { sigmas: 3 } })).passed).toBe(false);
+});
+
+test('without seed reruns the spread is the items alone, and the decision says so', () => {
+  const r = heldoutAboveNoise(evidence(0.03, [], { noise: { seeds: 0 } }));
+  expect(r.passed).toBe(true);
+  expect(r.reason).toContain('no seed reruns asked (σ_seed = 0)');
+  const one = heldoutAboveNoise(evidence(0.03, [2.5]));
+  expect(one.reason).toContain('σ_seed not measured: 1 of 3 seed reruns scored (σ_seed = 0)');
+});
+
+test('off, the check passes and says so, still recording the figures', () => {
+  const r = heldoutAboveNoise(evidence(0.001, SEEDS, { noise: { enabled: false } }));
+  expect(r).toMatchObject({ passed: true, reason: 'the noise check is off (promotion.noise.enabled: false)' });
+  expect(r.figures.enabled).toBe('no');
+  expect(r.figures.sigmaSeed).toBeCloseTo(0.02, 6);
+});
+
+test('a loss-metric regression is never above noise; no scores is a refusal', () => {
+  expect(heldoutAboveNoise(evidence(-0.05, SEEDS)).passed).toBe(false);
+  const e = evidence(0.1, SEEDS);
+  expect(heldoutAboveNoise({ ...e, items: {} })).toMatchObject({ passed: false, figures: { n: 0 } });
+});
+
+test('the noise check runs second, after the paired test, in the default checks', () => {
+  expect(DEFAULT_CHECKS[1]).toBe(heldoutAboveNoise);
+});
+
+test('settings: defaults k = 3, 2σ, on; bad values are spec errors', () => {
+  expect(gateSettingsWithDefaults({}).noise).toEqual({ enabled: true, seeds: 3, sigmas: 2 });
+  expect(() => gateSettingsWithDefaults({ noise: { seeds: -1 } })).toThrow(InvalidSpecError);
+  expect(() => gateSettingsWithDefaults({ noise: { sigmas: -2 } })).toThrow(InvalidSpecError);
+  expect(() => gateSettingsWithDefaults({ noise: { k: 3 } } as never)).toThrow(InvalidSpecError);
+});
