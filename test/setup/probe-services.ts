@@ -42,10 +42,16 @@ const PROBES: Record<Service, (i: ProbeInputs) => Promise<ServiceProbe>> = {
   },
   hf: async ({ hfPython }) => {
     if (!hfPython) return { ok: false, reason: 'the hf-venv could not be installed' };
-    const v = await output(hfPython, [
-      '-c',
-      'import transformers, trl, peft; print(transformers.__version__, trl.__version__, peft.__version__)',
-    ]);
+    const v = await output(
+      hfPython,
+      [
+        '-c',
+        'import transformers, trl, peft; print(transformers.__version__, trl.__version__, peft.__version__)',
+        // Importing trl takes 10-15 s on a quiet machine; on a loaded shared one (while the set-up starts the
+        // servers), more than the 60 s the other probes get, and the HF suites then skipped.
+      ],
+      240_000,
+    );
     return v
       ? { ok: true, path: hfPython, reason: `transformers/trl/peft ${v}` }
       : { ok: false, reason: `${hfPython} cannot import transformers, trl and peft` };
@@ -73,9 +79,9 @@ export async function probeServices(services: Service[], inputs: ProbeInputs): P
 export const ALL_SERVICES = Object.keys(PROBES) as Service[];
 
 /** The program's stdout, trimmed, or undefined when it could not run or failed. */
-function output(program: string, args: string[]): Promise<string | undefined> {
+function output(program: string, args: string[], timeout = 60_000): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'ignore'], timeout });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.on('error', () => resolve(undefined));

@@ -58,11 +58,16 @@ test('a run killed with SIGKILL resumes from its newest checkpoint to the loss o
   const child = startHfTrainer(['train', '--run-dir', dir]);
   const done = exited(child);
   const manifest = path.join(dir, 'checkpoints', 'manifest.json');
-  await waitFor(() => fs.existsSync(manifest) && readManifest(dir).checkpoints.length > 0, 240_000);
+  // Killed once metrics have gone past the newest checkpoint: the relaunch repeats those steps and must not log them
+  // twice.
+  const newest = () => (fs.existsSync(manifest) ? Math.max(0, ...readManifest(dir).checkpoints.map((c) => c.step)) : 0);
+  const lastLogged = () => (fs.existsSync(path.join(dir, 'metrics.jsonl')) ? Math.max(0, ...readMetrics(dir).map((l) => l.step)) : 0);
+  await waitFor(() => newest() > 0 && lastLogged() > newest(), 240_000);
   child.kill('SIGKILL');
   expect((await done).signal).toBe('SIGKILL');
-  const killedAt = Math.max(...readManifest(dir).checkpoints.map((c) => c.step));
+  const killedAt = newest();
   expect(killedAt).toBeLessThan(PARAMS.steps); // the kill really interrupted the run
+  expect(lastLogged()).toBeGreaterThan(killedAt);
   expect(fs.existsSync(path.join(dir, 'hf-state', `checkpoint-${killedAt}`))).toBe(true);
 
   const r = hfTrainer(['train', '--run-dir', dir]);
