@@ -3,11 +3,13 @@
 // config and a tokenizer trained on the task's own text (no hub). SFT, full and LoRA, lowers the completion loss with
 // only completion tokens as targets; checkpoints are frozen folders whose digest is sha256Folder's; predict answers
 // exactly the prompts given; trust_remote_code, an unknown knob and a bad value are refused in one line.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sha256Folder } from '../../services/checkpoint-manifest';
 import { HF_CAUSAL_LM_FORMAT, type RunJson } from '../../core/job-contract';
+import { hfTestPythonPath } from '../helpers/hf-python';
 import { requires } from '../helpers/requires';
 import { makeTinyHfModel } from '../helpers/tiny-hf-model';
 import {
@@ -25,6 +27,8 @@ import {
 } from '../helpers/hf-trainer-run';
 
 requires('hf');
+
+const REPO = path.join(__dirname, '..', '..');
 
 let scratch: string;
 let dataDir: string;
@@ -212,6 +216,7 @@ test.each([
     () => ({ lora: { r: 4, alpha: 8, targetModules: ['q_proj'], rank: 4 } }),
     /^hf-trainer: run\.json: params\.lora\.rank is not a LoRA knob \(knobs: r, alpha, targetModules, dropout\)$/,
   ],
+  ['loraAlpha without loraRank', () => ({ loraAlpha: 8 }), /^hf-trainer: run\.json: params\.loraAlpha needs params\.loraRank$/],
   ['steps and epochs both', () => ({ steps: 5, epochs: 1 }), /^hf-trainer: run\.json: params\.steps and params\.epochs are exclusive/],
   [
     'dpo on a version without pairs',
@@ -231,6 +236,32 @@ test.each([
   },
   300_000,
 );
+
+test('loraRank, the flat knob a search space varies, sets the adapter rank (and alpha 2 x rank) over lora or all-linear', () => {
+  const resolve = (params: object) => {
+    const code = [
+      'import json, sys',
+      `sys.path[:0] = ${JSON.stringify([path.join(REPO, 'trainers', 'hf'), path.join(REPO, 'trainers', 'torch')])}`,
+      'from knobs import resolve_params',
+      'print(json.dumps(resolve_params(json.loads(sys.argv[1]))["lora"]))',
+    ].join('\n');
+    return JSON.parse(execFileSync(hfTestPythonPath(), ['-c', code, JSON.stringify(params)], { encoding: 'utf8' })) as unknown;
+  };
+  expect(resolve({ loraRank: 8 })).toEqual({ r: 8, alpha: 16, targetModules: 'all-linear', dropout: 0 });
+  expect(resolve({ loraRank: 4, loraAlpha: 4, lora: { r: 64, alpha: 1, targetModules: ['q_proj'] } })).toEqual({
+    r: 4,
+    alpha: 4,
+    targetModules: ['q_proj'],
+    dropout: 0,
+  });
+  expect(resolve({ lora: { r: 2, alpha: 2, targetModules: ['v_proj'] } })).toEqual({
+    r: 2,
+    alpha: 2,
+    targetModules: ['v_proj'],
+    dropout: 0,
+  });
+  expect(resolve({})).toBeNull();
+});
 
 test('predict refuses a checkpoint that asks for remote code and a bad prompt line, writing nothing', () => {
   const prompts = path.join(scratch, 'one-prompt.jsonl');

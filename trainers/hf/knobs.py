@@ -49,6 +49,9 @@ KNOBS = {
     'logEvery': (10, _int(1, 10_000_000), 'steps between metrics lines (logging_steps), and the last step'),
     'lora': (None, None, '{r, alpha, targetModules, dropout?}: train a LoRA adapter (peft) instead of every weight; '
              'checkpoints hold the adapter merged into the weights'),
+    'loraRank': (None, _optional(_int(1, 4096)), 'a search-space knob for LoRA: the adapter rank, overriding lora.r; '
+                 'given without `lora`, it turns LoRA on over "all-linear" modules with alpha = loraAlpha'),
+    'loraAlpha': (None, _optional(_number(0, lo_open=True)), 'with loraRank: the adapter alpha (default 2 x loraRank)'),
     'dpoBeta': (0.1, _number(0, lo_open=True), 'DPO: the KL strength beta against the starting model'),
     'gradientCheckpointing': (False, _bool, 'recompute activations in the backward pass (less memory, ~30% slower)'),
     'fsdp': (False, _bool, 'shard parameters, gradients and optimizer state across processes (FSDP full_shard), '
@@ -77,8 +80,16 @@ def resolve_params(raw):
         out[key] = raw[key]
     if 'steps' in raw and out['epochs'] is not None:
         raise TrainerError('run.json: params.steps and params.epochs are exclusive (give one)')
-    if raw.get('lora') is not None:
-        out['lora'] = _resolve_lora(raw['lora'])
+    if out['loraAlpha'] is not None and out['loraRank'] is None:
+        raise TrainerError('run.json: params.loraAlpha needs params.loraRank')
+    lora = raw.get('lora')
+    if out['loraRank'] is not None:
+        # The flat knobs a search space can vary; they override the object's rank and alpha.
+        base = lora if isinstance(lora, dict) else {'targetModules': 'all-linear'}
+        rank = out['loraRank']
+        lora = {**base, 'r': rank, 'alpha': out['loraAlpha'] if out['loraAlpha'] is not None else 2 * rank}
+    if lora is not None:
+        out['lora'] = _resolve_lora(lora)
     if out['fsdp'] and out['lora']:
         raise TrainerError('run.json: params.fsdp with params.lora is not supported (an adapter fits one device: use DDP)')
     return out
