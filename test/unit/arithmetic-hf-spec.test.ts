@@ -12,5 +12,5 @@ test('arithmetic-hf.yaml is the arithmetic task on trainer.command hf, its basel
   expect(spec.trainer.command).toBe('hf');
   expect(spec.trainer.fixed.steps).toBe(0);
   expect(spec.trainer.readOnlyPaths).toEqual([spec.trainer.fixed.model]);
-  expect(Object.keys(spec.searchSpace).sort()).toEqual(['lr', 'steps']);
+  expect(Object.keys(spec.searchSpace).sort()).toEqual(['loraRank', 'lr', 'steps']);
 });
