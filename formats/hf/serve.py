@@ -4,7 +4,8 @@ frozen_model.load_frozen (safetensors only, no remote code), never the trainee's
 
 It speaks the subset of OpenAI's completions API that vLLM's server speaks and Flywheel's client uses, so one client
 serves both: `GET /health`, `GET /v1/models`, `POST /v1/completions` with `{model?, prompt: str, max_tokens,
-temperature?: 0}` -> `{id, object, model, choices: [{index, text, finish_reason}], usage}`. Greedy only; generation
+temperature?: 0}` -> `{id, object, model, choices: [{index, text, finish_reason}], usage}`; and `GET /stats`
+(batches generated, requests in them), which vLLM has not. Greedy only; generation
 stops at EOS or after max_tokens tokens (the caller cuts the text to its byte budget). Requests that arrive while a
 batch is generating are generated together in the next one when their prompts have the same length (no padding, so
 a row's tokens are the ones it would get alone).
@@ -93,6 +94,8 @@ class Generator:
         pad = tokenizer.pad_token_id
         self.pad = pad if pad is not None else (next(iter(self.eos_ids)) if self.eos_ids else 0)
         self.max_positions = getattr(model.config, 'max_position_embeddings', None) or 2048
+        self.batches = 0
+        self.rows = 0
         self.queue = collections.deque()
         self.cv = threading.Condition()
         threading.Thread(target=self.loop, daemon=True).start()
@@ -141,6 +144,8 @@ class Generator:
 
     def generate(self, batch):
         torch = self.torch
+        self.batches += 1
+        self.rows += len(batch)
         ids = torch.tensor([p.ids for p in batch], dtype=torch.long, device=self.model.device)
         with torch.inference_mode():
             out = self.model.generate(
@@ -216,6 +221,8 @@ def make_handler(generator, served_name):
         def do_GET(self):
             if self.path == '/health':
                 self.reply(200, None)
+            elif self.path == '/stats':
+                self.reply(200, {'batches': generator.batches, 'requests': generator.rows})
             elif self.path == '/v1/models':
                 self.reply(200, {'object': 'list', 'data': [{'id': served_name, 'object': 'model', 'owned_by': 'flywheel'}]})
             else:

@@ -139,7 +139,7 @@ export class InferenceProcess {
       return await openAiComplete(this.url, { model: this.name, prompt, maxTokens });
     } catch (e) {
       // The reset can arrive before the exit: give the exit a moment to be seen.
-      if (e instanceof InferenceConnectionError) await Promise.race([this.exit, sleep(2_000)]);
+      if (e instanceof InferenceConnectionError) await within(this.exit, 2_000);
       if (this.exitedHow !== undefined)
         throw new InferenceExitedError(`inference process for checkpoint "${this.name}" exited (${this.exitedHow})`, { cause: e });
       throw e;
@@ -153,7 +153,7 @@ export class InferenceProcess {
     this.stopping = true;
     if (this.inFlight > 0) {
       const drained = new Promise<void>((resolve) => (this.drained = resolve));
-      await Promise.race([drained, sleep(this.o.drainMs)]);
+      await within(drained, this.o.drainMs);
     }
     if (this.exitedHow === undefined) {
       this.child.kill('SIGTERM');
@@ -173,6 +173,13 @@ export class InferenceProcess {
       return '';
     }
   }
+}
+
+/** Resolves when `p` does or after `ms`, whichever is first, leaving no timer behind. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** Opens `<home>/logs/<name>.log` for appending, after a start marker; the fd goes to the child's stdout and stderr. */
