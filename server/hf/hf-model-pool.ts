@@ -113,7 +113,11 @@ export class HfModelPool {
     if (old?.usable) return old;
     const proc = await entry.started;
     if (this.closed) throw new PoolClosedError('the completion server is shutting down');
-    if (!proc.usable) return this.route(campaignId, checkpoint);
+    if (!proc.usable) {
+      // It died or was released between its start and now: a fresh entry (never this one again) serves.
+      if (this.entries.get(checkpoint.id) === entry) this.entries.delete(checkpoint.id);
+      return this.route(campaignId, checkpoint);
+    }
     if (this.wanted.get(campaignId) === checkpoint.id) this.switchTo(campaignId, checkpoint.id);
     return proc;
   }

@@ -44,6 +44,8 @@ export interface InferenceLaunch {
   port: number;
   /** The process exits when this one is no longer its parent. */
   parentPid: number;
+  /** Flywheel's server: requests generated together at most (vLLM batches by itself). @default 8 */
+  maxBatch?: number;
 }
 
 /** The interpreter's arguments that start `engine` on a folder. */
@@ -62,5 +64,6 @@ export function inferenceArgv(engine: InferenceEngine, l: InferenceLaunch): stri
     String(l.port),
     '--parent-pid',
     String(l.parentPid),
+    ...(engine === 'transformers' ? ['--max-batch', String(l.maxBatch ?? 8)] : []),
   ];
 }

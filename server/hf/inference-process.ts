@@ -23,6 +23,8 @@ export interface InferenceProcessOptions {
   readyTimeoutMs?: number;
   /** How long `stop()` waits for in-flight requests before stopping anyway. @default 120000 */
   drainMs?: number;
+  /** Flywheel's server: requests generated together at most. @default 8 */
+  maxBatch?: number;
   /** Called once if the process exits without being asked to. */
   onCrash?: (p: InferenceProcess, how: string) => void;
 }
@@ -79,7 +81,7 @@ export class InferenceProcess {
 
   /** Spawns the process and resolves once it answers /health; rejects with one line when it cannot. */
   static async start(opts: InferenceProcessOptions): Promise<InferenceProcess> {
-    const o = { readyTimeoutMs: 600_000, drainMs: 120_000, ...opts };
+    const o = { readyTimeoutMs: 600_000, drainMs: 120_000, maxBatch: 8, ...opts };
     if (!fs.existsSync(o.python))
       throw new InferenceStartError(
         `${o.python}: no such interpreter: install the HF environment (bash .ci/install-hf.sh) or set FLYWHEEL_HF_PYTHON`,
@@ -89,7 +91,7 @@ export class InferenceProcess {
     const log = openLog(o.home, `serve-${o.name.replace(/[^A-Za-z0-9._-]+/g, '_')}`);
     let child: ChildProcess;
     try {
-      const argv = inferenceArgv(o.engine, { folder: o.folder, name: o.name, host, port, parentPid: process.pid });
+      const argv = inferenceArgv(o.engine, { folder: o.folder, name: o.name, host, port, parentPid: process.pid, maxBatch: o.maxBatch });
       child = spawn(o.python, argv, { stdio: ['ignore', log.fd, log.fd], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
     } finally {
       fs.closeSync(log.fd);

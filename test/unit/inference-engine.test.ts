@@ -41,6 +41,7 @@ test('both engines start through serve.py, which checks the folder first; no rem
       '4321',
       '--parent-pid',
       '77',
+      ...(engine === 'transformers' ? ['--max-batch', '8'] : []),
     ]);
     expect(argv.join(' ')).not.toMatch(/trust.remote.code/);
   }
