@@ -7,7 +7,7 @@ import { FlywheelError } from '../../core/errors';
 import { utf8Prefix } from '../../core/utf8-prefix';
 import { verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { chooseEngine, probeEngine, type EngineChoice, type InferenceEngine } from './inference-engine';
-import { InferenceExitedError, InferenceProcess, UnservableCheckpointError } from './inference-process';
+import { InferenceExitedError, InferenceProcess, InferenceStartError, UnservableCheckpointError } from './inference-process';
 
 export interface HfModelPoolOptions {
   /** The HF environment's interpreter (stack/hf-env.ts hfPython). */
@@ -150,7 +150,11 @@ export class HfModelPool {
     this.engine ??= probeEngine(this.o.python).then((p) => chooseEngine(p, this.o.engine));
     const engine = await this.engine.catch((e: unknown) => {
       this.engine = undefined;
-      throw e;
+      // `--hf-engine vllm` where vLLM cannot run, or an interpreter that cannot even probe: a start that failed.
+      throw new InferenceStartError(
+        `inference process for checkpoint "${checkpoint.id}" not started: ${(e as Error).message.split('\n')[0]}`,
+        { cause: e },
+      );
     });
     const proc = await InferenceProcess.start({
       python: this.o.python,
