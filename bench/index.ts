@@ -54,6 +54,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'dataset-add.ts',
     measures: '`dataset add` lines/s and peak memory for 1,000,000 lines, beside reading and JSON.parsing the same file',
   },
+  'hf-serve': {
+    file: 'hf-serve.ts',
+    measures: "Flywheel's HF inference server: completions/s batched vs unbatched; a promotion under load (answers, failures, switch time)",
+  },
   'dashboard-pages': {
     file: 'dashboard-pages.ts',
     measures: 'dashboard page time (median, p95 of 50) at 10,000 experiments and 1,000,000 metric points',

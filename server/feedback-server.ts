@@ -17,7 +17,15 @@ import {
   UnknownCampaignError,
 } from '../services/feedback-store';
 import { bearerCheck } from './http/bearer-token';
-import { CampaignNotFoundError, CompletionService, NoProductionModelError, UnsupportedCheckpointFormatError } from './completion-service';
+import {
+  CampaignNotFoundError,
+  CompletionService,
+  NoProductionModelError,
+  UnsupportedCheckpointFormatError,
+  type CompletionServiceOptions,
+} from './completion-service';
+import { InferenceStartError, UnservableCheckpointError } from './hf/inference-process';
+import { PoolClosedError } from './hf/hf-model-pool';
 import { NonRetryableError } from '../core/errors';
 
 export interface FeedbackServerOptions {
@@ -38,11 +46,16 @@ export interface FeedbackServerOptions {
   maxBatch?: number;
   /** Decoded production checkpoints kept in memory for `/v1/complete`. @default 4 */
   maxCachedModels?: number;
+  /** How Hugging Face production checkpoints are served (completion-service.ts). @default none: they are answered 501 */
+  hf?: CompletionServiceOptions['hf'];
 }
 
 export interface FeedbackServer {
   url: string;
+  /** Stops listening, then stops the inference processes. */
   close(): Promise<void>;
+  /** The completion service, for its inference processes (`completions.hf?.processes()`). */
+  completions: CompletionService;
 }
 
 /** An answer: status and JSON body. */
@@ -54,7 +67,7 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
   const o = { host: '127.0.0.1', maxBodyBytes: 8 << 20, maxBatch: 1000, ...opts };
   const authorized = bearerCheck(o.token);
 
-  const completions = new CompletionService({ db: o.db, maxCachedModels: o.maxCachedModels });
+  const completions = new CompletionService({ db: o.db, maxCachedModels: o.maxCachedModels, hf: o.hf });
   // `guarded`: needs the token when one is set; a POST's body is read and parsed before `handle`.
   const routes: Record<string, { method: 'GET' | 'POST'; guarded: boolean; handle: (body: unknown) => Promise<Reply> }> = {
     '/healthz': { method: 'GET', guarded: false, handle: () => health(o.db) },
@@ -101,6 +114,10 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
       if (e instanceof UnknownCampaignError) return [404, { error: e.message, campaigns: e.campaignIds }];
       const status = completionStatus(e);
       if (status) return [status, { error: (e as Error).message }];
+      if (e instanceof InferenceStartError || e instanceof PoolClosedError) {
+        // The one line is in the server's log already; paths stay there.
+        return [503, { error: `the model is not available right now (${e.constructor.name}); retry later` }, { 'retry-after': '5' }];
+      }
       if (e instanceof DatabaseUnavailableError || isUnavailable(e)) {
         const why = e instanceof DatabaseUnavailableError ? e.message : 'database unavailable';
         return [503, { error: `${why}; retry later` }, { 'retry-after': '5' }];
@@ -111,7 +128,24 @@ export async function startFeedbackServer(opts: FeedbackServerOptions): Promise<
     }
   }
 
-  return listenHttp(server, o.port, o.host);
+  let listening;
+  try {
+    listening = await listenHttp(server, o.port, o.host);
+  } catch (e) {
+    await completions.close();
+    throw e;
+  }
+  return {
+    url: listening.url,
+    completions,
+    close: async () => {
+      try {
+        await listening.close();
+      } finally {
+        await completions.close();
+      }
+    },
+  };
 }
 
 /** Thrown by request parsing to answer with `reply`. */
@@ -169,7 +203,7 @@ async function complete(service: CompletionService, body: unknown): Promise<Repl
 function completionStatus(e: unknown): number | undefined {
   if (e instanceof CampaignNotFoundError) return 404;
   if (e instanceof NoProductionModelError) return 409;
-  if (e instanceof UnsupportedCheckpointFormatError) return 501;
+  if (e instanceof UnsupportedCheckpointFormatError || e instanceof UnservableCheckpointError) return 501;
   return undefined;
 }
 
