@@ -53,6 +53,9 @@ KNOBS = {
                  'given without `lora`, it turns LoRA on over "all-linear" modules with alpha = loraAlpha'),
     'loraAlpha': (None, _optional(_number(0, lo_open=True)), 'with loraRank: the adapter alpha (default 2 x loraRank)'),
     'dpoBeta': (0.1, _number(0, lo_open=True), 'DPO: the KL strength beta against the starting model'),
+    'dpoSftWeight': (0.0, _number(0), 'DPO: weight of an SFT (negative log-likelihood) term on the chosen side beside the '
+                     'DPO loss (TRL loss_type ["sigmoid", "sft"], as in RPO); above 0 it keeps the preferred completion\'s '
+                     'own log-probability rising, where plain DPO may lower both sides'),
     'gradientCheckpointing': (False, _bool, 'recompute activations in the backward pass (less memory, ~30% slower)'),
     'fsdp': (False, _bool, 'shard parameters, gradients and optimizer state across processes (FSDP full_shard), '
              'for a model that does not fit one device under DDP'),

@@ -149,7 +149,8 @@ def build_trainer(plan, dataset):
 
         from pretokenized_dpo import PretokenizedDPOTrainer
 
-        config = DPOConfig(**common, beta=p['dpoBeta'])
+        losses = {'loss_type': ['sigmoid', 'sft'], 'loss_weights': [1.0, p['dpoSftWeight']]} if p['dpoSftWeight'] > 0 else {}
+        config = DPOConfig(**common, beta=p['dpoBeta'], **losses)
         trainer = PretokenizedDPOTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
     else:
         from trl import SFTConfig, SFTTrainer
