@@ -20,35 +20,22 @@ os.environ.setdefault('TRANSFORMERS_VERBOSITY', 'error')
 os.environ.setdefault('TRANSFORMERS_NO_ADVISORY_WARNINGS', '1')
 os.environ.setdefault('TOKENIZERS_PARALLELISM', 'false')
 
-import argparse  # noqa: E402
 import warnings  # noqa: E402
 
+from entry_args import parse_entry  # noqa: E402
 from run_config import TrainerError  # noqa: E402
-
-USAGE = 'usage: main.py train --run-dir DIR | predict --checkpoint FOLDER --prompts IN.jsonl --out OUT.jsonl'
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise TrainerError(f'{message} ({USAGE})')
 
 
 def main(argv):
-    parser = _Parser(prog='main.py', add_help=False)
-    parser.add_argument('command', choices=['train', 'predict'])
-    for flag in ('--run-dir', '--checkpoint', '--prompts', '--out'):
-        parser.add_argument(flag)
-    a = parser.parse_args(argv)
+    command, a = parse_entry(argv, checkpoint='FOLDER')
     warnings.filterwarnings('ignore')  # the libraries' advice goes to stderr, where a failure's one line belongs
-    if a.command == 'train' and a.run_dir and not (a.checkpoint or a.prompts or a.out):
+    if command == 'train':
         from train import train
 
         return train(a.run_dir, USER_OFFLINE)
-    if a.command == 'predict' and a.checkpoint and a.prompts and a.out and not a.run_dir:
-        from predict import predict
+    from predict import predict
 
-        return predict(a.checkpoint, a.prompts, a.out)
-    raise TrainerError(USAGE)
+    return predict(a.checkpoint, a.prompts, a.out)
 
 
 if __name__ == '__main__':

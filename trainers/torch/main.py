@@ -3,35 +3,22 @@
     python3 trainers/torch/main.py predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl
 No SIGTERM handler on purpose: the default action ends the process at once, and every file it writes is a
 whole-line append or a rename, so nothing needs cleaning up."""
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from entry_args import parse_entry  # noqa: E402
 from run_config import TrainerError  # noqa: E402
-
-USAGE = 'usage: main.py train --run-dir DIR | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl'
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise TrainerError(f'{message} ({USAGE})')
 
 
 def main(argv):
-    parser = _Parser(prog='main.py', add_help=False)
-    parser.add_argument('command', choices=['train', 'predict'])
-    for flag in ('--run-dir', '--checkpoint', '--prompts', '--out'):
-        parser.add_argument(flag)
-    a = parser.parse_args(argv)
-    if a.command == 'train' and a.run_dir and not (a.checkpoint or a.prompts or a.out):
+    command, a = parse_entry(argv)
+    if command == 'train':
         from train import train
         return train(a.run_dir)
-    if a.command == 'predict' and a.checkpoint and a.prompts and a.out and not a.run_dir:
-        from predict import predict
-        return predict(a.checkpoint, a.prompts, a.out)
-    raise TrainerError(USAGE)
+    from predict import predict
+    return predict(a.checkpoint, a.prompts, a.out)
 
 
 if __name__ == '__main__':

@@ -1,0 +1,25 @@
+"""The training-job contract's command line, shared by the PyTorch and Hugging Face trainers: `train --run-dir DIR`
+or `predict --checkpoint X --prompts IN.jsonl --out OUT.jsonl`. Anything else is a TrainerError naming the usage."""
+import argparse
+
+from run_config import TrainerError
+
+
+def parse_entry(argv, checkpoint='FILE'):
+    """('train', args) or ('predict', args); `checkpoint` is how the usage line names predict's checkpoint."""
+    usage = f'usage: main.py train --run-dir DIR | predict --checkpoint {checkpoint} --prompts IN.jsonl --out OUT.jsonl'
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise TrainerError(f'{message} ({usage})')
+
+    parser = Parser(prog='main.py', add_help=False)
+    parser.add_argument('command', choices=['train', 'predict'])
+    for flag in ('--run-dir', '--checkpoint', '--prompts', '--out'):
+        parser.add_argument(flag)
+    a = parser.parse_args(argv)
+    if a.command == 'train' and a.run_dir and not (a.checkpoint or a.prompts or a.out):
+        return 'train', a
+    if a.command == 'predict' and a.checkpoint and a.prompts and a.out and not a.run_dir:
+        return 'predict', a
+    raise TrainerError(usage)
