@@ -2,7 +2,7 @@
 // critiques production's eval failures through a model teacher on a local OpenAI-compatible server), then every
 // recorded history (outer loops, inner loops, experiments) and every prompt sent to the agent is scanned for
 // held-out text, and every logged held-out read names an eval-side reader.
-import { eq } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import { evalItems, experiments, heldoutReads, innerLoops } from '../../db/schema';
 import type { OuterLoopResult } from '../../contracts/outer-loop';
 import { failureOf, startChatServer, type ChatServer } from '../helpers/chat-server';
@@ -12,6 +12,7 @@ import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import type { Client } from '@temporalio/client';
 import type { DbHandle } from '../../db/client';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { SEED_RERUN_GROUP_STATUS } from '../../activities/outer/plan-seed-reruns';
 
 const name = uniqueName('isolation');
 let h: DbHandle;
@@ -67,7 +68,14 @@ test('two outer iterations: no held-out text in any history or agent prompt; rea
 
   const ids = [
     `${name}/outer/run`,
-    ...(await h.db.select({ id: innerLoops.id }).from(innerLoops).where(eq(innerLoops.campaignId, name))).map((r) => r.id),
+    // Every inner loop's workflow; the gate's seed-rerun group is a row that gathers its reruns, not a workflow (its
+    // reruns, experiment workflows, are scanned below with the rest).
+    ...(
+      await h.db
+        .select({ id: innerLoops.id })
+        .from(innerLoops)
+        .where(and(eq(innerLoops.campaignId, name), ne(innerLoops.status, SEED_RERUN_GROUP_STATUS)))
+    ).map((r) => r.id),
     ...(await h.db.select({ id: experiments.id }).from(experiments).where(eq(experiments.campaignId, name))).map((r) => r.id),
   ];
   expect(ids.length).toBeGreaterThanOrEqual(7); // the outer loop, two inner loops, four experiments and baselines
