@@ -43,6 +43,8 @@ import { CampaignId, Iteration, LoopKind } from '../contracts/search-attributes'
 
 /** The seed reruns before the gate (promotion.noise): executions started before it gate without them. */
 export const SEED_NOISE_PATCH = 'gate-seed-noise';
+/** The seed reruns scored on public as well: the reference model of the gate's held-out leak check. */
+export const SEED_REFERENCE_PATCH = 'gate-seed-reference';
 
 export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult> {
   const workflowId = workflowInfo().workflowId;
@@ -322,7 +324,13 @@ export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult>
       ),
     );
     const checkpointIds = [...plan.done, ...ran.flat()];
-    for (const checkpointId of checkpointIds) await ev.scoreCheckpoint({ checkpointId, suiteId, split: 'heldout', purpose: 'gate' });
+    const asReference = patched(SEED_REFERENCE_PATCH);
+    for (const checkpointId of checkpointIds) {
+      await ev.scoreCheckpoint({ checkpointId, suiteId, split: 'heldout', purpose: 'gate' });
+      // On public too: against the reruns (trained on this version, blind to both splits), a candidate's held-out gain
+      // that outruns its public one is a leak (heldoutOutrunsPublic's reference control, core/gate/integrity-checks.ts).
+      if (asReference) await ev.scoreCheckpoint({ checkpointId, suiteId, split: 'public', purpose: 'gate' });
+    }
     phase = 'gating';
     return checkpointIds;
   }

@@ -121,7 +121,11 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
     })
     .onConflictDoNothing();
   const score = metrics[spec.selection.metric];
-  if (score !== undefined && input.split !== 'probe') {
+  // An experiment's public score is the one its search ranked it by (purpose "select"); a public score taken for the
+  // gate or a critique is recorded above but leaves it alone (a seed rerun, scored on public as the gate's reference
+  // model, stays without one: no search ever ranks it).
+  const ranks = input.split === 'heldout' || (input.split === 'public' && input.purpose === 'select');
+  if (score !== undefined && ranks) {
     const column = input.split === 'public' ? { publicScore: score } : { heldoutScore: score };
     await db.update(experiments).set(column).where(eq(experiments.id, ckpt.experimentId));
   }

@@ -15,6 +15,9 @@ import type {
   StartInnerLoopInput,
 } from '../../contracts/inner-activities';
 
+/** The proposer of a search's baseline experiment: zero steps, the reference every held-out score is compared with. */
+export const BASELINE_PROPOSER = 'baseline';
+
 export const baselineIdOf = (innerLoopId: string) => `${innerLoopId}/baseline`;
 
 /** Records the loop and its baseline experiment: the untrained model held-out scores are compared against. */
@@ -48,11 +51,11 @@ export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopIn
     hypothesis: base
       ? `the warm start's base (${base.checkpointId}), untouched: the reference every held-out score is compared with`
       : 'the untrained model: the reference every held-out score is compared with',
-    proposer: 'baseline',
+    proposer: BASELINE_PROPOSER,
     status: 'proposed',
   };
   await db.insert(experiments).values(baseline).onConflictDoNothing();
-  return { experimentId: baseline.id, index: -1, params, hypothesis: baseline.hypothesis, proposer: 'baseline' };
+  return { experimentId: baseline.id, index: -1, params, hypothesis: baseline.hypothesis, proposer: BASELINE_PROPOSER };
 }
 
 export async function finishExperiment(deps: ActivityDeps, input: FinishExperimentInput): Promise<void> {

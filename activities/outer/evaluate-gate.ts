@@ -10,8 +10,10 @@ import type { PairedItem } from '../../core/gate/evidence';
 import type { GateEvidence } from '../../core/gate/evidence';
 import { gateSettingsWithDefaults, type GateMetric } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
-import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
+import { decisions, evalItems, evalResults, experiments, heldoutReads } from '../../db/schema';
 import { loadIntegrityEvidence } from './integrity-evidence';
+import { loadSeedReference } from './seed-reference';
+import { BASELINE_PROPOSER } from '../inner/loop-records';
 import { gateNoiseOf, noiseSummaryOf } from '../../core/gate/noise-check';
 import type { EvaluateGateInput, GateNoiseSummary, GateSummary } from '../../contracts/outer-activities';
 
@@ -78,6 +80,8 @@ export async function loadGateEvidence(
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no held-out items: prepare the suite first`);
   await db.insert(heldoutReads).values({ suiteId: input.suiteId, reader: `evaluateGate:${input.decisionId}`, purpose: 'gate' });
 
+  // The seed reruns as a reference model that never saw held-out text: heldoutOutrunsPublic's second control.
+  const reference = await loadSeedReference(db, input.suiteId, input.seedRerunCheckpointIds ?? []);
   const byMetric: Partial<Record<GateMetric, PairedItem[]>> = {};
   const primaryIds: string[] = [];
   const unscored = new Map<string, number>();
@@ -91,7 +95,9 @@ export async function loadGateEvidence(
       unscored.set(missing, (unscored.get(missing) ?? 0) + 1);
       continue;
     }
-    for (const metric of metricsOfItem(item)) (byMetric[metric] ??= []).push({ category: item.category, candidate: c, incumbent: i });
+    const r = reference?.heldout[item.id];
+    const paired: PairedItem = { category: item.category, candidate: c, incumbent: i, ...(r === undefined ? {} : { reference: r }) };
+    for (const metric of metricsOfItem(item)) (byMetric[metric] ??= []).push(paired);
     if (metricsOfItem(item).includes(settings.metric)) primaryIds.push(item.id);
   }
   if (unscored.size > 0) {
@@ -110,6 +116,7 @@ export async function loadGateEvidence(
     candidateCheckpointId: input.candidateCheckpointId,
     incumbentCheckpointId: input.incumbentCheckpointId,
     heldout,
+    ...(reference ? { reference: { reruns: reference.reruns, public: reference.public } } : {}),
   });
   return {
     candidateCheckpointId: input.candidateCheckpointId,
@@ -118,6 +125,7 @@ export async function loadGateEvidence(
     settings,
     integrity,
     seedScores: await seedScoresOf(db, input, primaryIds),
+    incumbentUntrained: await isBaseline(db, incumbent.experimentId),
     candidateExperimentId: candidate.experimentId,
   };
 }
@@ -145,6 +153,12 @@ async function seedScoresOf(db: Db, input: EvaluateGateInput, itemIds: string[])
     if (values.every((v) => v !== undefined)) scores.push(values.reduce((s, v) => s + v, 0) / values.length);
   }
   return scores;
+}
+
+/** The experiment is a search's untrained baseline (zero steps: the same model from any seed). */
+async function isBaseline(db: Db, experimentId: string): Promise<boolean> {
+  const [row] = await db.select({ proposer: experiments.proposer }).from(experiments).where(eq(experiments.id, experimentId));
+  return row?.proposer === BASELINE_PROPOSER;
 }
 
 /** Every check's figures under its rule, the summary figures at the top, and the settings that applied. */

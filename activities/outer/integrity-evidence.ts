@@ -3,7 +3,7 @@
 // probe items only: no held-out text is read here.
 import { and, eq, inArray } from 'drizzle-orm';
 import { higherIsBetter, itemsOfMetric } from '../../core/eval-suite/suite-metrics';
-import type { TwinPair } from '../../core/gate/evidence';
+import type { SplitMeans, TwinPair } from '../../core/gate/evidence';
 import type { IntegrityEvidence } from '../../core/gate/evidence';
 import { orientedDeltas, sampleVariance } from '../../core/gate/paired-test';
 import type { GateMetric } from '../../core/gate/settings';
@@ -16,6 +16,26 @@ export interface IntegrityInput {
   incumbentCheckpointId: string;
   /** Held-out means per metric and checkpoint, from the gate's paired items. */
   heldout: Partial<Record<GateMetric, { candidate: number; incumbent: number }>>;
+  /** The seed reruns' mean public score per item (activities/outer/seed-reference.ts), and how many reruns it averages. */
+  reference?: { reruns: number; public: Record<string, number> };
+}
+
+/** The candidate's public gains over the seed reruns' mean, on the metric's public items the reference scored. */
+function referencePublicOf(
+  reference: IntegrityInput['reference'],
+  ids: string[],
+  candidate: Record<string, number>,
+  higher: boolean,
+): Pick<SplitMeans, 'referencePublic'> {
+  const scored = reference ? ids.filter((id) => reference.public[id] !== undefined) : [];
+  if (!reference || scored.length === 0) return {};
+  const gains = orientedDeltas(
+    scored.map((id) => candidate[id]),
+    scored.map((id) => reference.public[id]),
+    higher,
+  );
+  const gain = gains.reduce((s, g) => s + g, 0) / gains.length;
+  return { referencePublic: { n: gains.length, variance: sampleVariance(gains), gain, reruns: reference.reruns } };
 }
 
 export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Promise<IntegrityEvidence> {
@@ -64,6 +84,7 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
         candidateHeldout: held.candidate,
         incumbentHeldout: held.incumbent,
         publicSpread: { n: deltas.length, variance: sampleVariance(deltas) },
+        ...referencePublicOf(input.reference, ids, candPublic.perItem, higherIsBetter(metric)),
       });
     }
   }

@@ -31,6 +31,11 @@ export interface SplitMeans {
   incumbentHeldout: number;
   /** The public items' paired deltas: their count and variance (the held-out ones are the gate's own items). */
   publicSpread?: DeltaSpread;
+  /**
+   * The candidate against the seed reruns' mean on public items (oriented, positive = better): the mean gain, and the
+   * spread of the per-item gains; `reruns` is how many reruns the reference averages.
+   */
+  referencePublic?: DeltaSpread & { gain: number; reruns: number };
 }
 
 export interface TwinPair {
@@ -62,6 +67,11 @@ export interface PairedItem {
   category: string;
   candidate: number;
   incumbent: number;
+  /**
+   * The seed reruns' mean score on this item, when every rerun scored on both splits has it: a reference model that
+   * trained on the iteration's data and never saw held-out text (heldoutOutrunsPublic's second control).
+   */
+  reference?: number;
 }
 
 export interface GateEvidence {
@@ -81,4 +91,6 @@ export interface GateEvidence {
    * the same items as `items`): the spread across seeds (core/gate/noise-check.ts). Never a candidate's.
    */
   seedScores?: number[];
+  /** The incumbent is the untrained baseline (no seed's draw): σ_seed counts once, for the candidate alone. */
+  incumbentUntrained?: boolean;
 }

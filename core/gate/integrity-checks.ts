@@ -3,7 +3,7 @@
 import { higherIsBetter } from '../eval-suite/suite-metrics';
 import { mean, orientedDeltas, sampleVariance } from './paired-test';
 import { boundOf } from './settings';
-import type { CheckResult, GateCheck, TwinPair } from './evidence';
+import type { CheckResult, DeltaSpread, GateCheck, TwinPair } from './evidence';
 
 const f4 = (x: number) => x.toFixed(4);
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -53,16 +53,26 @@ export const publicHeldoutGap: GateCheck = (e) => {
  * Distrust a held-out gain that outruns the public one (the mirror of `publicHeldoutGap`): a model that saw held-out
  * text gains on held-out what it cannot gain on public items of the same kind, and every other check then passes.
  *
- * On each metric with per-item deltas on both splits (candidate − incumbent, oriented so positive = better):
+ * Against a control model, on each metric with per-item deltas on both splits (candidate − control, oriented so
+ * positive = better):
  *   outrun = ḡ_heldout − ḡ_public                      (the two mean paired gains)
  *   σ      = √(s²_heldout / n_heldout + s²_public / n_public)
  * where s² is each split's sample variance of its paired deltas and n its item count: the standard error of the
  * difference of two means over disjoint item sets, from the spread the paired test itself sees (items taken as
  * independent; items cut from one file are not quite, so the real false-alarm rate is somewhat above the nominal).
  * The candidate fails when outrun > k·σ, k = `heldoutOutrunSigmas` (default 3: under a normal approximation an
- * honest model that gains alike on both splits trips it about once in 740 gates). The bound grows with the spread
- * and shrinks with more items. Failing holds the candidate for a researcher instead of rejecting it when
- * `heldoutOutrun` is `hold`. Needs at least two items per split; otherwise it is not measured.
+ * honest model that gains alike on both splits trips it about once in 740 gates per control).
+ *
+ * Two controls, each a model that never saw held-out text, so for an honest candidate both splits are alike to it:
+ * - the incumbent (always);
+ * - the seed reruns' mean (when reruns were scored on both splits): a reference model trained on the candidate's own
+ *   data. Against the untrained or a weak incumbent every item gains a lot and unevenly, so σ is wide and a leak can
+ *   hide in it; against a model trained alike, the honest gains are small and even, and what the leak adds stands out
+ *   (calibrating by a reference model is what makes membership tests sharp). When the incumbent is the untrained
+ *   baseline the reruns are the candidate's own recipe: a recipe that leaks would leak in its reruns too, so this
+ *   control is blind to it and the incumbent control remains.
+ * Failing holds the candidate for a researcher instead of rejecting it when `heldoutOutrun` is `hold`. Needs at least
+ * two items per split; otherwise that control is not measured.
  */
 export const heldoutOutrunsPublic: GateCheck = (e) => {
   const rule = 'heldoutOutrunsPublic';
@@ -76,32 +86,55 @@ export const heldoutOutrunsPublic: GateCheck = (e) => {
   for (const m of all) {
     const higher = higherIsBetter(m.metric);
     const items = e.items[m.metric]!;
-    const deltas = orientedDeltas(
-      items.map((i) => i.candidate),
-      items.map((i) => i.incumbent),
-      higher,
-    );
-    const pub = m.publicSpread!;
-    const heldoutGain = mean(deltas);
-    const publicGain = higher ? m.candidatePublic - m.incumbentPublic : m.incumbentPublic - m.candidatePublic;
-    const heldoutVariance = sampleVariance(deltas);
-    const sigma = Math.sqrt(heldoutVariance / deltas.length + pub.variance / pub.n);
-    const outrun = heldoutGain - publicGain;
-    const bound = k * sigma;
-    Object.assign(figures, {
-      [`${m.metric}.heldoutGain`]: round(heldoutGain),
-      [`${m.metric}.publicGain`]: round(publicGain),
-      [`${m.metric}.outrun`]: round(outrun),
-      [`${m.metric}.heldoutSd`]: round(Math.sqrt(heldoutVariance)),
-      [`${m.metric}.heldoutN`]: deltas.length,
-      [`${m.metric}.publicSd`]: round(Math.sqrt(pub.variance)),
-      [`${m.metric}.publicN`]: pub.n,
-      [`${m.metric}.sigma`]: round(sigma),
-      [`${m.metric}.bound`]: round(bound),
-    });
-    const line = `held-out ${m.metric} improves by ${f4(heldoutGain)}, public by ${f4(publicGain)}: held-out outruns public by ${f4(outrun)} (bound ${k}σ = ${f4(bound)}, σ = ${f4(sigma)} from ${deltas.length} held-out and ${pub.n} public paired deltas)`;
-    stated.push(line);
-    if (outrun > bound) failures.push(`${line}: held-out gains what public does not (the candidate may have seen held-out text)`);
+    const controls: { key: string; against: string; heldout: number[]; publicGain: number; pub: DeltaSpread }[] = [
+      {
+        key: m.metric,
+        against: 'the incumbent',
+        heldout: orientedDeltas(
+          items.map((i) => i.candidate),
+          items.map((i) => i.incumbent),
+          higher,
+        ),
+        publicGain: higher ? m.candidatePublic - m.incumbentPublic : m.incumbentPublic - m.candidatePublic,
+        pub: m.publicSpread!,
+      },
+    ];
+    const referenced = items.filter((i) => i.reference !== undefined);
+    const ref = m.referencePublic;
+    if (ref && ref.n >= 2 && referenced.length >= 2)
+      controls.push({
+        key: `${m.metric}.reference`,
+        against: `the mean of ${ref.reruns} seed rerun(s)`,
+        heldout: orientedDeltas(
+          referenced.map((i) => i.candidate),
+          referenced.map((i) => i.reference!),
+          higher,
+        ),
+        publicGain: ref.gain,
+        pub: ref,
+      });
+    for (const c of controls) {
+      const heldoutGain = mean(c.heldout);
+      const heldoutVariance = sampleVariance(c.heldout);
+      const sigma = Math.sqrt(heldoutVariance / c.heldout.length + c.pub.variance / c.pub.n);
+      const outrun = heldoutGain - c.publicGain;
+      const bound = k * sigma;
+      Object.assign(figures, {
+        [`${c.key}.heldoutGain`]: round(heldoutGain),
+        [`${c.key}.publicGain`]: round(c.publicGain),
+        [`${c.key}.outrun`]: round(outrun),
+        [`${c.key}.heldoutSd`]: round(Math.sqrt(heldoutVariance)),
+        [`${c.key}.heldoutN`]: c.heldout.length,
+        [`${c.key}.publicSd`]: round(Math.sqrt(c.pub.variance)),
+        [`${c.key}.publicN`]: c.pub.n,
+        [`${c.key}.sigma`]: round(sigma),
+        [`${c.key}.bound`]: round(bound),
+      });
+      const over = c.against === 'the incumbent' ? '' : ` over ${c.against}`;
+      const line = `held-out ${m.metric} improves${over} by ${f4(heldoutGain)}, public by ${f4(c.publicGain)}: held-out outruns public by ${f4(outrun)} (bound ${k}σ = ${f4(bound)}, σ = ${f4(sigma)} from ${c.heldout.length} held-out and ${c.pub.n} public paired deltas)`;
+      stated.push(line);
+      if (outrun > bound) failures.push(`${line}: held-out gains what public does not (the candidate may have seen held-out text)`);
+    }
   }
   if (failures.length === 0) return { rule, passed: true, reason: stated.join('; '), figures };
   const then = action === 'hold' ? "held for a researcher's approval" : 'rejected';

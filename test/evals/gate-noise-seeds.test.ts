@@ -88,12 +88,25 @@ test.each<OutputRecipe>(['memorise', 'tamper', 'heldout-memorise'])('the planted
   expect(verdicts(recipe).filter((x) => x === 'promote')).toEqual([]);
 });
 
-test('the held-out leak in training (heldout-train) is rejected, but by a statistical check: not in every redraw', () => {
-  // Only heldoutOutrunsPublic can see a leak through training (no canary is written, no probe is passed), and it is a
-  // 3σ test: this 600-step leak sits near its bound (test/outer/heldout-hold.test.ts measured 2.98σ on another draw),
-  // so a redraw of the held-out items lets it through now and then. Measured here: 18 of 20 redraws rejected. The
-  // noise check cannot help (the leak's gain is far above 2σ); what would is a stronger leak detector, not noise.
+test('the held-out leak in training (heldout-train) is rejected in all 20 runs, by the reference control alone each time', () => {
+  // Only heldoutOutrunsPublic can see a leak through training (no canary is written, no probe is passed). Against the
+  // 20-step incumbent alone, a 3σ test whose σ the uneven gains over a weak model widen, this leak sits near the bound
+  // (18 of 20 redraws before the reference control). Against the seed reruns' mean, a model trained on the same data
+  // that never saw held-out text, it stands 4σ and more clear in every redraw.
   expect(recorded.get('heldout-train')).toMatchObject({ promote: false, rule: 'heldoutOutrunsPublic' });
-  const v = verdicts('heldout-train');
-  expect(v.filter((x) => x === 'heldoutOutrunsPublic').length).toBeGreaterThanOrEqual(18);
+  expect(verdicts('heldout-train')).toEqual(Array.from({ length: RUNS }, () => 'heldoutOutrunsPublic'));
+  const againstReference = Array.from({ length: RUNS }, (_, k) => {
+    const f = runGate(redrawn(evidence.get('heldout-train')!, k + 1)).results.find((r) => r.rule === 'heldoutOutrunsPublic')!.figures;
+    return (f['bits_per_byte.reference.outrun'] as number) > (f['bits_per_byte.reference.bound'] as number);
+  });
+  expect(againstReference).toEqual(Array.from({ length: RUNS }, () => true));
+});
+
+test('the honest candidate is not taken for a leak against either control, in any of the 20 runs', () => {
+  const outruns = Array.from({ length: RUNS }, (_, k) =>
+    runGate(redrawn(evidence.get('honest')!, k + 1)).results.find((r) => r.rule === 'heldoutOutrunsPublic')!,
+  );
+  expect(outruns.filter((r) => !r.passed)).toEqual([]);
+  // The reference control was measured (the reruns were scored on both splits), not skipped.
+  expect(outruns[0].figures['bits_per_byte.reference.heldoutN']).toBeGreaterThan(0);
 });

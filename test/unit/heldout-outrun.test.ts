@@ -151,6 +151,66 @@ describe('heldoutOutrunsPublic', () => {
   });
 });
 
+/**
+ * Evidence with both controls (bits per byte): the incumbent scores 3.0 everywhere, the candidate 3.0 − g on each
+ * item (g: its gain over the incumbent), and the seed reruns' mean scores the candidate's score + d (d: the
+ * candidate's gain over that reference model). Held-out g and d become the paired items; public ones the means.
+ */
+function referenced(held: { g: number[]; d: number[] }, pub: { g: number[]; d: number[] }, settings: GateSettingsInput = {}): GateEvidence {
+  const e = evidence(held.g, pub.g, settings);
+  e.items.bits_per_byte = held.g.map((g, i) => ({ category: 'typescript', candidate: 3 - g, incumbent: 3, reference: 3 - g + held.d[i] }));
+  e.integrity!.means![0].referencePublic = { n: pub.d.length, variance: sampleVariance(pub.d), gain: mean(pub.d), reruns: 3 };
+  return e;
+}
+
+describe('heldoutOutrunsPublic against the seed reruns (the reference control)', () => {
+  test('sees a leak that the wide gains over a weak incumbent hide', () => {
+    // Over the incumbent, every item gains a lot and unevenly (sd 0.6): an outrun of 0.2 is about 1σ there. Over a
+    // reference trained on the same data, the honest gains are small and even (sd 0.1): the same 0.2 is 6σ.
+    const e = referenced(
+      { g: normals(11, 60, 0.5, 0.6), d: normals(12, 60, 0.2, 0.1) },
+      { g: normals(13, 60, 0.3, 0.6), d: normals(14, 60, 0, 0.1) },
+    );
+    const r = heldoutOutrunsPublic(e);
+    const f = r.figures as Record<string, number>;
+    expect(f['bits_per_byte.outrun']).toBeLessThan(f['bits_per_byte.bound']); // the incumbent control alone passes it
+    expect(f['bits_per_byte.reference.outrun']).toBeGreaterThan(f['bits_per_byte.reference.bound']);
+    expect(f['bits_per_byte.reference.heldoutN']).toBe(60);
+    expect(r.passed).toBe(false);
+    expect(r.reason).toMatch(
+      /held-out bits_per_byte improves over the mean of 3 seed rerun\(s\) by 0\.\d+, public by -?0\.\d+: held-out outruns public by 0\.\d+ \(bound 3σ/,
+    );
+    expect(runGate(e)).toMatchObject({ promote: false, rule: 'heldoutOutrunsPublic' });
+    // Without the reruns' public scores the reference control is not measured, and the leak goes through.
+    delete e.integrity!.means![0].referencePublic;
+    expect(heldoutOutrunsPublic(e).passed).toBe(true);
+    expect(heldoutOutrunsPublic(e).figures['bits_per_byte.reference.outrun']).toBeUndefined();
+  });
+
+  test('passes honest candidates against both controls (false alarms over 400 seeds)', () => {
+    let alarms = 0;
+    for (let seed = 1; seed <= 400; seed++) {
+      const e = referenced(
+        { g: normals(seed, 60, 0.3, 0.6), d: normals(1000 + seed, 60, 0.05, 0.1) },
+        { g: normals(2000 + seed, 60, 0.3, 0.6), d: normals(3000 + seed, 60, 0.05, 0.1) },
+      );
+      if (!heldoutOutrunsPublic(e).passed) alarms++;
+    }
+    expect(alarms).toBeLessThanOrEqual(6); // two one-sided 3σ tests: ≈ 0.27% expected, at most 1.5% here
+  });
+
+  test('a held-out item the reruns did not all score is left out of the reference control, not guessed', () => {
+    const e = referenced(
+      { g: normals(21, 20, 0.3, 0.2), d: normals(22, 20, 0, 0.1) },
+      { g: normals(23, 20, 0.3, 0.2), d: normals(24, 20, 0, 0.1) },
+    );
+    delete e.items.bits_per_byte![0].reference;
+    const f = heldoutOutrunsPublic(e).figures;
+    expect(f['bits_per_byte.reference.heldoutN']).toBe(19);
+    expect(f['bits_per_byte.heldoutN']).toBe(20);
+  });
+});
+
 describe('held-out canaries', () => {
   const a = buildHeldoutCanaries(7, 'digest-a');
 
