@@ -5,12 +5,18 @@ import path from 'node:path';
 import { writeArithmeticFiles } from '../../tasks/arithmetic/generate';
 import { resolveConfig } from '../../core/config';
 import type { Session } from '../../cli/session';
+import type { SplitSizes } from '../../tasks/arithmetic/split';
 import type { BenchStack } from './bench-stack';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
 
-export function addArithmeticTask(stack: BenchStack, seed: number, log: (line: string) => void = () => undefined): NodeJS.ProcessEnv {
-  const files = writeArithmeticFiles(path.join(stack.home, 'arithmetic'), seed);
+export function addArithmeticTask(
+  stack: BenchStack,
+  seed: number,
+  log: (line: string) => void = () => undefined,
+  sizes: SplitSizes = {},
+): NodeJS.ProcessEnv {
+  const files = writeArithmeticFiles(path.join(stack.home, 'arithmetic'), seed, sizes);
   const env = {
     ...process.env,
     FLYWHEEL_HOME: stack.home,

@@ -11,6 +11,12 @@ export interface SplitSizes {
   publicPerCategory?: number;
   /** Held-out eval problems per category (enough that the gate can tell a gain of a few points from noise). @default 150 */
   heldoutPerCategory?: number;
+  /**
+   * Share of the training problems that carry, when set: a first dataset that lacks what users ask most (the outer
+   * loop's ablation, bench/outer-ablation.ts). The eval problems and the users' pool do not change. @default unset
+   * (training problems drawn as they come: about 64 % carry)
+   */
+  trainCarryShare?: number;
 }
 
 export interface ArithmeticSplit {
@@ -23,7 +29,11 @@ export interface ArithmeticSplit {
   userPool: Problem[];
 }
 
-export const DEFAULT_SPLIT_SIZES: Required<SplitSizes> = { train: 3000, publicPerCategory: 100, heldoutPerCategory: 150 };
+export const DEFAULT_SPLIT_SIZES: Required<Omit<SplitSizes, 'trainCarryShare'>> = {
+  train: 3000,
+  publicPerCategory: 100,
+  heldoutPerCategory: 150,
+};
 
 /** Every problem in a seeded order (Fisher-Yates over the fixed order of allProblems). */
 function shuffled(seed: number): Problem[] {
@@ -56,5 +66,16 @@ export function splitProblems(seed: number, sizes: SplitSizes = {}): ArithmeticS
   const twins = pub.map((p) => take(categoryOf(p), 1, (t) => t.a !== p.a && t.b !== p.b && answerOf(t) !== answerOf(p))[0]);
   const rest = order.filter((p) => !used.has(keyOf(p)));
   if (rest.length < s.train) throw new RangeError(`splitProblems: ${rest.length} problems left for training, ${s.train} asked`);
-  return { train: rest.slice(0, s.train), public: pub, heldout, twins, userPool: rest };
+  return { train: trainingProblems(rest, s.train, sizes.trainCarryShare), public: pub, heldout, twins, userPool: rest };
+}
+
+/** The first `n` of `rest`, or, with `carryShare`, the first round(n × share) that carry and the first of the rest that do not. */
+function trainingProblems(rest: Problem[], n: number, carryShare: number | undefined): Problem[] {
+  if (carryShare === undefined) return rest.slice(0, n);
+  if (!(carryShare >= 0 && carryShare <= 1)) throw new RangeError(`splitProblems: trainCarryShare must be in [0, 1], not ${carryShare}`);
+  const carrying = Math.round(n * carryShare);
+  const want: Record<Category, number> = { carry: carrying, 'no-carry': n - carrying };
+  const out = rest.filter((p) => want[categoryOf(p)]-- > 0);
+  if (out.length < n) throw new RangeError(`splitProblems: ${out.length} problems at a carry share of ${carryShare}, ${n} asked`);
+  return out;
 }
