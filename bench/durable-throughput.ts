@@ -13,7 +13,7 @@ import { experiments } from '../db/schema';
 import { ensureDatabase } from '../db/embedded-server';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { fixtureSpec } from '../test/helpers/specs';
-import { startBenchStack, type BenchStack } from './lib/bench-stack';
+import { dropDatabase, startBenchStack, type BenchStack } from './lib/bench-stack';
 
 const VENV = path.join(os.tmpdir(), 'flywheel-bench-optuna-venv');
 const PEER = path.join(__dirname, 'lib', 'optuna-peer.py');
@@ -93,8 +93,10 @@ async function main(): Promise<void> {
   }
   const py = optunaPython();
   const stack = await startBenchStack(55495, { databaseUrl: process.env.DATABASE_URL });
+  // A database of this run's own, dropped at the end: Optuna's study names are unique per storage.
+  const optunaName = `optuna_bench_${Date.now().toString(36)}`;
   try {
-    const optunaDb = await ensureDatabase(stack.databaseUrl, 'optuna');
+    const optunaDb = await ensureDatabase(stack.databaseUrl, optunaName);
     const storage = optunaDb.replace(/^postgres(ql)?:\/\//, 'postgresql+psycopg2://');
     console.log(
       `durable no-op throughput, ${n} per case, ${os.cpus().length} CPUs, PostgreSQL ${process.env.DATABASE_URL ? 'from DATABASE_URL' : 'embedded'}`,
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
     console.log('\nflywheel_loop: the inner loop start to result (set-up, baseline and held-out scoring of the winner included)');
     console.log('each Flywheel experiment also starts a predict process and grades its public split; an Optuna trial does neither');
   } finally {
+    await dropDatabase(stack.databaseUrl, optunaName);
     await stack.stop();
     if (fs.existsSync(VENV)) console.log(`(optuna venv kept at ${VENV})`);
   }

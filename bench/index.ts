@@ -9,6 +9,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'orchestration-overhead.ts',
     measures: "an experiment's orchestration and its slot wait, apart, beside a peer making the same activity calls as no-ops",
   },
+  'dispatch-latency': {
+    file: 'dispatch-latency.ts',
+    measures: "activity and workflow-task dispatch on the dev server with Flywheel's dynamic configuration beside the server's defaults",
+  },
   'durable-throughput': {
     file: 'durable-throughput.ts',
     measures: 'durable no-op experiments/s at parallelism 1 and 8 beside Optuna on the same PostgreSQL',

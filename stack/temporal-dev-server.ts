@@ -19,6 +19,17 @@ import { awaitTemporalReady } from './temporal-ready';
  */
 export const DEFAULT_SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
 
+/**
+ * The server's dynamic configuration. Every activity task, workflow task and child start leaves the history service
+ * as a transfer task, read by each shard's transfer-queue reader, which polls at most
+ * `history.transferProcessorMaxPollRPS` times a second (default 20): a task written within 50 ms of the reader's last
+ * poll waits for the next one. An experiment's steps come back to back, so each waited 40-45 ms
+ * (bench/dispatch-latency.ts: activity dispatch 43 ms median with the default, 2 ms with 1000). The limit bounds the
+ * reader's polls of its queue, only when there are tasks to read; a dev server's one shard and SQLite file have room
+ * for them.
+ */
+export const DEFAULT_DYNAMIC_CONFIG: Record<string, string | number> = { 'history.transferProcessorMaxPollRPS': 1000 };
+
 export interface TemporalDevServerOptions {
   /** FLYWHEEL_HOME: the SQLite file and the server log live under it. */
   home: string;
@@ -36,6 +47,8 @@ export interface TemporalDevServerOptions {
   dbFile?: string | 'memory';
   /** `--sqlite-pragma` values; [] for SQLite's defaults. @default DEFAULT_SQLITE_PRAGMAS */
   sqlitePragmas?: string[];
+  /** `--dynamic-config-value` settings; {} for the server's defaults. @default DEFAULT_DYNAMIC_CONFIG */
+  dynamicConfig?: Record<string, string | number>;
   /** @default ALL_SEARCH_ATTRIBUTES */
   searchAttributes?: readonly SearchAttributeKey<SearchAttributeType>[];
   /** @default 60000 */
@@ -72,6 +85,8 @@ export function devServerArgs(opts: TemporalDevServerOptions): string[] {
   if (opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
   args.push('--log-level', 'warn');
+  for (const [k, v] of Object.entries(opts.dynamicConfig ?? DEFAULT_DYNAMIC_CONFIG))
+    args.push('--dynamic-config-value', `${k}=${JSON.stringify(v)}`);
   if (ns !== 'default') args.push('--namespace', ns);
   for (const k of opts.searchAttributes ?? ALL_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${k.name}=${cliTypeName(k.type)}`);
   // The pragmas tune the file's journal; an in-memory database has none.

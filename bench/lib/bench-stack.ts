@@ -83,7 +83,7 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
 }
 
 /** Drops a bench's own database on a server it does not own. */
-async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   const c = new PgClient({ connectionString: serverUrl });
   await c.connect();
   try {
