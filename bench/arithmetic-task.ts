@@ -17,6 +17,7 @@ import { productionCheckpointOf } from '../services/production-model';
 import type { InnerLoopResult } from '../contracts/inner-loop';
 import { runOuterDemo } from '../cli/outer-demo';
 import { pickMetrics } from '../cli/task-demo';
+import { loadAverage } from './lib/load-average';
 
 async function main(): Promise<void> {
   const [iterations, seed, events] = [3, 1, 150].map((d, i) => Number(process.argv[2 + i] ?? d));
@@ -24,12 +25,7 @@ async function main(): Promise<void> {
   const since = () => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
   const stack = await startBenchStack(55493);
   try {
-    console.log(
-      `arithmetic task, seed ${seed}: ${os.cpus().length} cores, load ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}`,
-    );
+    console.log(`arithmetic task, seed ${seed}: ${os.cpus().length} cores, load ${loadAverage()}`);
     const env = addArithmeticTask(stack, seed, (l) => console.log(l));
     const raw = parse(fs.readFileSync(exampleTask('arithmetic').spec, 'utf8')) as { innerLoop: { seed: number } };
     raw.innerLoop.seed = seed;

@@ -14,6 +14,7 @@ import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/em
 import { applyMigrations } from '../db/migrate';
 import { registerDataset } from '../services/datasets/register-dataset';
 import { freePort } from '../test/helpers/ports';
+import { loadAverage } from './lib/load-average';
 
 interface ChildResult {
   seconds: number;
@@ -104,10 +105,7 @@ async function main(): Promise<void> {
 
     const mib = (b: number) => (b / (1 << 20)).toFixed(0);
     console.log(
-      `dataset add: ${n.toLocaleString('en')} lines, ${mib(bytes)} MiB (${os.cpus().length} CPUs, load ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}, PostgreSQL ${pg ? 'embedded' : 'DATABASE_URL'})`,
+      `dataset add: ${n.toLocaleString('en')} lines, ${mib(bytes)} MiB (${os.cpus().length} CPUs, load ${loadAverage()}, PostgreSQL ${pg ? 'embedded' : 'DATABASE_URL'})`,
     );
     console.log('what                                  seconds    lines/s   peak RSS MiB');
     const row = (what: string, r: ChildResult) =>

@@ -8,18 +8,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { DEFAULT_DYNAMIC_CONFIG, startTemporalDevServer } from '../stack/temporal-dev-server';
 import { freePort } from '../test/helpers/ports';
 import { quantile } from './lib/bench-stack';
-import { activitySpans } from './lib/history-timeline';
+import { activitySpans, ms } from './lib/history-timeline';
 import type { RoundTripActivities, RoundTripCall, roundTrips } from './lib/round-trip-workflow';
-
-type Event = temporal.api.history.v1.IHistoryEvent;
+import { loadAverage } from './lib/load-average';
 
 const WARMUP = 3;
-const ms = (e: Event) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
 
 interface Figures {
   activity: number[];
@@ -59,7 +56,7 @@ async function measure(dynamicConfig: Record<string, string | number>, n: number
       for (const e of events) {
         if (e.workflowTaskScheduledEventAttributes) scheduled.set(Number(e.eventId), ms(e));
         const st = e.workflowTaskStartedEventAttributes;
-        if (st) figures.workflowTask.push(ms(e) - scheduled.get(Number(e.eventId) - 1)!);
+        if (st) figures.workflowTask.push(ms(e) - scheduled.get(Number(st.scheduledEventId))!);
       }
       figures.wall.push(ms(events[events.length - 1]) - ms(events[0]));
     }
@@ -79,13 +76,8 @@ async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 40);
   const sleepMs = Number(process.argv[3] ?? 30);
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const load = () =>
-    os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ');
   console.log(`dispatch latency: ${n} workflows one after another, 2 activities each on other task queues, sleeping ${sleepMs} ms; ms`);
-  console.log(`load average at the start: ${load()}`);
+  console.log(`load average at the start: ${loadAverage()}`);
   const cases: [string, Record<string, string | number>][] = [
     [
       `Flywheel's (${Object.entries(DEFAULT_DYNAMIC_CONFIG)
@@ -104,7 +96,7 @@ async function main(): Promise<void> {
     console.log(`${label.padEnd(72)}   ${fmt(results[i].activity)}   ${fmt(results[i].workflowTask)} ${fmt(results[i].wall)}`),
   );
   const ratio = quantile(results[1].wall, 0.5) / quantile(results[0].wall, 0.5);
-  console.log(`\nwall time per workflow, peer / Flywheel's: ${ratio.toFixed(2)}x; load average at the end: ${load()}`);
+  console.log(`\nwall time per workflow, peer / Flywheel's: ${ratio.toFixed(2)}x; load average at the end: ${loadAverage()}`);
 }
 
 main().catch((e) => {

@@ -14,14 +14,10 @@ import { ensureDatabase } from '../db/embedded-server';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { fixtureSpec } from '../test/helpers/specs';
 import { dropDatabase, startBenchStack, type BenchStack } from './lib/bench-stack';
+import { loadAverage } from './lib/load-average';
 
 const VENV = path.join(os.tmpdir(), 'flywheel-bench-optuna-venv');
 const PEER = path.join(__dirname, 'lib', 'optuna-peer.py');
-const load = () =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 
 /** The venv's python, installing Optuna and the PostgreSQL driver into it the first time. */
 function optunaPython(): string {
@@ -87,8 +83,8 @@ async function flywheelRate(stack: BenchStack, name: string, n: number, parallel
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 100);
-  if (!Number.isInteger(n) || n < 2) {
-    console.error('usage: bench/durable-throughput.ts [N]: N an integer of at least 2');
+  if (!Number.isInteger(n) || n < 8) {
+    console.error('usage: bench/durable-throughput.ts [N]: N an integer of at least 8 (the widest case runs 8 at once)');
     process.exit(2);
   }
   const py = optunaPython();
@@ -109,7 +105,7 @@ async function main(): Promise<void> {
       const spawn = optunaRate(py, storage, `tp-${parallel}-node`, n, parallel, true);
       console.log(
         `${String(parallel).padStart(8)} ${fw.loop.toFixed(2).padStart(16)} ${fw.steady.toFixed(2).padStart(18)} ${bare.toFixed(1).padStart(9)} ` +
-          `${spawn.toFixed(1).padStart(14)} ${(fw.steady / bare).toFixed(3).padStart(14)} ${(fw.steady / spawn).toFixed(3).padStart(19)}  ${load()}`,
+          `${spawn.toFixed(1).padStart(14)} ${(fw.steady / bare).toFixed(3).padStart(14)} ${(fw.steady / spawn).toFixed(3).padStart(19)}  ${loadAverage()}`,
       );
     }
     console.log('\nflywheel_loop: the inner loop start to result (set-up, baseline and held-out scoring of the winner included)');

@@ -18,16 +18,12 @@ import { mean } from '../core/gate/paired-test';
 import { trainCheckpoint } from '../test/helpers/charlm-checkpoint';
 import { plantedCheats } from '../test/helpers/planted-cheats';
 import { freePort } from '../test/helpers/ports';
+import { loadAverage } from './lib/load-average';
 
 async function main(): Promise<void> {
   const [seeds, incSteps, honestSteps] = [20, 100, 300].map((d, i) => Number(process.argv[2 + i] ?? d));
-  const load = () =>
-    os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ');
   console.log(
-    `gate noise: ${seeds} seeds, incumbent and null ${incSteps} steps, honest ${honestSteps} steps, k = 3 reruns; ${os.cpus().length} cores, load ${load()}`,
+    `gate noise: ${seeds} seeds, incumbent and null ${incSteps} steps, honest ${honestSteps} steps, k = 3 reruns; ${os.cpus().length} cores, load ${loadAverage()}`,
   );
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-gate-noise-'));
   fs.chmodSync(home, 0o755);
@@ -65,7 +61,7 @@ async function main(): Promise<void> {
             noise: (row.figures as { noise?: NoiseSummary }).noise,
           });
         }
-      if (s % 5 === 0) console.log(`  ${s} seeds (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${load()})`);
+      if (s % 5 === 0) console.log(`  ${s} seeds (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${loadAverage()})`);
     }
     const rate = (rows: Row[], promoted: boolean) => {
       const hits = rows.filter((r) => r.promote === promoted);
@@ -88,7 +84,7 @@ async function main(): Promise<void> {
         `| ${kind} | ${avg(rows, (n) => n.delta)} | ${avg(rows, (n) => n.sigmaSeed)} | ${avg(rows, (n) => n.sigmaItems)} | ${avg(rows, (n) => n.sigma)} | ${avg(rows, (n) => (n.sigma > 0 ? n.delta / n.sigma : 0))} |`,
       );
     }
-    console.log(`\n${((Date.now() - t0) / 1000).toFixed(0)} s in all; load at the end ${load()}`);
+    console.log(`\n${((Date.now() - t0) / 1000).toFixed(0)} s in all; load at the end ${loadAverage()}`);
   } finally {
     await dbh.close();
     await pg.stop();

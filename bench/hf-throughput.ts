@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { resolveConfig } from '../core/config';
 import type { MetricLine, RunJson } from '../core/job-contract';
 import { hfEnvReady, hfPython } from '../stack/hf-env';
+import { loadAverage } from './lib/load-average';
 
 const REPO = path.join(__dirname, '..');
 const MAIN = path.join(REPO, 'trainers', 'hf', 'main.py');
@@ -116,12 +117,7 @@ function main(): void {
     console.log(
       `hf trainer ${mean(a).toFixed(0)} tokens/s vs bare TRL ${mean(b).toFixed(0)} tokens/s: ratio ${(mean(a) / mean(b)).toFixed(3)} (target >= 0.95)`,
     );
-    console.log(
-      `load average ${os
-        .loadavg()
-        .map((x) => x.toFixed(2))
-        .join(' ')} on ${os.cpus().length} cores`,
-    );
+    console.log(`load average ${loadAverage()} on ${os.cpus().length} cores`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -10,9 +10,10 @@
 // model, overall and per category, per arm and iteration (mean ± sd over seeds), then which arm differences are
 // above noise: |Δ| > 2σ, σ = √(sd_a²/n + sd_b²/n) over the n seeds (seed spread only; n = 3 makes σ rough).
 // The base dataset is 1800 training sums with CARRY_SHARE of them carrying (default 0.1; the task's own draw is about
-// 0.64, and its pool holds about 1930 sums that do not carry, so 1800 is the most a share of 0.1 can fill): a first dataset that lacks what most users ask (three in four care about sums that carry), the
-// case the outer loop exists for. CARRY_SHARE "natural" keeps the task's own draw (where the model saturates after
-// the bootstrap and no arm can gain: the earlier figures in docs/outer-loop.md).
+// 0.64, and its pool holds about 1930 sums that do not carry, so 1800 is the most a share of 0.1 can fill): a first
+// dataset that lacks what most users ask (three in four care about sums that carry), the case the outer loop exists
+// for. CARRY_SHARE "natural" keeps the task's own draw (where the model saturates after the bootstrap and no arm can
+// gain: the earlier figures in docs/outer-loop.md).
 // Run: node bin/run-ts.js bench/outer-ablation.ts [ITERATIONS] [SEEDS] [USER_EVENTS] [STEPS] [CARRY_SHARE]
 //      (defaults 3, 3, 300, 1000, 0.1)
 import fs from 'node:fs';
@@ -29,6 +30,7 @@ import { mean, sampleVariance } from '../core/gate/paired-test';
 import { runOuterDemo } from '../cli/outer-demo';
 import { pickMetrics } from '../cli/task-demo';
 import { sql } from 'drizzle-orm';
+import { loadAverage } from './lib/load-average';
 
 const ARMS: Record<string, string[]> = { critique: ['reference', 'revision', 'critique'], reference: ['reference'], none: [] };
 /** One configuration for every arm and iteration (a good corner of the task's space, docs/tasks.md). */
@@ -47,13 +49,8 @@ async function main(): Promise<void> {
   const t0 = Date.now();
   const since = () => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
   const stack = await startBenchStack(55497);
-  const load = () =>
-    os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ');
   try {
-    console.log(`outer-loop ablation on the arithmetic task: ${os.cpus().length} cores, load ${load()}`);
+    console.log(`outer-loop ablation on the arithmetic task: ${os.cpus().length} cores, load ${loadAverage()}`);
     console.log(
       `settings: ${iterations} outer iterations after the bootstrap, seeds 1..${seeds}, ${events} user events per iteration; ` +
         `every iteration trains 1 experiment of ${steps} steps (batch 64) at ${JSON.stringify(PINNED)}, warm-started from production; ` +
@@ -105,7 +102,7 @@ async function main(): Promise<void> {
           ((results[arm] ??= [])[i] ??= [])[seed - 1] = production ? await heldoutMetricsOf(stack.db.db, production) : undefined;
           (status[arm] ??= []).push(`s${seed}i${i}:${it.status[0]}`);
         }
-        console.log(`seed ${seed}, arm ${arm}: done (${since()}, load ${load()})`);
+        console.log(`seed ${seed}, arm ${arm}: done (${since()}, load ${loadAverage()})`);
       }
     }
 
@@ -162,7 +159,7 @@ async function main(): Promise<void> {
         .map(([a, s]) => `${a}: ${s.join(' ')}`)
         .join('; ')}`,
     );
-    console.log(`load at the end: ${load()}`);
+    console.log(`load at the end: ${loadAverage()}`);
   } finally {
     await stack.stop();
   }

@@ -13,6 +13,7 @@ import { startDashboard } from '../server/dashboard/server';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { fixtureSpec } from '../test/helpers/specs';
 import { quantile, startBenchStack, type BenchStack } from './lib/bench-stack';
+import { loadAverage } from './lib/load-average';
 
 /** Temporal's per-execution limits (the server's defaults: history count and size error limits, blob size). */
 const LIMITS = { events: 51_200, historyBytes: 50 * 1024 * 1024, payloadBytes: 2 * 1024 * 1024 };
@@ -21,11 +22,6 @@ const SAMPLE_EVERY_MS = 10_000;
 /** Experiment histories read for the size table: they all take the same path, so a sample shows their spread. */
 const EXPERIMENT_SAMPLE = 100;
 
-const load = () =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 const mib = (b: number) => (b / 1024 / 1024).toFixed(1);
 
 interface HistorySize {
@@ -91,7 +87,7 @@ async function pageTimes(stack: BenchStack, campaign: string, loop: string, tota
       ['loop charts (json)', `/loops/${l}/charts.json`],
       ['experiment', `/experiments/${encodeURIComponent(`${loop}/e7`)}`],
     ];
-    console.log(`\ndashboard on the finished campaign: median and p95 of ${loops} loads (load ${load()})`);
+    console.log(`\ndashboard on the finished campaign: median and p95 of ${loops} loads (load ${loadAverage()})`);
     for (const [name, p] of pages) {
       const times: number[] = [];
       for (let i = 0; i < loops + 1; i++) {
@@ -135,7 +131,7 @@ async function main(): Promise<void> {
   try {
     console.log(
       `scale: ${nCampaigns} campaign(s) x ${each} no-op experiments, ${parallel} at once in each; ${os.cpus().length} CPUs; ` +
-        `PostgreSQL ${process.env.DATABASE_URL ? 'from DATABASE_URL' : 'embedded'}; load ${load()}`,
+        `PostgreSQL ${process.env.DATABASE_URL ? 'from DATABASE_URL' : 'embedded'}; load ${loadAverage()}`,
     );
     const t0 = performance.now();
     const loops = await Promise.all(
@@ -179,7 +175,7 @@ async function main(): Promise<void> {
       const m = process.memoryUsage();
       peakRss = Math.max(peakRss, m.rss);
       console.log(
-        `${t.toFixed(0).padStart(6)} ${String(n).padStart(6)} ${((n - prev.n) / (t - prev.t)).toFixed(2).padStart(14)} ${(n / t).toFixed(2).padStart(12)} ${mib(m.rss).padStart(8)} ${mib(m.heapUsed).padStart(9)}  ${load()}`,
+        `${t.toFixed(0).padStart(6)} ${String(n).padStart(6)} ${((n - prev.n) / (t - prev.t)).toFixed(2).padStart(14)} ${(n / t).toFixed(2).padStart(12)} ${mib(m.rss).padStart(8)} ${mib(m.heapUsed).padStart(9)}  ${loadAverage()}`,
       );
       prev = { t, n };
     }
@@ -187,7 +183,7 @@ async function main(): Promise<void> {
     const wall = (performance.now() - t0) / 1000;
     const ran = results.reduce((a, r) => a + r.experiments, 0);
     console.log(
-      `\n${ran} experiments in ${wall.toFixed(0)} s: ${(ran / wall).toFixed(2)}/s; peak rss ${mib(peakRss)} MiB; stopped by ${[...new Set(results.map((r) => r.stoppedBy))].join(', ')}; load ${load()}`,
+      `\n${ran} experiments in ${wall.toFixed(0)} s: ${(ran / wall).toFixed(2)}/s; peak rss ${mib(peakRss)} MiB; stopped by ${[...new Set(results.map((r) => r.stoppedBy))].join(', ')}; load ${loadAverage()}`,
     );
 
     console.log('\nworkflow histories against Temporal limits (the worst of each group)');

@@ -24,7 +24,7 @@ export const DEFAULT_SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal']
  * as a transfer task, read by each shard's transfer-queue reader, which polls at most
  * `history.transferProcessorMaxPollRPS` times a second (default 20): a task written within 50 ms of the reader's last
  * poll waits for the next one. An experiment's steps come back to back, so each waited 40-45 ms
- * (bench/dispatch-latency.ts: activity dispatch 43 ms median with the default, 2 ms with 1000). The limit bounds the
+ * (bench/dispatch-latency.ts: activity dispatch 42 ms median with the default, 2 ms with 1000). The limit bounds the
  * reader's polls of its queue, only when there are tasks to read; a dev server's one shard and SQLite file have room
  * for them.
  */

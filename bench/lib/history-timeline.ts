@@ -5,7 +5,8 @@ import type { temporal } from '@temporalio/proto';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
-const ms = (e: Event) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+/** An event's time, epoch ms. */
+export const ms = (e: Event) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
 
 export interface Timeline {
   totalMs: number;
