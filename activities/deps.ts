@@ -5,6 +5,7 @@ import type { AgentEnv } from '../agents/openai-client';
 import { backendFor } from '../backends';
 import type { Db } from '../db/client';
 import { campaignResolver, type CampaignResolver } from '../services/campaigns/campaign-resolver';
+import type { PredictServers } from './eval/predict-servers';
 
 /** The time, in epoch milliseconds, for the decisions an activity takes on it (deadlines) and the times it records. */
 export interface Clock {
@@ -48,6 +49,11 @@ export interface ActivityDeps {
    * change). Activities ask it through `campaignsOf(deps)`. @default one resolver per `db` for the whole process
    */
   campaigns?: CampaignResolver;
+  /**
+   * The eval worker's warm predict servers (activities/eval/predict-servers.ts), for trainers that speak
+   * `predict --serve`; tests hand in a pool of their own to see it and close it. @default one pool for the whole process
+   */
+  predictServers?: PredictServers;
 }
 
 const resolvers = new WeakMap<Db, CampaignResolver>();

@@ -1,6 +1,8 @@
 // The training-job contract shared by every trainer and every backend (see DESIGN.md).
 // `train --run-dir DIR` reads DIR/run.json, appends DIR/metrics.jsonl, writes DIR/checkpoints/manifest.json.
 // `predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl` answers eval prompts from a frozen checkpoint.
+// `predict --serve` (a trainer whose spec sets `trainer.warmPredict`) does the same for one request a line on stdin
+// until stdin ends, so the eval worker starts it once and scores many public splits through it (PredictRequest).
 // Before an inner loop writes anything, the training worker checks that the trainer can start (checkTrainer): its
 // program resolves on the worker's PATH, an interpreter's script exists, the sandbox can be made. Nothing is run.
 
@@ -89,6 +91,28 @@ export interface Prediction {
  * trainers/hf; read by Flywheel's own scorer (formats/hf/) and the completion server, never by code the trainee wrote.
  */
 export const HF_CAUSAL_LM_FORMAT = 'hf-causal-lm-v1';
+
+/**
+ * One line on a warm `predict --serve`'s stdin: do what `predict --checkpoint <checkpoint> --prompts <prompts> --out
+ * <out>` does, then answer with one PredictReply line on stdout. Requests come one at a time: the next is sent only
+ * after the reply. Stdin's end means exit. A stdout line that is not the reply to the request in flight is ignored
+ * (a library's stray print does not break the protocol).
+ */
+export interface PredictRequest {
+  /** Echoed in the reply. */
+  id: string;
+  /** A checkpoint file or folder, read-only. */
+  checkpoint: string;
+  prompts: string;
+  out: string;
+}
+
+/** The answer to one PredictRequest: `ok`, or the one-line reason it failed (the server keeps serving). */
+export interface PredictReply {
+  id: string;
+  ok: boolean;
+  error?: string;
+}
 
 export const RUN_JSON = 'run.json';
 export const METRICS_FILE = 'metrics.jsonl';

@@ -75,6 +75,14 @@ const trainerSchema = z.strictObject({
    * unsandboxed. @default false
    */
   unsandboxed: z.boolean().default(false),
+  /**
+   * Whether `predict` speaks the warm protocol (`predict --serve`, core/job-contract.ts `PredictRequest`): the eval
+   * worker then starts it once per campaign, in the same sandbox, and sends it every public split to answer instead of
+   * starting a process per checkpoint. Held-out and probe prompts always go to a fresh process that answers nothing
+   * else (docs/backends.md "Warm predict"). The built-in and `hf` trainers speak it. @default true for `builtin` and
+   * `hf`, false for a command of one's own
+   */
+  warmPredict: z.boolean().optional(),
 });
 
 /** What each training job asks Slurm for (`backend.kind: slurm`). Unset fields take the cluster's defaults. */

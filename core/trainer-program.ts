@@ -57,3 +57,11 @@ export function lossScoredFor(command: TrainerCommandSpec): 'yes' | 'no' | 'unkn
   if (command === 'builtin' || command === 'hf') return 'yes';
   return command.some((a) => path.resolve(a) === TORCH_TRAINER) ? 'no' : 'unknown';
 }
+
+/**
+ * Whether the trainer's `predict` speaks `predict --serve` (core/job-contract.ts PredictRequest): `trainer.warmPredict`
+ * as the spec says, else yes for Flywheel's own trainers (`builtin`, `hf`) and no for a command of one's own.
+ */
+export function warmPredictOf(trainer: { command: TrainerCommandSpec; warmPredict?: boolean }): boolean {
+  return trainer.warmPredict ?? (trainer.command === 'builtin' || trainer.command === 'hf');
+}

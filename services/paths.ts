@@ -20,3 +20,14 @@ export function predictScratchRoot(): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
 }
+
+/**
+ * Warm predict servers' inboxes (activities/eval/predict-server.ts): the checkpoints each is asked about, hard-linked
+ * in and bound read-only into its sandbox. Under FLYWHEEL_HOME, on the runs' filesystem, so the links cost no copy;
+ * never a prompt (public or held-out): those live in the predict scratch.
+ */
+export function predictInboxRoot(home: string): string {
+  const dir = path.join(home, 'predict-inbox');
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}

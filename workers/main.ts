@@ -8,6 +8,7 @@ import { temporalConnectionOptions } from '../temporal/temporal-connection';
 import { createWorker, workerIdentity } from './create-worker';
 import { workflowLiveness, workflowStatus } from './workflow-liveness';
 import { UsageError } from '../core/errors';
+import { PredictServers } from '../activities/eval/predict-servers';
 
 export class DatabaseUrlMissingError extends UsageError {}
 
@@ -33,6 +34,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   installRuntime();
   const db = openDb(config.databaseUrl!);
   let connection: NativeConnection | undefined;
+  const predictServers = new PredictServers();
   const signals = opts.stopSignals ?? ['SIGINT', 'SIGTERM'];
   let stop = (): void => undefined;
   try {
@@ -46,6 +48,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
         home: config.home,
         isWorkflowRunning: workflowLiveness(connection, config.namespace),
         workflowStatus: workflowStatus(connection, config.namespace),
+        predictServers,
       },
       workflowBundlePath: opts.workflowBundlePath,
     });
@@ -61,6 +64,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   } finally {
     for (const s of signals) process.off(s, stop);
     process.off('disconnect', stop);
+    predictServers.close();
     await connection?.close().catch(() => undefined);
     await db.close().catch(() => undefined);
   }

@@ -28,7 +28,7 @@ export async function runPredict(opts: PredictOptions): Promise<Map<string, stri
   try {
     const promptsFile = path.join(workDir, 'prompts.jsonl');
     const outFile = path.join(workDir, 'predictions.jsonl');
-    fs.writeFileSync(promptsFile, opts.prompts.map((p) => JSON.stringify(p)).join('\n') + '\n');
+    writePrompts(promptsFile, opts.prompts);
     const args = ['--checkpoint', opts.checkpointFile, '--prompts', promptsFile, '--out', outFile];
     const [cmd, ...rest] = isolatedEntry(opts.trainer, 'predict', args, {
       cwd: workDir,
@@ -55,6 +55,11 @@ export async function runPredict(opts: PredictOptions): Promise<Map<string, stri
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** The prompts file predict reads: one PredictPrompt a line. */
+export function writePrompts(file: string, prompts: PredictPrompt[]): void {
+  fs.writeFileSync(file, prompts.map((p) => JSON.stringify(p)).join('\n') + '\n');
 }
 
 export function readPredictions(file: string, prompts: PredictPrompt[]): Map<string, string> {

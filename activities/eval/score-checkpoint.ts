@@ -17,7 +17,7 @@ import { gradeItem, type GradeContext } from './graders/grade-item';
 import { readHeldoutItems } from './heldout-items';
 import { lossScorerFor } from './loss-scorers';
 import { mapLimit } from './map-limit';
-import { runPredict } from './run-predict';
+import { answerPrompts } from './answer-prompts';
 import type { ScoreCheckpointInput, ScoreResult } from '../../contracts/eval';
 
 export { OUTPUT_BUDGET } from '../../core/eval-suite/predict-budget';
@@ -63,14 +63,12 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const heldoutCanaryHits: string[] = [];
   const graded = items.filter((i) => i.grader !== 'bits_per_byte');
   if (graded.length > 0) {
-    const predictions = await runPredict({
+    const predictions = await answerPrompts(deps, {
+      campaignId: exp.campaignId,
+      split: input.split,
       trainer: trainerSetupOf(spec, deps.home),
-      checkpointFile: ckpt.path,
-      prompts: graded.map((i) => ({
-        id: i.id,
-        prompt: i.prompt,
-        maxBytes: predictBudgetOf(i),
-      })),
+      checkpoint: ckpt.path,
+      prompts: graded.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: predictBudgetOf(i) })),
       signal: Context.current().cancellationSignal,
     });
     const ctx: GradeContext = { rubrics: settings.rubrics ?? {}, judge: hasEndpoint(process.env) ? openAiClient(process.env) : undefined };

@@ -11,7 +11,7 @@ import { HF_SETUP_HINT, HF_TRAINER_CODE, REPO, hfPython, interpreterHome, traine
 
 /** The spec's trainer block plus what the worker hides from it. */
 export interface TrainerSetup {
-  trainer: Pick<CampaignSpec['trainer'], 'command' | 'env' | 'passEnv' | 'readOnlyPaths' | 'network' | 'unsandboxed'>;
+  trainer: Pick<CampaignSpec['trainer'], 'command' | 'env' | 'passEnv' | 'readOnlyPaths' | 'network' | 'unsandboxed' | 'warmPredict'>;
   /** FLYWHEEL_HOME, the eval activity's predict scratch and the task's eval sources. */
   hide: string[];
   /** FLYWHEEL_HOME: where `trainer.command: hf` finds its interpreter (the hf-venv). */

@@ -7,6 +7,7 @@ import { Client as PgClient } from 'pg';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { PredictServers } from '../../activities/eval/predict-servers';
 import { QUEUE_FAMILIES, taskQueue } from '../../contracts/queues';
 import { openDb, type DbHandle } from '../../db/client';
 import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded-server';
@@ -48,7 +49,8 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
   const db = openDb(url, { max: opts.poolSize ?? 20 });
   const connection = await NativeConnection.connect({ address: env.address });
   const prefix = 'bench';
-  const activities = createActivities({ db: db.db, home });
+  const predictServers = new PredictServers();
+  const activities = createActivities({ db: db.db, home, predictServers });
   const workers = await Promise.all(
     QUEUE_FAMILIES.map((family) =>
       Worker.create({
@@ -72,6 +74,7 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
     async stop() {
       workers.forEach((w) => w.shutdown());
       await Promise.allSettled(runs);
+      predictServers.close();
       await connection.close();
       await db.close();
       await env.stop();

@@ -2,6 +2,7 @@
 // unique to the test file, with the workflow bundle built once in the global set-up.
 import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
+import { PredictServers } from '../../activities/eval/predict-servers';
 import type { Db } from '../../db/client';
 import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../contracts/queues';
 import { workflowLiveness, workflowStatus } from '../../workers/workflow-liveness';
@@ -11,6 +12,8 @@ let runtimeInstalled = false;
 
 export interface TestWorkers {
   prefix: string;
+  /** The workers' warm predict servers (closed by stop()). */
+  predictServers: PredictServers;
   stop(): Promise<void>;
 }
 
@@ -28,7 +31,9 @@ export async function startTestWorkers(opts: {
     runtimeInstalled = true;
   }
   const connection = await NativeConnection.connect({ address: opts.address ?? temporalAddress() });
+  const predictServers = new PredictServers();
   const activities = createActivities({
+    predictServers,
     db: opts.db,
     home: opts.home,
     isWorkflowRunning: workflowLiveness(connection),
@@ -50,11 +55,13 @@ export async function startTestWorkers(opts: {
   let stopped = false;
   return {
     prefix: opts.prefix,
+    predictServers,
     async stop() {
       if (stopped) return;
       stopped = true;
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(running);
+      predictServers.close();
       await connection.close();
     },
   };

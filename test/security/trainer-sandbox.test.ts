@@ -11,6 +11,7 @@ import path from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
 import { builtinCorpusSourceDirs } from '../../tasks/builtin-code/corpus';
 import { runPredict } from '../../activities/eval/run-predict';
+import { PredictServers } from '../../activities/eval/predict-servers';
 import { predictScratchRoot } from '../../services/paths';
 import { trainerSetupOf } from '../../activities/training/trainer-isolation';
 import { REPO } from '../../activities/training/trainer-command';
@@ -48,6 +49,11 @@ let world: string;
 let heldoutWindows: string[];
 const found: Record<'sandboxed' | 'unsandboxed', string[]> = { sandboxed: [], unsandboxed: [] };
 const predictFound: Record<'sandboxed' | 'unsandboxed', string> = { sandboxed: '', unsandboxed: '' };
+/** Two requests to one warm `predict --serve` of the cheat (trainer.warmPredict), and how many servers answered them. */
+const warmFound: Record<'sandboxed' | 'unsandboxed', { answers: string[]; servers: number }> = {
+  sandboxed: { answers: [], servers: 0 },
+  unsandboxed: { answers: [], servers: 0 },
+};
 const previous: Record<string, string | undefined> = {};
 
 function snoopSpec(name: string, unsandboxed: boolean): CampaignSpecInput {
@@ -127,6 +133,23 @@ async function runSnoop(mode: 'sandboxed' | 'unsandboxed'): Promise<void> {
     prompts: [{ id: item.id, prompt: item.prompt, maxBytes: 8 }],
   });
   predictFound[mode] = answers.get(item.id)!;
+  // The same cheat as a warm server: it lives across requests, so each request finds what that server can reach.
+  const servers = new PredictServers();
+  try {
+    const warm = parseSpec({
+      ...snoopSpec(campaignId, mode === 'unsandboxed'),
+      trainer: { ...snoopSpec(campaignId, mode === 'unsandboxed').trainer, warmPredict: true },
+    });
+    for (let k = 0; k < 2; k++) {
+      const a = await servers.predict(campaignId, trainerSetupOf(warm, harness.home), path.join(run.runDir, 'checkpoints', 'step-1.json'), [
+        { id: item.id, prompt: item.prompt, maxBytes: 8 },
+      ]);
+      warmFound[mode].answers.push(a.get(item.id)!);
+    }
+    warmFound[mode].servers = servers.started;
+  } finally {
+    servers.close();
+  }
 }
 
 function leaks(text: string): string[] {
@@ -204,6 +227,20 @@ describe('a trainer in the sandbox', () => {
     expect(leaks(predictFound.sandboxed)).toEqual([]);
   });
 
+  test('sandboxed, a warm predict server finds no secret and no held-out text, and cannot open its checkpoint for writing', () => {
+    const { answers, servers } = warmFound.sandboxed;
+    expect(servers).toBe(1);
+    expect(answers).toHaveLength(2);
+    const pid = (text: string) => text.split('== pid\n')[1].split('\n')[0];
+    expect(pid(answers[1])).toBe(pid(answers[0])); // one process answered both
+    for (const text of answers) {
+      expect(text).toContain('== environment');
+      expect(leaks(text)).toEqual([]);
+      expect(text).toContain('== checkpoint open for writing\nEROFS');
+    }
+    expect(predictFound.sandboxed).toContain('== checkpoint open for writing\nEROFS');
+  });
+
   test('without the sandbox the same cheat finds them: the checks above can fail', () => {
     for (const text of found.unsandboxed) {
       const leaked = leaks(text);
@@ -213,6 +250,10 @@ describe('a trainer in the sandbox', () => {
       expect(text.split('== network\n')[1].split('\n== ')[0]).toContain('connected');
     }
     expect(leaks(predictFound.unsandboxed)).toContain('stack.json');
+    for (const text of warmFound.unsandboxed.answers) {
+      expect(leaks(text)).toContain('stack.json');
+      expect(text).toContain('== checkpoint open for writing\nyes');
+    }
   });
 
   test('no file under FLYWHEEL_HOME, and no predict scratch, holds held-out or probe text after held-out was scored', async () => {

@@ -2,7 +2,8 @@
 // hf-venv's python3 on a run directory, argv as data, real transformers/TRL/peft on the CPU, a tiny Llama built from a
 // config and a tokenizer trained on the task's own text (no hub). SFT, full and LoRA, lowers the completion loss with
 // only completion tokens as targets; checkpoints are frozen folders whose digest is sha256Folder's; predict answers
-// exactly the prompts given; trust_remote_code, an unknown knob and a bad value are refused in one line.
+// exactly the prompts given, one-shot and as a warm `predict --serve`; trust_remote_code, an unknown knob and a bad
+// value are refused in one line.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,10 +13,12 @@ import { HF_CAUSAL_LM_FORMAT, type RunJson } from '../../core/job-contract';
 import { hfTestPythonPath } from '../helpers/hf-python';
 import { requires } from '../helpers/requires';
 import { makeTinyHfModel } from '../helpers/tiny-hf-model';
+import { serveRequests } from '../helpers/predict-serve';
 import {
   COLOURS,
   HF_ENV,
   TASK_TEXT,
+  HF_MAIN,
   hfPredict,
   hfProbe,
   hfTrainer,
@@ -122,6 +125,42 @@ test('SFT, full fine-tuning: the completion loss falls, frozen checkpoints are l
   const again = hfTrainer(['train', '--run-dir', dir]);
   expect(again.status).toBe(0);
   expect(readMetrics(dir)).toHaveLength(3);
+}, 600_000);
+
+test('predict --serve answers checkpoint after checkpoint as the one-shot predict does, a bad request without ending', async () => {
+  const dir = path.join(scratch, 'full');
+  const asked = COLOURS.map(([thing]) => ({ id: thing, prompt: promptOf(thing), maxBytes: 32 }));
+  const prompts = path.join(scratch, 'served-prompts.jsonl');
+  fs.writeFileSync(prompts, asked.map((p) => JSON.stringify(p)).join('\n') + '\n');
+  const out = (k: number) => path.join(scratch, `served-${k}.jsonl`);
+  const read = (file: string) =>
+    fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string; completion: string });
+  const t0 = performance.now();
+  const served = await serveRequests([hfTestPythonPath(), HF_MAIN], HF_ENV, [
+    { checkpoint: path.join(dir, 'checkpoints', 'step-150'), prompts, out: out(1) },
+    { checkpoint: path.join(scratch, 'no-such-folder'), prompts, out: out(2) },
+    { checkpoint: path.join(dir, 'checkpoints', 'step-75'), prompts, out: out(3) },
+  ]);
+  const servedMs = performance.now() - t0;
+  expect(served.replies.map((r) => r.ok)).toEqual([true, false, true]);
+  expect(served.replies[1].error).toContain('no-such-folder');
+  expect(fs.existsSync(out(2))).toBe(false);
+  expect(served.stray).toEqual([]);
+  expect(served.code).toBe(0);
+  const t1 = performance.now();
+  const oneShot150 = hfPredict(path.join(dir, 'checkpoints', 'step-150'), asked, scratch);
+  const oneShot75 = hfPredict(path.join(dir, 'checkpoints', 'step-75'), asked, scratch);
+  const oneShotMs = performance.now() - t1;
+  expect(read(out(1))).toEqual(oneShot150);
+  expect(read(out(3))).toEqual(oneShot75);
+  // Measured, not asserted: the imports (torch, transformers) paid once instead of per checkpoint.
+  console.log(
+    `hf predict, two checkpoints: ${Math.round(servedMs)} ms served warm (three requests), ${Math.round(oneShotMs)} ms as two one-shot processes`,
+  );
 }, 600_000);
 
 test('only completion tokens (and the EOS after them) are loss targets; prompt tokens never are', () => {

@@ -1,6 +1,7 @@
 // The reference PyTorch trainer against the training-job contract, run as the backends run it: a python3
 // process on a run directory, argv as data. Real torch on the CPU, tiny configs, one thread per process.
-// Loss falls, the manifest's sha256 matches, predict answers exactly the prompts given, a SIGKILLed run
+// Loss falls, the manifest's sha256 matches, predict answers exactly the prompts given (one-shot and as a warm
+// `predict --serve`), a SIGKILLed run
 // resumes where its newest checkpoint left off (to the same weights), torchrun with two processes writes one
 // metrics stream, and a bad run.json fails with one line.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import type { CheckpointManifest, MetricLine, RunJson } from '../../core/job-contract';
 import { requires } from '../helpers/requires';
 import { torchPathVar } from '../helpers/torch-python';
+import { serveRequests } from '../helpers/predict-serve';
 
 requires('torch');
 
@@ -135,6 +137,28 @@ test('train on the CPU: loss falls, the manifest sha256 matches; predict answers
   const again = trainer(['train', '--run-dir', dir]);
   expect(again.status).toBe(0);
   expect(readMetrics(dir)).toHaveLength(4);
+});
+
+test('predict --serve answers request after request as the one-shot predict does, a bad one without ending', async () => {
+  const dir = path.join(scratch, 'basic');
+  const prompts = path.join(scratch, 'prompts.jsonl');
+  const bogus = path.join(scratch, 'bogus-served.pt');
+  fs.writeFileSync(bogus, 'hello');
+  const out = (k: number) => path.join(scratch, `served-${k}.jsonl`);
+  const served = await serveRequests(['python3', MAIN], ENV, [
+    { checkpoint: path.join(dir, 'checkpoints', 'step-200.pt'), prompts, out: out(1) },
+    { checkpoint: bogus, prompts, out: out(2) },
+    { checkpoint: path.join(dir, 'checkpoints', 'step-200.pt'), prompts, out: out(3) },
+  ]);
+  expect(served.replies.map((r) => r.ok)).toEqual([true, false, true]);
+  expect(served.replies[1].error).toMatch(/^checkpoint .*bogus-served\.pt: not a torch-gpt-v1 checkpoint/);
+  expect(fs.existsSync(out(2))).toBe(false);
+  // The first test's one-shot answers, from the same checkpoint and prompts.
+  const oneShot = fs.readFileSync(path.join(scratch, 'predictions.jsonl'), 'utf8');
+  expect(fs.readFileSync(out(1), 'utf8')).toBe(oneShot);
+  expect(fs.readFileSync(out(3), 'utf8')).toBe(oneShot);
+  expect(served.stray).toEqual([]);
+  expect(served.code).toBe(0);
 });
 
 test('a run killed with SIGKILL resumes from its newest checkpoint, to the weights of the uninterrupted run', async () => {

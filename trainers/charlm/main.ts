@@ -1,34 +1,44 @@
 // The built-in trainer program (training-job contract, see core/job-contract.ts):
 //   node bin/run-ts.js trainers/charlm/main.ts train --run-dir DIR
 //   node bin/run-ts.js trainers/charlm/main.ts predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl
+//   node bin/run-ts.js trainers/charlm/main.ts predict --serve     (the warm protocol: serve-predict.ts)
 // No SIGTERM handler on purpose: the default action ends the process at once, even inside the synchronous
 // training loop, and every file it writes is a whole-line append or a rename, so nothing needs cleaning up.
 import { parseArgs } from 'node:util';
 import { CheckpointFormatError } from '../../formats/charlm/model';
 import { InvalidTrainParamsError, TrainingDivergedError, TrainingInputError } from './train';
 import { predictCommand } from './predict-command';
+import { servePredict } from './serve-predict';
 import { TrainerError } from './run-files';
 import { trainCommand } from './train-command';
 
-const USAGE = 'usage: main.ts train --run-dir DIR | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl';
+const USAGE = 'usage: main.ts train --run-dir DIR | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl | predict --serve';
 
 function run(argv: string[]): void {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
-    options: { 'run-dir': { type: 'string' }, checkpoint: { type: 'string' }, prompts: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      'run-dir': { type: 'string' },
+      checkpoint: { type: 'string' },
+      prompts: { type: 'string' },
+      out: { type: 'string' },
+      serve: { type: 'boolean' },
+    },
     strict: true,
   });
   if (command === 'train' && values['run-dir']) return trainCommand(values['run-dir']);
+  if (command === 'predict' && values.serve && !values.checkpoint && !values.prompts && !values.out) {
+    servePredict().catch((err: Error) => fail(err));
+    return;
+  }
   if (command === 'predict' && values.checkpoint && values.prompts && values.out) {
     return predictCommand(values.checkpoint, values.prompts, values.out);
   }
   throw new TrainerError(USAGE);
 }
 
-try {
-  run(process.argv.slice(2));
-} catch (err) {
+function fail(err: unknown): never {
   // Expected failures are one line; anything else is a bug in the trainer, so it keeps its stack.
   const known = [TrainerError, InvalidTrainParamsError, TrainingInputError, TrainingDivergedError, CheckpointFormatError].some(
     (c) => err instanceof c,
@@ -36,4 +46,10 @@ try {
   const usage = (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   console.error(`charlm: ${known || usage ? (err as Error).message : ((err as Error).stack ?? String(err))}`);
   process.exit(1);
+}
+
+try {
+  run(process.argv.slice(2));
+} catch (err) {
+  fail(err);
 }

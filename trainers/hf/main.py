@@ -1,6 +1,7 @@
 """The Hugging Face trainer (training-job contract, core/job-contract.ts; docs/backends.md "The Hugging Face trainer"):
     <hf-venv>/bin/python3 trainers/hf/main.py train --run-dir DIR          (or under torchrun / accelerate launch)
     <hf-venv>/bin/python3 trainers/hf/main.py predict --checkpoint FOLDER --prompts IN.jsonl --out OUT.jsonl
+    <hf-venv>/bin/python3 trainers/hf/main.py predict --serve     (the warm protocol: trainers/torch/serve_predict.py)
 It shares the PyTorch trainer's run.json reading, example rendering, metrics writer and atomic writes
 (trainers/torch/) and Flywheel's frozen-folder checks (formats/hf/frozen_model.py). An expected failure is one line
 on stderr, `hf-trainer: <what and where>`, exit 1, as for trainers/torch."""
@@ -35,6 +36,10 @@ def main(argv):
         return train(a.run_dir, USER_OFFLINE)
     from predict import predict
 
+    if command == 'serve':
+        from serve_predict import serve
+
+        return serve(predict)
     return predict(a.checkpoint, a.prompts, a.out)
 
 

@@ -1,13 +1,16 @@
-"""The training-job contract's command line, shared by the PyTorch and Hugging Face trainers: `train --run-dir DIR`
-or `predict --checkpoint X --prompts IN.jsonl --out OUT.jsonl`. Anything else is a TrainerError naming the usage."""
+"""The training-job contract's command line, shared by the PyTorch and Hugging Face trainers: `train --run-dir DIR`,
+`predict --checkpoint X --prompts IN.jsonl --out OUT.jsonl`, or `predict --serve` (serve_predict.py). Anything else is
+a TrainerError naming the usage."""
 import argparse
 
 from run_config import TrainerError
 
 
 def parse_entry(argv, checkpoint='FILE'):
-    """('train', args) or ('predict', args); `checkpoint` is how the usage line names predict's checkpoint."""
-    usage = f'usage: main.py train --run-dir DIR | predict --checkpoint {checkpoint} --prompts IN.jsonl --out OUT.jsonl'
+    """('train', args), ('predict', args) or ('serve', args); `checkpoint` is how the usage line names predict's
+    checkpoint."""
+    usage = (f'usage: main.py train --run-dir DIR | predict --checkpoint {checkpoint} --prompts IN.jsonl --out OUT.jsonl'
+             ' | predict --serve')
 
     class Parser(argparse.ArgumentParser):
         def error(self, message):
@@ -17,9 +20,12 @@ def parse_entry(argv, checkpoint='FILE'):
     parser.add_argument('command', choices=['train', 'predict'])
     for flag in ('--run-dir', '--checkpoint', '--prompts', '--out'):
         parser.add_argument(flag)
+    parser.add_argument('--serve', action='store_true')
     a = parser.parse_args(argv)
-    if a.command == 'train' and a.run_dir and not (a.checkpoint or a.prompts or a.out):
+    if a.command == 'train' and a.run_dir and not (a.checkpoint or a.prompts or a.out or a.serve):
         return 'train', a
+    if a.command == 'predict' and a.serve and not (a.checkpoint or a.prompts or a.out or a.run_dir):
+        return 'serve', a
     if a.command == 'predict' and a.checkpoint and a.prompts and a.out and not a.run_dir:
         return 'predict', a
     raise TrainerError(usage)

@@ -1,6 +1,7 @@
 """The reference PyTorch trainer (training-job contract, see core/job-contract.ts):
     python3 trainers/torch/main.py train --run-dir DIR          (or under torchrun)
     python3 trainers/torch/main.py predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl
+    python3 trainers/torch/main.py predict --serve          (the warm protocol: serve_predict.py)
 No SIGTERM handler on purpose: the default action ends the process at once, and every file it writes is a
 whole-line append or a rename, so nothing needs cleaning up."""
 import os
@@ -18,6 +19,9 @@ def main(argv):
         from train import train
         return train(a.run_dir)
     from predict import predict
+    if command == 'serve':
+        from serve_predict import serve
+        return serve(predict)
     return predict(a.checkpoint, a.prompts, a.out)
 
 

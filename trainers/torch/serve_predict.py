@@ -1,0 +1,30 @@
+"""`predict --serve`, the training-job contract's warm protocol (core/job-contract.ts PredictRequest), for the PyTorch
+and Hugging Face trainers: one JSON request a line on stdin, `{"id", "checkpoint", "prompts", "out"}`, answered as
+`predict --checkpoint … --prompts … --out …` answers it, then one reply line, `{"id", "ok": true}` or `{"id", "ok":
+false, "error": "<one line>"}`, until stdin ends. Imports (torch, transformers) are paid once, not per checkpoint.
+Replies go to the process's own stdout; everything else printed (by us or a library) goes to stderr, so no stray
+line reaches the channel."""
+import json
+import os
+import sys
+
+from run_config import TrainerError
+
+
+def serve(predict):
+    channel = os.fdopen(os.dup(1), 'w')
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        try:
+            predict(req['checkpoint'], req['prompts'], req['out'])
+            reply = {'id': req['id'], 'ok': True}
+        except TrainerError as e:
+            reply = {'id': req['id'], 'ok': False, 'error': str(e)}
+        except Exception as e:  # the request fails, the server keeps serving
+            reply = {'id': req['id'], 'ok': False, 'error': f'{type(e).__name__}: {" ".join(str(e).split())[:300]}'}
+        channel.write(json.dumps(reply) + '\n')
+        channel.flush()
