@@ -75,7 +75,6 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
     const outcomes = await mapLimit(graded, GRADE_CONCURRENCY, async (i): Promise<GradeOutcome> => {
       const config = graderConfigSchema.safeParse(i.graderConfig ?? { kind: i.grader });
       if (!config.success) return { score: 0, error: `unreadable grader config: ${config.error.issues[0]?.message}` };
-      Context.current().heartbeat();
       return gradeItem(config.data, i, predictions.get(i.id)!, ctx);
     });
     graded.forEach((i, k) => {

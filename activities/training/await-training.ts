@@ -42,9 +42,21 @@ export function pollDelayMs(elapsedMs: number): number {
 }
 /** How often new metric lines are read and stored while the job runs. */
 const FLUSH_MS = 1000;
+/**
+ * No heartbeat in an attempt's first second. The SDK sends the first heartbeat at once (later ones at most every 80 % of
+ * the timeout), and each is a round trip in which the server persists the activity's state: a short run paid it for
+ * nothing. Liveness needs a beat within the 10 s timeout; a retry that finds no details reads the metrics from the
+ * start, stored idempotently; a cancel arrives with the first beat. bench/durable-throughput.ts: 8 at once on 2 cores,
+ * this and scoreCheckpoint's per-item beat cost about a fifth of an experiment's CPU (docs/scale.md).
+ */
+export const QUIET_HEARTBEAT_MS = 1000;
 
 export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInput): Promise<TrainingOutcome> {
   const ctx = Context.current();
+  const began = Date.now();
+  const beat = (details: Progress) => {
+    if (Date.now() - began >= QUIET_HEARTBEAT_MS) ctx.heartbeat(details);
+  };
   const deps = withDefaults(given);
   const { db, clock, backendFor } = deps;
   const backend = backendFor(input.handle.backend);
@@ -76,7 +88,7 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
       unjudged.push(last);
     }
     offset = chunk.nextOffset;
-    ctx.heartbeat({ jobRef: input.handle.ref, metricsOffset: offset } satisfies Progress);
+    beat({ jobRef: input.handle.ref, metricsOffset: offset });
     lastFlush = clock.now();
   };
 
@@ -123,7 +135,7 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
       return stopFor(deps, backend, input, decided, offset);
     }
     try {
-      ctx.heartbeat({ jobRef: input.handle.ref, metricsOffset: offset } satisfies Progress);
+      beat({ jobRef: input.handle.ref, metricsOffset: offset });
       await ctx.sleep(pollDelayMs(clock.now() - startedAt));
     } catch (e) {
       if (!(e instanceof CancelledFailure)) throw e;
