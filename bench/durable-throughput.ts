@@ -1,5 +1,7 @@
 // Durable no-op throughput: an inner loop of N experiments on the fixture trainer (a Node process that does nothing)
-// at parallelism 1 and 8, each durable in Temporal and PostgreSQL, beside its peer in the same run: Optuna with a
+// at parallelism 1 and 8, each durable in Temporal and PostgreSQL, its public split answered by a one-shot `predict`
+// process per experiment and by the campaign's warm `predict --serve` (trainer.warmPredict), beside its peer in the
+// same run: Optuna with a
 // PostgreSQL storage on the same server, n_jobs 1 and 8, with a no-op objective and with one that starts a Node
 // process per trial as Flywheel starts its trainer. Optuna goes into a venv of the bench's own (pip install optuna
 // psycopg2-binary under the temp dir, kept between runs). Target: Flywheel >= 1/3 of Optuna's rate.
@@ -47,21 +49,28 @@ function optunaRate(py: string, storage: string, study: string, n: number, jobs:
   return r.trials / r.seconds;
 }
 
-/** Flywheel experiments/s for one inner loop of `n` no-op experiments, `parallel` at a time (and as many slots). */
-async function flywheelRate(stack: BenchStack, name: string, n: number, parallel: number): Promise<{ loop: number; steady: number }> {
-  const spec = {
-    ...fixtureSpec(
-      name,
-      { steps: 1, sleepMs: 0 },
-      {
-        budget: { experiments: n, parallelism: parallel },
-        batchSize: Math.max(parallel, 4),
-        proposer: 'random',
-        plateau: { patience: 1_000_000 },
-      },
-    ),
-    backend: { kind: 'local', maxConcurrent: parallel },
-  };
+/**
+ * Flywheel experiments/s for one inner loop of `n` no-op experiments, `parallel` at a time (and as many slots), with
+ * a warm predict server or a predict process per experiment.
+ */
+async function flywheelRate(
+  stack: BenchStack,
+  name: string,
+  n: number,
+  parallel: number,
+  warm: boolean,
+): Promise<{ loop: number; steady: number }> {
+  const base = fixtureSpec(
+    name,
+    { steps: 1, sleepMs: 0 },
+    {
+      budget: { experiments: n, parallelism: parallel },
+      batchSize: Math.max(parallel, 4),
+      proposer: 'random',
+      plateau: { patience: 1_000_000 },
+    },
+  );
+  const spec = { ...base, trainer: { ...base.trainer, warmPredict: warm }, backend: { kind: 'local', maxConcurrent: parallel } };
   const { versionId } = await registerCampaignVersion(stack.db.db, spec);
   const wf = `${name}/inner/1`;
   const t0 = performance.now();
@@ -97,19 +106,24 @@ async function main(): Promise<void> {
     console.log(
       `durable no-op throughput, ${n} per case, ${os.cpus().length} CPUs, PostgreSQL ${process.env.DATABASE_URL ? 'from DATABASE_URL' : 'embedded'}`,
     );
-    await flywheelRate(stack, 'tp-warmup', 4, 2);
-    console.log('\nparallel  flywheel_loop/s  flywheel_steady/s  optuna/s  optuna+node/s  steady/optuna  steady/optuna+node  load');
+    await flywheelRate(stack, 'tp-warmup', 4, 2, true);
+    console.log(
+      '\nparallel  predict   flywheel_loop/s  flywheel_steady/s  optuna/s  optuna+node/s  steady/optuna  steady/optuna+node  load',
+    );
     for (const parallel of [1, 8]) {
-      const fw = await flywheelRate(stack, `tp-${parallel}`, n, parallel);
       const bare = optunaRate(py, storage, `tp-${parallel}-bare`, n, parallel, false);
       const spawn = optunaRate(py, storage, `tp-${parallel}-node`, n, parallel, true);
-      console.log(
-        `${String(parallel).padStart(8)} ${fw.loop.toFixed(2).padStart(16)} ${fw.steady.toFixed(2).padStart(18)} ${bare.toFixed(1).padStart(9)} ` +
-          `${spawn.toFixed(1).padStart(14)} ${(fw.steady / bare).toFixed(3).padStart(14)} ${(fw.steady / spawn).toFixed(3).padStart(19)}  ${loadAverage()}`,
-      );
+      for (const warm of [false, true]) {
+        const fw = await flywheelRate(stack, `tp-${parallel}-${warm ? 'warm' : 'oneshot'}`, n, parallel, warm);
+        console.log(
+          `${String(parallel).padStart(8)}  ${(warm ? 'warm' : 'one-shot').padEnd(8)} ${fw.loop.toFixed(2).padStart(15)} ${fw.steady.toFixed(2).padStart(18)} ` +
+            `${bare.toFixed(1).padStart(9)} ${spawn.toFixed(1).padStart(14)} ${(fw.steady / bare).toFixed(3).padStart(14)} ${(fw.steady / spawn).toFixed(3).padStart(19)}  ${loadAverage()}`,
+        );
+      }
     }
     console.log('\nflywheel_loop: the inner loop start to result (set-up, baseline and held-out scoring of the winner included)');
-    console.log('each Flywheel experiment also starts a predict process and grades its public split; an Optuna trial does neither');
+    console.log('each Flywheel experiment also has its public split answered (one-shot: a predict process of its own; warm: a request to');
+    console.log("the campaign's predict server) and graded; an Optuna trial does neither");
   } finally {
     await dropDatabase(stack.databaseUrl, optunaName);
     await stack.stop();

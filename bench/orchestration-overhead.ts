@@ -1,5 +1,5 @@
 // Orchestration overhead per experiment: an `experiment` child workflow's wall time split, from its history, into the
-// trainer's run, the public scoring (scoreCheckpoint: a predict process and grading), the wait for a capacity slot,
+// trainer's run, the public scoring (scoreCheckpoint: the campaign's warm predict server and grading), the wait for a capacity slot,
 // and orchestration: everything else (activity dispatch, workflow tasks, the activities' own bookkeeping). Median and
 // p95 over N experiments, for a trainer that does nothing and one that runs 1 s, PARALLEL at a time. After each case,
 // in the same run, a peer: workflows making the same activity calls on the same pattern of task queues, each a no-op
@@ -127,14 +127,13 @@ function experimentApart(
 
 async function runCase(stack: BenchStack, name: string, sleepMs: number, n: number, parallel: number, capacity: number): Promise<Split[]> {
   const wf = `${name}/inner/1`;
-  const spec = {
-    ...fixtureSpec(
-      name,
-      { steps: 1, sleepMs },
-      { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
-    ),
-    backend: { kind: 'local', maxConcurrent: capacity },
-  };
+  const base = fixtureSpec(
+    name,
+    { steps: 1, sleepMs },
+    { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
+  );
+  // The fixture trainer speaks `predict --serve`, as the built-in and hf trainers do by default.
+  const spec = { ...base, trainer: { ...base.trainer, warmPredict: true }, backend: { kind: 'local', maxConcurrent: capacity } };
   const { versionId } = await registerCampaignVersion(stack.db.db, spec);
   await stack.client.workflow.execute('innerLoop', {
     taskQueue: `${stack.prefix}-orchestration`,
