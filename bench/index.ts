@@ -17,6 +17,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'durable-throughput.ts',
     measures: 'durable no-op experiments/s at parallelism 1 and 8 beside Optuna on the same PostgreSQL',
   },
+  'cpu-per-experiment': {
+    file: 'cpu-per-experiment.ts',
+    measures: "an experiment's CPU by process (workers, Temporal, PostgreSQL, the rest) and its SQL statements, one-shot and warm predict",
+  },
   scale: {
     file: 'scale.ts',
     measures: "campaigns of no-op experiments: experiments/s over time, history sizes against Temporal's limits, rows, memory, pages",
