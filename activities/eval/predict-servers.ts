@@ -20,7 +20,7 @@ interface Group {
   setup: TrainerSetup;
   idle: PredictServer[];
   busy: Set<PredictServer>;
-  waiters: ((s: PredictServer) => void)[];
+  waiters: { resolve: (s: PredictServer) => void; reject: (e: unknown) => void }[];
   timers: Map<PredictServer, NodeJS.Timeout>;
 }
 
@@ -88,28 +88,37 @@ export class PredictServers {
       s.close();
     }
     if (g.busy.size < this.perCampaign) return this.take(g, this.start(g));
-    return new Promise<PredictServer>((resolve) => g.waiters.push(resolve));
+    return new Promise<PredictServer>((resolve, reject) => g.waiters.push({ resolve, reject }));
   }
 
   private release(g: Group, s: PredictServer): void {
     g.busy.delete(s);
-    let next: PredictServer | undefined = s;
-    if (!s.alive || s.served >= this.maxRequests) {
-      s.close();
-      next = g.waiters.length > 0 ? this.start(g) : undefined;
-    }
-    if (!next) return;
     const waiter = g.waiters.shift();
-    if (waiter) return waiter(this.take(g, next));
-    g.idle.push(next);
+    if (s.alive && s.served < this.maxRequests) {
+      if (waiter) waiter.resolve(this.take(g, s));
+      else this.park(g, s);
+      return;
+    }
+    s.close();
+    if (!waiter) return;
+    try {
+      waiter.resolve(this.take(g, this.start(g)));
+    } catch (e) {
+      waiter.reject(e); // a server that cannot start (no sandbox, no program): the waiting request fails
+    }
+  }
+
+  /** Idle until the next request, or ended after idleMs. */
+  private park(g: Group, s: PredictServer): void {
+    g.idle.push(s);
     const timer = setTimeout(() => {
-      g.timers.delete(next);
-      g.idle = g.idle.filter((x) => x !== next);
-      next.close();
+      g.timers.delete(s);
+      g.idle = g.idle.filter((x) => x !== s);
+      s.close();
       if (g.idle.length + g.busy.size + g.waiters.length === 0) this.groups.delete(g.key);
     }, this.idleMs);
     timer.unref();
-    g.timers.set(next, timer);
+    g.timers.set(s, timer);
   }
 
   private start(g: Group): PredictServer {

@@ -106,6 +106,19 @@ describe('the warm predict servers', () => {
     expect(pool.started).toBe(3);
   });
 
+  test('a trainer that cannot start fails the request with the reason and leaves no folder', async () => {
+    const base = fixtureSpec('warm', { steps: 1 });
+    const missing = trainerSetupOf(
+      parseSpec({ ...base, trainer: { ...base.trainer, command: ['/nonexistent/trainer'], warmPredict: true } }),
+      home,
+    );
+    await expect(pool.predict('c1', missing, checkpoint('never'), PROMPTS)).rejects.toThrow(
+      'trainer program "/nonexistent/trainer" was not found',
+    );
+    expect(newScratch(scratchBefore)).toEqual([]);
+    expect(fs.readdirSync(path.join(home, 'predict-inbox')).length).toBe(0);
+  });
+
   test('an idle server ends and removes its inbox and scratch folders', async () => {
     await pool.predict('c1', setupFor(true), checkpoint('idle'), PROMPTS);
     expect(pool.running).toBe(1);
