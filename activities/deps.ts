@@ -40,6 +40,11 @@ export interface ActivityDeps {
    */
   workflowStatus?: (workflowId: string, runId?: string) => Promise<string>;
   /**
+   * Whether the workflow's pending activity has a cancel request that Temporal holds (it reaches the activity only
+   * with a heartbeat, which the SDK throttles): a capacity grant after a wait asks it before a launch. Absent: never.
+   */
+  activityCancelRequested?: (workflowId: string, activityId: string) => Promise<boolean>;
+  /**
    * Where the agents (proposer, analyst, teacher) find their OpenAI-compatible endpoint. Tests hand in a local server.
    * @default process.env (`OPENAI_BASE_URL`, `OPENAI_API_KEY`); neither set means the built-in roles
    */

@@ -6,7 +6,7 @@ import { taskQueue, type QueueFamily } from '../contracts/queues';
 import { openDb } from '../db/client';
 import { temporalConnectionOptions } from '../temporal/temporal-connection';
 import { createWorker, workerIdentity } from './create-worker';
-import { workflowLiveness, workflowStatus } from './workflow-liveness';
+import { activityCancelRequested, workflowLiveness, workflowStatus } from './workflow-liveness';
 import { UsageError } from '../core/errors';
 import { PredictServers } from '../activities/eval/predict-servers';
 
@@ -48,6 +48,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
         home: config.home,
         isWorkflowRunning: workflowLiveness(connection, config.namespace),
         workflowStatus: workflowStatus(connection, config.namespace),
+        activityCancelRequested: activityCancelRequested(connection, config.namespace),
         predictServers,
       },
       workflowBundlePath: opts.workflowBundlePath,

@@ -1,7 +1,8 @@
 // acquireCapacity: waits, inside the activity, until the campaign's and the backend's limits allow one more job,
 // then grants the run a slot. No workflow timer or poll loop: the workflow sees one activity. The wait LISTENs
 // on PostgreSQL (a dedicated client) and wakes on each release's NOTIFY, re-checking every fallbackMs in case a
-// notification was missed; it heartbeats, so a cancel reaches it and a crashed worker's wait is retried elsewhere.
+// notification was missed; it heartbeats, so a cancel reaches it and a crashed worker's wait is retried elsewhere. A
+// grant after a wait is first checked against a cancel Temporal holds but has not delivered yet.
 import { Context } from '@temporalio/activity';
 import { eq } from 'drizzle-orm';
 import { Client } from 'pg';
@@ -58,7 +59,17 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
     for (;;) {
       const woken = new Promise<void>((resolve) => (wake = resolve));
       answer = await tryAcquireSlot(db, request());
-      if (answer.granted) return { runId, waitedSeconds: answer.waitedSeconds };
+      if (answer.granted) {
+        if (await cancelRequested(deps)) {
+          // Granted after its workflow was cancelled (a cancelled loop frees its running experiment's slot, and this
+          // waiter takes it). The cancel itself reaches this activity only with its next heartbeat, seconds away
+          // (the SDK throttles them), and a launch now would start a job nobody wants: free the slot, await it.
+          await releaseSlot(db, runId);
+          ctx.heartbeat({ waiting: answer });
+          await ctx.cancelled;
+        }
+        return { runId, waitedSeconds: answer.waitedSeconds };
+      }
       ctx.heartbeat({ waiting: answer });
       if (clock.now() - livenessAt >= capacityTiming.livenessEveryMs) {
         livenessAt = clock.now();
@@ -69,6 +80,17 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
     }
   } finally {
     await listener.end().catch(() => undefined);
+  }
+}
+
+/** Whether Temporal holds a cancel request for this activity that has not reached it yet (false when it cannot say). */
+async function cancelRequested(deps: ActivityDeps): Promise<boolean> {
+  const { workflowExecution, activityId } = Context.current().info;
+  if (!deps.activityCancelRequested || !workflowExecution) return false;
+  try {
+    return await deps.activityCancelRequested(workflowExecution.workflowId, activityId);
+  } catch {
+    return false; // Temporal unreachable: the heartbeat will bring the cancel, as before
   }
 }
 

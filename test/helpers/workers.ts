@@ -5,7 +5,7 @@ import { createActivities, type ActivityDeps } from '../../activities';
 import { PredictServers } from '../../activities/eval/predict-servers';
 import type { Db } from '../../db/client';
 import { QUEUE_FAMILIES, taskQueue, type QueueFamily } from '../../contracts/queues';
-import { workflowLiveness, workflowStatus } from '../../workers/workflow-liveness';
+import { activityCancelRequested, workflowLiveness, workflowStatus } from '../../workers/workflow-liveness';
 import { temporalAddress, workflowBundlePath } from './env';
 
 let runtimeInstalled = false;
@@ -38,6 +38,7 @@ export async function startTestWorkers(opts: {
     home: opts.home,
     isWorkflowRunning: workflowLiveness(connection),
     workflowStatus: workflowStatus(connection),
+    activityCancelRequested: activityCancelRequested(connection),
     agentEnv: opts.agentEnv,
   });
   const workers = await Promise.all(
