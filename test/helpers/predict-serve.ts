@@ -2,6 +2,8 @@
 // PredictRequest): each request sent after the last one's reply, then stdin closed. For the trainers' own tests of the
 // warm protocol, outside any pool or sandbox.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import readline from 'node:readline';
 import type { PredictReply, PredictRequest } from '../../core/job-contract';
 
@@ -46,4 +48,30 @@ function tryParse(line: string): PredictReply | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The reference trainers' check of `predict --serve`: `checkpoint`, then `bogus` (no checkpoint), then `checkpoint`
+ * again, all on `prompts`. Both good requests are answered exactly as the one-shot predict answered into
+ * `oneShotFile`; the bad one is refused with `badError` and writes nothing; no stray line; exit 0 at stdin's end.
+ */
+export async function expectServedAsOneShot(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  o: { checkpoint: string; bogus: string; prompts: string; oneShotFile: string; scratch: string; badError: RegExp },
+): Promise<void> {
+  const out = (k: number) => path.join(o.scratch, `served-${k}.jsonl`);
+  const served = await serveRequests(argv, env, [
+    { checkpoint: o.checkpoint, prompts: o.prompts, out: out(1) },
+    { checkpoint: o.bogus, prompts: o.prompts, out: out(2) },
+    { checkpoint: o.checkpoint, prompts: o.prompts, out: out(3) },
+  ]);
+  expect(served.replies.map((r) => r.ok)).toEqual([true, false, true]);
+  expect(served.replies[1].error).toMatch(o.badError);
+  expect(fs.existsSync(out(2))).toBe(false);
+  const oneShot = fs.readFileSync(o.oneShotFile, 'utf8');
+  expect(fs.readFileSync(out(1), 'utf8')).toBe(oneShot);
+  expect(fs.readFileSync(out(3), 'utf8')).toBe(oneShot);
+  expect(served.stray).toEqual([]);
+  expect(served.code).toBe(0);
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { CheckpointManifest, MetricLine, RunJson } from '../../core/job-contract';
 import { requires } from '../helpers/requires';
 import { torchPathVar } from '../helpers/torch-python';
-import { serveRequests } from '../helpers/predict-serve';
+import { expectServedAsOneShot } from '../helpers/predict-serve';
 
 requires('torch');
 
@@ -140,25 +140,17 @@ test('train on the CPU: loss falls, the manifest sha256 matches; predict answers
 });
 
 test('predict --serve answers request after request as the one-shot predict does, a bad one without ending', async () => {
-  const dir = path.join(scratch, 'basic');
-  const prompts = path.join(scratch, 'prompts.jsonl');
   const bogus = path.join(scratch, 'bogus-served.pt');
   fs.writeFileSync(bogus, 'hello');
-  const out = (k: number) => path.join(scratch, `served-${k}.jsonl`);
-  const served = await serveRequests(['python3', MAIN], ENV, [
-    { checkpoint: path.join(dir, 'checkpoints', 'step-200.pt'), prompts, out: out(1) },
-    { checkpoint: bogus, prompts, out: out(2) },
-    { checkpoint: path.join(dir, 'checkpoints', 'step-200.pt'), prompts, out: out(3) },
-  ]);
-  expect(served.replies.map((r) => r.ok)).toEqual([true, false, true]);
-  expect(served.replies[1].error).toMatch(/^checkpoint .*bogus-served\.pt: not a torch-gpt-v1 checkpoint/);
-  expect(fs.existsSync(out(2))).toBe(false);
-  // The first test's one-shot answers, from the same checkpoint and prompts.
-  const oneShot = fs.readFileSync(path.join(scratch, 'predictions.jsonl'), 'utf8');
-  expect(fs.readFileSync(out(1), 'utf8')).toBe(oneShot);
-  expect(fs.readFileSync(out(3), 'utf8')).toBe(oneShot);
-  expect(served.stray).toEqual([]);
-  expect(served.code).toBe(0);
+  // The first test's checkpoint, prompts and one-shot answers.
+  await expectServedAsOneShot(['python3', MAIN], ENV, {
+    checkpoint: path.join(scratch, 'basic', 'checkpoints', 'step-200.pt'),
+    bogus,
+    prompts: path.join(scratch, 'prompts.jsonl'),
+    oneShotFile: path.join(scratch, 'predictions.jsonl'),
+    scratch,
+    badError: /^checkpoint .*bogus-served\.pt: not a torch-gpt-v1 checkpoint/,
+  });
 });
 
 test('a run killed with SIGKILL resumes from its newest checkpoint, to the weights of the uninterrupted run', async () => {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CheckpointManifest, MetricLine, RunJson } from '../../core/job-contract';
-import { serveRequests } from '../helpers/predict-serve';
+import { expectServedAsOneShot } from '../helpers/predict-serve';
 
 const REPO = path.join(__dirname, '..', '..');
 const MAIN = path.join(REPO, 'trainers', 'charlm', 'main.ts');
@@ -121,25 +121,17 @@ test('train writes metric lines and checkpoints whose manifest sha256 matches; p
 });
 
 test('predict --serve answers request after request as the one-shot predict does, and a bad one without ending', async () => {
-  const dir = path.join(scratch, 'basic');
   const bogus = path.join(scratch, 'bogus-served.bin');
   fs.writeFileSync(bogus, 'hello');
-  const prompts = path.join(scratch, 'prompts.jsonl');
-  const out = (k: number) => path.join(scratch, `served-${k}.jsonl`);
-  const served = await serveRequests([process.execPath, RUN_TS, MAIN], process.env, [
-    { checkpoint: path.join(dir, 'checkpoints', 'step-120.bin'), prompts, out: out(1) },
-    { checkpoint: bogus, prompts, out: out(2) },
-    { checkpoint: path.join(dir, 'checkpoints', 'step-120.bin'), prompts, out: out(3) },
-  ]);
-  expect(served.replies.map((r) => r.ok)).toEqual([true, false, true]);
-  expect(served.replies[1].error).toMatch(/bogus-served\.bin: not a charlm-v1 checkpoint/);
-  expect(fs.existsSync(out(2))).toBe(false);
-  // The first test's one-shot answers, from the same checkpoint and prompts.
-  const oneShot = fs.readFileSync(path.join(scratch, 'predictions.jsonl'), 'utf8');
-  expect(fs.readFileSync(out(1), 'utf8')).toBe(oneShot);
-  expect(fs.readFileSync(out(3), 'utf8')).toBe(oneShot);
-  expect(served.stray).toEqual([]);
-  expect(served.code).toBe(0);
+  // The first test's checkpoint, prompts and one-shot answers.
+  await expectServedAsOneShot([process.execPath, RUN_TS, MAIN], process.env, {
+    checkpoint: path.join(scratch, 'basic', 'checkpoints', 'step-120.bin'),
+    bogus,
+    prompts: path.join(scratch, 'prompts.jsonl'),
+    oneShotFile: path.join(scratch, 'predictions.jsonl'),
+    scratch,
+    badError: /bogus-served\.bin: not a charlm-v1 checkpoint/,
+  });
 });
 
 test('a run killed with SIGKILL resumes from its newest checkpoint, bit-for-bit the uninterrupted run', async () => {

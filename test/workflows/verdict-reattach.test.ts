@@ -3,21 +3,18 @@
 // verdict stored before the kill (activities/training/run-verdict.ts) tells it the truth; without it the run reads as
 // "cancelled outside Flywheel", fails, and the experiment trains it again. (test/workflows/prune-outage.test.ts runs
 // the outage on the real stack, where the re-read usually finds the pruned point again; this pins the other case.)
-import fs from 'node:fs';
-import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { eq } from 'drizzle-orm';
-import type { JobHandle, TrainingBackend } from '../../backends';
+import type { TrainingBackend } from '../../backends';
 import { awaitTraining } from '../../activities/training/await-training';
 import { decideRun } from '../../activities/training/run-verdict';
 import type { ActivityDeps } from '../../activities/deps';
-import { runIdOf } from '../../contracts/run-id';
 import type { AwaitTrainingInput } from '../../contracts/training';
 import type { DbHandle } from '../../db/client';
-import { experiments, trainingRuns } from '../../db/schema';
-import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { trainingRuns } from '../../db/schema';
 import { freshDatabase, scratchDir } from '../helpers/env';
-import { fixtureSpec, uniqueName } from '../helpers/specs';
+import { insertFakeRun } from '../helpers/fake-run';
+import { uniqueName } from '../helpers/specs';
 
 let h: DbHandle;
 const home = scratchDir('verdict-reattach');
@@ -29,27 +26,9 @@ afterAll(() => h?.close());
 
 test('a reattaching awaitTraining past the pruned point reports the stored prune, not a cancel from outside', async () => {
   const name = uniqueName('verdict');
-  const { versionId: campaignVersionId } = await registerCampaignVersion(h.db, fixtureSpec(name, { steps: 1 }));
-  const experimentId = `${name}/inner/e1`;
-  const runId = runIdOf(experimentId, 1);
-  const runDir = path.join(home, name);
-  fs.mkdirSync(runDir, { recursive: true });
   const metrics =
     ['{"step":1,"name":"loss","value":5}', '{"step":2,"name":"loss","value":5}', '{"step":3,"name":"loss","value":5}'].join('\n') + '\n';
-  fs.writeFileSync(path.join(runDir, 'metrics.jsonl'), metrics);
-  const handle: JobHandle = { backend: 'fake', runId, runDir, ref: 'job-1' };
-  await h.db.insert(experiments).values({
-    id: experimentId,
-    campaignId: name,
-    campaignVersionId,
-    innerLoopId: `${name}/inner`,
-    index: 1,
-    datasetVersionId: 'v',
-    params: {},
-    proposer: 'test',
-    status: 'running',
-  });
-  await h.db.insert(trainingRuns).values({ id: runId, experimentId, attempt: 1, backend: 'fake', handle, runDir, status: 'running' });
+  const { experimentId, runId, handle, innerLoopId } = await insertFakeRun(h.db, home, name, metrics);
   // The first attempt judged step 3, stored its verdict, and killed the job; its completion never reached Temporal.
   await decideRun(h.db, runId, {
     status: 'pruned',
@@ -69,7 +48,7 @@ test('a reattaching awaitTraining past the pruned point reports the stored prune
   const input: AwaitTrainingInput = {
     runId,
     experimentId,
-    innerLoopId: `${name}/inner`,
+    innerLoopId,
     handle,
     pruning: { rule: 'median', warmupSteps: 1, minCompleted: 1, metric: 'loss' },
     timeoutSeconds: 600,

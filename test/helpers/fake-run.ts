@@ -1,0 +1,43 @@
+// A training run as awaitTraining finds it, without a trainer: a fixture campaign's experiment row and its first
+// run's row (on a backend named `fake`), and a run directory holding the metrics lines given. For tests that drive
+// awaitTraining directly with a fake backend.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { JobHandle } from '../../backends';
+import { runIdOf } from '../../contracts/run-id';
+import type { Db } from '../../db/client';
+import { experiments, trainingRuns } from '../../db/schema';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { fixtureSpec } from './specs';
+
+export interface FakeRun {
+  experimentId: string;
+  runId: string;
+  runDir: string;
+  handle: JobHandle;
+  innerLoopId: string;
+}
+
+export async function insertFakeRun(db: Db, home: string, name: string, metrics: string, jobRef = 'job-1'): Promise<FakeRun> {
+  const { versionId: campaignVersionId } = await registerCampaignVersion(db, fixtureSpec(name, { steps: 1 }));
+  const innerLoopId = `${name}/inner`;
+  const experimentId = `${innerLoopId}/e1`;
+  const runId = runIdOf(experimentId, 1);
+  const runDir = path.join(home, name);
+  fs.mkdirSync(runDir, { recursive: true });
+  fs.writeFileSync(path.join(runDir, 'metrics.jsonl'), metrics);
+  const handle: JobHandle = { backend: 'fake', runId, runDir, ref: jobRef };
+  await db.insert(experiments).values({
+    id: experimentId,
+    campaignId: name,
+    campaignVersionId,
+    innerLoopId,
+    index: 1,
+    datasetVersionId: 'v',
+    params: {},
+    proposer: 'test',
+    status: 'running',
+  });
+  await db.insert(trainingRuns).values({ id: runId, experimentId, attempt: 1, backend: 'fake', handle, runDir, status: 'running' });
+  return { experimentId, runId, runDir, handle, innerLoopId };
+}
