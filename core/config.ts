@@ -23,6 +23,11 @@ export interface FlywheelConfig {
   pgPort: number;
   /** `FLYWHEEL_PAYLOAD_KEY`: `id:base64key[,id:base64key…]` encrypts workflow payloads (temporal/payload-codec.ts); never logged. @default unset: plaintext */
   payloadKeys: string | undefined;
+  /**
+   * Warm predict servers (`predict --serve`) an eval worker keeps per campaign, each answering one public split at a
+   * time (activities/eval/predict-servers.ts). `FLYWHEEL_WARM_PREDICT_SERVERS` @default 2
+   */
+  warmPredictServers: number;
 }
 
 export function resolveConfig(env: Record<string, string | undefined>, cwd: string): FlywheelConfig {
@@ -46,6 +51,7 @@ export function resolveConfig(env: Record<string, string | undefined>, cwd: stri
     temporalUiPort: intEnv(env.FLYWHEEL_TEMPORAL_UI_PORT, 8233),
     pgPort: intEnv(env.FLYWHEEL_PG_PORT, 54329),
     payloadKeys: env.FLYWHEEL_PAYLOAD_KEY || undefined,
+    warmPredictServers: intEnv(env.FLYWHEEL_WARM_PREDICT_SERVERS, 2),
   };
 }
 

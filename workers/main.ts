@@ -34,7 +34,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<void> {
   installRuntime();
   const db = openDb(config.databaseUrl!);
   let connection: NativeConnection | undefined;
-  const predictServers = new PredictServers();
+  const predictServers = new PredictServers({ perCampaign: config.warmPredictServers });
   const signals = opts.stopSignals ?? ['SIGINT', 'SIGTERM'];
   let stop = (): void => undefined;
   try {

@@ -7,7 +7,7 @@ import type { TrainerSetup } from '../training/trainer-isolation';
 import { PredictServer, type ServeOptions } from './predict-server';
 
 export interface PredictServersOptions {
-  /** Servers at once per campaign and trainer (each answers one request at a time). @default 2 */
+  /** Servers at once per campaign and trainer (each answers one request at a time; FLYWHEEL_WARM_PREDICT_SERVERS). @default 2 */
   perCampaign?: number;
   /** A server with nothing to do for this long is ended. @default 60000 */
   idleMs?: number;
