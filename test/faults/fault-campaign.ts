@@ -54,6 +54,8 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
     );
     // A real choice for the sampler: the seed decides the proposals, the offset their scores.
     spec.searchSpace = { ...spec.searchSpace, offset: { type: 'categorical', choices: [0, 0.5, 1, 1.5] } } as typeof spec.searchSpace;
+    // Public splits through the eval worker's warm predict server, which a worker fault kills with its worker.
+    spec.trainer = { ...spec.trainer, warmPredict: true };
     fs.writeFileSync(specFile, JSON.stringify({ ...spec, ...backend }));
     const r = await runCli(env, ['run', specFile, '--id', workflowId, '--detach'], 120_000);
     if (r.status !== 0) throw new Error(`flywheel run failed: ${r.stderr.trim()}`);
