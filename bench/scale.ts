@@ -136,19 +136,18 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const loops = await Promise.all(
       names.map(async (name) => {
-        const spec = {
-          ...fixtureSpec(
-            name,
-            { steps: 1, sleepMs: 0 },
-            {
-              budget: { experiments: each, parallelism: parallel },
-              batchSize: parallel,
-              proposer: 'random',
-              plateau: { patience: 1_000_000 },
-            },
-          ),
-          backend: { kind: 'local', maxConcurrent: parallel },
-        };
+        const base = fixtureSpec(
+          name,
+          { steps: 1, sleepMs: 0 },
+          {
+            budget: { experiments: each, parallelism: parallel },
+            batchSize: parallel,
+            proposer: 'random',
+            plateau: { patience: 1_000_000 },
+          },
+        );
+        // The fixture trainer speaks `predict --serve`, as the built-in and hf trainers do by default.
+        const spec = { ...base, trainer: { ...base.trainer, warmPredict: true }, backend: { kind: 'local', maxConcurrent: parallel } };
         const { versionId } = await registerCampaignVersion(stack.db.db, spec);
         const workflowId = `${name}/inner/1`;
         const h = await stack.client.workflow.start('innerLoop', {
