@@ -11,7 +11,7 @@ import type { PredictPrompt, PredictReply, PredictRequest } from '../../core/job
 import { predictInboxRoot, predictScratchRoot } from '../../services/paths';
 import { isolatedEntry, type TrainerSetup } from '../training/trainer-isolation';
 import { linkCheckpoint } from './link-checkpoint';
-import { readPredictions, writePrompts } from './run-predict';
+import { readPredictions, stderrTail, writePrompts } from './run-predict';
 
 /** The stderr kept for a failure's message. */
 const STDERR_TAIL = 8 << 10;
@@ -143,7 +143,7 @@ export class PredictServer {
   }
 
   private failure(what: string): Error {
-    const tail = this.stderr.trim().split('\n').slice(-3).join(' | ');
+    const tail = stderrTail(this.stderr);
     return new Error(tail ? `${what}: ${tail}` : what);
   }
 

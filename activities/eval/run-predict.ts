@@ -42,11 +42,7 @@ export async function runPredict(opts: PredictOptions): Promise<Map<string, stri
         { cwd: workDir, env: {}, timeout: opts.timeoutMs ?? 300_000, maxBuffer: 16 << 20, signal: opts.signal },
         (err, _out, stderr) => {
           if (err)
-            reject(
-              new Error(
-                `predict failed (${err.killed ? 'killed at its time limit' : `exit ${err.code}`}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
-              ),
-            );
+            reject(new Error(`predict failed (${err.killed ? 'killed at its time limit' : `exit ${err.code}`}): ${stderrTail(stderr)}`));
           else resolve();
         },
       );
@@ -55,6 +51,11 @@ export async function runPredict(opts: PredictOptions): Promise<Map<string, stri
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** A failed predict's last three stderr lines, as one line: what its error message carries. */
+export function stderrTail(stderr: string): string {
+  return stderr.trim().split('\n').slice(-3).join(' | ');
 }
 
 /** The prompts file predict reads: one PredictPrompt a line. */

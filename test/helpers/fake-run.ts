@@ -1,9 +1,9 @@
 // A training run as awaitTraining finds it, without a trainer: a fixture campaign's experiment row and its first
-// run's row (on a backend named `fake`), and a run directory holding the metrics lines given. For tests that drive
-// awaitTraining directly with a fake backend.
+// run's row (on a backend named `fake`), a run directory holding the metrics lines given, and the fake backend that
+// reports the job's status. For tests that drive awaitTraining directly.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { JobHandle } from '../../backends';
+import type { JobHandle, JobStatus, TrainingBackend } from '../../backends';
 import { runIdOf } from '../../contracts/run-id';
 import type { Db } from '../../db/client';
 import { experiments, trainingRuns } from '../../db/schema';
@@ -40,4 +40,15 @@ export async function insertFakeRun(db: Db, home: string, name: string, metrics:
   });
   await db.insert(trainingRuns).values({ id: runId, experimentId, attempt: 1, backend: 'fake', handle, runDir, status: 'running' });
   return { experimentId, runId, runDir, handle, innerLoopId };
+}
+
+/** A backend named `fake` whose job is `handle` and whose status is `status()`; cancel and stderr do nothing. */
+export function fakeBackend(handle: JobHandle, status: () => JobStatus): TrainingBackend {
+  return {
+    kind: 'fake',
+    launch: async () => handle,
+    status: async () => status(),
+    cancel: async () => undefined,
+    stderrTail: async () => '',
+  };
 }

@@ -2,13 +2,12 @@
 // round trip in which the server persists the activity: a short run paid it for nothing), then its progress (job ref,
 // metrics offset) as before, for a retry to resume from.
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { TrainingBackend } from '../../backends';
 import { awaitTraining, QUIET_HEARTBEAT_MS } from '../../activities/training/await-training';
 import type { ActivityDeps } from '../../activities/deps';
 import type { AwaitTrainingInput, TrainingOutcome } from '../../contracts/training';
 import type { DbHandle } from '../../db/client';
 import { freshDatabase, scratchDir } from '../helpers/env';
-import { insertFakeRun } from '../helpers/fake-run';
+import { fakeBackend, insertFakeRun } from '../helpers/fake-run';
 import { uniqueName } from '../helpers/specs';
 
 const METRICS = '{"step":1,"loss":5}\n';
@@ -25,13 +24,7 @@ async function beatsFor(runMs: number): Promise<unknown[]> {
   const name = uniqueName('beats');
   const { experimentId, runId, handle, innerLoopId } = await insertFakeRun(h.db, home, name, METRICS, `job-${name}`);
   const ends = Date.now() + runMs;
-  const backend: TrainingBackend = {
-    kind: 'fake',
-    launch: async () => handle,
-    status: async () => (Date.now() < ends ? { state: 'running' } : { state: 'failed', exitCode: 1 }),
-    cancel: async () => undefined,
-    stderrTail: async () => '',
-  };
+  const backend = fakeBackend(handle, () => (Date.now() < ends ? { state: 'running' } : { state: 'failed', exitCode: 1 }));
   const deps: ActivityDeps = { db: h.db, home, backendFor: () => backend };
   const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 10_000 });
   const beats: unknown[] = [];

@@ -5,7 +5,6 @@
 // the outage on the real stack, where the re-read usually finds the pruned point again; this pins the other case.)
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { eq } from 'drizzle-orm';
-import type { TrainingBackend } from '../../backends';
 import { awaitTraining } from '../../activities/training/await-training';
 import { decideRun } from '../../activities/training/run-verdict';
 import type { ActivityDeps } from '../../activities/deps';
@@ -13,7 +12,7 @@ import type { AwaitTrainingInput } from '../../contracts/training';
 import type { DbHandle } from '../../db/client';
 import { trainingRuns } from '../../db/schema';
 import { freshDatabase, scratchDir } from '../helpers/env';
-import { insertFakeRun } from '../helpers/fake-run';
+import { fakeBackend, insertFakeRun } from '../helpers/fake-run';
 import { uniqueName } from '../helpers/specs';
 
 let h: DbHandle;
@@ -36,14 +35,8 @@ test('a reattaching awaitTraining past the pruned point reports the stored prune
     error: 'pruned at step 3: loss 5.0000 > median 2.0000 of 1 finished runs of earlier batches',
   });
 
-  const backend: TrainingBackend = {
-    kind: 'fake',
-    launch: async () => handle,
-    // What the local backend reports for a job Flywheel killed: ended, by a cancel.
-    status: async () => ({ state: 'failed', reason: 'cancelled' }),
-    cancel: async () => undefined,
-    stderrTail: async () => '',
-  };
+  // What the local backend reports for a job Flywheel killed: ended, by a cancel.
+  const backend = fakeBackend(handle, () => ({ state: 'failed', reason: 'cancelled' }));
   const deps: ActivityDeps = { db: h.db, home, backendFor: () => backend };
   const input: AwaitTrainingInput = {
     runId,
