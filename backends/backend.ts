@@ -1,5 +1,6 @@
 // The one interface every training backend implements (local process today; Slurm, Ray, Kubernetes beside it).
 import type { JobHandle } from '../contracts/job-handle';
+import type { LimitBreach, ResourceLimits } from '../core/resource-limits';
 
 export type { JobHandle };
 // A launch is idempotent per run id: asking twice returns the same job, never a second one.
@@ -33,6 +34,13 @@ export interface LaunchRequest {
   campaignId?: string;
   /** The run's wall-clock limit, for backends that enforce one themselves (a Kubernetes Job's activeDeadlineSeconds). */
   timeLimitSeconds?: number;
+  /**
+   * The run's resource limits (core/resource-limits.ts), resolved. The kernel's share (memory, processes, open files,
+   * file size) is already in the argv (backends/sandbox); a backend that can watch the run enforces the rest (resident
+   * memory, bytes and files in the run directory, log bytes) and reports a breach as `reason: 'limit'`.
+   * @default none watched
+   */
+  limits?: ResourceLimits;
 }
 
 export interface TrainingBackend {

@@ -6,6 +6,7 @@ import { higherIsBetter } from './eval-suite/suite-metrics';
 import { gateSettingsSchema } from './gate/settings';
 import { InvalidSpecError, formatIssues } from './spec-errors';
 import { declaredEnvironmentProblems } from './trainer-environment';
+import { resourceLimitsSchema } from './resource-limits';
 import { MAX_PARALLELISM } from './temporal-limits';
 
 /** A float knob; `log: true` samples on a log scale. */
@@ -83,6 +84,13 @@ const trainerSchema = z.strictObject({
    * `hf`, false for a command of one's own
    */
   warmPredict: z.boolean().optional(),
+  /**
+   * What `train` and `predict` may use (core/resource-limits.ts): resident memory, processes and threads, open files,
+   * bytes and files left in the run directory, log bytes, predict's wall time. A run past one ends with the limit
+   * named as its reason. @default memoryMb 8192, processes 512, openFiles 4096, diskMb 20480, files 100000, logMb 64,
+   * predictSeconds 300
+   */
+  limits: resourceLimitsSchema.optional(),
 });
 
 /** What each training job asks Slurm for (`backend.kind: slurm`). Unset fields take the cluster's defaults. */
