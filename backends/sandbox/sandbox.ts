@@ -4,6 +4,7 @@
 import { bubblewrapArgv, probeSandbox, type SandboxPolicy } from './bubblewrap';
 import { programPaths } from './program-paths';
 import { NonRetryableError } from '../../core/errors';
+import type { ResourceLimits } from '../../core/resource-limits';
 
 export interface IsolationRequest {
   argv: string[];
@@ -29,6 +30,16 @@ export interface IsolationRequest {
   unsandboxed: boolean;
   /** Flywheel's own code (the built-in trainer): may run without a sandbox on a host that cannot make one. */
   trusted?: boolean;
+  /**
+   * The kernel's share of the program's limits (core/resource-limits.ts): address space from `memoryMb`, processes,
+   * open files, file size from `diskMb`. Unset fields are not limited. @default none
+   */
+  limits?: Partial<ResourceLimits>;
+  /**
+   * Picks the sandbox's own unprivileged uid when the worker runs as root (a run id, a predict's scratch folder): one
+   * uid per key, so one run's processes count against its own process limit. @default the argv's program
+   */
+  uidKey?: string;
 }
 
 export interface IsolatedCommand {
