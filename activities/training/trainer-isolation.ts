@@ -3,6 +3,7 @@
 // the eval activity both go through here, so `train` and `predict` get the same sandbox.
 import path from 'node:path';
 import { isolate, type IsolatedCommand, type IsolationRequest } from '../../backends/sandbox/sandbox';
+import { resolveLimits, type ResourceLimits } from '../../core/resource-limits';
 import type { CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
 import { builtinCorpusSourceDirs } from '../../tasks/builtin-code/corpus';
@@ -11,7 +12,10 @@ import { HF_SETUP_HINT, HF_TRAINER_CODE, REPO, hfPython, interpreterHome, traine
 
 /** The spec's trainer block plus what the worker hides from it. */
 export interface TrainerSetup {
-  trainer: Pick<CampaignSpec['trainer'], 'command' | 'env' | 'passEnv' | 'readOnlyPaths' | 'network' | 'unsandboxed' | 'warmPredict'>;
+  trainer: Pick<
+    CampaignSpec['trainer'],
+    'command' | 'env' | 'passEnv' | 'readOnlyPaths' | 'network' | 'unsandboxed' | 'warmPredict' | 'limits'
+  >;
   /** FLYWHEEL_HOME, the eval activity's predict scratch and the task's eval sources. */
   hide: string[];
   /** FLYWHEEL_HOME: where `trainer.command: hf` finds its interpreter (the hf-venv). */
@@ -54,8 +58,17 @@ export function isolationRequest(setup: TrainerSetup, entry: 'train' | 'predict'
     // The hf-venv lives under FLYWHEEL_HOME, which is masked: its folder alone is bound back, read-only, after the masks.
     unmasked: hf ? [interpreterHome(hfPython(setup.home))] : [],
     ...(hf ? { programHint: HF_SETUP_HINT } : {}),
-    network: trainer.network,
+    // Only `train` may have a network: `predict` holds held-out prompts, and a network would carry them out.
+    network: entry === 'train' && trainer.network,
     unsandboxed: trainer.unsandboxed,
     trusted: builtin,
+    limits: kernelLimitsOf(resolveLimits(trainer.limits)),
+    // One uid per run directory or predict scratch: each counts its own processes.
+    uidKey: paths.cwd,
   };
+}
+
+/** The limits the kernel enforces inside the sandbox (the local backend watches the rest). */
+function kernelLimitsOf(l: ResourceLimits): Partial<ResourceLimits> {
+  return { memoryMb: l.memoryMb, processes: l.processes, openFiles: l.openFiles, diskMb: l.diskMb };
 }

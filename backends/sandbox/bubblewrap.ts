@@ -1,11 +1,17 @@
-// The sandbox a user's trainer runs in, made with bubblewrap (Debian's `bubblewrap`): new user, mount, pid, ipc,
-// uts and network namespaces, no capabilities, and a filesystem built from a list: the system's programs and
-// libraries, the trainer's interpreter and code (read-only), its data (read-only) and its run directory
+// The sandbox a user's trainer (and every program that runs model output) runs in, made with bubblewrap (Debian's
+// `bubblewrap`): new mount, pid, ipc, uts and network namespaces, and a filesystem built from a list: the system's
+// programs and libraries, the trainer's interpreter and code (read-only), its data (read-only) and its run directory
 // (read-write). FLYWHEEL_HOME and the task's sources are hidden under empty tmpfs mounts wherever code covers them.
+// The program runs as an unprivileged uid of its own with no capabilities (sandbox-identity.ts), under kernel limits
+// (kernel-limits.ts), with no network or egress only (egress-network.ts).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ResourceLimits } from '../../core/resource-limits';
+import { egressArgv, egressBlackholes } from './egress-network';
 import { findOnPath } from './find-on-path';
+import { limitedArgv, PRLIMIT } from './kernel-limits';
+import { dropPrivilegesArgv, sandboxIdentity, SETPRIV, type SandboxIdentity } from './sandbox-identity';
 
 export interface SandboxPolicy {
   /** Read-only, bound first: the interpreter, its libraries, the trainer's code. Hidden paths are masked over them. */
@@ -21,8 +27,15 @@ export interface SandboxPolicy {
   /** The program's whole environment (nothing else of the launcher's reaches it). */
   env: Record<string, string>;
   cwd: string;
-  /** Keep the host's network. @default false: a network namespace with loopback only */
+  /**
+   * `egress`: connections out to the internet through user-mode networking, never to this host or the stack's servers
+   * (egress-network.ts). @default false: a network namespace with its own loopback only
+   */
   network?: boolean;
+  /** Who the program is on the host. @default `{kind: 'userns'}`: the worker's uid mapped to `nobody` */
+  identity?: SandboxIdentity;
+  /** The kernel's share of its limits (kernel-limits.ts); `diskMb` also caps the sandbox's /tmp. @default none */
+  limits?: Partial<ResourceLimits>;
 }
 
 /** What the system offers every program, read-only (symlinks, as on merged-/usr systems, are recreated). */
@@ -38,50 +51,74 @@ const ETC_FILES = [
   '/etc/group',
   '/etc/nsswitch.conf',
   '/etc/hosts',
-  '/etc/resolv.conf',
   '/etc/ssl',
   '/etc/ca-certificates',
   '/etc/os-release',
   '/etc/mime.types',
 ];
-/** The sandbox's user: `nobody`, mapped to the worker's own uid outside, so the run directory stays writable. */
+/** Inside a networked sandbox, names resolve through slirp4netns's DNS forwarder (the host's may be on its loopback). */
+const EGRESS_RESOLV_CONF = path.join(__dirname, 'egress-resolv.conf');
+/** The sandbox's user in a user namespace: `nobody`, mapped to the worker's own uid outside. */
 const SANDBOX_UID = '65534';
+/** The sandbox's /tmp (a tmpfs, so memory): at most this, or `diskMb` when smaller. */
+const TMP_MAX_MB = 1024;
 
-/** bubblewrap's argv that runs `argv` under the policy. */
+/** bubblewrap's argv that runs `argv` under the policy (wrapped in the egress namespace when it has a network). */
 export function bubblewrapArgv(bwrap: string, policy: SandboxPolicy, argv: string[]): string[] {
-  const args = [
-    bwrap,
-    '--unshare-all',
-    '--unshare-user',
-    '--uid',
-    SANDBOX_UID,
-    '--gid',
-    SANDBOX_UID,
-    '--cap-drop',
-    'ALL',
-    '--die-with-parent',
-  ];
-  if (policy.network) args.push('--share-net');
+  const identity = policy.identity ?? { kind: 'userns' };
+  const args = [bwrap];
+  if (identity.kind === 'uid') {
+    // bubblewrap runs as root, so without a user namespace; the program is switched to its uid inside (setpriv).
+    args.push('--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try');
+    if (!policy.network) args.push('--unshare-net');
+  } else {
+    args.push('--unshare-all', '--unshare-user', '--uid', SANDBOX_UID, '--gid', SANDBOX_UID, '--cap-drop', 'ALL');
+    if (policy.network) args.push('--share-net');
+  }
+  args.push('--die-with-parent', '--new-session');
   for (const p of SYSTEM_PATHS) args.push(...systemBind(p));
+  // Made by bubblewrap as root it would be mode 0700, and the sandbox's own uid could not read a file of it.
+  args.push('--perms', '0755', '--dir', '/etc');
   for (const f of ETC_FILES) args.push('--ro-bind-try', f, f);
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/tmp/home');
-  for (const dev of gpuDevices()) args.push('--dev-bind', dev, dev);
+  args.push('--ro-bind-try', policy.network ? EGRESS_RESOLV_CONF : '/etc/resolv.conf', '/etc/resolv.conf');
+  const tmpMb = Math.min(TMP_MAX_MB, policy.limits?.diskMb ?? TMP_MAX_MB);
+  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--size', String(tmpMb * 1024 * 1024), '--tmpfs', '/tmp');
+  args.push('--perms', '0777', '--dir', '/tmp/home');
+  const gpus = gpuDevices();
+  for (const dev of gpus) args.push('--dev-bind', dev, dev);
   // Real paths: a symlink on the way (a worktree's node_modules) would not resolve inside the sandbox.
   const hide = minimalCover(policy.hide.map(realPath));
-  const code = minimalCover(policy.code.map(realPath).filter((p) => !hide.some((h) => within(p, h))));
-  for (const p of code) args.push('--ro-bind', p, p);
-  // A hidden path is masked where bound code covers it; elsewhere the sandbox never had it.
-  for (const h of hide) if (code.some((c) => within(h, c))) args.push('--tmpfs', h);
+  const system = SYSTEM_PATHS.filter((p) => fs.existsSync(p) && !fs.lstatSync(p).isSymbolicLink());
+  const code = minimalCover(policy.code.map(realPath).filter((p) => !hide.some((h) => within(p, h)) && !system.some((s) => within(p, s))));
   // Bound back over a mask: a folder inside a hidden path, never one that holds a hidden path itself.
   const unmasked = minimalCover((policy.unmasked ?? []).map(realPath)).filter((p) => !hide.some((h) => within(h, p)));
-  for (const p of unmasked) args.push('--ro-bind', p, p);
-  for (const p of policy.data) args.push('--ro-bind', p, p);
-  for (const p of policy.readWrite) args.push('--bind', p, p);
+  // Folders bubblewrap makes on the way to a mount are root's, mode 0700, when it runs as root: each is made 0755 first
+  // (a folder that already exists, in a bind or an earlier mount, is left as it is).
+  const mount = (flag: string, p: string) => {
+    if (identity.kind === 'uid') for (const d of parentsOf(p)) args.push('--perms', '0755', '--dir', d);
+    args.push(flag, ...(flag === '--tmpfs' ? [p] : [p, p]));
+  };
+  for (const p of code) mount('--ro-bind', p);
+  // A hidden path is masked where bound code covers it; elsewhere the sandbox never had it.
+  for (const h of hide) if (code.some((c) => within(h, c))) mount('--tmpfs', h);
+  for (const p of unmasked) mount('--ro-bind', p);
+  for (const p of policy.data) mount('--ro-bind', p);
+  for (const p of policy.readWrite) mount('--bind', p);
   args.push('--clearenv');
   // HOME and TMPDIR are the sandbox's own, writable, private folders: the worker's HOME is not in the sandbox.
   for (const [k, v] of Object.entries({ ...policy.env, HOME: '/tmp/home', TMPDIR: '/tmp' })) args.push('--setenv', k, v);
-  args.push('--chdir', policy.cwd, '--', ...argv);
-  return args;
+  args.push('--chdir', policy.cwd, '--', ...dropPrivilegesArgv(identity, limitedArgv(policy.limits, identity, gpus.length > 0, argv)));
+  return policy.network ? egressArgv(identity, egressBlackholes(), args) : args;
+}
+
+/** The folders above a mount point that no system bind provides, outermost first. */
+function parentsOf(p: string): string[] {
+  const out: string[] = [];
+  for (let d = path.dirname(p); d !== path.dirname(d); d = path.dirname(d)) {
+    if (d === '/tmp' || SYSTEM_PATHS.some((s) => within(d, s))) break;
+    out.unshift(d);
+  }
+  return out;
 }
 
 /** A merged-/usr symlink (`/bin -> usr/bin`) is recreated as a symlink; a real folder is bound read-only. */
@@ -148,11 +185,13 @@ export function probeSandbox(): SandboxProbe {
 
 function probeWith(bwrap: string | undefined): SandboxProbe {
   if (!bwrap) return { ok: false, reason: 'bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)' };
-  const r = spawnSync(
-    bwrap,
-    bubblewrapArgv(bwrap, { code: [], hide: [], data: [], readWrite: [], env: {}, cwd: '/' }, ['/bin/true']).slice(1),
-    { encoding: 'utf8', timeout: 10_000 },
-  );
+  const identity = sandboxIdentity('flywheel-sandbox-probe');
+  if (identity.kind === 'uid' && !fs.existsSync(SETPRIV))
+    return { ok: false, reason: `${SETPRIV} (util-linux) is missing: the sandbox could not drop root` };
+  if (!fs.existsSync(PRLIMIT)) return { ok: false, reason: `${PRLIMIT} (util-linux) is missing: the sandbox could not set its limits` };
+  // The probe runs as a trainer would: its own uid, under limits, so a host where that fails says so here.
+  const policy: SandboxPolicy = { code: [], hide: [], data: [], readWrite: [], env: {}, cwd: '/', identity, limits: { openFiles: 64 } };
+  const r = spawnSync(bwrap, bubblewrapArgv(bwrap, policy, ['/bin/true']).slice(1), { encoding: 'utf8', timeout: 10_000 });
   if (r.status === 0) return { ok: true, bwrap };
   const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
   return { ok: false, reason: `bubblewrap cannot make namespaces here: ${why}` };

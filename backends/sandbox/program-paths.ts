@@ -1,6 +1,7 @@
 // What a trainer's argv needs to see, read-only, inside the sandbox: the program resolved on the worker's PATH
 // (a Python interpreter asked for its prefix and import path, since a pyenv shim or a venv points elsewhere), and
-// the folders of the files and folders its arguments name.
+// the files and folders its arguments name, never the folder a named file happens to sit in (a suite file beside a
+// trainer script stays out of reach): a trainer that imports its neighbours names their folder in readOnlyPaths.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { NonRetryableError } from '../../core/errors';
 export interface ProgramPaths {
   /** The argv with its program made absolute (a Python shim replaced by the interpreter it runs). */
   argv: string[];
-  /** Folders to bind read-only for the program to run. */
+  /** Files and folders to bind read-only for the program to run. */
   code: string[];
   /** Folders to put first on the sandbox's PATH (the interpreter's own bin). */
   pathDirs: string[];
@@ -51,11 +52,7 @@ export function programPaths(argv: string[], pathVar = process.env.PATH ?? ''): 
   pathDirs.push(path.dirname(exe));
   for (const a of args) {
     if (!path.isAbsolute(a)) continue;
-    try {
-      code.push(fs.statSync(a).isDirectory() ? a : path.dirname(a));
-    } catch {
-      /* not a path on this host: an ordinary argument */
-    }
+    if (fs.existsSync(a)) code.push(a);
   }
   return { argv: [exe, ...args], code, pathDirs: [...new Set(pathDirs)] };
 }

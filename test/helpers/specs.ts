@@ -69,6 +69,8 @@ export function torchSpec(name: string, lrChoices: number[], steps: number, inne
     task: { kind: 'builtin-code', completionItems: 10, lossItems: 5 },
     trainer: {
       command: [torchPython(), TORCH_TRAINER],
+      // The sandbox shows the script alone; the trainer imports its neighbours, so their folder is named.
+      readOnlyPaths: [path.dirname(TORCH_TRAINER)],
       unsandboxed: !sandboxAvailable,
       fixed: { n_layer: 1, n_head: 2, d_model: 32, context: 32, batchSize: 8, logEvery: 25, steps: 0 },
     },

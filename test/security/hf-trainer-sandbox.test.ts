@@ -66,7 +66,8 @@ afterAll(() => {
 function sandboxedSnoop(): string[] {
   const spec = parseSpec({
     name: 'hf-sandbox',
-    trainer: { command: 'hf' },
+    // The stand-in's folder must be visible for it to run at all: named in readOnlyPaths.
+    trainer: { command: 'hf', readOnlyPaths: [path.dirname(SNOOP)] },
     searchSpace: { lr: { type: 'float', low: 0.001, high: 0.01 } },
   });
   const cmd = isolatedEntry(trainerSetupOf(spec, home), 'train', ['--run-dir', runDir], {
@@ -87,10 +88,7 @@ function run(argv: string[]): Seen {
 }
 
 test('inside, the trainer runs on the hf-venv and sees its own code; FLYWHEEL_HOME shows nothing but the venv and its inputs', () => {
-  // The stand-in's folder must be visible for it to run at all: bind it the way trainer.readOnlyPaths would.
-  const argv = sandboxedSnoop();
-  const dashdash = argv.indexOf('--');
-  const seen = run([...argv.slice(0, dashdash), '--ro-bind', path.dirname(SNOOP), path.dirname(SNOOP), ...argv.slice(dashdash)]);
+  const seen = run(sandboxedSnoop());
   expect(seen.prefix).toBe(venv);
   expect(seen.probe).toBe('from the hf-venv');
   expect(seen.venvWritable).toBe(false);

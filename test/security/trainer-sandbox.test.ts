@@ -62,9 +62,10 @@ function snoopSpec(name: string, unsandboxed: boolean): CampaignSpecInput {
     task: { kind: 'builtin-code', completionItems: 10, lossItems: 5 },
     trainer: {
       command: [process.execPath, SNOOP],
-      // The cheat may read the whole checkout and the folder that holds FLYWHEEL_HOME: the sandbox must still hide
-      // FLYWHEEL_HOME and the task's eval sources inside them.
-      readOnlyPaths: [REPO, world],
+      // The cheat may read the whole checkout: the sandbox must still hide the task's eval sources inside it (the
+      // corpus under node_modules). A folder that holds FLYWHEEL_HOME is refused before the loop starts
+      // (test/redteam/folder-harvest.test.ts); the cheat still looks there.
+      readOnlyPaths: [REPO],
       unsandboxed,
       fixed: { snoopRoots: [REPO, world, ...builtinCorpusSourceDirs(path.join(REPO, 'node_modules'))], snoopPorts: ports() },
     },

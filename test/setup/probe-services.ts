@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { findOnPath } from '../../backends/sandbox/find-on-path';
 import { probeSandbox } from '../../backends/sandbox/bubblewrap';
+import { probeEgress } from '../../backends/sandbox/egress-network';
 import { RayJobsClient } from '../../backends/ray/ray-jobs-client';
 import { controllerUp } from '../../backends/slurm/slurm-commands';
 import { CHROMIUM } from '../dashboard/browser';
@@ -60,6 +61,14 @@ const PROBES: Record<Service, (i: ProbeInputs) => Promise<ServiceProbe>> = {
   bubblewrap: async () => {
     const probe = probeSandbox();
     return probe.ok ? { ok: true, path: probe.bwrap } : { ok: false, reason: probe.reason };
+  },
+  // A networked trainer's egress-only namespace, and a stand-in hub in a network namespace of the test's own (root).
+  egress: async () => {
+    const sandbox = probeSandbox();
+    if (!sandbox.ok) return { ok: false, reason: sandbox.reason };
+    const egress = probeEgress();
+    if (!egress.ok) return { ok: false, reason: egress.reason };
+    return process.getuid?.() === 0 ? { ok: true } : { ok: false, reason: 'the egress tests make a network namespace: run them as root' };
   },
   'temporal-test-server': async ({ testServer }) =>
     testServer ? { ok: true, path: testServer } : { ok: false, reason: 'it could not be installed' },
