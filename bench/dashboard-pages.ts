@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-dashboard-'));
     fs.chmodSync(home, 0o755); // the embedded PostgreSQL runs as the `postgres` user when we are root
     pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port: await freePort() });
-    serverUrl = pg.url;
+    serverUrl = pg.adminUrl;
   }
   const url = await ensureDatabase(serverUrl, `flywheel_bench_dashboard_${Date.now().toString(36)}`);
   await applyMigrations(url);

@@ -90,7 +90,7 @@ async function main(): Promise<void> {
     let serverUrl = process.env.DATABASE_URL;
     if (!serverUrl) {
       pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
-      serverUrl = pg.url;
+      serverUrl = pg.adminUrl;
     }
     const url = await ensureDatabase(serverUrl, `flywheel_bench_dataset_${Date.now().toString(36)}`);
     await applyMigrations(url);

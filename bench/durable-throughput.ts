@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   // A database of this run's own, dropped at the end: Optuna's study names are unique per storage.
   const optunaName = `optuna_bench_${Date.now().toString(36)}`;
   try {
-    const optunaDb = await ensureDatabase(stack.databaseUrl, optunaName);
+    const optunaDb = await ensureDatabase(stack.adminUrl, optunaName);
     const storage = optunaDb.replace(/^postgres(ql)?:\/\//, 'postgresql+psycopg2://');
     console.log(
       `durable no-op throughput, ${n} per case, ${os.cpus().length} CPUs, PostgreSQL ${process.env.DATABASE_URL ? 'from DATABASE_URL' : 'embedded'}`,
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     console.log('each Flywheel experiment also has its public split answered (one-shot: a predict process of its own; warm: a request to');
     console.log("the campaign's predict server) and graded; an Optuna trial does neither");
   } finally {
-    await dropDatabase(stack.databaseUrl, optunaName);
+    await dropDatabase(stack.adminUrl, optunaName);
     await stack.stop();
     if (fs.existsSync(VENV)) console.log(`(optuna venv kept at ${VENV})`);
   }

@@ -61,7 +61,7 @@ async function detection(seeds: number): Promise<void> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-evals-'));
   fs.chmodSync(home, 0o755);
   const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port: await freePort() });
-  const url = await ensureDatabase(pg.url, 'bench');
+  const url = await ensureDatabase(pg.adminUrl, 'bench');
   await applyMigrations(url);
   const dbh = openDb(url, { max: 4 });
   try {

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-gate-noise-'));
   fs.chmodSync(home, 0o755);
   const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port: await freePort() });
-  const url = await ensureDatabase(pg.url, 'bench');
+  const url = await ensureDatabase(pg.adminUrl, 'bench');
   await applyMigrations(url);
   const dbh = openDb(url, { max: 4 });
   const t0 = Date.now();

@@ -1,9 +1,14 @@
 // The stack's PostgreSQL: DATABASE_URL when given, else the embedded server with data under FLYWHEEL_HOME;
-// either way the `flywheel` schema is migrated once here, before any worker starts.
+// either way the `flywheel` schema is migrated once here, before any worker starts. On the embedded server this
+// process alone holds the superuser's URL; the workers, the CLI (through stack.json) and the dashboard get the
+// application role's (db/app-role.ts).
 import fs from 'node:fs';
 import path from 'node:path';
+import { APP_ROLE, ensureAppRole, grantAppAccess, urlAsRole } from '../db/app-role';
+import { EmbeddedAuthError } from '../db/embedded-auth';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
 import { applyMigrations, type MigrationResult } from '../db/migrate';
+import { roleWarning } from '../db/role-check';
 import { isAlive, openLogFile, stopProcess, tailFile, waitForExit } from './processes';
 
 export interface StackDatabaseOptions {
@@ -17,19 +22,25 @@ export interface StackDatabaseOptions {
 }
 
 export interface StackDatabase {
-  /** The URL workers use (the `flywheel` database on the embedded server, or DATABASE_URL as given). */
+  /**
+   * The URL workers use: the application role's on the embedded server's `flywheel` database (a new password every
+   * start), or DATABASE_URL as given.
+   */
   url: string;
   embedded: boolean;
   /** The embedded postmaster's pid. */
   pid: number | undefined;
   migrations: MigrationResult;
+  /** One line to show: an external role that is too powerful, or an embedded cluster whose fixed password was replaced. */
+  warning?: string;
   stop(): Promise<void>;
 }
 
 export async function startStackDatabase(opts: StackDatabaseOptions): Promise<StackDatabase> {
   if (opts.databaseUrl) {
     const migrations = await applyMigrations(opts.databaseUrl);
-    return { url: opts.databaseUrl, embedded: false, pid: undefined, migrations, stop: async () => undefined };
+    const warning = await roleWarning(opts.databaseUrl);
+    return { url: opts.databaseUrl, embedded: false, pid: undefined, migrations, warning, stop: async () => undefined };
   }
   const dataDir = path.join(opts.home, 'pg');
   checkPostgresCanReach(dataDir);
@@ -44,6 +55,7 @@ export async function startStackDatabase(opts: StackDatabaseOptions): Promise<St
   // startEmbeddedPostgres removes embedded-postgres's own exit hooks: `flywheel up` stops everything itself, in order.
   const pg = await startEmbeddedPostgres({ dataDir, port: opts.pgPort, onLog: write }).catch((e: unknown) => {
     closeLog();
+    if (e instanceof EmbeddedAuthError) throw e; // the server ran: what to do is in the message, not the log
     // embedded-postgres rejects with nothing when the server exits during start (a port in use, a bad data dir).
     const why = e instanceof Error ? e.message : 'it exited during start-up';
     throw new Error(
@@ -51,13 +63,18 @@ export async function startStackDatabase(opts: StackDatabaseOptions): Promise<St
     );
   });
   try {
-    const url = await ensureDatabase(pg.url, opts.databaseName ?? 'flywheel');
-    const migrations = await applyMigrations(url);
+    const adminDbUrl = await ensureDatabase(pg.adminUrl, opts.databaseName ?? 'flywheel');
+    const migrations = await applyMigrations(adminDbUrl);
+    const appPassword = await ensureAppRole(pg.adminUrl);
+    await grantAppAccess(adminDbUrl);
     return {
-      url,
+      url: urlAsRole(adminDbUrl, APP_ROLE, appPassword),
       embedded: true,
       pid: pg.pid,
       migrations,
+      warning: pg.replacedLegacyPassword
+        ? `the embedded PostgreSQL's superuser had the old fixed password; it now has a random one, in ${pg.passwordFile}`
+        : undefined,
       stop: async () => {
         await stopEmbedded(pg);
         closeLog();

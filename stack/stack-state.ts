@@ -12,7 +12,10 @@ export interface StackState {
   startedAt: string;
   home: string;
   temporal: { address: string; namespace: string; uiUrl?: string; external: boolean; pid?: number };
-  /** The URL as the workers use it, password included (the file is written mode 0600). */
+  /**
+   * The URL as the workers use it, password included (the file is written mode 0600): on the embedded server the
+   * application role's, never the superuser's (whose password stays in its own 0600 file beside the data dir).
+   */
   postgres: { url: string; external: boolean; pid?: number };
   taskQueuePrefix: string;
   workers: Partial<Record<QueueFamily, { pid: number; taskQueue: string }>>;

@@ -114,6 +114,7 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
       migrationsApplied: db.migrations.applied,
       pid: db.pid,
     });
+    if (db.warning) emit({ kind: 'warning', message: db.warning });
     const names = await ensureSearchAttributes(temporal.connection, config.namespace, ALL_SEARCH_ATTRIBUTES).catch((e: Error) => {
       emit({ kind: 'warning', message: `could not check search attributes: ${e.message}` });
       return [];

@@ -9,6 +9,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { createActivities } from '../../activities';
 import { PredictServers } from '../../activities/eval/predict-servers';
 import { QUEUE_FAMILIES, taskQueue } from '../../contracts/queues';
+import { APP_ROLE, ensureAppRole, grantAppAccess, urlAsRole } from '../../db/app-role';
 import { openDb, type DbHandle } from '../../db/client';
 import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded-server';
 import { applyMigrations } from '../../db/migrate';
@@ -22,8 +23,13 @@ export interface BenchStack {
   db: DbHandle;
   home: string;
   prefix: string;
-  /** Where a child `flywheel` command finds this stack (DATABASE_URL, TEMPORAL_ADDRESS). */
+  /**
+   * Where a child `flywheel` command finds this stack (DATABASE_URL, TEMPORAL_ADDRESS): on the embedded server the
+   * application role's URL, as `flywheel up` gives its workers; else the bench's database on the given server.
+   */
   databaseUrl: string;
+  /** The server's admin URL (the embedded superuser's, or the given server's), for a bench's own CREATE DATABASE. */
+  adminUrl: string;
   temporalAddress: string;
   stop(): Promise<void>;
 }
@@ -44,8 +50,14 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
   const env = await startTemporalDevServer({ home, port: await freePort(), dbFile: 'memory', readyTimeoutMs: 120_000 });
   const pg = opts.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port });
   const dbName = opts.databaseUrl ? `flywheel_bench_${Date.now().toString(36)}` : 'bench';
-  const url = await ensureDatabase(opts.databaseUrl ?? pg!.url, dbName);
-  await applyMigrations(url);
+  const adminUrl = opts.databaseUrl ?? pg!.adminUrl;
+  const adminDbUrl = await ensureDatabase(adminUrl, dbName);
+  await applyMigrations(adminDbUrl);
+  let url = adminDbUrl;
+  if (pg) {
+    url = urlAsRole(adminDbUrl, APP_ROLE, await ensureAppRole(pg.adminUrl));
+    await grantAppAccess(adminDbUrl);
+  }
   const db = openDb(url, { max: opts.poolSize ?? 20 });
   const connection = await NativeConnection.connect({ address: env.address });
   const prefix = 'bench';
@@ -70,6 +82,7 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
     home,
     prefix,
     databaseUrl: url,
+    adminUrl,
     temporalAddress: env.address,
     async stop() {
       workers.forEach((w) => w.shutdown());

@@ -8,7 +8,7 @@ import { isAlive } from '../../stack/processes';
 async function main(): Promise<void> {
   const [dataDir, port] = process.argv.slice(2);
   const pg = await startEmbeddedPostgres({ dataDir, port: Number(port) });
-  const url = await ensureDatabase(pg.url, 'flywheel');
+  const url = await ensureDatabase(pg.adminUrl, 'flywheel');
   console.log(JSON.stringify({ url, pid: pg.pid }));
   const stop = (): void => void pg.stop().finally(() => process.exit(0));
   process.on('SIGTERM', stop);

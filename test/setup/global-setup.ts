@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { APP_ROLE, ensureAppRole, urlAsRole } from '../../db/app-role';
 import { startEmbeddedPostgres } from '../../db/embedded-server';
 import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../helpers/ports';
@@ -36,7 +37,10 @@ export default async function globalSetup(): Promise<void> {
   } else {
     const pg = await startEmbeddedPostgres({ dataDir: path.join(scratch, 'pg'), port: await freePort() });
     g.__flywheelPg = pg;
-    process.env.FLYWHEEL_TEST_PG_URL = pg.url;
+    // The superuser makes and migrates each test file's database; the tests then use it as the application role,
+    // as `flywheel up`'s workers do (test/helpers/env.ts freshDatabase).
+    process.env.FLYWHEEL_TEST_PG_URL = pg.adminUrl;
+    process.env.FLYWHEEL_TEST_PG_APP_URL = urlAsRole(pg.adminUrl, APP_ROLE, await ensureAppRole(pg.adminUrl));
   }
 
   process.env.FLYWHEEL_TEST_WORKFLOW_BUNDLE = await writeWorkflowBundle(scratch);

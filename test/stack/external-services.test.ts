@@ -23,6 +23,8 @@ it('uses an external PostgreSQL and Temporal', async () => {
   expect(out).toContain(`✓ temporal  ${temporalAddress()} (namespace default, external)`);
   expect(out).toMatch(/✓ postgres  postgres:\/\/.*\/fw_stack_ext_\w+ \(external, [1-9]\d* migration\(s\) applied\)/);
   expect(out).toContain(`✓ worker training  queue ${prefix}-training`);
+  // The test server's role is a superuser (CI's, or the embedded server's admin): `up` says so, once.
+  expect(up.lines.filter((l) => l.startsWith(`! DATABASE_URL's role "postgres" is a superuser: `))).toHaveLength(1);
   expect(out).toContain('(external cluster: use its UI)');
   // The dashboard comes up on the same stack: its front page answers from the migrated database.
   const dash = up.lines[await up.waitFor(/^dashboard +http:\/\/127\.0\.0\.1:\d+$/)].split(/ +/)[1];

@@ -68,7 +68,7 @@ describe('flywheel up, cold then warm', () => {
       ),
     );
     expect(out).toMatch(
-      /✓ postgres  postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/flywheel \(embedded, [1-9]\d* migration\(s\) applied\)/,
+      /✓ postgres  postgres:\/\/flywheel_app:\*\*\*@127\.0\.0\.1:\d+\/flywheel \(embedded, [1-9]\d* migration\(s\) applied\)/,
     );
     for (const f of ['orchestration', 'training', 'eval']) expect(out).toMatch(new RegExp(`✓ worker ${f}  queue flywheel-${f} `));
     const state = first.state()!;
