@@ -2,6 +2,7 @@
 // (feedback API, codec endpoint, dashboard).
 import type http from 'node:http';
 import { FlywheelError, NonRetryableError } from '../../core/errors';
+import { firstBadUtf8Byte } from '../../core/utf8-bytes';
 
 /** The client went away before its body arrived. */
 export class RequestAbortedError extends FlywheelError {
@@ -59,21 +60,4 @@ export function drained<R>(req: http.IncomingMessage, reply: R, max = DRAIN_MAX)
     req.on('close', () => resolve(reply));
     req.on('error', () => resolve(reply));
   });
-}
-
-/** The offset where the first invalid UTF-8 sequence starts (the body is known to hold one). */
-function firstBadUtf8Byte(bytes: Buffer): number {
-  const strict = new TextDecoder('utf-8', { fatal: true });
-  for (let i = 0; i < bytes.length;) {
-    const c = bytes[i];
-    const n = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
-    if (n === 0 || i + n > bytes.length) return i;
-    try {
-      strict.decode(bytes.subarray(i, i + n));
-    } catch {
-      return i;
-    }
-    i += n;
-  }
-  return bytes.length;
 }
