@@ -1,19 +1,15 @@
 // `flywheel suite add FILE.json|FILE.yaml`, `flywheel suite list`, `flywheel suite show NAME[@N]`: eval suites as
 // versioned inputs (core/eval-suite/suite-schema.ts is the format; docs/suites.md). `add` prints `NAME@N` (the same
-// content again: the same version); a malformed suite is one line naming the file and every failing item, exit 2,
-// nothing stored. `show` counts held-out items and never prints one: only public and probe items are sampled.
-import fs from 'node:fs';
+// content again: the same version); a file past its caps (cli/suite-file.ts) or a malformed suite is one line naming
+// the file and every failing item, exit 2, nothing stored. `show` counts held-out items and never prints one: only public and probe items are sampled.
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { MalformedSuiteError } from '../../core/eval-suite/suite-schema';
 import { registerEvalSuite } from '../../services/suites/register-suite';
 import { listSuites, showSuite, type SuiteDetail } from '../../services/suites/suite-queries';
 import { UsageError } from '../errors';
 import { integerOption } from '../integer-option';
+import { readSuiteFile } from '../suite-file';
 import { withDb } from '../with-db';
-
-/** The largest suite file read (a suite of tens of thousands of items fits). */
-const MAX_SUITE_BYTES = 64 << 20;
 
 export function registerSuite(program: Command): void {
   const suite = program
@@ -27,7 +23,7 @@ export function registerSuite(program: Command): void {
     .argument('<file>', 'the suite file')
     .addHelpText('after', '\nExample:\n  $ flywheel suite add evals/arith.yaml\n  arith@1\n')
     .action(async (file: string) => {
-      const raw = readSuiteFile(file);
+      const { raw } = readSuiteFile(file);
       const r = await withDb((db) => registerEvalSuite(db, raw)).catch((e: unknown) => {
         if (e instanceof MalformedSuiteError) throw new UsageError(`${file}: ${e.message}`);
         throw e;
@@ -60,24 +56,6 @@ export function registerSuite(program: Command): void {
       if (opts.json) return console.log(JSON.stringify(d, null, 2));
       printSuite(d);
     });
-}
-
-function readSuiteFile(file: string): unknown {
-  let text: string;
-  try {
-    if (fs.statSync(file).size > MAX_SUITE_BYTES)
-      throw new UsageError(`${file}: more than a suite file may be (${MAX_SUITE_BYTES >> 20} MiB)`);
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  try {
-    // YAML parses JSON too; aliases are capped so a small file cannot expand without bound.
-    return parseYaml(text, { maxAliasCount: 100 }) as unknown;
-  } catch (e) {
-    throw new UsageError(`${file}: cannot parse: ${(e as Error).message.split('\n')[0]}`);
-  }
 }
 
 const splits = (counts: Record<string, number>) =>

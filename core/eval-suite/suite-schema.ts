@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { graderConfigSchema, type GraderConfig } from '../graders';
 import { UsageError } from '../errors';
+import { itemLabel, MAX_SUITE_ITEMS, oversizedFields } from './suite-limits';
 
 export type SuiteSplit = 'public' | 'heldout' | 'probe';
 
@@ -51,7 +52,7 @@ export const suiteSchema = z.strictObject({
    * @default []
    */
   heldoutCanaries: z.array(z.string().min(12, 'a canary needs at least 12 characters to be unmistakable')).default([]),
-  items: z.array(z.unknown()).min(1, 'a suite needs at least one item'),
+  items: z.array(z.unknown()).min(1, 'a suite needs at least one item').max(MAX_SUITE_ITEMS, `at most ${MAX_SUITE_ITEMS} items`),
 });
 
 export interface Suite {
@@ -69,6 +70,8 @@ const MAX_LISTED = 20;
 
 /** A validated suite, or a MalformedSuiteError naming each failing item (`items[3] "id": path: problem`). */
 export function parseSuite(input: unknown): Suite {
+  const oversized = oversizedFields(input);
+  if (oversized.length > 0) throw malformed((input as { name?: unknown }).name, oversized);
   const top = suiteSchema.safeParse(input);
   if (!top.success) {
     throw new MalformedSuiteError(
@@ -79,7 +82,7 @@ export function parseSuite(input: unknown): Suite {
   const items: SuiteItem[] = [];
   top.data.items.forEach((raw, i) => {
     const r = suiteItemSchema.safeParse(raw);
-    const name = `items[${i}]${typeof (raw as { id?: unknown })?.id === 'string' ? ` "${(raw as { id: string }).id}"` : ''}`;
+    const name = itemLabel(raw, i);
     if (!r.success) problems.push(`${name}: ${r.error.issues.map((x) => `${x.path.join('.') || '(item)'}: ${x.message}`).join(', ')}`);
     else items.push(r.data);
   });
@@ -100,13 +103,17 @@ export function parseSuite(input: unknown): Suite {
     if (outside.length > 0) problems.push(`heldoutCanaries[${k}]: ${outside.join(', ')} outside the held-out split hold it`);
     if (top.data.canaries.includes(c)) problems.push(`heldoutCanaries[${k}]: it is also a public canary`);
   });
-  if (problems.length > 0) {
-    const more = problems.length > MAX_LISTED ? ` and ${problems.length - MAX_LISTED} more` : '';
-    throw new MalformedSuiteError(
-      `malformed eval suite "${top.data.name}", ${problems.length} failing item(s): ${problems.slice(0, MAX_LISTED).join('; ')}${more}`,
-    );
-  }
+  if (problems.length > 0) throw malformed(top.data.name, problems);
   return { name: top.data.name, rubrics: top.data.rubrics, canaries: top.data.canaries, heldoutCanaries: top.data.heldoutCanaries, items };
+}
+
+/** The refusal naming the first {@link MAX_LISTED} problems (`items[3] "id": path: problem`) and how many more. */
+function malformed(name: unknown, problems: string[]): MalformedSuiteError {
+  const more = problems.length > MAX_LISTED ? ` and ${problems.length - MAX_LISTED} more` : '';
+  const suite = typeof name === 'string' && name.length <= 63 ? ` "${name}"` : '';
+  return new MalformedSuiteError(
+    `malformed eval suite${suite}, ${problems.length} failing item(s): ${problems.slice(0, MAX_LISTED).join('; ')}${more}`,
+  );
 }
 
 function crossCheck(item: SuiteItem, byId: Map<string, SuiteItem>, rubrics: Record<string, string>): string | undefined {
