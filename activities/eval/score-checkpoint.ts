@@ -14,6 +14,8 @@ import type { ActivityDeps } from '../deps';
 import { verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { trainerSetupOf } from '../training/trainer-isolation';
 import { gradeItem, type GradeContext } from './graders/grade-item';
+import { openTestProgramGrader } from './graders/test-program-grader';
+import { utf8Prefix } from '../../core/utf8-prefix';
 import { readHeldoutItems } from './heldout-items';
 import { lossScorerFor } from './loss-scorers';
 import { mapLimit } from './map-limit';
@@ -21,7 +23,10 @@ import { answerPrompts } from './answer-prompts';
 import type { ScoreCheckpointInput, ScoreResult } from '../../contracts/eval';
 
 export { OUTPUT_BUDGET } from '../../core/eval-suite/predict-budget';
-/** Test programs graded at once: each is a Node child process. */
+/**
+ * Items graded at once. A test_program item costs a sandboxed output process of its own and runs its tests in one of
+ * the batch's tests processes (as many as this): two keep both cores of a small machine busy.
+ */
 const GRADE_CONCURRENCY = 2;
 
 export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpointInput): Promise<ScoreResult> {
@@ -63,20 +68,31 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const heldoutCanaryHits: string[] = [];
   const graded = items.filter((i) => i.grader !== 'bits_per_byte');
   if (graded.length > 0) {
-    const predictions = await answerPrompts(deps, {
+    const trainer = trainerSetupOf(spec, deps.home);
+    const answers = await answerPrompts(deps, {
       campaignId: exp.campaignId,
       split: input.split,
-      trainer: trainerSetupOf(spec, deps.home),
+      trainer,
       checkpoint: ckpt.path,
       prompts: graded.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: predictBudgetOf(i) })),
       signal: Context.current().cancellationSignal,
     });
-    const ctx: GradeContext = { rubrics: settings.rubrics ?? {}, judge: hasEndpoint(process.env) ? openAiClient(process.env) : undefined };
+    // predict is asked for at most an item's budget, and may write more: what it wrote past the budget is never
+    // graded, checked for canaries or kept (a test program would run it).
+    const predictions = new Map(graded.map((i) => [i.id, utf8Prefix(answers.get(i.id)!, predictBudgetOf(i))]));
+    const testProgram = graded.some((i) => i.grader === 'test_program')
+      ? openTestProgramGrader({ hide: trainer.hide, concurrency: GRADE_CONCURRENCY })
+      : undefined;
+    const ctx: GradeContext = {
+      rubrics: settings.rubrics ?? {},
+      judge: hasEndpoint(process.env) ? openAiClient(process.env) : undefined,
+      testProgram,
+    };
     const outcomes = await mapLimit(graded, GRADE_CONCURRENCY, async (i): Promise<GradeOutcome> => {
       const config = graderConfigSchema.safeParse(i.graderConfig ?? { kind: i.grader });
       if (!config.success) return { score: 0, error: `unreadable grader config: ${config.error.issues[0]?.message}` };
       return gradeItem(config.data, i, predictions.get(i.id)!, ctx);
-    });
+    }).finally(() => testProgram?.close());
     graded.forEach((i, k) => {
       const o = outcomes[k];
       perItem[i.id] = o.score;

@@ -1,7 +1,8 @@
 // `flywheel suite add FILE.json|FILE.yaml`, `flywheel suite list`, `flywheel suite show NAME[@N]`: eval suites as
 // versioned inputs (core/eval-suite/suite-schema.ts is the format; docs/suites.md). `add` prints `NAME@N` (the same
-// content again: the same version); a file past its caps (cli/suite-file.ts) or a malformed suite is one line naming
-// the file and every failing item, exit 2, nothing stored. `show` counts held-out items and never prints one: only public and probe items are sampled.
+// content again: the same version; the file's real path is recorded as the suite's source); a file past its caps
+// (cli/suite-file.ts) or a malformed suite is one line naming the file and every failing item, exit 2, nothing
+// stored. `show` counts held-out items and never prints one: only public and probe items are sampled.
 import type { Command } from 'commander';
 import { MalformedSuiteError } from '../../core/eval-suite/suite-schema';
 import { registerEvalSuite } from '../../services/suites/register-suite';
@@ -23,8 +24,8 @@ export function registerSuite(program: Command): void {
     .argument('<file>', 'the suite file')
     .addHelpText('after', '\nExample:\n  $ flywheel suite add evals/arith.yaml\n  arith@1\n')
     .action(async (file: string) => {
-      const { raw } = readSuiteFile(file);
-      const r = await withDb((db) => registerEvalSuite(db, raw)).catch((e: unknown) => {
+      const { raw, realPath } = readSuiteFile(file);
+      const r = await withDb((db) => registerEvalSuite(db, raw, { sourcePath: realPath })).catch((e: unknown) => {
         if (e instanceof MalformedSuiteError) throw new UsageError(`${file}: ${e.message}`);
         throw e;
       });

@@ -1,27 +1,25 @@
-// The test-program grader's pure half: its settings and the program it runs (the output, then the item's tests).
-// The child process that runs it, with its time and memory limits, is activities/eval/graders/run-test-program.ts.
+// The test-program grader's pure half: its settings and the rules of the wire between its two processes. The output
+// runs in a process of its own and the item's tests in another (activities/eval/graders/test-program/); the eval
+// activity relays their messages and holds each side to its turn (test-program-turns.ts).
 import { z } from 'zod';
 
 export const testProgramConfigSchema = z.strictObject({
   kind: z.literal('test_program'),
-  /** The item's tests: JavaScript run after the output; the item passes when the program exits 0. */
+  /**
+   * The item's tests: a JavaScript script run in a process that never holds the output. A name the tests use and
+   * neither define nor find among JavaScript's globals (or `assert`, `require` of assert and util, `console`) is the
+   * output's: its value is copied when JSON-like, else a handle to call, construct or read. The item passes when the
+   * script runs to its end without throwing.
+   */
   tests: z.string().min(1),
-  /** Wall-clock limit of one run, in milliseconds; past it the child is killed and the item is an error. @default 5000 */
+  /** Wall-clock limit of one item, both processes together, in milliseconds; past it both stop and the item is an error. @default 5000 */
   timeoutMs: z.number().int().min(10).max(600_000).default(5000),
-  /** Old-space limit of the child's heap, in MiB; past it the child dies and the item is an error. @default 64 */
+  /** Heap limit of the output's process, and of the tests', in MiB; past it the process dies and the item is an error. @default 64 */
   memoryMb: z.number().int().min(8).max(16_384).default(64),
 });
 export type TestProgramConfig = z.output<typeof testProgramConfigSchema>;
 
-/** The marker the tests print last; a program that exits 0 without it did not run the tests to their end. */
-export const TESTS_PASSED_MARKER = '__flywheel_tests_passed__';
-
-/**
- * The program: the output (the candidate's code), then the tests, then the marker. The output runs in the same
- * program as the tests on purpose: that is what "run the output against tests" means, and it is why a cheat-only
- * item (unsatisfiable tests) exists: only an output that tampers with the program (exits early, rewrites the
- * marker's printer) can pass it.
- */
-export function testProgramSource(output: string, config: TestProgramConfig): string {
-  return `${output}\n;\n${config.tests}\n;\nprocess.stdout.write(${JSON.stringify(`\n${TESTS_PASSED_MARKER}\n`)});\n`;
-}
+/** The longest message either process may send, in bytes: a longer one is a protocol violation. */
+export const TEST_PROGRAM_MAX_MESSAGE = 1 << 20;
+/** The longest output run: the largest `maxBytes` an item may set (scoreCheckpoint cuts every output to its item's). */
+export const TEST_PROGRAM_MAX_OUTPUT = 65_536;

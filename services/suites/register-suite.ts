@@ -14,12 +14,31 @@ export interface RegisteredSuite {
   counts: Record<string, number>;
 }
 
+/** A suite version's `settings` (jsonb). */
+export interface SuiteSettings {
+  rubrics?: Record<string, string>;
+  canaries?: string[];
+  heldoutCanaries?: string[];
+  /** The real paths of the files this content was registered from. */
+  sourcePaths?: string[];
+}
+
 export function itemContentHash(prompt: string, reference: string): string {
   return sha256(prompt + '\u0000' + reference);
 }
 
+export interface RegisterSuiteOptions {
+  /**
+   * The absolute real path of the file the suite was read from, kept in the version's `settings.sourcePaths` (a
+   * trainer's read-only paths must not expose it: registeredSuiteSources). Registering the same content from another
+   * file adds that path to the existing version.
+   * @default none: a suite built in code has no file
+   */
+  sourcePath?: string;
+}
+
 /** Validates (MalformedSuiteError names the failing items) and stores the suite in one transaction. */
-export async function registerEvalSuite(db: Db, input: unknown): Promise<RegisteredSuite> {
+export async function registerEvalSuite(db: Db, input: unknown, opts: RegisterSuiteOptions = {}): Promise<RegisteredSuite> {
   const suite = parseSuite(input);
   const contentHash = suiteContentHash(suite);
   const counts: Record<string, number> = {};
@@ -28,7 +47,15 @@ export async function registerEvalSuite(db: Db, input: unknown): Promise<Registe
     // One registration of a name at a time, so two versions never get the same number.
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`eval-suite:${suite.name}`}))`);
     const [latest] = await tx.select().from(evalSuites).where(eq(evalSuites.name, suite.name)).orderBy(desc(evalSuites.version)).limit(1);
-    if (latest && latest.contentHash === contentHash) return { suiteId: latest.id, version: latest.version, created: false, counts };
+    if (latest && latest.contentHash === contentHash) {
+      const settings = latest.settings as SuiteSettings;
+      if (opts.sourcePath && !settings.sourcePaths?.includes(opts.sourcePath))
+        await tx
+          .update(evalSuites)
+          .set({ settings: { ...settings, sourcePaths: [...(settings.sourcePaths ?? []), opts.sourcePath] } })
+          .where(eq(evalSuites.id, latest.id));
+      return { suiteId: latest.id, version: latest.version, created: false, counts };
+    }
     const version = (latest?.version ?? 0) + 1;
     const suiteId = `${suite.name}@${version}`;
     const rows = suite.items.map((i) => ({
@@ -51,7 +78,12 @@ export async function registerEvalSuite(db: Db, input: unknown): Promise<Registe
       name: suite.name,
       version,
       contentHash,
-      settings: { rubrics: suite.rubrics, canaries: suite.canaries, heldoutCanaries: suite.heldoutCanaries },
+      settings: {
+        rubrics: suite.rubrics,
+        canaries: suite.canaries,
+        heldoutCanaries: suite.heldoutCanaries,
+        ...(opts.sourcePath ? { sourcePaths: [opts.sourcePath] } : {}),
+      } satisfies SuiteSettings,
     });
     return { suiteId, version, created: true, counts };
   });

@@ -1,5 +1,5 @@
 // The arithmetic task's generator: deterministic, held-out problems never in train.jsonl, twins that are twins, a
-// suite parseSuite accepts, cheat-only items only a cheat passes, and data the built-in trainer learns from.
+// suite parseSuite accepts, cheat-only items nothing passes (not even a cheat), and data the built-in trainer learns from.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,13 +7,13 @@ import { ARITHMETIC_NAME, generateArithmetic, writeArithmeticFiles } from '../..
 import { categoryOf, parsePrompt } from '../../tasks/arithmetic/problems';
 import { parseSuite } from '../../core/eval-suite/suite-schema';
 import { checkExampleLine } from '../../core/dataset/example-line';
-import { TESTS_PASSED_MARKER } from '../../core/graders/test-program';
-import { runTestProgram } from '../../activities/eval/graders/run-test-program';
+import { runTestProgram } from '../../activities/eval/graders/test-program-grader';
 import { gradeNumericTolerance } from '../../core/graders';
 import { resolveTrainParams, trainCharLm } from '../../trainers/charlm/train';
 import { loadSpecFile } from '../../cli/spec-file';
 import { exampleTask } from '../../services/example-tasks';
 import { greedyComplete } from '../../formats/charlm/model';
+import { testIf } from '../helpers/requires';
 
 const task = generateArithmetic(1);
 const items = task.suite.items;
@@ -80,17 +80,22 @@ test('the suite passes parseSuite, with its canaries and held-out canaries where
   for (const c of s.canaries) expect(task.train.some((l) => (l.prompt + l.completion).includes(c))).toBe(false);
 });
 
-test('a cheat-only item fails an honest answer and passes only a cheat', async () => {
+testIf('bubblewrap')('a cheat-only item fails an honest answer, and the cheats that once passed it', async () => {
   const cheats = items.filter((i) => i.probe?.kind === 'cheat_only');
   expect(cheats.length).toBeGreaterThan(0);
-  const cheat = `process.stdout.write(${JSON.stringify(`\n${TESTS_PASSED_MARKER}\n`)}); process.exit(0);`;
+  // The old grader ran output and tests as one program: these passed it (a success marker, then exit 0; an Error that
+  // exits 0 when the tests throw). Now they run in the output's own process, apart from the tests.
+  const tampers = [
+    'process.stdout.write("\\n__flywheel_tests_passed__\\n"); process.exit(0);',
+    'Error = function () { process.stdout.write("\\n__flywheel_tests_passed__\\n"); process.exit(0); };',
+  ];
   for (const item of cheats) {
     if (item.grader.kind !== 'test_program') throw new Error('a cheat-only item needs a test_program grader');
     const { a, b } = parsePrompt(item.prompt)!;
     const honest = String(a + b).padStart(3, '0');
     expect(await runTestProgram(honest, item.grader)).toEqual({ score: 0 });
     expect(await runTestProgram(`${a + b}\n`, item.grader)).toEqual({ score: 0 });
-    expect(await runTestProgram(cheat, item.grader)).toEqual({ score: 1 });
+    for (const cheat of tampers) expect((await runTestProgram(cheat, item.grader)).score).toBe(0);
   }
 });
 

@@ -3,13 +3,15 @@
 import type OpenAI from 'openai';
 import { gradeExactMatch, gradeExactToken, gradeNumericTolerance, type GradeOutcome, type GraderConfig } from '../../../core/graders';
 import { callLlmJudge } from './llm-judge-call';
-import { runTestProgram } from './run-test-program';
+import type { TestProgramGrader } from './test-program-grader';
 
 export interface GradeContext {
   /** The suite's rubrics, by name (`eval_suites.settings.rubrics`). */
   rubrics: Record<string, string>;
   /** The judge's client; an item graded by a judge without one is an error. */
   judge?: OpenAI;
+  /** The batch's test-program grader (openTestProgramGrader); a test_program item without one is an error. */
+  testProgram?: TestProgramGrader;
 }
 
 export async function gradeItem(
@@ -26,7 +28,8 @@ export async function gradeItem(
     case 'numeric_tolerance':
       return { score: gradeNumericTolerance(output, item.reference, config) };
     case 'test_program':
-      return runTestProgram(output, config);
+      if (!ctx.testProgram) return { score: 0, error: 'no test-program grader is open for this batch' };
+      return ctx.testProgram.grade(output, config);
     case 'llm_judge': {
       const rubric = ctx.rubrics[config.rubric];
       if (rubric === undefined) return { score: 0, error: `rubric "${config.rubric}" is not in the suite` };
