@@ -25,7 +25,7 @@ import { fastBuiltinSpec } from './specs';
 const CHEATS = path.join(__dirname, '..', 'fixtures', 'cheats', 'main.ts');
 const RUN_TS = path.join(__dirname, '..', '..', 'bin', 'run-ts.js');
 
-export type OutputRecipe = 'honest' | 'memorise' | 'tamper' | 'heldout-train' | 'heldout-memorise';
+export type OutputRecipe = 'honest' | 'memorise' | 'tamper' | 'heldout-train' | 'heldout-memorise' | 'grader-escape';
 
 /** The small model the planted cheats train (test/helpers/charlm-checkpoint.ts's shape). */
 export const CHEAT_TRAIN_PARAMS = { context: 4, embed: 8, hidden: 32, batchSize: 16, lr: 0.02, logEvery: 50 };
