@@ -1,17 +1,3 @@
-// The one way held-out items leave the database: every read is logged with its reader and purpose first.
-import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { evalItems, heldoutReads } from '../../db/schema';
-
-export async function readHeldoutItems(
-  db: Db,
-  suiteId: string,
-  reader: string,
-  purpose: string,
-): Promise<(typeof evalItems.$inferSelect)[]> {
-  await db.insert(heldoutReads).values({ suiteId, reader, purpose });
-  return db
-    .select()
-    .from(evalItems)
-    .where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'heldout')));
-}
+// The logged held-out read lives in services/suites/heldout-items.ts (`dataset add` reads held-out items too); the
+// eval activities import it from here.
+export { readHeldoutItems } from '../../services/suites/heldout-items';

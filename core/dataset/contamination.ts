@@ -1,7 +1,7 @@
 // The contamination check a dataset version must pass before any training run: no example may contain an eval item
 // (exact), nearly copy one (a share of its character n-grams, see overlap.ts), or carry a suite's canary string.
 
-import { findOverlaps, type OverlapOptions } from './overlap';
+import { OverlapIndex, type CandidateOverlap, type OverlapOptions } from './overlap';
 
 /** The thresholds the check states in every refusal. 13-character n-grams, a 0.5 share: `findOverlaps`' defaults. */
 export const CONTAMINATION_THRESHOLDS: Required<OverlapOptions> = { n: 13, threshold: 0.5 };
@@ -35,21 +35,68 @@ export interface ContaminationFinding {
   share: number;
 }
 
+/**
+ * The eval items and canaries fingerprinted once: the loop's check asks it for a whole version
+ * ({@link findContamination}), `dataset add` for each line as the file streams past.
+ */
+export class ContaminationIndex {
+  private readonly overlaps: OverlapIndex;
+  private readonly splitOf: Map<string, string>;
+
+  constructor(
+    items: readonly ContaminationEvalItem[],
+    private readonly canaries: readonly ContaminationCanary[],
+  ) {
+    this.overlaps = new OverlapIndex(items, CONTAMINATION_THRESHOLDS);
+    this.splitOf = new Map(items.map((i) => [i.id, i.split]));
+  }
+
+  /** True when nothing can be found: no item long enough to fingerprint, no canary. */
+  get empty(): boolean {
+    return this.overlaps.empty && this.canaries.length === 0;
+  }
+
+  /** The eval items `text` overlaps (ids as given), or undefined. */
+  overlapOf(text: string): CandidateOverlap | undefined {
+    return this.overlaps.overlapOf(text);
+  }
+
+  /** The split of an indexed item. */
+  splitOfItem(id: string): string | undefined {
+    return this.splitOf.get(id);
+  }
+
+  /** The first n-gram of `text` the item holds (see OverlapIndex.firstSharedGram). */
+  firstSharedGram(text: string, itemId: string): string | undefined {
+    return this.overlaps.firstSharedGram(text, itemId);
+  }
+
+  /** The ids of the canaries `text` carries, verbatim. */
+  canariesIn(text: string): string[] {
+    return this.canaries.filter((c) => text.includes(c.text)).map((c) => c.id);
+  }
+}
+
 export function findContamination(
   examples: readonly ContaminationExample[],
   items: readonly ContaminationEvalItem[],
   canaries: readonly ContaminationCanary[],
 ): ContaminationFinding[] {
-  const splitOf = new Map(items.map((i) => [i.id, i.split]));
-  const found: ContaminationFinding[] = findOverlaps(examples, items, CONTAMINATION_THRESHOLDS).map((o) => ({
-    exampleKey: o.key,
-    kind: 'overlap' as const,
-    ids: o.evalIds.map((id) => `${id} (${splitOf.get(id)})`),
-    exact: o.exact,
-    share: Math.round(o.share * 1000) / 1000,
-  }));
+  const index = new ContaminationIndex(items, canaries);
+  const found: ContaminationFinding[] = [];
   for (const e of examples) {
-    const hits = canaries.filter((c) => e.text.includes(c.text)).map((c) => c.id);
+    const o = index.overlapOf(e.text);
+    if (o)
+      found.push({
+        exampleKey: e.key,
+        kind: 'overlap',
+        ids: o.evalIds.map((id) => `${id} (${index.splitOfItem(id)})`),
+        exact: o.exact,
+        share: Math.round(o.share * 1000) / 1000,
+      });
+  }
+  for (const e of examples) {
+    const hits = index.canariesIn(e.text);
     if (hits.length) found.push({ exampleKey: e.key, kind: 'canary', ids: hits, exact: true, share: 1 });
   }
   return found;
