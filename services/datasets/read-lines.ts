@@ -1,6 +1,7 @@
 // The lines of a byte stream, one at a time, in bounded memory: a line longer than the limit is reported by its
-// number and length, never held whole. Each line is decoded as strict UTF-8 (a line that is not is reported, not
-// read with U+FFFD in place of its bytes). `\r\n` ends a line as `\n` does.
+// number and length, never held whole. Each line is decoded as strict UTF-8 (a line that is not is reported with the
+// file offset of its first bad byte, not read with U+FFFD in place of its bytes). `\r\n` ends a line as `\n` does.
+import { firstBadUtf8Byte } from '../../core/utf8-bytes';
 
 export type Line =
   { line: number; text: string; bytesRead: number } | { line: number; text?: undefined; problem: string; bytesRead: number };
@@ -16,6 +17,8 @@ export async function* readLines(chunks: AsyncIterable<Buffer>, maxBytes: number
   let tooLong = false;
   let line = 0;
   let bytesRead = 0;
+  /** Where the current line starts in the stream: a bad byte is named by its offset in the file. */
+  let lineStart = 0;
   const finish = (last: Buffer): Line => {
     line++;
     const length = partBytes + last.length;
@@ -25,10 +28,11 @@ export async function* readLines(chunks: AsyncIterable<Buffer>, maxBytes: number
     try {
       return { line, text: decoder.decode(bytes), bytesRead };
     } catch {
-      return { line, problem: 'not valid UTF-8', bytesRead };
+      return { line, problem: `not valid UTF-8 at byte offset ${lineStart + Math.max(0, firstBadUtf8Byte(bytes))}`, bytesRead };
     }
   };
   for await (const chunk of chunks) {
+    const chunkStart = bytesRead;
     bytesRead += chunk.length;
     let start = 0;
     for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
@@ -37,6 +41,7 @@ export async function* readLines(chunks: AsyncIterable<Buffer>, maxBytes: number
       partBytes = 0;
       tooLong = false;
       start = nl + 1;
+      lineStart = chunkStart + start;
     }
     if (start < chunk.length) {
       const rest = chunk.subarray(start);

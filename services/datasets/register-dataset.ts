@@ -1,7 +1,9 @@
 // registerDataset: `flywheel dataset add NAME FILE.jsonl`. Two passes over the file, each streamed in bounded memory:
 //   1. every line is checked (core/dataset/example-line.ts) and the content hash is taken over the canonical lines;
 //      any problem refuses the whole file (MalformedDatasetError, `FILE:LINE: field: problem` each) before anything
-//      is written. The same content again is the same version: nothing is written.
+//      is written. So does a line the loop's contamination check would refuse for a held-out or probe item or a
+//      canary of any registered suite (ContaminatedLineError, the first such line). The same content again is the
+//      same version: nothing is written.
 //   2. in one transaction, under a lock on the name: the lines go into a temporary table by PostgreSQL COPY, lines of
 //      the same text collapse to the first, the examples go in by INSERT … SELECT, the version's files are written
 //      (services/datasets/version-files.ts) from the collapsed examples, and then the version row: a row always has
@@ -21,10 +23,13 @@ import {
   trainExampleLine,
   type ExampleLine,
 } from '../../core/dataset/example-line';
+import { ContaminationIndex } from '../../core/dataset/contamination';
+import { lineContamination } from '../../core/dataset/line-contamination';
 import { UsageError } from '../../core/errors';
 import { DATASET_REF } from '../../core/spec';
 import type { Db } from '../../db/client';
 import { datasetDirOf } from '../paths';
+import { contaminationSources } from '../suites/contamination-sources';
 import { contentHashOf } from './example-rows';
 import { readLines } from './read-lines';
 import { writeVersionFiles, type VersionRecord } from './version-files';
@@ -49,6 +54,13 @@ export class MalformedDatasetError extends UsageError {
     super([`${file}: ${total} problem${total > 1 ? 's' : ''}, nothing registered`, ...problems, ...more].join('\n'));
   }
 }
+
+/**
+ * A line that holds a registered suite's held-out or probe item, or a canary: `FILE:LINE: field: overlaps held-out
+ * item SUITE@N/ID (13-gram "…")` or `FILE:LINE: field: carries canary SUITE@N#canaryK`, the first such line; nothing
+ * is registered.
+ */
+export class ContaminatedLineError extends UsageError {}
 
 export interface RegisterProgress {
   /**
@@ -92,7 +104,11 @@ export async function registerDataset(
     opts.onProgress &&
     ((phase: RegisterProgress['phase'], lines: number, bytes: number) => opts.onProgress!({ phase, lines, bytes, totalBytes }));
 
-  const checked = await checkFile(file, progress && ((lines, bytes) => progress('check', lines, bytes)));
+  // Public items are left to the loop: its check refuses a version that copies one, and the outer loop's versions
+  // drop such examples. Held-out and probe text, or a canary, in training data is a leak whatever the campaign.
+  const sources = await contaminationSources(db, `checkContamination:dataset add ${name}`, ['heldout', 'probe']);
+  const index = new ContaminationIndex(sources.items, sources.canaries);
+  const checked = await checkFile(file, index, progress && ((lines, bytes) => progress('check', lines, bytes)));
   const versionId = `${name}@${checked.contentHash.slice(0, 12)}`;
   const found = await existing(db.$client, versionId, checked.lines);
   if (found) return found;
@@ -153,12 +169,16 @@ async function* parsedLines(file: string, onBytes?: (lines: number, bytes: numbe
   onBytes?.(n, fs.statSync(file).size);
 }
 
-/** Pass 1: every line checked, nothing written; the hash over the canonical lines names the version. */
-async function checkFile(file: string, onBytes?: (lines: number, bytes: number) => void): Promise<Checked> {
+/**
+ * Pass 1: every line checked, nothing written; the hash over the canonical lines names the version. A malformed line
+ * is reported before a contaminated one: the contamination of a file that does not parse is not worth a word yet.
+ */
+async function checkFile(file: string, index: ContaminationIndex, onBytes?: (lines: number, bytes: number) => void): Promise<Checked> {
   const hash = crypto.createHash('sha256');
   const problems: string[] = [];
   let total = 0;
   let lines = 0;
+  let contaminated: string | undefined;
   for await (const p of parsedLines(file, onBytes)) {
     if (p.problems) {
       total += p.problems.length;
@@ -167,9 +187,14 @@ async function checkFile(file: string, onBytes?: (lines: number, bytes: number) 
     }
     lines++;
     hash.update(JSON.stringify(canonicalExample(p.example)) + '\n');
+    if (contaminated === undefined && !index.empty) {
+      const problem = lineContamination(index, p.example);
+      if (problem) contaminated = `${file}:${p.line}: ${problem}`;
+    }
   }
   if (lines === 0 && total === 0) throw new MalformedDatasetError(file, [`${file}: no examples (the file is empty or blank)`], 1);
   if (total > 0) throw new MalformedDatasetError(file, problems, total);
+  if (contaminated) throw new ContaminatedLineError(contaminated);
   return { lines, contentHash: hash.digest('hex') };
 }
 

@@ -207,6 +207,17 @@ test('problems are listed up to a cap; a line over the byte limit and an empty f
   expect(d).toBeUndefined();
 });
 
+test('a line that is not UTF-8 is refused with its line and the byte offset in the file, not read as U+FFFD', async () => {
+  const first = JSON.stringify({ prompt: 'fine', completion: 'ok' }) + '\r\n';
+  const head = '{"prompt": "caf';
+  const file = path.join(files, 'latin1.jsonl');
+  // Line 2 says "café" in Latin-1: 0xE9 alone is not UTF-8.
+  fs.writeFileSync(file, Buffer.concat([Buffer.from(first + head), Buffer.from([0xe9]), Buffer.from('", "completion": "x"}\n')]));
+  await expect(registerDataset(h.db, 'latin', file, { home })).rejects.toMatchObject({
+    problems: [`${file}:2: (line): not valid UTF-8 at byte offset ${Buffer.byteLength(first + head)}`],
+  });
+});
+
 test('a file changed between the two passes: nothing is kept, the connection is not reused broken', async () => {
   const before = [await count(datasets), await count(datasetVersions), await count(examples)];
   const lines = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ prompt: `${i}`, completion: 'x' }));
