@@ -94,7 +94,7 @@ async function taskProblems(spec: CampaignSpec): Promise<string[]> {
 
 /**
  * Paths the spec would show its trainer that the sandbox exists to hide (backends/sandbox/exposed-paths.ts): checked
- * against this host's FLYWHEEL_HOME and Flywheel's scratch, and, when a stack answers, every registered suite's file.
+ * against this host's FLYWHEEL_HOME and Flywheel's scratch, and, when a database answers, every registered suite's file.
  */
 async function exposureProblems(spec: CampaignSpec): Promise<string[]> {
   const paths = exposedPaths(spec.trainer);
@@ -102,12 +102,10 @@ async function exposureProblems(spec: CampaignSpec): Promise<string[]> {
   const ctx = { home: resolveConfig(process.env, process.cwd()).home, scratch: [predictScratchRoot()] };
   try {
     return await withDb(async (db) => exposedPathProblems(paths, { ...ctx, suiteSources: await registeredSuiteSources(db) }));
-  } catch (e) {
-    // No stack, or a database without Flywheel's tables: what this host can tell, and a note on what it cannot.
-    const problems = exposedPathProblems(paths, ctx);
-    const why = e instanceof NoStackError ? e.message : `the database did not answer (${(e as Error).message.split('\n')[0]})`;
-    if (problems.length === 0) console.log(`warning: trainer paths are not checked against registered suites' files: ${why}`);
-    return problems;
+  } catch {
+    // No stack, or a database without Flywheel's tables: what this host can tell. The training worker checks the
+    // registered suites itself (checkTrainer) before a loop writes anything.
+    return exposedPathProblems(paths, ctx);
   }
 }
 
