@@ -1,17 +1,20 @@
 // Eval integrity: (1) scoring throughput per grader kind (items per second, graded two at a time as the eval
-// activity does, on this machine), and (2) the gate's detection table: for each planted cheat (held-out leaks
+// activity does, on this machine; the test-program grader beside the one-program runner it replaced, in the same
+// run, with the ratio), and (2) the gate's detection table: for each planted cheat (held-out leaks
 // included) and for the honest recipe, over several seeds, how often it is refused or rejected. Figures only;
 // nothing here is asserted.
-// Run: node bin/run-ts.js bench/eval-integrity.ts [SEEDS] [ITEMS]
+// Run: node bin/run-ts.js bench/eval-integrity.ts [SEEDS] [ITEMS] (SEEDS 0: the throughput alone)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkContamination } from '../activities/eval/check-contamination';
 import { gradeItem, type GradeContext } from '../activities/eval/graders/grade-item';
+import { openTestProgramGrader } from '../activities/eval/graders/test-program-grader';
 import { mapLimit } from '../activities/eval/map-limit';
 import { openAiClient } from '../agents/openai-client';
 import { INTEGRITY_RULES } from '../core/gate/integrity-checks';
-import { graderConfigSchema } from '../core/graders';
+import { graderConfigSchema, type GradeOutcome } from '../core/graders';
+import { testProgramConfigSchema } from '../core/graders/test-program';
 import { openDb } from '../db/client';
 import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded-server';
 import { applyMigrations } from '../db/migrate';
@@ -20,39 +23,75 @@ import { trainCheckpoint } from '../test/helpers/charlm-checkpoint';
 import { startChatServer } from '../test/helpers/chat-server';
 import { plantedCheats, type OutputRecipe } from '../test/helpers/planted-cheats';
 import { freePort } from '../test/helpers/ports';
+import { loadAverage } from './lib/load-average';
+import { runOneProgram } from './lib/one-program-test-runner';
+import { predictScratchRoot } from '../services/paths';
 import { eq } from 'drizzle-orm';
+
+/** Items per second of `grade` over `n` items, two at a time (as the eval activity grades). */
+async function rate(n: number, grade: () => Promise<GradeOutcome>): Promise<{ perSecond: number; passed: number }> {
+  const t0 = performance.now();
+  const outs = await mapLimit(
+    Array.from({ length: n }, (_, i) => i),
+    2,
+    grade,
+  );
+  return { perSecond: n / ((performance.now() - t0) / 1000), passed: outs.filter((o) => o.score === 1).length };
+}
 
 async function throughput(items: number): Promise<void> {
   const server = await startChatServer(() => ({ content: JSON.stringify({ score: 8, reason: 'fine' }) }));
-  const ctx: GradeContext = { rubrics: { r: 'Be right.' }, judge: openAiClient({ OPENAI_BASE_URL: server.baseUrl }) };
+  const testProgram = openTestProgramGrader({ hide: [predictScratchRoot()], concurrency: 2 });
+  const ctx: GradeContext = { rubrics: { r: 'Be right.' }, judge: openAiClient({ OPENAI_BASE_URL: server.baseUrl }), testProgram };
   const kinds: [string, unknown, string, string][] = [
     ['exact_token', { kind: 'exact_token' }, 'return', ' return x;'],
     ['exact_match', { kind: 'exact_match' }, 'Paris', ' Paris'],
     ['numeric_tolerance', { kind: 'numeric_tolerance', absolute: 0.01 }, '3.14159', 'about 3.141'],
-    [
-      'test_program',
-      { kind: 'test_program', tests: 'if (add(2, 3) !== 5) throw new Error("no");' },
-      '-',
-      'function add(a, b) { return a + b; }',
-    ],
     ['llm_judge (local endpoint)', { kind: 'llm_judge', rubric: 'r', model: 'judge' }, 'because', 'because of scattering'],
   ];
-  console.log(`\n## Scoring throughput (${items} items per kind, 2 at a time, ${os.cpus().length} CPUs)\n`);
+  // Two test programs: one call across the boundary (a typical item), and a hundred (every call a round trip).
+  const programs: [string, string][] = [
+    ['1 call', 'if (add(2, 3) !== 5) throw new Error("no");'],
+    ['100 calls', 'for (let i = 0; i < 100; i++) if (add(i, 1) !== i + 1) throw new Error("no");'],
+  ];
+  const output = 'function add(a, b) { return a + b; }';
+  const load = loadAverage();
+  console.log(`\n## Scoring throughput (${items} items per kind, 2 at a time, ${os.cpus().length} CPUs, load ${load})\n`);
   console.log('| grader | items/s | passed |\n| --- | ---: | ---: |');
+  const ratios: string[] = [];
   try {
-    for (const [name, raw, reference, output] of kinds) {
+    for (const [name, raw, reference, out] of kinds) {
       const config = graderConfigSchema.parse(raw);
-      const n = config.kind === 'test_program' ? Math.min(items, 100) : items;
-      const t0 = performance.now();
-      const outs = await mapLimit(
-        Array.from({ length: n }, (_, i) => i),
-        2,
-        () => gradeItem(config, { prompt: 'q', reference }, output, ctx),
-      );
-      const s = (performance.now() - t0) / 1000;
-      console.log(`| ${name} | ${(n / s).toFixed(1)} | ${outs.filter((o) => o.score === 1).length}/${n} |`);
+      const r = await rate(items, () => gradeItem(config, { prompt: 'q', reference }, out, ctx));
+      console.log(`| ${name} | ${r.perSecond.toFixed(1)} | ${r.passed}/${items} |`);
     }
+    // The test-program grader beside its peer, today's one-program runner (unsandboxed), in turns: old, new, old, new.
+    const n = Math.min(items, 100);
+    for (const [label, tests] of programs) {
+      const config = testProgramConfigSchema.parse({ kind: 'test_program', tests });
+      const sum = { old: { s: 0, passed: 0 }, new: { s: 0, passed: 0 } };
+      for (const half of [n / 2, n / 2]) {
+        for (const [which, grade] of [
+          ['old', () => runOneProgram(output, config)],
+          ['new', () => gradeItem(config, { prompt: 'q', reference: '-' }, output, ctx)],
+        ] as const) {
+          const r = await rate(half, grade);
+          sum[which].s += half / r.perSecond;
+          sum[which].passed += r.passed;
+        }
+      }
+      const [oldRate, newRate] = [n / sum.old.s, n / sum.new.s];
+      console.log(
+        `| test_program, ${label}: one program on the host (before; the peer) | ${oldRate.toFixed(1)} | ${sum.old.passed}/${n} |`,
+      );
+      console.log(`| test_program, ${label}: two sandboxed processes | ${newRate.toFixed(1)} | ${sum.new.passed}/${n} |`);
+      ratios.push(`${label} ${(newRate / oldRate).toFixed(2)}`);
+    }
+    console.log(
+      `\ntest_program items/s, two sandboxed processes over one program: ${ratios.join(', ')} (load ${load} before, ${loadAverage()} after)`,
+    );
   } finally {
+    await testProgram.close();
     await server.close();
   }
 }
@@ -136,7 +175,7 @@ async function main(): Promise<void> {
   const seeds = Number(process.argv[2] ?? 5);
   const items = Number(process.argv[3] ?? 400);
   await throughput(items);
-  await detection(seeds);
+  if (seeds > 0) await detection(seeds);
 }
 
 main().catch((err) => {
