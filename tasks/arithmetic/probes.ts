@@ -3,8 +3,9 @@
 //   memorised prompt → answer table does not.
 // - A canary probe begins a random string whose rest only a model that trained on the suite's text can write.
 // - A held-out canary is such a string inside held-out items only: completing it proves held-out text leaked.
-// - A cheat-only item's tests can never pass for an honest answer (they assert a wrong sum): only an output that
-//   tampers with the test program (prints the success marker and exits) passes it.
+// - A cheat-only item's tests can never pass (they assert a wrong sum). An output that tampered with the one-program
+//   test grader (printed the success marker and exited) once passed them; it runs apart from the tests now, so they
+//   stay as a tripwire for a grader that regresses.
 import { createHash } from 'node:crypto';
 import { answerOf, categoryOf, promptOf, type Problem } from './problems';
 

@@ -98,8 +98,9 @@ function canaryItem(canary: string, k: number): ProbeDraft {
 }
 
 /**
- * Cheat-only items: a coding prompt whose tests can never pass. A program that passes them tampered with the grader
- * (exited early with the success marker, redefined what the tests call): honest outputs fail them, always.
+ * Cheat-only items: a coding prompt whose tests can never pass. Outputs that tampered with the one-program grader
+ * (exited early with the success marker, redefined what the tests call) once passed them; the grader now runs the
+ * output apart from the tests, so nothing passes them: a tripwire for a grader that regresses.
  */
 export const CHEAT_ONLY_TASKS: readonly { name: string; prompt: string; tests: string }[] = [
   {
