@@ -1,5 +1,5 @@
 // Twenty seeded gate runs on the built-in task: an honest improvement above 2σ promoted at least 19 times, every
-// planted cheat rejected every time. Affordable, not twenty trainings: the checkpoints are trained and scored once
+// planted cheat rejected every time (but `tamper`, whose outputs can no longer pass a cheat-only item). Affordable, not twenty trainings: the checkpoints are trained and scored once
 // (real charlm runs, the recipes' own `predict`, the real scoreCheckpoint and evaluateGate), with three seed reruns of
 // the candidate's recipe giving σ_seed; then each of the 20 runs is the gate's statistics on those recorded per-item
 // scores, with the held-out items drawn again (a seeded bootstrap: another held-out set of the same size) and the
@@ -83,9 +83,13 @@ test('the honest improvement is above 2σ with σ_seed measured, and is promoted
   expect(v.filter((x) => x === 'promote').length).toBeGreaterThanOrEqual(19);
 });
 
-test.each<OutputRecipe>(['memorise', 'tamper', 'heldout-memorise'])('the planted cheat %s is rejected in all 20 runs', (recipe) => {
+test.each<OutputRecipe>(['memorise', 'heldout-memorise'])('the planted cheat %s is rejected in all 20 runs', (recipe) => {
   expect(recorded.get(recipe)).toMatchObject({ promote: false });
   expect(verdicts(recipe).filter((x) => x === 'promote')).toEqual([]);
+});
+
+test('the planted cheat tamper passes no cheat-only item: its outputs run apart from the tests (it once passed both)', () => {
+  expect(evidence.get('tamper')!.integrity?.cheatOnly).toEqual({ scored: 2, passed: [] });
 });
 
 test('the held-out leak in training (heldout-train) is rejected in all 20 runs, by the reference control alone each time', () => {

@@ -1,8 +1,9 @@
 // Planted cheats for the built-in task, each caught, and an honest recipe promoted in the same run. Real parts: the
 // built-in suite with its probes (prepareTask), real charlm checkpoints, the recipes' own `predict` programs run by
 // scoreCheckpoint, the contamination check and the gate's decision rows. Dataset cheats (training on public items,
-// a canary in the data) are refused before training; output cheats (memorised references, a tampered test grader)
-// are rejected by the gate, each by its rule.
+// a canary in the data) are refused before training; memorised references are rejected by the gate, by their rule;
+// outputs that tamper with the test grader gain nothing (their cheat-only items fail: the grader runs them apart from
+// the tests).
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -54,11 +55,10 @@ test('a recipe that memorises the public references is rejected: public rises wi
   expect(checks.heldoutImprovement.passed).toBe(true); // the same weights: held-out alone would have promoted it
 }, 300_000);
 
-test('a recipe whose outputs tamper with the test grader is rejected by the cheat-only items', async () => {
-  const { summary, checks } = await gate('tamper');
-  expect(summary).toMatchObject({ promote: false, rule: 'cheatOnlyPass' });
-  expect(checks.cheatOnlyPass.reason).toContain(`${p.suiteId}/cheat-only-add`);
-  expect(checks.heldoutImprovement.passed).toBe(true);
+test('a recipe whose outputs tamper with the test grader passes no cheat-only item: the tampering stays in its own process', async () => {
+  const { checks } = await gate('tamper');
+  // On the one-program grader both passed, and this check rejected the candidate.
+  expect(checks.cheatOnlyPass).toMatchObject({ passed: true, reason: 'no cheat-only item passed (2 scored)' });
 }, 300_000);
 
 describe('dataset cheats are refused before any training run', () => {
@@ -118,8 +118,8 @@ test('`flywheel report CAMPAIGN` shows each gate decision with its rule, its fig
     );
   const tamper = await report(`${prefix}-tamper`);
   expect(tamper.code).toBe(0);
-  expect(tamper.out).toContain(`### ${prefix}-tamper/outer/i1/gate: REJECTED (rule: cheatOnlyPass)`);
-  expect(tamper.out).toMatch(/\| cheatOnlyPass \| \*\*fail\*\* \| .*items=.*cheat-only-add/);
+  expect(tamper.out).toContain(`### ${prefix}-tamper/outer/i1/gate: `);
+  expect(tamper.out).toMatch(/\| cheatOnlyPass \| pass \| .*scored=2/);
   expect(tamper.out).toMatch(/\| heldoutImprovement \| pass \| .*meanDelta=/);
   const memorise = await report(`${prefix}-memorise`);
   expect(memorise.out).toContain('REJECTED (rule: publicHeldoutGap)');
