@@ -61,8 +61,16 @@ export class TestProgramGrader {
   private async gradeNow(output: string, config: TestProgramConfig): Promise<GradeOutcome> {
     if (this.closed) return { score: 0, error: 'the test-program grader was closed before this item' };
     const item = ++this.items;
-    const tests = this.takeTests(config.memoryMb);
-    const out = this.start('output', config.memoryMb, `${item}`);
+    let tests: TestsProcess | undefined;
+    let out: HarnessProcess;
+    try {
+      tests = this.takeTests(config.memoryMb);
+      out = this.start('output', config.memoryMb, `${item}`);
+    } catch (e) {
+      // The sandbox could not be made after all (a program missing, the host changed since the probe).
+      if (tests) this.giveBack(tests, true);
+      return { score: 0, error: `no sandbox for the test program: ${(e as Error).message.split('\n')[0]}` };
+    }
     try {
       const run = await runTestProgramItem(tests.proc, out, utf8Prefix(output, TEST_PROGRAM_MAX_OUTPUT), config, item);
       this.giveBack(tests, run.testsReusable);
