@@ -50,7 +50,7 @@ const lastLine = (stderr: string) => stderr.trim().split('\n').slice(-1)[0]?.sli
 const error = (text: string): GradeOutcome => ({ score: 0, error: text });
 
 /** How the output's process ended, as the item's error when the tests needed it. */
-export function outputEnd(e: HarnessEnd, config: TestProgramConfig): string {
+function outputEnd(e: HarnessEnd, config: TestProgramConfig): string {
   if (/heap out of memory|Allocation failed|out of memory|bad_alloc/i.test(e.stderr))
     return `the output's process was killed at its memory limit (${config.memoryMb} MiB)`;
   const last = lastLine(e.stderr);
