@@ -35,6 +35,8 @@ export interface ContaminationFinding {
   share: number;
 }
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /**
  * The eval items and canaries fingerprinted once: the loop's check asks it for a whole version
  * ({@link findContamination}), `dataset add` for each line as the file streams past.
@@ -71,9 +73,11 @@ export class ContaminationIndex {
     return this.overlaps.firstSharedGram(text, itemId);
   }
 
-  /** The ids of the canaries `text` carries, verbatim. */
-  canariesIn(text: string): string[] {
-    return this.canaries.filter((c) => text.includes(c.text)).map((c) => c.id);
+  /** The ids of the canaries `text` carries, verbatim (the same empty list when none: this runs for every line). */
+  canariesIn(text: string): readonly string[] {
+    let ids: string[] | undefined;
+    for (const c of this.canaries) if (text.includes(c.text)) (ids ??= []).push(c.id);
+    return ids ?? NONE;
   }
 }
 
@@ -97,7 +101,7 @@ export function findContamination(
   }
   for (const e of examples) {
     const hits = index.canariesIn(e.text);
-    if (hits.length) found.push({ exampleKey: e.key, kind: 'canary', ids: hits, exact: true, share: 1 });
+    if (hits.length) found.push({ exampleKey: e.key, kind: 'canary', ids: [...hits], exact: true, share: 1 });
   }
   return found;
 }
