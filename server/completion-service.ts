@@ -8,7 +8,7 @@ import type { CompletionReply, CompletionRequest } from '../core/completion';
 import { NotFoundError, FlywheelError, NonRetryableError } from '../core/errors';
 import type { Db } from '../db/client';
 import { checkpointRow, productionCheckpointOf, type CheckpointRow } from '../services/production-model';
-import { verifyCheckpoint } from '../services/checkpoint-manifest';
+import { checkpointRoot, verifyCheckpoint } from '../services/checkpoint-manifest';
 import { HF_CAUSAL_LM_FORMAT } from '../core/job-contract';
 import { HfModelPool, type HfModelPoolOptions } from './hf/hf-model-pool';
 
@@ -99,7 +99,7 @@ export class CompletionService {
         `checkpoint "${checkpointId}" is in format "${row.format}"; this server completes with ${formats}`,
       );
     }
-    verifyCheckpoint(row.path, row.sha256, `production checkpoint "${checkpointId}"`);
+    verifyCheckpoint(row.path, row.sha256, `production checkpoint "${checkpointId}"`, checkpointRoot(row));
     const c = decodeCheckpoint(await fs.promises.readFile(row.path));
     return CharLm.fromParams(c.hyper, c.params);
   }

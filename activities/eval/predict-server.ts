@@ -15,6 +15,8 @@ import { readPredictions, stderrTail, writePrompts } from './run-predict';
 
 /** The stderr kept for a failure's message. */
 const STDERR_TAIL = 8 << 10;
+/** The longest stdout line a server may write (a reply is a few hundred bytes; a stray print may be long). */
+const MAX_STDOUT_LINE = 1024 * 1024;
 
 export interface ServeOptions {
   /** @default 300000, as a one-shot predict */
@@ -50,6 +52,17 @@ export class PredictServer {
     this.child.on('error', (err) => this.ended(`could not start: ${err.message}`));
     this.child.on('exit', (code, signal) => this.ended(signal ? `killed by ${signal}` : `exited with code ${code}`));
     readline.createInterface({ input: this.child.stdout! }).on('line', (line) => this.onLine(line));
+    // Its predictions come back as a file (read confined: run-predict.ts readPredictions); stdout carries one-line
+    // replies, and a line that never ends would grow in the worker's memory without end: past the cap, the server dies.
+    let unended = 0;
+    this.child.stdout!.on('data', (c: Buffer) => {
+      const nl = c.lastIndexOf(0x0a);
+      unended = nl < 0 ? unended + c.length : c.length - nl - 1;
+      if (unended > MAX_STDOUT_LINE && this.exit === undefined) {
+        this.child.kill('SIGKILL');
+        this.ended(`wrote a stdout line of more than ${MAX_STDOUT_LINE} bytes`);
+      }
+    });
     // An idle server never holds its worker's process open; a request in flight does, through its time limit.
     this.child.unref();
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as unknown as { unref?: () => void })?.unref?.();

@@ -3,9 +3,10 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PredictionsMismatchError } from '../../core/errors';
+import { ContractViolationError, PredictionsMismatchError } from '../../core/errors';
 import type { Prediction, PredictPrompt } from '../../core/job-contract';
 import { predictScratchRoot } from '../../services/paths';
+import { readConfined } from '../../services/run-files';
 import { isolatedEntry, type TrainerSetup } from '../training/trainer-isolation';
 
 export interface PredictOptions {
@@ -63,11 +64,31 @@ export function writePrompts(file: string, prompts: PredictPrompt[]): void {
   fs.writeFileSync(file, prompts.map((p) => JSON.stringify(p)).join('\n') + '\n');
 }
 
+/**
+ * The most bytes a predictions file may hold for `prompts`: 64 MiB, plus for each prompt its budget JSON-escaped at
+ * worst (6 bytes a byte, as `\u0000`), its id and 4 KiB of room. Room enough for a predict that writes past its budget
+ * (what it wrote past is cut before grading), never an unbounded read: a larger file is refused before it is read.
+ */
+export function predictionsCap(prompts: PredictPrompt[]): number {
+  return 64 * 1024 * 1024 + prompts.reduce((n, p) => n + 6 * (p.maxBytes + Buffer.byteLength(p.id)) + 4096, 0);
+}
+
+/**
+ * predict's answers, read from its own scratch folder, which predict could write anything into: confined there
+ * (services/run-files.ts: no link, no FIFO, a regular file under predictionsCap), then checked line by line.
+ */
 export function readPredictions(file: string, prompts: PredictPrompt[]): Map<string, string> {
-  if (!fs.existsSync(file)) throw new PredictionsMismatchError(`predict wrote no predictions file at ${file}`);
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readConfined(path.dirname(file), path.basename(file), { maxBytes: predictionsCap(prompts), what: 'predictions' });
+  } catch (e) {
+    if (e instanceof ContractViolationError) throw new PredictionsMismatchError(e.message);
+    throw e;
+  }
+  if (bytes === undefined) throw new PredictionsMismatchError(`predict wrote no predictions file at ${file}`);
   const wanted = new Set(prompts.map((p) => p.id));
   const out = new Map<string, string>();
-  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const lines = bytes.toString('utf8').split('\n');
   for (const [i, line] of lines.entries()) {
     if (!line.trim()) continue;
     let p: Prediction;

@@ -11,7 +11,7 @@ import { hasEndpoint, openAiClient } from '../../agents/openai-client';
 import { checkpoints, evalItems, evalResults, evalSuites, experiments } from '../../db/schema';
 import { campaignOfRow } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
-import { verifyCheckpoint } from '../../services/checkpoint-manifest';
+import { checkpointRoot, verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { trainerSetupOf } from '../training/trainer-isolation';
 import { gradeItem, type GradeContext } from './graders/grade-item';
 import { openTestProgramGrader } from './graders/test-program-grader';
@@ -37,7 +37,7 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
 
   const [ckpt] = await db.select().from(checkpoints).where(eq(checkpoints.id, input.checkpointId));
   if (!ckpt) throw new NotFoundError(`checkpoint "${input.checkpointId}" does not exist`);
-  verifyCheckpoint(ckpt.path, ckpt.sha256, input.checkpointId);
+  verifyCheckpoint(ckpt.path, ckpt.sha256, input.checkpointId, checkpointRoot(ckpt));
   const [exp] = await db.select().from(experiments).where(eq(experiments.id, ckpt.experimentId));
   const spec = await campaignOfRow(deps, exp);
 

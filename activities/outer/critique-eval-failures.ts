@@ -13,7 +13,7 @@ import { runPredict, type PredictOptions } from '../eval/run-predict';
 import type { CampaignSpec } from '../../core/spec';
 import { reviseFeedback } from './revise-feedback';
 import { trainerSetupOf } from '../training/trainer-isolation';
-import { verifyCheckpoint } from '../../services/checkpoint-manifest';
+import { checkpointRoot, verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { teachFailures, teacherChoiceOf } from './teach-failures';
 import type { CritiqueEvalFailuresInput, CritiqueEvalFailuresResult } from '../../contracts/eval';
 
@@ -121,7 +121,7 @@ function order(id: string, seed: number): number {
  */
 async function predictorOf(deps: ActivityDeps, checkpointId: string): Promise<Pick<PredictOptions, 'trainer' | 'checkpointFile'>> {
   const [ckpt] = await deps.db.select().from(checkpoints).where(eq(checkpoints.id, checkpointId));
-  verifyCheckpoint(ckpt.path, ckpt.sha256, checkpointId);
+  verifyCheckpoint(ckpt.path, ckpt.sha256, checkpointId, checkpointRoot(ckpt));
   const [exp] = await deps.db
     .select({ id: experiments.id, campaignVersionId: experiments.campaignVersionId })
     .from(experiments)
