@@ -2,7 +2,9 @@
 // COPY into PostgreSQL and the version's files) for a file of 1,000,000 lines, beside a peer in the same run: the
 // same file read line by line and JSON.parsed, with no checking and no database. Each runs in a child process of its
 // own, so each peak RSS is its own. Figures and ratios only, no assertions.
-// Run: node bin/run-ts.js bench/dataset-add.ts [LINES]   (DATABASE_URL: use that server, else an embedded one)
+// With SUITE_ITEMS, a suite of that many held-out and probe items (and a canary) is registered first, so every
+// line is also checked against them (the registration-time contamination check); no line overlaps them.
+// Run: node bin/run-ts.js bench/dataset-add.ts [LINES] [SUITE_ITEMS]   (DATABASE_URL: use that server, else an embedded one)
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -13,6 +15,7 @@ import { openDb } from '../db/client';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
 import { applyMigrations } from '../db/migrate';
 import { registerDataset } from '../services/datasets/register-dataset';
+import { registerEvalSuite } from '../services/suites/register-suite';
 import { freePort } from '../test/helpers/ports';
 import { loadAverage } from './lib/load-average';
 
@@ -39,6 +42,32 @@ function line(i: number): string {
       category,
     });
   return JSON.stringify({ prompt: `Add the numbers.\n${a} + ${b} = `, completion: `${a + b}\n`, category, weight: 1 + (i % 4) / 4 });
+}
+
+/**
+ * A suite of `n` items, half held-out and half probes, each a few lines of code-like text made of seeded random
+ * words (about 200 characters), none of which an arithmetic line can overlap.
+ */
+function suiteOf(n: number): object {
+  let seed = 7;
+  const r = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed / 2_147_483_648;
+  };
+  const word = () => Array.from({ length: 3 + Math.floor(r() * 8) }, () => String.fromCharCode(97 + Math.floor(r() * 26))).join('');
+  const code = () => Array.from({ length: 4 }, () => `  const ${word()} = ${word()}(${word()}, ${word()});\n`).join('');
+  return {
+    name: 'bench-suite',
+    canaries: ['FWCANARY-bench-0123456789abcdef'],
+    items: Array.from({ length: n }, (_, i) => ({
+      id: `i${i}`,
+      split: i % 2 ? 'probe' : 'heldout',
+      ...(i % 2 ? { probe: { kind: 'canary' } } : {}),
+      grader: { kind: 'exact_match' },
+      prompt: `function ${word()}() {\n${code()}`,
+      reference: `  return ${word()};\n}`,
+    })),
+  };
 }
 
 async function writeFile(file: string, n: number): Promise<void> {
@@ -83,6 +112,7 @@ function runChild(args: string[]): ChildResult {
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 1_000_000);
+  const suiteItems = Number(process.argv[3] ?? 0);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-dataset-'));
   fs.chmodSync(dir, 0o755); // the embedded PostgreSQL runs as the `postgres` user when we are root
   let pg: EmbeddedPg | undefined;
@@ -94,6 +124,10 @@ async function main(): Promise<void> {
     }
     const url = await ensureDatabase(serverUrl, `flywheel_bench_dataset_${Date.now().toString(36)}`);
     await applyMigrations(url);
+    if (suiteItems > 0) {
+      const db = openDb(url, { max: 1 });
+      await registerEvalSuite(db.db, suiteOf(suiteItems)).finally(() => db.close());
+    }
     const file = path.join(dir, 'data.jsonl');
     await writeFile(file, n);
     const bytes = fs.statSync(file).size;
@@ -105,7 +139,7 @@ async function main(): Promise<void> {
 
     const mib = (b: number) => (b / (1 << 20)).toFixed(0);
     console.log(
-      `dataset add: ${n.toLocaleString('en')} lines, ${mib(bytes)} MiB (${os.cpus().length} CPUs, load ${loadAverage()}, PostgreSQL ${pg ? 'embedded' : 'DATABASE_URL'})`,
+      `dataset add: ${n.toLocaleString('en')} lines, ${mib(bytes)} MiB, ${suiteItems ? `checked against a suite of ${suiteItems.toLocaleString('en')} held-out and probe items` : 'no suite registered'} (${os.cpus().length} CPUs, load ${loadAverage()}, PostgreSQL ${pg ? 'embedded' : 'DATABASE_URL'})`,
     );
     console.log('what                                  seconds    lines/s   peak RSS MiB');
     const row = (what: string, r: ChildResult) =>
