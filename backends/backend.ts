@@ -14,9 +14,12 @@ export interface JobStatus {
   trainerSeconds?: number;
   /**
    * Why the scheduler, not the trainer, ended or interrupted the job: `timeout` (its time limit), `cancelled`
-   * (cancelled outside Flywheel), `preempted` (requeued; the trainer resumes from its newest checkpoint).
+   * (cancelled outside Flywheel), `preempted` (requeued; the trainer resumes from its newest checkpoint), `limit` (the
+   * backend ended it past one of its LaunchRequest.limits: `limit` says which).
    */
-  reason?: 'timeout' | 'cancelled' | 'preempted';
+  reason?: 'timeout' | 'cancelled' | 'preempted' | 'limit';
+  /** With `reason: 'limit'`: the limit and what was seen. */
+  limit?: LimitBreach;
 }
 
 export interface LaunchRequest {

@@ -11,7 +11,7 @@ export type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from './bac
 export interface BackendOptions {
   /** Resources for each Slurm job; status, cancel and stderrTail need none, so a reattaching worker may omit them. */
   slurm?: SlurmResources;
-  /** Resources for each Ray job; status, cancel and stderrTail read the head's address from the run dir. */
+  /** Resources for each Ray job; status, cancel and stderrTail read the head's address from the launch dir. */
   ray?: RayResources;
   /** The Job for each run (image, resources, namespace); status, cancel and stderrTail need only the run's handle. */
   kubernetes?: KubernetesBackendOptions;

@@ -1,6 +1,6 @@
 // Accelerator idle time between consecutive experiments on one slot: an inner loop with parallelism 1 on the
 // fixture trainer; for each pair of consecutive runs, the gap from one trainer's end to the next trainer's first
-// metric line (the run dir's `ended_at` stamp to the metrics file's first write). Target: < 2 s on local and Slurm.
+// metric line (the launch dir's `ended_at` stamp to the metrics file's first write). Target: < 2 s on local and Slurm.
 // Run: node bin/run-ts.js bench/idle-gap.ts [EXPERIMENTS]   (default 6; Slurm and Ray only when they answer)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import { trainingRuns } from '../db/schema';
 import { fixtureSpec } from '../test/helpers/specs';
 import { quantile, startBenchStack } from './lib/bench-stack';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
+import { launchDirOf } from '../backends/run-dir-files';
 
 const answers = (cmd: string, args: string[]) => {
   try {
@@ -62,12 +63,12 @@ async function main(): Promise<void> {
       ).sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
       const gaps: number[] = [];
       for (let i = 1; i < runs.length; i++) {
-        const end = Number(fs.readFileSync(path.join(runs[i - 1].runDir, 'ended_at'), 'utf8'));
+        const end = Number(fs.readFileSync(path.join(launchDirOf(runs[i - 1].runDir), 'ended_at'), 'utf8'));
         const firstMetric = fs.statSync(path.join(runs[i].runDir, 'metrics.jsonl')).birthtimeMs / 1000;
         gaps.push(firstMetric - end);
         if (process.env.IDLE_GAP_DEBUG)
           console.log(
-            `  ${runs[i - 1].id} ended ${end.toFixed(3)}; ${runs[i].id} launched ${(runs[i].startedAt.getTime() / 1000).toFixed(3)}, started ${fs.readFileSync(path.join(runs[i].runDir, 'started_at'), 'utf8').trim()}, first metric ${firstMetric.toFixed(3)}`,
+            `  ${runs[i - 1].id} ended ${end.toFixed(3)}; ${runs[i].id} launched ${(runs[i].startedAt.getTime() / 1000).toFixed(3)}, started ${fs.readFileSync(path.join(launchDirOf(runs[i].runDir), 'started_at'), 'utf8').trim()}, first metric ${firstMetric.toFixed(3)}`,
           );
       }
       console.log(

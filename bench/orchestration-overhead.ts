@@ -21,6 +21,7 @@ import { quantile, startBenchStack, type BenchStack } from './lib/bench-stack';
 import { activitySpans, timelineOf, type ActivitySpan, type SetApart } from './lib/history-timeline';
 import type { RoundTripCall, roundTrips } from './lib/round-trip-workflow';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
+import { launchDirOf } from '../backends/run-dir-files';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -63,10 +64,10 @@ function splitOf(events: Event[], apart: (spans: ActivitySpan[]) => SetApart[]):
   };
 }
 
-/** The trainer's start and end (epoch ms) from its run dir's stamps, when it has ended. */
+/** The trainer's start and end (epoch ms) from the launcher's stamps in its launch dir, when it has ended. */
 function trainerSpan(runDir: string | undefined): [number, number] | undefined {
-  if (!runDir || !fs.existsSync(path.join(runDir, 'ended_at'))) return undefined;
-  const stamp = (f: string) => Number(fs.readFileSync(path.join(runDir, f), 'utf8').trim()) * 1000;
+  if (!runDir || !fs.existsSync(path.join(launchDirOf(runDir), 'ended_at'))) return undefined;
+  const stamp = (f: string) => Number(fs.readFileSync(path.join(launchDirOf(runDir), f), 'utf8').trim()) * 1000;
   return [stamp('started_at'), stamp('ended_at')];
 }
 

@@ -3,13 +3,19 @@
 // New metric points go to PostgreSQL in batches; the median rule may stop a weak run early. Every stop Flywheel
 // decides (prune, time limit, cancel) is stored as the run's verdict before the kill (run-verdict.ts), so an attempt
 // that reattaches after a lost completion reports that verdict and the experiment never relaunches the run.
+// Everything read from the run directory is the trainer's (untrusted) output, read confined (services/run-files.ts);
+// what the launcher records (launch count, exit code, logs) comes from the launch directory, which it cannot write.
+// The metrics it reports only ever prune (named trainer-reported there); they never reach the promotion gate.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
 import type { JobStatus, TrainingBackend } from '../../backends';
+import { launchDirOf } from '../../backends/run-dir-files';
+import { ContractViolationError } from '../../core/errors';
 import { METRICS_FILE } from '../../core/job-contract';
+import { limitReason } from '../../core/resource-limits';
 import { firstPrunedStep, type PeerCurve } from '../../core/pruning';
 import { checkpoints, experiments, trainingRuns } from '../../db/schema';
 import { campaignOfRow } from '../campaign-of';
@@ -94,14 +100,20 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
 
   for (;;) {
     const status = await backend.status(input.handle);
-    if (status.state !== 'running') {
-      // One read takes at most 4 MiB: after the exit, read on to the end before judging the tail.
-      for (let before = -1; before !== offset;) {
-        before = offset;
+    try {
+      if (status.state !== 'running') {
+        // One read takes at most 4 MiB: after the exit, read on to the end before judging the tail.
+        for (let before = -1; before !== offset;) {
+          before = offset;
+          await flush();
+        }
+      } else if (clock.now() - lastFlush >= FLUSH_MS) {
         await flush();
       }
-    } else if (clock.now() - lastFlush >= FLUSH_MS) {
-      await flush();
+    } catch (e) {
+      // metrics.jsonl became a link, a FIFO or too big: the run is over, whatever it still does.
+      if (!(e instanceof ContractViolationError)) throw e;
+      return brokeContract(deps, backend, input, e, status);
     }
     // Every point is judged in order, the last ones too when the run has just ended, against a peer set fixed before
     // the run started: the verdict and its step do not depend on how fast the run or this reader went.
@@ -111,7 +123,8 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
       unjudged = [];
       if (verdict) {
         // The verdict is stored before the kill (run-verdict.ts): an attempt that reattaches reports it, never relaunches.
-        const why = `pruned at step ${verdict.step}: ${input.pruning.metric} ${verdict.value.toFixed(4)} > median ${verdict.median.toFixed(4)} of ${verdict.peers} finished runs of earlier batches`;
+        // Said as what it is: the trainer's own figure, which only prunes (Flywheel's scores alone select and gate).
+        const why = `pruned at step ${verdict.step}: trainer-reported ${input.pruning.metric} ${verdict.value.toFixed(4)} > median ${verdict.median.toFixed(4)} of ${verdict.peers} finished runs of earlier batches`;
         return stopFor(
           deps,
           backend,
@@ -172,11 +185,16 @@ async function stopFor(
 ): Promise<TrainingOutcome> {
   await backend.cancel(input.handle);
   const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
-  for (let before = -1; before !== offset;) {
-    before = offset;
-    const chunk = readMetrics(metricsFile, offset);
-    await storeMetricPoints(deps.db, input.runId, chunk.points);
-    offset = chunk.nextOffset;
+  try {
+    for (let before = -1; before !== offset;) {
+      before = offset;
+      const chunk = readMetrics(metricsFile, offset);
+      await storeMetricPoints(deps.db, input.runId, chunk.points);
+      offset = chunk.nextOffset;
+    }
+  } catch (e) {
+    // The verdict stands; lines the trainer made unreadable after it are not stored.
+    if (!(e instanceof ContractViolationError)) throw e;
   }
   if (verdict.status === 'cancelled') {
     await deps.db
@@ -186,6 +204,23 @@ async function stopFor(
     throw ApplicationFailure.nonRetryable(`${input.runId}: ${verdict.error}`, 'RunCancelledError');
   }
   return record(deps, input, { runId: input.runId, status: verdict.status, lastStep: verdict.lastStep, error: verdict.error });
+}
+
+/**
+ * The trainer made its metrics unreadable (a link, a FIFO, too big) while it ran or at its end: its job is stopped
+ * and the run fails with the reason. No verdict is needed first: a retry meets the same file and decides the same.
+ */
+async function brokeContract(
+  deps: ActivityDepsWithDefaults,
+  backend: TrainingBackend,
+  input: AwaitTrainingInput,
+  e: ContractViolationError,
+  status: JobStatus,
+): Promise<TrainingOutcome> {
+  if (status.state === 'running') await backend.cancel(input.handle);
+  const stderrTail = await backend.stderrTail(input.handle, 20);
+  const error = `the trainer broke the job contract: ${e.message}`;
+  return record(deps, input, { runId: input.runId, status: 'failed', exitCode: status.exitCode, error }, stderrTail, status.trainerSeconds);
 }
 
 /** `truncated`: what is wrong with metrics.jsonl's tail, if anything; a successful exit with it breaks the contract. */
@@ -204,6 +239,17 @@ async function finish(
       deps,
       input,
       { runId: input.runId, status: 'timed_out', exitCode: status.exitCode, error },
+      stderrTail,
+      status.trainerSeconds,
+    );
+  }
+  if (status.reason === 'limit' && status.limit) {
+    // The backend ended the run past one of its resource limits: the limit is the reason, not the kill's exit code.
+    const error = limitReason(status.limit);
+    return record(
+      deps,
+      input,
+      { runId: input.runId, status: 'failed', exitCode: status.exitCode, error },
       stderrTail,
       status.trainerSeconds,
     );
@@ -228,7 +274,7 @@ async function finish(
     if (truncated) throw new Error(truncated);
     entries = readManifest(input.handle.runDir);
     if (entries.length === 0) throw new Error('the manifest lists no checkpoint');
-    for (const c of entries) verifyCheckpoint(path.join(input.handle.runDir, c.path), c.sha256, input.runId);
+    for (const c of entries) verifyCheckpoint(path.join(input.handle.runDir, c.path), c.sha256, input.runId, input.handle.runDir);
   } catch (e) {
     const error = `the trainer exited 0 but broke the job contract: ${(e as Error).message}`;
     return record(deps, input, { runId: input.runId, status: 'failed', exitCode: 0, error }, stderrTail, status.trainerSeconds);
@@ -297,9 +343,14 @@ async function recordRunCost(deps: ActivityDepsWithDefaults, input: AwaitTrainin
   await recordTrainingCost(deps.db, spec, { runId: input.runId, campaignId: row.campaignId, backend: input.handle.backend, seconds, cpus });
 }
 
+/** Launches the backend recorded in the run's launch directory (never the run directory: the trainer writes there). */
 function countLaunches(runDir: string): number {
   try {
-    return fs.readFileSync(path.join(runDir, 'launches.log'), 'utf8').trim().split('\n').filter(Boolean).length;
+    return fs
+      .readFileSync(path.join(launchDirOf(runDir), 'launches.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean).length;
   } catch {
     return 0;
   }

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
+import { resolveLimits } from '../../core/resource-limits';
+import { makeLaunchDir } from '../../backends/run-dir-files';
 import { TRAIN_EXAMPLES_FILE, TRAIN_PAIRS_FILE } from '../../core/dataset/example-line';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
 import { capacitySlots, datasetVersions, experiments, trainingRuns } from '../../db/schema';
@@ -54,7 +56,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
 
   const backend = withDefaults(deps).backendFor(spec.backend.kind, spec.backend);
   const { argv, env, isolation } = trainCommand(spec, deps.home, runJson, runDir);
-  writeOnce(path.join(runDir, ISOLATION_FILE), JSON.stringify(isolation) + '\n');
+  writeOnce(path.join(makeLaunchDir(runDir), ISOLATION_FILE), JSON.stringify(isolation) + '\n');
   const handle = await backend.launch({
     runId,
     runDir,
@@ -62,6 +64,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
     env,
     campaignId: exp.campaignId,
     timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds,
+    limits: resolveLimits(spec.trainer.limits),
   });
   const [slot] = await db.select({ waited: capacitySlots.waitedSeconds }).from(capacitySlots).where(eq(capacitySlots.runId, runId));
   await db
@@ -84,7 +87,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   return { runId, handle };
 }
 
-/** run.json is immutable once written: a retried launch must not change what a running trainer reads. */
+/** Written once (run.json, isolation.json): a retried launch must not change what a running trainer reads. */
 function writeOnce(file: string, content: string): void {
   if (fs.existsSync(file)) return;
   const tmp = `${file}.${process.pid}.tmp`;

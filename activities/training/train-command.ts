@@ -8,13 +8,13 @@ import { SANDBOXED_BACKENDS } from '../../backends/sandbox/trainer-start';
 import { trainerArgv } from './trainer-command';
 import { isolatedEntry, trainerSetupOf } from './trainer-isolation';
 
-/** In the run directory: how the trainer was isolated (`{"sandbox": "bubblewrap"}`). */
+/** In the run's launch directory (launchDirOf), where the trainer cannot rewrite it: how it was isolated (`{"sandbox": "bubblewrap"}`). */
 export const ISOLATION_FILE = 'isolation.json';
 
 export interface TrainCommand {
   argv: string[];
   env: Record<string, string>;
-  /** How the trainer is isolated: recorded in the run directory (isolation.json) and shown in reports. */
+  /** How the trainer is isolated: recorded in the launch directory (isolation.json) and shown in reports. */
   isolation: { sandbox: 'bubblewrap' | 'none' | 'cluster'; reason?: string };
 }
 

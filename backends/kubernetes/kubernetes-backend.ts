@@ -1,13 +1,15 @@
 // The Kubernetes backend: each run is a batch/v1 Job named from the run id, its pod mounting the run directory
-// from a PVC the training worker shares. The Job name, the current relaunch generation, every Job created
-// (launches.log) and the outcome seen are kept in the run directory, so a retried launch or a new worker finds the
-// Job it already created instead of creating a second one, and a Job deleted by its TTL still has an outcome.
+// from a PVC the training worker shares. The Job's first manifest, the current relaunch generation, every Job created
+// (launches.log) and the outcome seen are kept in the run's launch directory (`<runDir>.launch`), never in the run
+// directory the trainer writes (a relaunch must not take a manifest or an outcome the trainer forged), so a retried
+// launch or a new worker finds the Job it already created instead of creating a second one, and a Job deleted by its
+// TTL still has an outcome.
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
-import { readTrimmed } from '../run-dir-files';
+import { launchDirOf, makeLaunchDir, readTrimmed, writeAtomic } from '../run-dir-files';
 import { CONTAINER, RUN_ID_ANNOTATION, generationName, jobManifest, jobNameOf, type KubernetesJobOptions } from './job-manifest';
 import { KubeJobs, defaultKubeConfig } from './kube-jobs';
 
@@ -20,7 +22,7 @@ export interface KubernetesBackendOptions extends Partial<KubernetesJobOptions> 
   cancelWaitMs?: number;
 }
 
-/** Run-dir records: the generation-1 manifest, the current generation, the outcome once seen. */
+/** Launch-dir records: the generation-1 manifest, the current generation, the outcome once seen. */
 const MANIFEST_FILE = 'k8s-job.json';
 const GENERATION_FILE = 'k8s_generation';
 const OUTCOME_FILE = 'k8s_outcome.json';
@@ -47,16 +49,17 @@ export class KubernetesBackend implements TrainingBackend {
     const base = jobNameOf(req.runId);
     const handle: JobHandle = { backend: this.kind, runId: req.runId, runDir: req.runDir, ref: `${namespace}/${base}` };
     fs.mkdirSync(req.runDir, { recursive: true });
-    const name = generationName(base, generationOf(req.runDir));
+    const dir = makeLaunchDir(req.runDir);
+    const name = generationName(base, generationOf(dir));
     const found = await this.api.readJob(namespace, name);
     if (found) return this.adopt(handle, found);
     // Created once already, and Kubernetes has since forgotten it (TTL) or a relaunch is under way: status() knows.
-    if (launchedNames(req.runDir).length > 0) return handle;
+    if (launchedNames(dir).length > 0) return handle;
 
     const body = jobManifest({ ...this.o, image: this.o.image }, req, name, 1);
-    writeAtomic(path.join(req.runDir, MANIFEST_FILE), JSON.stringify(body, null, 2));
+    writeAtomic(path.join(dir, MANIFEST_FILE), JSON.stringify(body, null, 2));
     if ((await this.api.createJob(namespace, body)) === 'created') {
-      recordLaunch(req.runDir, name);
+      recordLaunch(dir, name);
       return handle;
     }
     // A concurrent launch (a retry racing a slow first attempt, another worker) created it first.
@@ -79,7 +82,10 @@ export class KubernetesBackend implements TrainingBackend {
     const before = await this.api.readJob(namespace, name);
     // A finished Job is left to its TTL: deleting it would lose the pod's exit code and log.
     if (!before || terminal(before)) return;
-    writeAtomic(path.join(handle.runDir, OUTCOME_FILE), JSON.stringify({ state: 'failed', reason: 'cancelled' } satisfies JobStatus));
+    writeAtomic(
+      path.join(launchDirOf(handle.runDir), OUTCOME_FILE),
+      JSON.stringify({ state: 'failed', reason: 'cancelled' } satisfies JobStatus),
+    );
     // Foreground: the API server keeps the Job (with a deletionTimestamp) until its pods are gone.
     await this.api.deleteJob(namespace, name, 'Foreground');
     const wait = this.o.cancelWaitMs ?? 120_000;
@@ -101,15 +107,16 @@ export class KubernetesBackend implements TrainingBackend {
 
   private async queryStatus(handle: JobHandle): Promise<JobStatus> {
     const { namespace, name, generation } = current(handle);
+    const dir = launchDirOf(handle.runDir);
     const job = await this.api.readJob(namespace, name);
     if (!job || job.metadata?.annotations?.[RUN_ID_ANNOTATION] !== handle.runId) {
-      const recorded = readOutcome(handle.runDir);
+      const recorded = readOutcome(dir);
       if (recorded) return recorded;
       // A relaunch that deleted the old Job but died before creating the new one: finish it.
-      if (generation > 1 && !launchedNames(handle.runDir).includes(name)) return this.createGeneration(handle, generation);
+      if (generation > 1 && !launchedNames(dir).includes(name)) return this.createGeneration(handle, generation);
       return { state: 'lost' };
     }
-    if (job.metadata?.deletionTimestamp) return readOutcome(handle.runDir) ?? { state: 'running' };
+    if (job.metadata?.deletionTimestamp) return readOutcome(dir) ?? { state: 'running' };
     const failed = condition(job, 'Failed');
     if (condition(job, 'Complete')) {
       const pod = newest(await this.podsOf(job));
@@ -132,7 +139,8 @@ export class KubernetesBackend implements TrainingBackend {
     const next = generation + 1;
     // Two workers may see the same eviction: the one that creates the marker moves the run on, once. A marker
     // left by a worker that died before recording the new generation is taken over after a minute.
-    const marker = path.join(handle.runDir, `k8s_relaunch_${next}`);
+    const dir = launchDirOf(handle.runDir);
+    const marker = path.join(dir, `k8s_relaunch_${next}`);
     try {
       fs.closeSync(fs.openSync(marker, 'wx'));
     } catch (e) {
@@ -141,7 +149,7 @@ export class KubernetesBackend implements TrainingBackend {
       fs.utimesSync(marker, new Date(), new Date());
     }
     // The generation is recorded first: from here on, status() finishes an interrupted relaunch itself.
-    writeAtomic(path.join(handle.runDir, GENERATION_FILE), `${next}\n`);
+    writeAtomic(path.join(dir, GENERATION_FILE), `${next}\n`);
     return this.createGeneration(handle, next);
   }
 
@@ -150,11 +158,12 @@ export class KubernetesBackend implements TrainingBackend {
     const [namespace, base] = handle.ref.split('/');
     await this.api.deleteJob(namespace, generationName(base, generation - 1), 'Background');
     const name = generationName(base, generation);
-    const first = JSON.parse(fs.readFileSync(path.join(handle.runDir, MANIFEST_FILE), 'utf8')) as V1Job;
+    const dir = launchDirOf(handle.runDir);
+    const first = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST_FILE), 'utf8')) as V1Job;
     const body: V1Job = { ...first, metadata: { ...first.metadata, name } };
     const container = body.spec!.template.spec!.containers[0];
     container.env = (container.env ?? []).map((e) => (e.name === 'FLYWHEEL_JOB_GENERATION' ? { ...e, value: String(generation) } : e));
-    if ((await this.api.createJob(namespace, body)) === 'created') recordLaunch(handle.runDir, name);
+    if ((await this.api.createJob(namespace, body)) === 'created') recordLaunch(dir, name);
     return { state: 'running', reason: 'preempted' };
   }
 
@@ -175,21 +184,21 @@ export class KubernetesBackend implements TrainingBackend {
     );
   }
 
-  /** A finished Job's outcome, kept in the run dir: Kubernetes deletes the Job after ttlSecondsAfterFinished. */
+  /** A finished Job's outcome, kept in the launch dir: Kubernetes deletes the Job after ttlSecondsAfterFinished. */
   private settle(handle: JobHandle, status: JobStatus): JobStatus {
-    writeAtomic(path.join(handle.runDir, OUTCOME_FILE), JSON.stringify(status));
+    writeAtomic(path.join(launchDirOf(handle.runDir), OUTCOME_FILE), JSON.stringify(status));
     return status;
   }
 }
 
 function current(handle: JobHandle): { namespace: string; name: string; generation: number } {
   const [namespace, base] = handle.ref.split('/');
-  const generation = generationOf(handle.runDir);
+  const generation = generationOf(launchDirOf(handle.runDir));
   return { namespace, name: generationName(base, generation), generation };
 }
 
-function generationOf(runDir: string): number {
-  const n = Number(readTrimmed(path.join(runDir, GENERATION_FILE)));
+function generationOf(launchDir: string): number {
+  const n = Number(readTrimmed(path.join(launchDir, GENERATION_FILE)));
   return Number.isInteger(n) && n > 1 ? n : 1;
 }
 
@@ -221,25 +230,19 @@ function secondsOf(pod: V1Pod | undefined): number | undefined {
   return s >= 0 ? s : undefined;
 }
 
-function readOutcome(runDir: string): JobStatus | undefined {
-  const s = readTrimmed(path.join(runDir, OUTCOME_FILE));
+function readOutcome(launchDir: string): JobStatus | undefined {
+  const s = readTrimmed(path.join(launchDir, OUTCOME_FILE));
   return s === undefined ? undefined : (JSON.parse(s) as JobStatus);
 }
 
 /** Names of the Jobs created for this run, oldest first (awaitTraining counts the lines as launches). */
-function launchedNames(runDir: string): string[] {
-  return (readTrimmed(path.join(runDir, LAUNCHES_FILE)) ?? '')
+function launchedNames(launchDir: string): string[] {
+  return (readTrimmed(path.join(launchDir, LAUNCHES_FILE)) ?? '')
     .split('\n')
     .filter(Boolean)
     .map((l) => l.split(' ')[0]);
 }
 
-function recordLaunch(runDir: string, name: string): void {
-  fs.appendFileSync(path.join(runDir, LAUNCHES_FILE), `${name} ${new Date().toISOString()}\n`);
-}
-
-function writeAtomic(file: string, content: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, content);
-  fs.renameSync(tmp, file);
+function recordLaunch(launchDir: string, name: string): void {
+  fs.appendFileSync(path.join(launchDir, LAUNCHES_FILE), `${name} ${new Date().toISOString()}\n`);
 }

@@ -1,28 +1,47 @@
-// The local backend: the trainer runs as a detached process group in its own run directory, under a tiny
-// POSIX-sh launcher that records its pid, start and end times and exit code in files there. Files, not the
-// worker's memory, are the truth, so a new worker process reattaches to a job an old one launched.
+// The local backend: the trainer runs as a detached process group under a tiny POSIX-sh launcher that records its
+// pid, start and end times, exit code and captured logs in the run's launch directory (`<runDir>.launch`), which the
+// trainer never sees: only the run directory is bound into its sandbox, so nothing it writes can forge a record.
+// Files, not the worker's memory, are the truth, so a new worker process reattaches to a job an old one launched.
+// With LaunchRequest.limits, the logs are capped and status() watches the run (run-usage.ts): a run past a limit is
+// killed and ends `failed` with the limit named, recorded in the launch directory so any worker reports the same.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { mib, type LimitBreach, type ResourceLimits } from '../../core/resource-limits';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
 import { groupMembers, isAlive } from './process-liveness';
-import { readTrimmed } from '../run-dir-files';
+import { launchDirOf, makeLaunchDir, readTrimmed, tailFile, trainerSecondsIn, writeAtomic } from '../run-dir-files';
+import { isLauncherOf, logBreach, runProcesses, RunWatcher, stillRunning, type Proc } from './run-usage';
 
-// A constant script: the trainer's argv arrives as positional parameters ("$@"), never interpolated.
-const LAUNCHER = [
-  'd=$1; shift',
+/**
+ * A constant script: $1 is the launch directory, $2 the bytes of each log to keep (0: no cap), and the trainer's argv
+ * arrives as the rest ("$@"), never interpolated. With a cap, stdout and stderr each go through `head -c`, which keeps
+ * one byte more than the cap and then exits: the trainer's next write gets SIGPIPE (or EPIPE), and a log that holds
+ * that extra byte says the cap was passed. The trainer's exit code is recorded from inside the pipeline's group (the
+ * pipeline's own status is head's) and read back with the `read` builtin (no fork).
+ */
+export const LAUNCHER = [
+  'd=$1; keep=$2; shift 2',
   'echo $$ >> "$d/launches.log"',
   'echo $$ > "$d/job.pid"',
   'date +%s.%N > "$d/started_at"',
-  '"$@" >> "$d/stdout.log" 2>> "$d/stderr.log" < /dev/null',
-  'code=$?',
+  'if [ "$keep" -gt 0 ]; then',
+  '  { { "$@" < /dev/null 3>&-; echo $? > "$d/trainer_exit"; } 2>&1 >&3 3>&- | head -c "$keep" > "$d/stderr.log" 3>&-; } 3>&1 | head -c "$keep" > "$d/stdout.log"',
+  'else',
+  '  "$@" > "$d/stdout.log" 2> "$d/stderr.log" < /dev/null; echo $? > "$d/trainer_exit"',
+  'fi',
+  'read code < "$d/trainer_exit" || code=255',
   'date +%s.%N > "$d/ended_at"',
   'echo $code > "$d/exit_code"',
 ].join('\n');
 
 /** Written by cancel(), so a job killed on purpose reads as cancelled rather than lost. */
 const CANCELLED_FILE = 'cancelled';
+/** The limits the run was launched with (LaunchRequest.limits), for whichever worker watches it. */
+const LIMITS_FILE = 'limits.json';
+/** The limit a run was ended for, written before the kill: a worker that reattaches reports the same. */
+const LIMIT_FILE = 'limit';
 
 export interface LocalBackendOptions {
   /** How long to wait for a launched job to record its pid. @default 10000 */
@@ -35,6 +54,9 @@ export class LocalBackend implements TrainingBackend {
   readonly kind = 'local';
   private readonly pidWaitMs: number;
   private readonly killGraceMs: number;
+  private readonly watcher = new RunWatcher();
+  /** Each watched run's limits, read once from its launch directory (null: launched without). */
+  private readonly limits = new Map<string, ResourceLimits | null>();
 
   constructor(opts: LocalBackendOptions = {}) {
     this.pidWaitMs = opts.pidWaitMs ?? 10_000;
@@ -43,16 +65,17 @@ export class LocalBackend implements TrainingBackend {
 
   async launch(req: LaunchRequest): Promise<JobHandle> {
     fs.mkdirSync(req.runDir, { recursive: true });
-    const existing = readPid(req.runDir);
+    const dir = makeLaunchDir(req.runDir);
+    const existing = readPid(dir);
     if (existing !== undefined) return this.handle(req, existing);
     // The lock makes two concurrent launches of one run (a retry racing a slow first attempt) start one process.
-    const lock = path.join(req.runDir, 'launch.lock');
+    const lock = path.join(dir, 'launch.lock');
     let fd: number;
     try {
       fd = fs.openSync(lock, 'wx');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = await waitForPid(req.runDir, this.pidWaitMs);
+      const pid = await waitForPid(dir, this.pidWaitMs);
       if (pid !== undefined) return this.handle(req, pid);
       // The launcher that took the lock died before spawning: nothing runs, so take over.
       fs.rmSync(lock, { force: true });
@@ -60,7 +83,9 @@ export class LocalBackend implements TrainingBackend {
     }
     fs.writeSync(fd, `${process.pid}\n`);
     fs.closeSync(fd);
-    const child = spawn('/bin/sh', ['-c', LAUNCHER, 'flywheel-launch', req.runDir, ...req.argv], {
+    if (req.limits) writeAtomic(path.join(dir, LIMITS_FILE), JSON.stringify(req.limits) + '\n');
+    const keep = req.limits ? mib(req.limits.logMb) + 1 : 0;
+    const child = spawn('/bin/sh', ['-c', LAUNCHER, 'flywheel-launch', dir, String(keep), ...req.argv], {
       cwd: req.runDir,
       detached: true,
       stdio: 'ignore',
@@ -68,44 +93,98 @@ export class LocalBackend implements TrainingBackend {
       env: req.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     });
     child.unref();
-    const pid = await waitForPid(req.runDir, this.pidWaitMs);
+    const pid = await waitForPid(dir, this.pidWaitMs);
     if (pid === undefined) throw new Error(`local backend: ${req.runId}: the launcher did not start (no pid after ${this.pidWaitMs} ms)`);
     return this.handle(req, pid);
   }
 
   async status(handle: JobHandle): Promise<JobStatus> {
-    const exit = readTrimmed(path.join(handle.runDir, 'exit_code'));
-    const cancelled = fs.existsSync(path.join(handle.runDir, CANCELLED_FILE));
+    const dir = launchDirOf(handle.runDir);
+    const pgid = Number(handle.ref);
+    const recorded = readBreach(dir);
+    if (recorded) return this.endedByLimit(dir, pgid, recorded);
+    const exit = readTrimmed(path.join(dir, 'exit_code'));
+    const cancelled = fs.existsSync(path.join(dir, CANCELLED_FILE));
     if (exit !== undefined) {
+      // A trainer that wrote past its log cap dies of SIGPIPE (or exits on EPIPE): the cap is why, not its exit code.
+      const limits = this.limitsOf(dir);
+      const logs = limits && !cancelled ? logBreach(dir, limits) : undefined;
+      if (logs) return this.stopForLimit(dir, pgid, logs);
+      this.forget(dir);
       const exitCode = Number(exit);
-      if (exitCode === 0) return { state: 'succeeded', exitCode, trainerSeconds: trainerSeconds(handle.runDir) };
-      return {
-        state: 'failed',
-        exitCode,
-        trainerSeconds: trainerSeconds(handle.runDir),
-        ...(cancelled ? { reason: 'cancelled' as const } : {}),
-      };
+      const trainerSeconds = trainerSecondsIn(dir);
+      if (exitCode === 0) return { state: 'succeeded', exitCode, trainerSeconds };
+      return { state: 'failed', exitCode, trainerSeconds, ...(cancelled ? { reason: 'cancelled' as const } : {}) };
     }
-    if (isAlive(Number(handle.ref))) return { state: 'running' };
+    if (isAlive(pgid)) {
+      const limits = cancelled ? undefined : this.limitsOf(dir);
+      const breach = limits ? this.watcher.check(dir, handle.runDir, pgid, limits) : undefined;
+      return breach ? this.stopForLimit(dir, pgid, breach) : { state: 'running' };
+    }
     // Re-read: the launcher may have written its exit code between the two checks.
-    const late = readTrimmed(path.join(handle.runDir, 'exit_code'));
-    if (late !== undefined) return this.status(handle);
+    if (readTrimmed(path.join(dir, 'exit_code')) !== undefined) return this.status(handle);
+    this.forget(dir);
     // A cancelled group dies with its launcher, before it can record an exit code.
     return cancelled ? { state: 'failed', reason: 'cancelled' } : { state: 'lost' };
   }
 
   async cancel(handle: JobHandle): Promise<void> {
     const pgid = Number(handle.ref);
-    if (groupMembers(pgid).length > 0) fs.writeFileSync(path.join(handle.runDir, CANCELLED_FILE), `${new Date().toISOString()}\n`);
+    const dir = launchDirOf(handle.runDir);
+    // Listed before the group is signalled: a trainer that left the group (setsid) is found as the launcher's descendant.
+    const procs = processesOf(dir, pgid);
+    if (groupMembers(pgid).length > 0) fs.writeFileSync(path.join(dir, CANCELLED_FILE), `${new Date().toISOString()}\n`);
     signalGroup(pgid, 'SIGTERM');
+    signalEach(procs, 'SIGTERM');
     const deadline = Date.now() + this.killGraceMs;
-    while (groupMembers(pgid).length > 0 && Date.now() < deadline) await sleep(50);
-    if (groupMembers(pgid).length > 0) signalGroup(pgid, 'SIGKILL');
+    while ((groupMembers(pgid).length > 0 || procs.some(stillRunning)) && Date.now() < deadline) await sleep(50);
+    signalGroup(pgid, 'SIGKILL');
+    signalEach(procs, 'SIGKILL');
     while (groupMembers(pgid).length > 0) await sleep(20);
+    this.forget(dir);
   }
 
   async stderrTail(handle: JobHandle, lines = 20): Promise<string> {
-    return tailFile(path.join(handle.runDir, 'stderr.log'), lines);
+    return tailFile(path.join(launchDirOf(handle.runDir), 'stderr.log'), lines);
+  }
+
+  /**
+   * Ends a run past a limit: the breach is recorded first (a worker that dies here leaves a reattaching one the same
+   * verdict), then everything of the run is killed at once: no grace, the limit is what it was spending.
+   */
+  private async stopForLimit(dir: string, pgid: number, breach: LimitBreach): Promise<JobStatus> {
+    writeAtomic(path.join(dir, LIMIT_FILE), JSON.stringify(breach) + '\n');
+    return this.endedByLimit(dir, pgid, breach);
+  }
+
+  /** Makes sure nothing of a run ended by a limit still runs, and reports it so. */
+  private async endedByLimit(dir: string, pgid: number, breach: LimitBreach): Promise<JobStatus> {
+    const procs = processesOf(dir, pgid);
+    if (procs.length > 0) {
+      signalGroup(pgid, 'SIGKILL');
+      signalEach(procs, 'SIGKILL');
+      const deadline = Date.now() + this.killGraceMs;
+      while (procs.some(stillRunning) && Date.now() < deadline) await sleep(20);
+    }
+    this.forget(dir);
+    const exit = Number(readTrimmed(path.join(dir, 'exit_code')));
+    return { state: 'failed', reason: 'limit', limit: breach, ...(Number.isInteger(exit) ? { exitCode: exit } : {}) };
+  }
+
+  private limitsOf(dir: string): ResourceLimits | undefined {
+    let l = this.limits.get(dir);
+    if (l === undefined) {
+      const s = readTrimmed(path.join(dir, LIMITS_FILE));
+      l = s === undefined ? null : (JSON.parse(s) as ResourceLimits);
+      this.limits.set(dir, l);
+    }
+    return l ?? undefined;
+  }
+
+  /** Drops what this instance keeps about a run that has ended. */
+  private forget(dir: string): void {
+    this.limits.delete(dir);
+    this.watcher.forget(dir);
   }
 
   private handle(req: LaunchRequest, pid: number): JobHandle {
@@ -113,50 +192,44 @@ export class LocalBackend implements TrainingBackend {
   }
 }
 
+/** The run's processes now: its group, and its launcher's descendants while the launcher is still this run's. */
+function processesOf(dir: string, pgid: number): Proc[] {
+  return runProcesses(pgid, { descendants: isLauncherOf(pgid, dir) });
+}
+
 function signalGroup(pgid: number, sig: NodeJS.Signals): void {
+  signal(-pgid, sig);
+}
+
+/** Signals each process that is still the one listed (never a later process that reused its pid). */
+function signalEach(procs: Proc[], sig: NodeJS.Signals): void {
+  for (const p of procs) if (stillRunning(p)) signal(p.pid, sig);
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
   try {
-    process.kill(-pgid, sig);
+    process.kill(pid, sig);
   } catch {
     /* already gone */
   }
 }
 
-function readPid(runDir: string): number | undefined {
-  const s = readTrimmed(path.join(runDir, 'job.pid'));
+function readBreach(dir: string): LimitBreach | undefined {
+  const s = readTrimmed(path.join(dir, LIMIT_FILE));
+  return s === undefined ? undefined : (JSON.parse(s) as LimitBreach);
+}
+
+function readPid(dir: string): number | undefined {
+  const s = readTrimmed(path.join(dir, 'job.pid'));
   const n = Number(s);
   return s !== undefined && Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-async function waitForPid(runDir: string, ms: number): Promise<number | undefined> {
+async function waitForPid(dir: string, ms: number): Promise<number | undefined> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const pid = readPid(runDir);
+    const pid = readPid(dir);
     if (pid !== undefined || Date.now() > deadline) return pid;
     await sleep(5);
-  }
-}
-
-function trainerSeconds(runDir: string): number | undefined {
-  const a = Number(readTrimmed(path.join(runDir, 'started_at')));
-  const b = Number(readTrimmed(path.join(runDir, 'ended_at')));
-  return Number.isFinite(a) && Number.isFinite(b) && b >= a ? b - a : undefined;
-}
-
-/** The last `lines` lines of a file, reading at most its last 64 KB. */
-export function tailFile(file: string, lines: number): string {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return '';
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
-    const len = Math.min(size, 64 * 1024);
-    const buf = Buffer.alloc(len);
-    fs.readSync(fd, buf, 0, len, size - len);
-    return buf.toString('utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -1,15 +1,15 @@
 // The Ray backend: each run is a Ray job submitted through the Jobs HTTP API under a submission id derived from the
 // run id, so a retried launch or a new worker finds the job instead of submitting a second one. The entrypoint is a
-// constant launcher in the run directory (shared with the Ray nodes) that reads the trainer's argv from a JSON file
-// and records start, end and exit code there. A job whose driver died without that record is resubmitted in the
-// same run directory (`<id>-r2`, …), and the trainer resumes from its newest checkpoint.
+// constant launcher in the run's launch directory (`<runDir>.launch`, on the filesystem shared with the Ray nodes)
+// that reads the trainer's argv from a JSON file there and records start, end, exit code and logs there: nothing
+// the trainer writes in its run directory is read back as a record. A job whose driver died without that record is
+// resubmitted in the same run directory (`<id>-r2`, …), and the trainer resumes from its newest checkpoint.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
-import { tailFile } from '../local/local-backend';
-import { readTrimmed } from '../run-dir-files';
+import { launchDirOf, makeLaunchDir, readTrimmed, tailFile, trainerSecondsIn, writeAtomic } from '../run-dir-files';
 import {
   ACTIVE_RAY_STATES,
   RayJobExistsError,
@@ -88,9 +88,10 @@ export function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The constant entrypoint: the launcher in the run dir, given the run dir. */
+/** The constant entrypoint: the launcher in the launch dir, given the run dir and the launch dir. */
 export function entrypointOf(runDir: string): string {
-  return `exec python3 ${shellQuote(path.join(runDir, LAUNCHER_FILE))} ${shellQuote(runDir)}`;
+  const dir = launchDirOf(runDir);
+  return `exec python3 ${shellQuote(path.join(dir, LAUNCHER_FILE))} ${shellQuote(runDir)} ${shellQuote(dir)}`;
 }
 
 export class RayBackend implements TrainingBackend {
@@ -105,7 +106,8 @@ export class RayBackend implements TrainingBackend {
 
   async launch(req: LaunchRequest): Promise<JobHandle> {
     fs.mkdirSync(req.runDir, { recursive: true });
-    const recorded = readTrimmed(path.join(req.runDir, SUBMISSION_ID_FILE));
+    const dir = makeLaunchDir(req.runDir);
+    const recorded = readTrimmed(path.join(dir, SUBMISSION_ID_FILE));
     if (recorded !== undefined) return this.handle(req, recorded);
     const id = submissionIdOf(req.runId);
     const client = this.client(this.o.address);
@@ -116,8 +118,8 @@ export class RayBackend implements TrainingBackend {
     // Every file is written whole and is the same for two racing launchers: Ray's submission id decides who submits.
     // The launcher gives the trainer this env and, of the driver's own, only the runtime_env's variables (and CUDA's).
     const keep = Object.keys((this.o.runtimeEnv as { env_vars?: Record<string, string> } | undefined)?.env_vars ?? {});
-    writeAtomic(path.join(req.runDir, ARGV_FILE), JSON.stringify({ argv: req.argv, env: req.env ?? {}, keep }));
-    writeAtomic(path.join(req.runDir, LAUNCHER_FILE), fs.readFileSync(LAUNCHER_SOURCE, 'utf8'));
+    writeAtomic(path.join(dir, ARGV_FILE), JSON.stringify({ argv: req.argv, env: req.env ?? {}, keep }));
+    writeAtomic(path.join(dir, LAUNCHER_FILE), fs.readFileSync(LAUNCHER_SOURCE, 'utf8'));
     const request: RaySubmitRequest = {
       entrypoint: entrypointOf(req.runDir),
       submission_id: id,
@@ -126,10 +128,7 @@ export class RayBackend implements TrainingBackend {
       metadata: { flywheel_run_id: req.runId, flywheel_run_dir: req.runDir, flywheel_attempt: '1' },
     };
     if (this.o.runtimeEnv !== undefined) request.runtime_env = this.o.runtimeEnv;
-    writeAtomic(
-      path.join(req.runDir, SUBMISSION_FILE),
-      JSON.stringify({ address: client.address, request } satisfies SubmissionRecord, null, 2),
-    );
+    writeAtomic(path.join(dir, SUBMISSION_FILE), JSON.stringify({ address: client.address, request } satisfies SubmissionRecord, null, 2));
     try {
       await client.submit(request);
     } catch (e) {
@@ -152,7 +151,7 @@ export class RayBackend implements TrainingBackend {
   async cancel(handle: JobHandle): Promise<void> {
     this.lastStatus.delete(handle.ref);
     const client = this.clientFor(handle);
-    const id = attemptIdOf(handle.ref, attemptOf(handle.runDir));
+    const id = attemptIdOf(handle.ref, attemptOf(launchDirOf(handle.runDir)));
     const before = await client.get(id);
     if (before === undefined || !ACTIVE_RAY_STATES.has(before.status)) return;
     await client.stop(id);
@@ -168,10 +167,11 @@ export class RayBackend implements TrainingBackend {
 
   /** The trainer's stderr from the run dir; Ray's own log of the job when the trainer never wrote any (it did not start). */
   async stderrTail(handle: JobHandle, lines = 20): Promise<string> {
-    const tail = tailFile(path.join(handle.runDir, 'stderr.log'), lines);
+    const dir = launchDirOf(handle.runDir);
+    const tail = tailFile(path.join(dir, 'stderr.log'), lines);
     if (tail !== '') return tail;
     try {
-      const logs = await this.clientFor(handle).logs(attemptIdOf(handle.ref, attemptOf(handle.runDir)));
+      const logs = await this.clientFor(handle).logs(attemptIdOf(handle.ref, attemptOf(dir)));
       return logs.trimEnd().split('\n').slice(-lines).join('\n');
     } catch {
       return '';
@@ -179,13 +179,14 @@ export class RayBackend implements TrainingBackend {
   }
 
   private async queryStatus(handle: JobHandle): Promise<JobStatus> {
-    const attempt = attemptOf(handle.runDir);
+    const dir = launchDirOf(handle.runDir);
+    const attempt = attemptOf(dir);
     const id = attemptIdOf(handle.ref, attempt);
     const job = await this.clientFor(handle).get(id);
     // A head that restarted without persistent state forgets its jobs: the launcher's end record is the only witness.
-    if (job === undefined) return fromExitRecord(handle.runDir);
-    const seconds = trainerSeconds(handle.runDir);
-    const exit = exitRecord(handle.runDir);
+    if (job === undefined) return fromExitRecord(dir);
+    const seconds = trainerSecondsIn(dir);
+    const exit = exitRecord(dir);
     switch (job.status) {
       case 'PENDING':
       case 'RUNNING':
@@ -205,11 +206,12 @@ export class RayBackend implements TrainingBackend {
    * the trainer's own failure. Submit the next attempt in the same run dir; the trainer resumes from its checkpoint.
    */
   private async resume(handle: JobHandle, attempt: number, job: RayJobInfo): Promise<JobStatus> {
-    const started = launchesOf(handle.runDir).some((l) => l.split(' ')[0] === job.submission_id);
+    const dir = launchDirOf(handle.runDir);
+    const started = launchesOf(dir).some((l) => l.split(' ')[0] === job.submission_id);
     // The launcher never ran (a runtime_env that cannot be built, no python3 on the node): resubmitting cannot help.
     if (!started) return { state: 'failed', exitCode: job.driver_exit_code ?? undefined };
     if (attempt > this.o.maxResumes) return { state: 'lost' };
-    const first = JSON.parse(fs.readFileSync(path.join(handle.runDir, SUBMISSION_FILE), 'utf8')) as SubmissionRecord;
+    const first = JSON.parse(fs.readFileSync(path.join(dir, SUBMISSION_FILE), 'utf8')) as SubmissionRecord;
     const next = attempt + 1;
     const id = attemptIdOf(handle.ref, next);
     try {
@@ -222,7 +224,7 @@ export class RayBackend implements TrainingBackend {
       // Another worker resumed the same job first: the same deterministic id, so it is this resume.
       if (!(e instanceof RayJobExistsError)) throw e;
     }
-    writeAtomic(path.join(handle.runDir, ATTEMPT_FILE), `${next}\n`);
+    writeAtomic(path.join(dir, ATTEMPT_FILE), `${next}\n`);
     return { state: 'running', reason: 'preempted' };
   }
 
@@ -236,7 +238,7 @@ export class RayBackend implements TrainingBackend {
   }
 
   private record(req: LaunchRequest, id: string): JobHandle {
-    writeAtomic(path.join(req.runDir, SUBMISSION_ID_FILE), `${id}\n`);
+    writeAtomic(path.join(launchDirOf(req.runDir), SUBMISSION_ID_FILE), `${id}\n`);
     return this.handle(req, id);
   }
 
@@ -244,11 +246,11 @@ export class RayBackend implements TrainingBackend {
     return { backend: this.kind, runId: req.runId, runDir: req.runDir, ref: id };
   }
 
-  /** The head the job was submitted to (recorded in the run dir), so a worker built without options still finds it. */
+  /** The head the job was submitted to (recorded in the launch dir), so a worker built without options still finds it. */
   private clientFor(handle: JobHandle): RayJobsClient {
     let address = this.o.address;
     try {
-      address = (JSON.parse(fs.readFileSync(path.join(handle.runDir, SUBMISSION_FILE), 'utf8')) as SubmissionRecord).address;
+      address = (JSON.parse(fs.readFileSync(path.join(launchDirOf(handle.runDir), SUBMISSION_FILE), 'utf8')) as SubmissionRecord).address;
     } catch {
       /* no record: this backend's address */
     }
@@ -266,34 +268,23 @@ export class RayBackend implements TrainingBackend {
   }
 }
 
-function writeAtomic(file: string, content: string): void {
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, content);
-  fs.renameSync(tmp, file);
-}
-
-function attemptOf(runDir: string): number {
-  const n = Number(readTrimmed(path.join(runDir, ATTEMPT_FILE)));
+/** The attempt recorded in the launch dir: 1 until a resume. */
+function attemptOf(launchDir: string): number {
+  const n = Number(readTrimmed(path.join(launchDir, ATTEMPT_FILE)));
   return Number.isInteger(n) && n > 1 ? n : 1;
 }
 
-function launchesOf(runDir: string): string[] {
-  return (readTrimmed(path.join(runDir, 'launches.log')) ?? '').split('\n').filter(Boolean);
+function launchesOf(launchDir: string): string[] {
+  return (readTrimmed(path.join(launchDir, 'launches.log')) ?? '').split('\n').filter(Boolean);
 }
 
-function exitRecord(runDir: string): number | undefined {
-  const s = readTrimmed(path.join(runDir, 'exit_code'));
+function exitRecord(launchDir: string): number | undefined {
+  const s = readTrimmed(path.join(launchDir, 'exit_code'));
   return s === undefined ? undefined : Number(s);
 }
 
-function fromExitRecord(runDir: string): JobStatus {
-  const exitCode = exitRecord(runDir);
+function fromExitRecord(launchDir: string): JobStatus {
+  const exitCode = exitRecord(launchDir);
   if (exitCode === undefined) return { state: 'lost' };
-  return { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, trainerSeconds: trainerSeconds(runDir) };
-}
-
-function trainerSeconds(runDir: string): number | undefined {
-  const a = Number(readTrimmed(path.join(runDir, 'started_at')));
-  const b = Number(readTrimmed(path.join(runDir, 'ended_at')));
-  return Number.isFinite(a) && Number.isFinite(b) && b >= a ? b - a : undefined;
+  return { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, trainerSeconds: trainerSecondsIn(launchDir) };
 }

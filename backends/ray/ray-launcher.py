@@ -1,8 +1,9 @@
-# Flywheel's Ray job launcher, the same for every job: the entrypoint is `python3 <run dir>/ray-launcher.py <run dir>`
-# and the trainer's argv and env come from <run dir>/ray-argv.json, so no argument is ever part of a shell string.
-# It records its start, end and the trainer's exit code in the run dir (as the Slurm batch script does), passes
-# SIGTERM/SIGINT (a Ray job stop) on to the trainer, and ties the trainer to its own life: a launcher (the job's
-# driver) that dies takes the trainer with it, so a resumed job never trains beside an orphan.
+# Flywheel's Ray job launcher, the same for every job: the entrypoint is
+# `python3 <launch dir>/ray-launcher.py <run dir> <launch dir>`, and the trainer's argv and env come from
+# <launch dir>/ray-argv.json, so no argument is ever part of a shell string. It records its start, end, the trainer's
+# exit code and the trainer's stdout and stderr in the launch dir (as the Slurm batch script does), never in the run
+# dir the trainer writes, passes SIGTERM/SIGINT (a Ray job stop) on to the trainer, and ties the trainer to its own
+# life: a launcher (the job's driver) that dies takes the trainer with it, so a resumed job never trains beside an orphan.
 import ctypes
 import json
 import os
@@ -39,7 +40,8 @@ def die_with_launcher():
 
 
 def main():
-    d = sys.argv[1]
+    run_dir = sys.argv[1]
+    d = sys.argv[2] if len(sys.argv) > 2 else run_dir.rstrip("/") + ".launch"
     job = json.load(open(os.path.join(d, "ray-argv.json")))
     for name in ("exit_code", "ended_at"):
         try:
@@ -57,7 +59,7 @@ def main():
     env.update(job.get("env") or {})
     with open(os.path.join(d, "stdout.log"), "ab") as out, open(os.path.join(d, "stderr.log"), "ab") as err:
         try:
-            child = subprocess.Popen(job["argv"], cwd=d, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err, preexec_fn=die_with_launcher)
+            child = subprocess.Popen(job["argv"], cwd=run_dir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err, preexec_fn=die_with_launcher)
         except OSError as e:
             # The trainer could not start (no such program): the trainer's failure, recorded as the shell would.
             err.write(("ray-launcher: cannot start %s: %s\n" % (job["argv"][0], e)).encode())

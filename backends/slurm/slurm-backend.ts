@@ -1,36 +1,50 @@
 // The Slurm backend: the trainer runs as a batch job under a constant script that records its start, end and exit
-// code in the run directory. The job's name is derived from the run id, and its id is written to the run directory,
-// so a retried launch or a new worker finds the job it already submitted instead of submitting a second one.
+// code in the run's launch directory (`<runDir>.launch`, which the trainer's sandbox never shows it). The job's name
+// is derived from the run id, and its id is written to the launch directory, so a retried launch or a new worker
+// finds the job it already submitted instead of submitting a second one.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { mib } from '../../core/resource-limits';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
-import { tailFile } from '../local/local-backend';
 import { isAlive } from '../local/process-liveness';
 import { jobsNamed, requeue, sbatch, scancel, showJob, type SlurmCommandOptions, type SlurmJobInfo } from './slurm-commands';
-import { readTrimmed } from '../run-dir-files';
+import { launchDirOf, makeLaunchDir, readTrimmed, tailFile, trainerSecondsIn, writeAtomic } from '../run-dir-files';
 
 /**
- * The batch script, the same for every job: the trainer's argv arrives as positional parameters ("$@") after the
- * run directory, never interpolated. It runs the trainer as a child (not `exec`) so it can record the exit code;
- * on SIGTERM (scancel, a time limit, a requeue) it passes the signal on and still records how the trainer ended.
- * A requeued job runs this script again, which clears the previous attempt's end record first.
+ * The batch script, the same for every job: $1 is the launch directory, $2 the bytes of each log to keep (0: no
+ * cap), and the trainer's argv arrives as the rest ("$@"), never interpolated. It runs the trainer as a child (not
+ * `exec`) so it can record the exit code; on SIGTERM (scancel, a time limit, a requeue) it passes the signal on and
+ * still records how the trainer ended. With a cap, the trainer's stdout and stderr go through FIFOs to `head -c`,
+ * which stops after the cap (the trainer's next write gets SIGPIPE): a pipeline would hide the trainer's pid from the
+ * trap. A requeued job runs this script again, which clears the previous attempt's end record first; each attempt
+ * appends to the logs, so each gets its own cap.
  */
 export const BATCH_SCRIPT = [
   '#!/bin/sh',
-  '# Flywheel Slurm batch script: $1 is the run directory, the rest is the trainer argv.',
-  'd=$1; shift',
+  '# Flywheel Slurm batch script: $1 is the launch directory, $2 the bytes of each log to keep, the rest is the trainer argv.',
+  'd=$1; keep=$2; shift 2',
   'rm -f "$d/exit_code" "$d/ended_at"',
   'echo "${SLURM_JOB_ID:-?} ${SLURM_RESTART_COUNT:-0} $(hostname)" >> "$d/launches.log"',
   'date +%s.%N > "$d/started_at"',
-  '"$@" < /dev/null &',
+  'o=; e=',
+  'if [ "$keep" -gt 0 ]; then',
+  '  rm -f "$d/stdout.fifo" "$d/stderr.fifo"; mkfifo -m 600 "$d/stdout.fifo" "$d/stderr.fifo"',
+  '  head -c "$keep" < "$d/stdout.fifo" >> "$d/stdout.log" & o=$!',
+  '  head -c "$keep" < "$d/stderr.fifo" >> "$d/stderr.log" & e=$!',
+  '  "$@" < /dev/null > "$d/stdout.fifo" 2> "$d/stderr.fifo" &',
+  'else',
+  '  "$@" < /dev/null &',
+  'fi',
   'child=$!',
   "trap 'kill -TERM $child 2>/dev/null' TERM INT",
   'wait $child; code=$?',
   '# wait returns early when a trapped signal arrives: wait again until the trainer has really ended.',
   'while kill -0 $child 2>/dev/null; do wait $child; code=$?; done',
+  '# The log readers end once the last writer has closed: wait, so what they kept is written before the job ends.',
+  'if [ -n "$o" ]; then wait $o $e; rm -f "$d/stdout.fifo" "$d/stderr.fifo"; fi',
   'date +%s.%N > "$d/ended_at"',
   'echo $code > "$d/exit_code"',
   'exit $code',
@@ -120,10 +134,11 @@ export class SlurmBackend implements TrainingBackend {
 
   async launch(req: LaunchRequest): Promise<JobHandle> {
     fs.mkdirSync(req.runDir, { recursive: true });
-    const recorded = readJobId(req.runDir);
+    const dir = makeLaunchDir(req.runDir);
+    const recorded = readJobId(dir);
     if (recorded !== undefined) return this.handle(req, recorded);
     // The lock makes two concurrent launches of one run (a retry racing a slow first attempt) submit one job.
-    const lock = path.join(req.runDir, LOCK_FILE);
+    const lock = path.join(dir, LOCK_FILE);
     let fd: number;
     try {
       fd = fs.openSync(lock, 'wx');
@@ -140,9 +155,10 @@ export class SlurmBackend implements TrainingBackend {
     const existing = await this.findByName(req);
     if (existing !== undefined) return this.record(req, existing);
 
-    const script = path.join(req.runDir, SCRIPT_FILE);
+    const script = path.join(dir, SCRIPT_FILE);
     fs.writeFileSync(script, BATCH_SCRIPT, { mode: 0o755 });
-    const jobId = await sbatch(this.sbatchOptions(req), script, [req.runDir, ...req.argv], {
+    const keep = req.limits ? mib(req.limits.logMb) + 1 : 0;
+    const jobId = await sbatch(this.sbatchOptions(req), script, [dir, String(keep), ...req.argv], {
       timeoutMs: this.o.timeoutMs,
       env: process.env,
     });
@@ -152,8 +168,8 @@ export class SlurmBackend implements TrainingBackend {
   async status(handle: JobHandle): Promise<JobStatus> {
     // The batch script's record of a clean exit is final (it is removed when a requeued job starts again): no need
     // to wait for the controller to notice, or for the cache. Other endings still ask Slurm, which knows why.
-    if (readTrimmed(path.join(handle.runDir, 'exit_code')) === '0')
-      return { state: 'succeeded', exitCode: 0, trainerSeconds: trainerSeconds(handle.runDir) };
+    const dir = launchDirOf(handle.runDir);
+    if (readTrimmed(path.join(dir, 'exit_code')) === '0') return { state: 'succeeded', exitCode: 0, trainerSeconds: trainerSecondsIn(dir) };
     const cached = this.lastStatus.get(handle.ref);
     if (cached && Date.now() - cached.at < this.o.statusIntervalMs) return cached.status;
     const status = await this.queryStatus(handle);
@@ -177,14 +193,15 @@ export class SlurmBackend implements TrainingBackend {
   }
 
   async stderrTail(handle: JobHandle, lines = 20): Promise<string> {
-    return tailFile(path.join(handle.runDir, 'stderr.log'), lines);
+    return tailFile(path.join(launchDirOf(handle.runDir), 'stderr.log'), lines);
   }
 
   private async queryStatus(handle: JobHandle): Promise<JobStatus> {
     const job = await showJob(handle.ref, this.o);
     // A controller whose state was wiped reuses job ids: a job under another name is not this run's.
-    if (job === undefined || job.jobName !== jobNameOf(handle.runId)) return fromExitRecord(handle.runDir);
-    const seconds = trainerSeconds(handle.runDir);
+    const dir = launchDirOf(handle.runDir);
+    if (job === undefined || job.jobName !== jobNameOf(handle.runId)) return fromExitRecord(dir);
+    const seconds = trainerSecondsIn(dir);
     if (ACTIVE.has(job.state)) return { state: 'running' };
     if (INTERRUPTED.has(job.state)) {
       // JobRequeue=1 makes Slurm requeue these itself; a cluster that does not gets the same from us.
@@ -208,8 +225,8 @@ export class SlurmBackend implements TrainingBackend {
 
   private sbatchOptions(req: LaunchRequest): string[] {
     const o = this.o;
-    // '%' starts a Slurm file-name pattern (%j); '%%' is a literal one.
-    const file = (name: string) => path.join(req.runDir, name).replace(/%/g, '%%');
+    // '%' starts a Slurm file-name pattern (%j); '%%' is a literal one. The logs are the launch directory's.
+    const file = (name: string) => path.join(launchDirOf(req.runDir), name).replace(/%/g, '%%');
     const args = [
       `--job-name=${jobNameOf(req.runId)}`,
       `--chdir=${req.runDir}`,
@@ -233,8 +250,9 @@ export class SlurmBackend implements TrainingBackend {
   /** Another launcher holds the lock: wait for its job id, else find the job by name, else take over a dead lock. */
   private async afterLockHeld(req: LaunchRequest, lock: string): Promise<JobHandle> {
     const deadline = Date.now() + this.o.lockWaitMs;
+    const dir = launchDirOf(req.runDir);
     while (Date.now() < deadline) {
-      const id = readJobId(req.runDir);
+      const id = readJobId(dir);
       if (id !== undefined) return this.handle(req, id);
       await sleep(50);
     }
@@ -259,10 +277,7 @@ export class SlurmBackend implements TrainingBackend {
   }
 
   private record(req: LaunchRequest, jobId: string): JobHandle {
-    const file = path.join(req.runDir, JOB_ID_FILE);
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, `${jobId}\n`);
-    fs.renameSync(tmp, file);
+    writeAtomic(path.join(launchDirOf(req.runDir), JOB_ID_FILE), `${jobId}\n`);
     return this.handle(req, jobId);
   }
 
@@ -278,20 +293,14 @@ function exitCodeOf(job: SlurmJobInfo): number {
 }
 
 /** Slurm has forgotten the job: the batch script's end record is the only witness left. */
-function fromExitRecord(runDir: string): JobStatus {
-  const exit = readTrimmed(path.join(runDir, 'exit_code'));
+function fromExitRecord(launchDir: string): JobStatus {
+  const exit = readTrimmed(path.join(launchDir, 'exit_code'));
   if (exit === undefined) return { state: 'lost' };
   const exitCode = Number(exit);
-  return { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, trainerSeconds: trainerSeconds(runDir) };
+  return { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, trainerSeconds: trainerSecondsIn(launchDir) };
 }
 
-function readJobId(runDir: string): string | undefined {
-  const s = readTrimmed(path.join(runDir, JOB_ID_FILE));
+function readJobId(launchDir: string): string | undefined {
+  const s = readTrimmed(path.join(launchDir, JOB_ID_FILE));
   return s !== undefined && /^\d+$/.test(s) ? s : undefined;
-}
-
-function trainerSeconds(runDir: string): number | undefined {
-  const a = Number(readTrimmed(path.join(runDir, 'started_at')));
-  const b = Number(readTrimmed(path.join(runDir, 'ended_at')));
-  return Number.isFinite(a) && Number.isFinite(b) && b >= a ? b - a : undefined;
 }

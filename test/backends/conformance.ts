@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../../backends';
+import { launchDirOf } from '../../backends/run-dir-files';
 import type { CampaignSpecInput } from '../../core/spec';
 import { experiments, trainingRuns } from '../../db/schema';
 import { scratchDir } from '../helpers/env';
@@ -38,6 +39,8 @@ export interface ConformanceAdapter {
 
 export const lines = (file: string): string[] =>
   fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
+/** The launches the backend recorded, one line each, in the run's launch directory. */
+export const launchLines = (runDir: string): string[] => lines(path.join(launchDirOf(runDir), 'launches.log'));
 export const steps = (runDir: string): number[] =>
   lines(path.join(runDir, 'metrics.jsonl')).map((l) => (JSON.parse(l) as { step: number }).step);
 
@@ -93,7 +96,7 @@ export function backendConformance(a: ConformanceAdapter): void {
         [racing, r1],
       ] as const) {
         expect((await finished(b, h)).state).toBe('succeeded');
-        expect(lines(path.join(r.runDir, 'launches.log'))).toHaveLength(1);
+        expect(launchLines(r.runDir)).toHaveLength(1);
       }
     });
 
@@ -137,7 +140,7 @@ export function backendConformance(a: ConformanceAdapter): void {
       expect(again.ref).toBe(h.ref);
       expect((await fresh.status(again)).state).toBe('running');
       expect(await finished(fresh, again)).toMatchObject({ state: 'succeeded' });
-      expect(lines(path.join(req.runDir, 'launches.log'))).toHaveLength(1);
+      expect(launchLines(req.runDir)).toHaveLength(1);
       expect(steps(req.runDir)).toHaveLength(20);
     });
 
@@ -159,7 +162,7 @@ export function backendConformance(a: ConformanceAdapter): void {
         expect(seen[restartAt] - 1).toBeGreaterThanOrEqual(10);
         expect((seen[restartAt] - 1) % 10).toBe(0);
         expect(seen[seen.length - 1]).toBe(60);
-        expect(lines(path.join(req.runDir, 'launches.log')).length).toBe(2);
+        expect(launchLines(req.runDir).length).toBe(2);
         await a.afterPreemption?.(h, req);
       },
       240_000,
@@ -207,7 +210,7 @@ export function backendConformance(a: ConformanceAdapter): void {
           second = await startTestWorkers({ prefix: first.prefix, db: harness.db.db, home: harness.home });
           expect((await h.result()).best?.experimentId).toBe(`${id}/inner/1/e0`);
           expect(await runOf(`${id}/inner/1/e0`)).toMatchObject({ status: 'succeeded', launches: 1 });
-          expect(lines(path.join(run.runDir, 'launches.log'))).toHaveLength(1);
+          expect(launchLines(run.runDir)).toHaveLength(1);
           expect(steps(run.runDir)).toHaveLength(20);
         } finally {
           await first.stop();

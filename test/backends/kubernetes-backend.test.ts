@@ -18,7 +18,8 @@ import { FakeKubeApi, kubeConfigFor, writeKubeconfig } from '../helpers/fake-kub
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { freePort } from '../helpers/ports';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
-import { backendConformance, lines, processesOf, steps } from './conformance';
+import { launchDirOf } from '../../backends/run-dir-files';
+import { backendConformance, launchLines, processesOf, steps } from './conformance';
 
 const FIXTURE_TRAINER = path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js');
 const NS = 'fw-test';
@@ -104,7 +105,7 @@ test('launching twice, and twice at once from two backends, creates one Job', as
   ] as const) {
     expect((await finished(b, h)).state).toBe('succeeded');
     expect(createdOf(req.runId)).toEqual([jobNameOf(req.runId)]);
-    expect(lines(path.join(req.runDir, 'launches.log'))).toHaveLength(1);
+    expect(launchLines(req.runDir)).toHaveLength(1);
   }
 });
 
@@ -199,7 +200,7 @@ test('an evicted pod: the Job is deleted and recreated as -r2 in the same run di
   const s = await finished(b, h);
   expect(s).toMatchObject({ state: 'succeeded', exitCode: 0 });
   expect(createdOf(req.runId)).toEqual([base, `${base}-r2`]);
-  expect(lines(path.join(req.runDir, 'launches.log')).map((l) => l.split(' ')[0])).toEqual([base, `${base}-r2`]);
+  expect(launchLines(req.runDir).map((l) => l.split(' ')[0])).toEqual([base, `${base}-r2`]);
   const log = await b.stderrTail(h, 50);
   const resumedFrom = Number(/resuming from step (\d+)/.exec(log)?.[1]);
   expect(resumedFrom).toBeGreaterThanOrEqual(10);
@@ -223,8 +224,8 @@ test('a relaunch interrupted after recording its generation is finished by the n
   fake.evict(NS, base);
   await eventually('the Job to fail', async () => (fake.job(NS, base)?.status?.failed ? true : undefined), 30_000);
   // What a worker that died inside relaunch() leaves: the marker and the new generation, no new Job, the old one still there.
-  fs.writeFileSync(path.join(req.runDir, 'k8s_relaunch_2'), '');
-  fs.writeFileSync(path.join(req.runDir, 'k8s_generation'), '2\n');
+  fs.writeFileSync(path.join(launchDirOf(req.runDir), 'k8s_relaunch_2'), '');
+  fs.writeFileSync(path.join(launchDirOf(req.runDir), 'k8s_generation'), '2\n');
   const fresh = backend();
   expect(await fresh.status(h)).toEqual({ state: 'running', reason: 'preempted' });
   expect(fake.job(NS, base)).toBeUndefined();

@@ -10,7 +10,8 @@ import { scratchDir } from '../helpers/env';
 import { eventually } from '../helpers/loop-harness';
 import { requires } from '../helpers/requires';
 import { uniqueName } from '../helpers/specs';
-import { backendConformance, lines } from './conformance';
+import { launchDirOf } from '../../backends/run-dir-files';
+import { backendConformance, launchLines } from './conformance';
 
 requires('ray');
 
@@ -48,12 +49,13 @@ function backend(opts: RayBackendOptions = {}): RayBackend {
 }
 
 /** The submission ids that started a launcher in this run dir, in order. */
-const launches = (runDir: string) => lines(path.join(runDir, 'launches.log')).map((l) => l.split(' ')[0]);
+const launches = (runDir: string) => launchLines(runDir).map((l) => l.split(' ')[0]);
 
-test('the entrypoint is constant but for the quoted run dir, and the argv never enters it', () => {
+test('the entrypoint is constant but for the quoted run and launch dirs, and the argv never enters it', () => {
   const req = fixtureRun('quote', { steps: 1 });
   const e = entrypointOf(req.runDir);
-  expect(e).toBe(`exec python3 '${req.runDir.replace(/'/g, `'\\''`)}/ray-launcher.py' '${req.runDir.replace(/'/g, `'\\''`)}'`);
+  const q = (s: string) => s.replace(/'/g, `'\\''`);
+  expect(e).toBe(`exec python3 '${q(launchDirOf(req.runDir))}/ray-launcher.py' '${q(req.runDir)}' '${q(launchDirOf(req.runDir))}'`);
   expect(e).not.toContain(FIXTURE_TRAINER);
   expect(submissionIdOf(req.runId)).toBe(submissionIdOf(req.runId));
   expect(submissionIdOf(req.runId)).toMatch(/^fw-[0-9a-f]{12}-[A-Za-z0-9._-]+$/);
@@ -80,7 +82,7 @@ backendConformance({
   timeLimited: (spec) => ({ ...spec, innerLoop: { ...spec.innerLoop, trainingTimeoutSeconds: 10 } }),
   // The job's driver dies (not the trainer's checked exit): no exit record, so the backend resubmits as `-r2`.
   async preempt(_b, h) {
-    process.kill(Number(fs.readFileSync(path.join(h.runDir, 'ray-launcher.pid'), 'utf8')), 'SIGKILL');
+    process.kill(Number(fs.readFileSync(path.join(launchDirOf(h.runDir), 'ray-launcher.pid'), 'utf8')), 'SIGKILL');
     await eventually('Ray to see the driver fail', async () => ((await client.get(h.ref))?.status === 'FAILED' ? true : undefined), 30_000);
   },
   async afterPreemption(h) {

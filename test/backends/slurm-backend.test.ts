@@ -9,7 +9,8 @@ import { SlurmBackend, jobNameOf, type SlurmBackendOptions } from '../../backend
 import { controllerUp, jobsNamed, showJob } from '../../backends/slurm/slurm-commands';
 import { eventually } from '../helpers/loop-harness';
 import { requires } from '../helpers/requires';
-import { backendConformance, fixtureRun, lines, steps } from './conformance';
+import { launchDirOf } from '../../backends/run-dir-files';
+import { backendConformance, fixtureRun, launchLines, steps } from './conformance';
 
 requires('slurm');
 
@@ -63,16 +64,17 @@ test('a new backend instance (a restarted worker) reattaches to the running job 
   // A new worker with the run dir's record.
   expect((await launch(backend(), req)).ref).toBe(h.ref);
   // A worker that died between sbatch and recording the job id: its lock is left, the id file is not there.
-  fs.rmSync(path.join(req.runDir, 'slurm_job_id'));
-  expect(fs.existsSync(path.join(req.runDir, 'launch.lock'))).toBe(true);
+  const records = launchDirOf(req.runDir);
+  fs.rmSync(path.join(records, 'slurm_job_id'));
+  expect(fs.existsSync(path.join(records, 'launch.lock'))).toBe(true);
   const fresh = backend({ lockWaitMs: 300 });
   const again = await launch(fresh, req);
   expect(again.ref).toBe(h.ref);
-  expect(fs.readFileSync(path.join(req.runDir, 'slurm_job_id'), 'utf8').trim()).toBe(h.ref);
+  expect(fs.readFileSync(path.join(records, 'slurm_job_id'), 'utf8').trim()).toBe(h.ref);
   expect((await fresh.status(again)).state).toBe('running');
   expect(await finished(fresh, again)).toMatchObject({ state: 'succeeded' });
   expect((await jobsNamed(jobNameOf(req.runId))).map((j) => j.jobId)).toEqual([h.ref]);
-  expect(lines(path.join(req.runDir, 'launches.log'))).toHaveLength(1);
+  expect(launchLines(req.runDir)).toHaveLength(1);
   expect(steps(req.runDir)).toHaveLength(20);
 });
 

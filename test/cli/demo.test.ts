@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { groupMembers } from '../../backends/local/process-liveness';
+import { launchDirOf } from '../../backends/run-dir-files';
 import { scratchDir } from '../helpers/env';
 import { stackEnv } from '../stack/up-process';
 
@@ -28,8 +29,8 @@ test('flywheel demo runs the built-in campaign end to end and stops what it star
   expect(Object.keys(result.best.params).sort()).toEqual(['context', 'embed', 'hidden', 'lr', 'weightDecay']);
   // Everything the demo started is gone: the stack file is removed and no trainer process group survives.
   expect(fs.existsSync(path.join(home, 'stack.json'))).toBe(false);
-  for (const dir of fs.readdirSync(path.join(home, 'runs'))) {
-    const pid = Number(fs.readFileSync(path.join(home, 'runs', dir, 'job.pid'), 'utf8'));
+  for (const dir of fs.readdirSync(path.join(home, 'runs')).filter((d) => !d.endsWith('.launch'))) {
+    const pid = Number(fs.readFileSync(path.join(launchDirOf(path.join(home, 'runs', dir)), 'job.pid'), 'utf8'));
     expect(groupMembers(pid)).toEqual([]);
   }
 }, 300_000);

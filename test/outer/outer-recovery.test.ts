@@ -11,6 +11,7 @@ import { outerStatusQuery, type OuterLoopResult } from '../../contracts/outer-lo
 import { saveHistory } from '../helpers/histories';
 import { eventually, loopHarness, type LoopHarness, type LoopWorkers } from '../helpers/loop-harness';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
+import { launchDirOf } from '../../backends/run-dir-files';
 
 let h: LoopHarness;
 let w: LoopWorkers;
@@ -109,7 +110,7 @@ test('a terminated attempt is ended by the next start, which trains the iteratio
     ['/baseline/r1', 'succeeded', 1],
     ['/e0/r1', 'succeeded', 1],
   ]);
-  for (const x of runs) expect(fs.readFileSync(`${x.runDir}/exit_code`, 'utf8').trim()).toBe('0');
+  for (const x of runs) expect(fs.readFileSync(`${launchDirOf(x.runDir)}/exit_code`, 'utf8').trim()).toBe('0');
   const broken1 = await h.db.db
     .select()
     .from(trainingRuns)

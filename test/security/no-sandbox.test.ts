@@ -9,6 +9,7 @@ import { sandboxStatusLine } from '../../backends/sandbox/bubblewrap';
 import { trainingRuns } from '../../db/schema';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fastBuiltinSpec, fixtureSpec, uniqueName } from '../helpers/specs';
+import { launchDirOf } from '../../backends/run-dir-files';
 
 let harness: LoopHarness;
 beforeAll(async () => {
@@ -58,7 +59,7 @@ test('with trainer.unsandboxed the same campaign runs, and its runs say so', asy
   const runs = await runsOf(id);
   expect(runs.length).toBeGreaterThanOrEqual(2);
   for (const r of runs)
-    expect(JSON.parse(fs.readFileSync(path.join(r.runDir, 'isolation.json'), 'utf8'))).toEqual({
+    expect(JSON.parse(fs.readFileSync(path.join(launchDirOf(r.runDir), 'isolation.json'), 'utf8'))).toEqual({
       sandbox: 'none',
       reason: 'trainer.unsandboxed is set',
     });
@@ -75,7 +76,10 @@ test("the built-in trainer, Flywheel's own code, runs without the sandbox and re
     )
   ).result();
   const [run] = (await runsOf(id)).filter((r) => r.experimentId.endsWith('/e0'));
-  const isolation = JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8')) as { sandbox: string; reason: string };
+  const isolation = JSON.parse(fs.readFileSync(path.join(launchDirOf(run.runDir), 'isolation.json'), 'utf8')) as {
+    sandbox: string;
+    reason: string;
+  };
   expect(isolation.sandbox).toBe('none');
   expect(isolation.reason).toMatch(/^the built-in trainer runs without one: bubblewrap cannot make namespaces here/);
   expect(run.status).toBe('succeeded');

@@ -26,6 +26,7 @@ import { sandboxAvailable } from '../helpers/sandbox';
 import { makeTinyHfModel } from '../helpers/tiny-hf-model';
 import { uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { launchDirOf } from '../../backends/run-dir-files';
 
 requires('hf');
 
@@ -195,7 +196,7 @@ test('LoRA, selected on pass_rate: trained, checkpoints as merged HF folders, sc
   expect(rows).toHaveLength(2); // the baseline and e0
   for (const { e, pub, run, ckpts } of rows) {
     expect(e.status).toBe('succeeded');
-    expect(JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8')).sandbox).toBe(
+    expect(JSON.parse(fs.readFileSync(path.join(launchDirOf(run.runDir), 'isolation.json'), 'utf8')).sandbox).toBe(
       sandboxAvailable ? 'bubblewrap' : 'none',
     );
     expect(ckpts.length).toBeGreaterThan(0);

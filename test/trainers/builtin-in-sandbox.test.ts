@@ -8,6 +8,7 @@ import { trainingRuns } from '../../db/schema';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { eachBackend, requires } from '../helpers/requires';
 import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
+import { launchDirOf } from '../../backends/run-dir-files';
 
 requires('bubblewrap');
 
@@ -38,7 +39,9 @@ describe('the built-in trainer in the sandbox', () => {
           .from(trainingRuns)
           .where(eq(trainingRuns.experimentId, `${id}/inner/1/e0`));
         expect(run).toMatchObject({ backend: kind, status: 'succeeded', exitCode: 0 });
-        expect(JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8'))).toEqual({ sandbox: 'bubblewrap' });
+        expect(JSON.parse(fs.readFileSync(path.join(launchDirOf(run.runDir), 'isolation.json'), 'utf8'))).toEqual({
+          sandbox: 'bubblewrap',
+        });
         const lines = fs
           .readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8')
           .split('\n')

@@ -9,6 +9,7 @@ import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { eachBackend, requires } from '../helpers/requires';
 import { sandboxAvailable } from '../helpers/sandbox';
 import { torchSpec, uniqueName } from '../helpers/specs';
+import { launchDirOf } from '../../backends/run-dir-files';
 
 requires('torch');
 
@@ -39,7 +40,7 @@ eachBackend(['slurm', 'ray'])(
       expect(run).toMatchObject({ backend: kind, status: 'succeeded', exitCode: 0, launches: 1 });
       // On Slurm the job runs the trainer in the bubblewrap sandbox, as the local backend does; Ray runs it in the
       // cluster's own container with the environment allow-list.
-      const isolation = JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8')) as { sandbox: string };
+      const isolation = JSON.parse(fs.readFileSync(path.join(launchDirOf(run.runDir), 'isolation.json'), 'utf8')) as { sandbox: string };
       expect(isolation.sandbox).toBe(kind === 'slurm' ? (sandboxAvailable ? 'bubblewrap' : 'none') : 'cluster');
       const steps = fs
         .readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8')

@@ -11,6 +11,7 @@ import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { requires } from '../helpers/requires';
 import { sandboxAvailable } from '../helpers/sandbox';
 import { torchSpec, uniqueName } from '../helpers/specs';
+import { launchDirOf } from '../../backends/run-dir-files';
 
 requires('torch');
 
@@ -73,7 +74,7 @@ test('each experiment ran the torch trainer to its last step, its loss falling, 
     expect(lines[lines.length - 1].step).toBe(STEPS);
     expect(lines[lines.length - 1].loss).toBeLessThan(lines[0].loss);
     // Trained inside the sandbox (where the host can make one), and from it found its data and torch.
-    expect(JSON.parse(fs.readFileSync(path.join(run.runDir, 'isolation.json'), 'utf8'))).toEqual(
+    expect(JSON.parse(fs.readFileSync(path.join(launchDirOf(run.runDir), 'isolation.json'), 'utf8'))).toEqual(
       sandboxAvailable ? { sandbox: 'bubblewrap' } : { sandbox: 'none', reason: 'trainer.unsandboxed is set' },
     );
     const ckpts = await db.db.select().from(checkpoints).where(eq(checkpoints.experimentId, id));

@@ -1,6 +1,7 @@
 // The inner loop's `parallelism` holds within a batch: proposals waiting for a place never start together.
 import fs from 'node:fs';
 import path from 'node:path';
+import { launchDirOf } from '../../backends/run-dir-files';
 import { like } from 'drizzle-orm';
 import { trainingRuns } from '../../db/schema';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
@@ -28,8 +29,8 @@ test('parallelism 1 with a batch of 3: the three trainers run one after another'
   expect(runs).toHaveLength(3);
   const spans = runs
     .map((r) => [
-      Number(fs.readFileSync(path.join(r.runDir, 'started_at'), 'utf8')),
-      Number(fs.readFileSync(path.join(r.runDir, 'ended_at'), 'utf8')),
+      Number(fs.readFileSync(path.join(launchDirOf(r.runDir), 'started_at'), 'utf8')),
+      Number(fs.readFileSync(path.join(launchDirOf(r.runDir), 'ended_at'), 'utf8')),
     ])
     .sort((a, b) => a[0] - b[0]);
   for (let i = 1; i < spans.length; i++) expect(spans[i][0]).toBeGreaterThanOrEqual(spans[i - 1][1]);

@@ -8,6 +8,7 @@ import { eq, like, sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { experiments, metricPoints, trainingRuns } from '../../db/schema';
 import { groupMembers } from '../../backends/local/process-liveness';
+import { launchDirOf } from '../../backends/run-dir-files';
 import { cliEnv } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
@@ -101,7 +102,10 @@ test('SIGKILL of the training worker mid-experiment: it reattaches, one trainer 
 
     const runs = await runsOf(`${wf}/e0`);
     expect(runs).toHaveLength(1);
-    const launches = fs.readFileSync(path.join(runs[0].runDir, 'launches.log'), 'utf8').trim().split('\n');
+    const launches = fs
+      .readFileSync(path.join(launchDirOf(runs[0].runDir), 'launches.log'), 'utf8')
+      .trim()
+      .split('\n');
     expect(launches).toHaveLength(1);
     const lines = fs.readFileSync(path.join(runs[0].runDir, 'metrics.jsonl'), 'utf8').trim().split('\n');
     expect(lines).toHaveLength(80);
