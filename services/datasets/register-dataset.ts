@@ -104,11 +104,8 @@ export async function registerDataset(
     opts.onProgress &&
     ((phase: RegisterProgress['phase'], lines: number, bytes: number) => opts.onProgress!({ phase, lines, bytes, totalBytes }));
 
-  // Public items are left to the loop: its check refuses a version that copies one, and the outer loop's versions
-  // drop such examples. Held-out and probe text, or a canary, in training data is a leak whatever the campaign.
-  const sources = await contaminationSources(db, `checkContamination:dataset add ${name}`, ['heldout', 'probe']);
-  const index = new ContaminationIndex(sources.items, sources.canaries);
-  const checked = await checkFile(file, index, progress && ((lines, bytes) => progress('check', lines, bytes)));
+  // The index lives for pass 1 only: a large one would otherwise be marked by every collection of pass 2.
+  const checked = await checkFile(file, await registrationIndex(db, name), progress && ((lines, bytes) => progress('check', lines, bytes)));
   const versionId = `${name}@${checked.contentHash.slice(0, 12)}`;
   const found = await existing(db.$client, versionId, checked.lines);
   if (found) return found;
@@ -135,6 +132,16 @@ export async function registerDataset(
     // A connection whose COPY failed half-way is not handed back to the pool.
     client.release(broken);
   }
+}
+
+/**
+ * Every registered suite's held-out and probe items and canaries, indexed for pass 1. Public items are left to the
+ * loop: its check refuses a version that copies one, and the outer loop's versions drop such examples. Held-out and
+ * probe text, or a canary, in training data is a leak whatever the campaign.
+ */
+async function registrationIndex(db: Db, name: string): Promise<ContaminationIndex> {
+  const { items, canaries } = await contaminationSources(db, `checkContamination:dataset add ${name}`, ['heldout', 'probe']);
+  return new ContaminationIndex(items, canaries);
 }
 
 interface Checked {
