@@ -7,6 +7,7 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../../backends';
 import { launchDirOf } from '../../backends/run-dir-files';
+import { resolveLimits } from '../../core/resource-limits';
 import type { CampaignSpecInput } from '../../core/spec';
 import { experiments, trainingRuns } from '../../db/schema';
 import { scratchDir } from '../helpers/env';
@@ -57,13 +58,16 @@ export function processesOf(runDir: string): number[] {
   return out;
 }
 
-/** A run directory with a run.json for the fixture trainer (a space and a '%' in its path), and the launch request. */
+/**
+ * A run directory with a run.json for the fixture trainer (a space and a '%' in its path), and the launch request,
+ * with the default limits a campaign's launch carries (capped logs; the local backend watches).
+ */
 export function fixtureRun(kind: string, label: string, params: Record<string, number | boolean>): LaunchRequest {
   const runId = `${uniqueName(label)}/e0/r1`;
   const runDir = path.join(scratchDir(`${kind}-conf`), 'run dirs 100%j', runId.replace(/\//g, '_'));
   fs.mkdirSync(runDir, { recursive: true });
   fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ runId, params, checkpointEvery: 0 }));
-  return { runId, runDir, argv: [process.execPath, FIXTURE_TRAINER, 'train', '--run-dir', runDir] };
+  return { runId, runDir, argv: [process.execPath, FIXTURE_TRAINER, 'train', '--run-dir', runDir], limits: resolveLimits(undefined) };
 }
 
 export function backendConformance(a: ConformanceAdapter): void {
