@@ -237,9 +237,10 @@ describe('a trainer in the sandbox', () => {
     for (const text of answers) {
       expect(text).toContain('== environment');
       expect(leaks(text)).toEqual([]);
-      expect(text).toContain('== checkpoint open for writing\nEROFS');
+      // Read-only twice over: the mount (EROFS), and, as a uid of its own, a file the trainer's uid owns (EACCES).
+      expect(text).toMatch(/== checkpoint open for writing\n(EROFS|EACCES)\n/);
     }
-    expect(predictFound.sandboxed).toContain('== checkpoint open for writing\nEROFS');
+    expect(predictFound.sandboxed).toMatch(/== checkpoint open for writing\n(EROFS|EACCES)\n/);
   });
 
   test('without the sandbox the same cheat finds them: the checks above can fail', () => {
