@@ -49,7 +49,7 @@ function parseSuiteText(file: string, text: string, bytes: number): unknown {
  * How many values the JSON text holds, counting up to `limit + 1` (then it stops): every value but a container's
  * first follows a comma, and every container opens with a bracket, so commas and brackets outside strings bound it.
  */
-export function jsonValuesAtMost(text: string, limit: number): number {
+function jsonValuesAtMost(text: string, limit: number): number {
   let values = 1;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -35,9 +35,8 @@ export function lineContamination(index: ContaminationIndex, e: ExampleLine): st
   const overlap = index.overlapOf(text);
   if (!overlap) return undefined;
   const item = overlap.evalIds[0];
-  let field = whole;
-  let gram = index.firstSharedGram(text, item);
-  for (const [name, t] of fields) {
+  let [field, gram] = [whole, ''];
+  for (const [name, t] of [...fields, [whole, text]]) {
     const g = index.firstSharedGram(t, item);
     if (g === undefined) continue;
     [field, gram] = [name, g];
