@@ -3,53 +3,34 @@
 // file at its first such line; public items are left to the loop, as before. Real PostgreSQL.
 import fs from 'node:fs';
 import path from 'node:path';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { checkContamination } from '../../activities/eval/check-contamination';
 import type { DbHandle } from '../../db/client';
 import { heldoutReads } from '../../db/schema';
 import { ContaminatedLineError, MalformedDatasetError, registerDataset } from '../../services/datasets/register-dataset';
 import { registerEvalSuite } from '../../services/suites/register-suite';
 import { freshDatabase, scratchDir } from '../helpers/env';
+import { datasetWrites, HELDOUT_ITEM, PUBLIC_ITEM, RING_ITEM } from '../helpers/registration-texts';
 
 const home = scratchDir('registration-contamination');
 const files = scratchDir('registration-contamination-files');
 let h: DbHandle;
-
-const PUBLIC = {
-  prompt: 'function clampToRange(value, lowest, highest) {\n  return Math.min(highest, Math.max(lowest, ',
-  reference: 'value));\n}',
-};
-const HELDOUT = {
-  prompt: 'export function slugify(title) {\n  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-");\n}\n// slugify("A B") === ',
-  reference: '"a-b"',
-};
-const PROBE = {
-  prompt: 'class RingBuffer<T> {\n  private items: T[] = [];\n  push(x: T) { this.items.push(x); ',
-  reference: 'if (this.items.length > 8) this.items.shift(); }\n}',
-};
 
 function writeFile(name: string, lines: (object | string)[]): string {
   const file = path.join(files, name);
   fs.writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
   return file;
 }
-const written = async () => ({
-  rows: (
-    await h.db.execute<{ n: number }>(
-      sql`SELECT (SELECT count(*) FROM datasets) + (SELECT count(*) FROM dataset_versions) + (SELECT count(*) FROM examples) AS n`,
-    )
-  ).rows[0].n,
-  folders: fs.existsSync(path.join(home, 'datasets')) ? fs.readdirSync(path.join(home, 'datasets')).length : 0,
-});
+const written = () => datasetWrites(h.db, home);
 
 beforeAll(async () => {
   ({ handle: h } = await freshDatabase('registration_contamination'));
   await registerEvalSuite(h.db, {
     name: 'code',
     items: [
-      { id: 'p1', split: 'public', grader: { kind: 'exact_match' }, ...PUBLIC },
-      { id: 'h1', split: 'heldout', grader: { kind: 'exact_match' }, ...HELDOUT },
-      { id: 'x1', split: 'probe', grader: { kind: 'exact_match' }, probe: { kind: 'paraphrased', of: 'p1' }, ...PROBE },
+      { id: 'p1', split: 'public', grader: { kind: 'exact_match' }, ...PUBLIC_ITEM },
+      { id: 'h1', split: 'heldout', grader: { kind: 'exact_match' }, ...HELDOUT_ITEM },
+      { id: 'x1', split: 'probe', grader: { kind: 'exact_match' }, probe: { kind: 'paraphrased', of: 'p1' }, ...RING_ITEM },
     ],
   });
 });
@@ -57,10 +38,10 @@ afterAll(async () => h?.close());
 
 test('a near copy of a held-out item (re-indented, one word changed) is refused at its line; nothing written', async () => {
   const before = await written();
-  const near = HELDOUT.prompt.replace('title', 'name').replace(/\n/g, '\n    ');
+  const near = HELDOUT_ITEM.prompt.replace('title', 'name').replace(/\n/g, '\n    ');
   const file = writeFile('near.jsonl', [
     { prompt: 'Q: 1+1=', completion: '2' },
-    { prompt: 'Write slugify.\n', completion: near + HELDOUT.reference },
+    { prompt: 'Write slugify.\n', completion: near + HELDOUT_ITEM.reference },
   ]);
   const err = await registerDataset(h.db, 'near', file, { home }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ContaminatedLineError);
@@ -71,8 +52,8 @@ test('a near copy of a held-out item (re-indented, one word changed) is refused 
 });
 
 test('the first contaminated line is named; a malformed line anywhere is reported first', async () => {
-  const probe = { prompt: PROBE.prompt, completion: PROBE.reference };
-  const held = { prompt: '', completion: HELDOUT.prompt + HELDOUT.reference };
+  const probe = { prompt: RING_ITEM.prompt, completion: RING_ITEM.reference };
+  const held = { prompt: '', completion: HELDOUT_ITEM.prompt + HELDOUT_ITEM.reference };
   const ok = (i: number) => ({ prompt: `${i}`, completion: 'x' });
   const file = writeFile('two.jsonl', [ok(1), ok(2), probe, ok(3), held]);
   await expect(registerDataset(h.db, 'two', file, { home })).rejects.toThrow(
@@ -91,7 +72,7 @@ test("the check reads every suite's held-out items through the logged read", asy
 });
 
 test("public items are the loop's to refuse, as before: the version registers, and the loop's check names it", async () => {
-  const file = writeFile('public.jsonl', [{ prompt: PUBLIC.prompt, completion: PUBLIC.reference }]);
+  const file = writeFile('public.jsonl', [{ prompt: PUBLIC_ITEM.prompt, completion: PUBLIC_ITEM.reference }]);
   const r = await registerDataset(h.db, 'public', file, { home });
   expect(r).toMatchObject({ created: true, examples: 1 });
   await expect(checkContamination({ db: h.db, home }, { datasetVersionId: r.versionId, reader: 'public/inner/1' })).rejects.toThrow(

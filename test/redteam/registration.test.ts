@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { cliEnv, runCli, type CliResult } from '../helpers/cli';
 import { freshDatabase, scratchDir } from '../helpers/env';
+import { datasetWrites, HELDOUT_ITEM, PUBLIC_ITEM, TWIN_ITEM } from '../helpers/registration-texts';
 
 const home = scratchDir('redteam-registration');
 let h: DbHandle;
@@ -16,23 +17,13 @@ let env: NodeJS.ProcessEnv;
 
 const CANARY = 'FWCANARY-redteam-0123456789abcdef';
 const HELDOUT_CANARY = '3f9a1c2b7d4e5a6b7c8d9e0f1a2b3c4d5e6f7a8b';
-const PUBLIC = {
-  prompt: 'function clampToRange(value, lowest, highest) {\n  return Math.min(highest, Math.max(lowest, ',
-  reference: 'value));\n}',
-};
-const HELDOUT = {
-  prompt: 'export function slugify(title) {\n  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-");\n}\n// slugify("A B") === ',
-  reference: '"a-b"',
-};
-const PROBE = { prompt: 'function clampBetween(v, lo, hi) {\n  return Math.min(hi, Math.max(lo, ', reference: 'v));\n}' };
-
 const SUITE = {
   name: 'redteam',
   canaries: [CANARY],
   heldoutCanaries: [HELDOUT_CANARY],
   items: [
-    { id: 'p1', split: 'public', grader: { kind: 'exact_match' }, ...PUBLIC },
-    { id: 'h1', split: 'heldout', grader: { kind: 'exact_match' }, ...HELDOUT },
+    { id: 'p1', split: 'public', grader: { kind: 'exact_match' }, ...PUBLIC_ITEM },
+    { id: 'h1', split: 'heldout', grader: { kind: 'exact_match' }, ...HELDOUT_ITEM },
     {
       id: 'h2',
       split: 'heldout',
@@ -41,7 +32,7 @@ const SUITE = {
       prompt: `// generated from commit ${HELDOUT_CANARY.slice(0, 12)}`,
       reference: HELDOUT_CANARY.slice(12),
     },
-    { id: 't1', split: 'probe', grader: { kind: 'exact_match' }, probe: { kind: 'perturbed', of: 'p1' }, ...PROBE },
+    { id: 't1', split: 'probe', grader: { kind: 'exact_match' }, probe: { kind: 'perturbed', of: 'p1' }, ...TWIN_ITEM },
   ],
 };
 
@@ -52,14 +43,7 @@ function dataset(name: string, lines: object[]): string {
   return file;
 }
 
-const written = async () => ({
-  rows: (
-    await h.db.execute<{ n: number }>(
-      sql`SELECT (SELECT count(*) FROM datasets) + (SELECT count(*) FROM dataset_versions) + (SELECT count(*) FROM examples) AS n`,
-    )
-  ).rows[0].n,
-  folders: fs.existsSync(path.join(home, 'datasets')) ? fs.readdirSync(path.join(home, 'datasets')) : [],
-});
+const written = () => datasetWrites(h.db, home);
 
 /** Exit 2, nothing on stdout, exactly `line` on stderr, and nothing written. */
 async function expectRefused(r: CliResult, before: Awaited<ReturnType<typeof written>>, line: string): Promise<void> {
@@ -80,7 +64,7 @@ afterAll(async () => h?.close());
 
 test("a dataset holding a held-out item's prompt and reference is refused at registration", async () => {
   const before = await written();
-  const file = dataset('heldout.jsonl', [{ prompt: HELDOUT.prompt, completion: HELDOUT.reference }]);
+  const file = dataset('heldout.jsonl', [{ prompt: HELDOUT_ITEM.prompt, completion: HELDOUT_ITEM.reference }]);
   await expectRefused(
     await runCli(env, ['dataset', 'add', 'heldout', file]),
     before,
@@ -93,8 +77,8 @@ test('a dataset holding a probe item, as chat messages, is refused at registrati
   const file = dataset('probe.jsonl', [
     {
       messages: [
-        { role: 'user', content: PROBE.prompt },
-        { role: 'assistant', content: PROBE.reference },
+        { role: 'user', content: TWIN_ITEM.prompt },
+        { role: 'assistant', content: TWIN_ITEM.reference },
       ],
     },
   ]);
