@@ -2,6 +2,7 @@
 // trainer's output, so every read is confined to the run directory (run-files.ts): a manifest path that climbs out
 // (`..`, absolute) breaks the contract, and a checkpoint that is a link, a FIFO or a device is refused, never hashed.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ChecksumMismatchError, ContractViolationError } from '../core/errors';
 import { MANIFEST_FILE, type CheckpointEntry, type CheckpointManifest } from '../core/job-contract';
@@ -109,6 +110,24 @@ export function verifyCheckpoint(file: string, sha256: string, what: string, roo
   }
   if (actual !== sha256)
     throw new ChecksumMismatchError(`${what}: ${file} has sha256 ${actual.slice(0, 12)}…, manifest says ${sha256.slice(0, 12)}…`);
+}
+
+/**
+ * Makes a verified checkpoint read-only for everyone (files 0444, folders 0555), walked confined to `root` as the
+ * digest was: each sandbox is a uid of its own, so a checkpoint its trainer wrote owner-only (safetensors writes 0600)
+ * would be unreadable to the predict that scores it and to the run that warm-starts from it; and a frozen checkpoint
+ * is one nothing means to write again.
+ */
+export function freezeCheckpoint(file: string, root = path.dirname(file)): void {
+  const freeze = (rel: string): void => {
+    const st = lstatConfined(root, rel, 'a checkpoint');
+    if (st === undefined) return;
+    if (st.isDirectory()) {
+      for (const e of listConfined(root, rel, 'a checkpoint folder') ?? []) freeze(`${rel}/${e.name}`);
+      fs.chmodSync(path.join(root, rel), 0o555);
+    } else if (st.isFile()) fs.chmodSync(path.join(root, rel), 0o444);
+  };
+  freeze(relativeIn(root, file));
 }
 
 /**

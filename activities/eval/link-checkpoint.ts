@@ -12,7 +12,8 @@ const COPY_INSTEAD = new Set(['EXDEV', 'EPERM', 'EMLINK', 'EACCES']);
 export function linkCheckpoint(src: string, dest: string): void {
   const st = fs.lstatSync(src);
   if (st.isDirectory()) {
-    fs.mkdirSync(dest, { mode: 0o700 });
+    // Readable by the server's own uid (backends/sandbox/sandbox-identity.ts); the inbox above it is the worker's.
+    fs.mkdirSync(dest, { mode: 0o755 });
     for (const name of fs.readdirSync(src)) linkCheckpoint(path.join(src, name), path.join(dest, name));
   } else if (st.isFile()) {
     try {

@@ -21,7 +21,7 @@ import { checkpoints, experiments, trainingRuns } from '../../db/schema';
 import { campaignOfRow } from '../campaign-of';
 import { recordTrainingCost } from '../cost/cost-ledger';
 import { withDefaults, type ActivityDeps, type ActivityDepsWithDefaults } from '../deps';
-import { readManifest, verifyCheckpoint } from '../../services/checkpoint-manifest';
+import { freezeCheckpoint, readManifest, verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { peerCurves, storeMetricPoints } from './metrics-sink';
 import { readMetrics } from './metrics-stream';
 import { decideRun, type RunVerdict } from './run-verdict';
@@ -275,6 +275,7 @@ async function finish(
     entries = readManifest(input.handle.runDir);
     if (entries.length === 0) throw new Error('the manifest lists no checkpoint');
     for (const c of entries) verifyCheckpoint(path.join(input.handle.runDir, c.path), c.sha256, input.runId, input.handle.runDir);
+    for (const c of entries) freezeCheckpoint(path.join(input.handle.runDir, c.path), input.handle.runDir);
   } catch (e) {
     const error = `the trainer exited 0 but broke the job contract: ${(e as Error).message}`;
     return record(deps, input, { runId: input.runId, status: 'failed', exitCode: 0, error }, stderrTail, status.trainerSeconds);

@@ -19,6 +19,7 @@ export async function checkTrainer(deps: ActivityDeps, input: CheckTrainerInput)
     home: deps.home,
     scratch: [predictScratchRoot()],
     suiteSources: await registeredSuiteSources(deps.db),
+    ownUid: process.getuid?.() === 0,
   });
   if (exposure.length > 0) return { ok: false, host, reason: `the trainer's sandbox would show it what it must not see: ${exposure[0]}` };
   if (!SANDBOXED_BACKENDS.has(spec.backend.kind)) return { ok: true, host, sandbox: 'cluster' };

@@ -15,6 +15,11 @@ export interface ExposureContext {
   scratch?: string[];
   /** Every registered suite's source file (services/suites `registeredSuiteSources`). @default [] */
   suiteSources?: string[];
+  /**
+   * Whether the trainer runs as a uid of its own (the worker is root: sandbox-identity.ts), which reads a path only
+   * where others may: then a file or folder it could not read is a problem too. @default false
+   */
+  ownUid?: boolean;
 }
 
 /** The paths a spec's trainer block shows the trainer, with the field that names each. */
@@ -53,8 +58,41 @@ export function exposedPathProblems(paths: { field: string; path: string }[], ct
                 ? `holds or sits in Flywheel’s eval scratch (${scratch.find((s) => within(s, p) || within(p, s))})`
                 : (socketProblem(p) ?? suiteProblem(p, suites));
     if (problem) problems.push(`${field}: ${given}: ${problem}; name a folder that holds only what the trainer needs`);
+    else {
+      const closed = ctx.ownUid ? unreadable(p) : undefined;
+      if (closed)
+        problems.push(
+          `${field}: ${given}: ${closed.path} is not readable by the sandbox's own uid (mode ${closed.mode}): make it readable by others (chmod -R o+rX ${given})`,
+        );
+    }
   }
   return problems;
+}
+
+/** Entries a walk of `p` looks at, at most: a model cache can hold many files, and a refusal needs one. */
+const READABLE_WALK = 5000;
+
+/** The first file (o+r) or folder (o+rx) under `p` that others may not read, links not followed. */
+function unreadable(p: string): { path: string; mode: string } | undefined {
+  let seen = 0;
+  const walk = (at: string): { path: string; mode: string } | undefined => {
+    if (++seen > READABLE_WALK) return undefined;
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(at);
+    } catch {
+      return undefined;
+    }
+    const want = st.isDirectory() ? 0o005 : st.isFile() ? 0o004 : 0;
+    if ((st.mode & want) !== want) return { path: at, mode: (st.mode & 0o777).toString(8).padStart(4, '0') };
+    if (!st.isDirectory()) return undefined;
+    for (const name of fs.readdirSync(at)) {
+      const found = walk(path.join(at, name));
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(p);
 }
 
 function socketProblem(p: string): string | undefined {

@@ -99,7 +99,7 @@ async function taskProblems(spec: CampaignSpec): Promise<string[]> {
 async function exposureProblems(spec: CampaignSpec): Promise<string[]> {
   const paths = exposedPaths(spec.trainer);
   if (paths.length === 0) return [];
-  const ctx = { home: resolveConfig(process.env, process.cwd()).home, scratch: [predictScratchRoot()] };
+  const ctx = { home: resolveConfig(process.env, process.cwd()).home, scratch: [predictScratchRoot()], ownUid: process.getuid?.() === 0 };
   try {
     return await withDb(async (db) => exposedPathProblems(paths, { ...ctx, suiteSources: await registeredSuiteSources(db) }));
   } catch {

@@ -55,6 +55,16 @@ def build_model(tokenizer, layers, hidden, heads, seed, max_positions):
     return model
 
 
+def readable_by_all(folder):
+    """A base model is read by trainers that run as uids of their own (Flywheel's sandbox): safetensors writes its
+    file owner-only, so every file becomes o+r and every folder o+rx."""
+    for root, dirs, files in os.walk(folder):
+        os.chmod(root, os.stat(root).st_mode | 0o555)
+        for f in files:
+            full = os.path.join(root, f)
+            os.chmod(full, os.stat(full).st_mode | 0o444)
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog='tiny_model.py', description=__doc__.split('\n')[0])
     p.add_argument('--out', required=True)
@@ -74,6 +84,7 @@ def main(argv):
     os.makedirs(a.out, exist_ok=True)
     model.save_pretrained(a.out, safe_serialization=True)
     tokenizer.save_pretrained(a.out)
+    readable_by_all(a.out)
     n = sum(p.numel() for p in model.parameters())
     print(f'tiny_model.py: {a.out}: LlamaForCausalLM, {n} parameters, vocabulary {len(tokenizer)}')
     return 0
