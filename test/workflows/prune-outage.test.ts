@@ -15,6 +15,7 @@ import { freePort } from '../helpers/ports';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { launchDirOf } from '../../backends/run-dir-files';
 
 test('a Temporal restart while a pruned trainer is being killed: the run is recorded pruned and never relaunched', async () => {
   const { handle: db } = await freshDatabase('prune_outage');
@@ -49,8 +50,12 @@ test('a Temporal restart while a pruned trainer is being killed: the run is reco
     });
     const victim = `${loopId}/e1`;
     const runDir = runDirOf(home, `${victim}/r1`);
-    // The local backend writes `cancelled` before its SIGTERM: the prune has begun.
-    await eventually('the prune of e1 to begin', async () => (fs.existsSync(path.join(runDir, 'cancelled')) ? true : undefined), 180_000);
+    // The local backend writes `cancelled` (in the run's launch directory) before its SIGTERM: the prune has begun.
+    await eventually(
+      'the prune of e1 to begin',
+      async () => (fs.existsSync(path.join(launchDirOf(runDir), 'cancelled')) ? true : undefined),
+      180_000,
+    );
     await connection.close();
     connection = undefined;
     process.kill(-temporal.pid, 'SIGKILL');
