@@ -1,12 +1,16 @@
 // Flywheel's own held-out loss: for checkpoint formats Flywheel can read, the eval activity computes
 // bits per byte itself from the frozen weights. The trainer is never asked to grade its own loss.
-// charlm-v1 is read in this process; hf-causal-lm-v1 by formats/hf/score_loss.py, a process of the eval worker.
+// charlm-v1 is read in this process; hf-causal-lm-v1 by formats/hf/score_loss.py, a process of the eval worker in a
+// sandbox of its own.
 import fs from 'node:fs';
+import path from 'node:path';
+import { ContractViolationError } from '../../core/errors';
 import { HF_CAUSAL_LM_FORMAT } from '../../core/job-contract';
 import { CHARLM_FORMAT, CharLm, decodeCheckpoint, scoreLossItems } from '../../formats/charlm/model';
-import { scoreHfLoss } from '../../formats/hf/score-loss';
+import { SCORE_LOSS_SCRIPT, scoreHfLoss } from '../../formats/hf/score-loss';
+import { isolate } from '../../backends/sandbox/sandbox';
 import { predictScratchRoot } from '../../services/paths';
-import { hfPython } from '../../core/trainer-program';
+import { hfPython, interpreterHome } from '../../core/trainer-program';
 
 export interface LossItem {
   id: string;
@@ -28,14 +32,29 @@ export interface LossScorerContext {
 
 type LossScorer = (checkpoint: string, items: LossItem[], ctx: LossScorerContext) => Promise<LossScores>;
 
+/** The largest charlm-v1 checkpoint the eval worker parses: its models are a few MiB; a trainer's file may be anything. */
+const MAX_CHARLM_CHECKPOINT = 256 << 20;
+
 const SCORERS: Record<string, LossScorer> = {
   [CHARLM_FORMAT]: async (file, items) => {
+    // Parsed in this process: a trainer's file, so no larger than any charlm model is (a few MiB).
+    const size = fs.lstatSync(file).size;
+    if (size > MAX_CHARLM_CHECKPOINT)
+      throw new ContractViolationError(
+        `${file}: a charlm-v1 checkpoint of ${size} bytes is over the ${MAX_CHARLM_CHECKPOINT >> 20} MiB cap`,
+      );
     const ckpt = decodeCheckpoint(fs.readFileSync(file));
     const scores = scoreLossItems(CharLm.fromParams(ckpt.hyper, ckpt.params), items);
     return { perItem: Object.fromEntries(items.map((item, i) => [item.id, scores.perItem[i]])), bitsPerByte: scores.bitsPerByte };
   },
   [HF_CAUSAL_LM_FORMAT]: async (folder, items, ctx) => {
-    const losses = await scoreHfLoss(folder, items, { python: hfPython(ctx.home), scratchRoot: predictScratchRoot(), signal: ctx.signal });
+    const python = hfPython(ctx.home);
+    const losses = await scoreHfLoss(folder, items, {
+      python,
+      scratchRoot: predictScratchRoot(),
+      signal: ctx.signal,
+      isolate: (cmd) => scorerSandbox(cmd, python, ctx.home),
+    });
     let bits = 0;
     let bytes = 0;
     const perItem: Record<string, number> = {};
@@ -47,6 +66,35 @@ const SCORERS: Record<string, LossScorer> = {
     return { perItem, bitsPerByte: bytes ? bits / bytes : 0 };
   },
 };
+
+/**
+ * Flywheel's HF scorer parses a trainer's files (safetensors, tokenizer and config JSON): it runs in a sandbox of its
+ * own, like predict's but for Flywheel's code, with no network, the checkpoint read-only and its scratch read-write,
+ * the hf-venv bound back over FLYWHEEL_HOME's mask, and a uid of its own. On a host with no sandbox it runs as it is,
+ * like the built-in trainer: it is Flywheel's code.
+ */
+function scorerSandbox(
+  cmd: { argv: string[]; env: Record<string, string>; checkpoint: string; scratch: string },
+  python: string,
+  home: string,
+): { argv: string[]; env: Record<string, string> } {
+  const isolated = isolate({
+    argv: cmd.argv,
+    env: cmd.env,
+    cwd: cmd.scratch,
+    code: [path.dirname(SCORE_LOSS_SCRIPT)],
+    data: [cmd.checkpoint],
+    readWrite: [cmd.scratch],
+    hide: [home, predictScratchRoot()],
+    unmasked: [interpreterHome(python)],
+    network: false,
+    unsandboxed: false,
+    trusted: true,
+    uidKey: cmd.scratch,
+    limits: { processes: 1024, openFiles: 4096 },
+  });
+  return { argv: isolated.argv, env: isolated.env };
+}
 
 /** The scorer for a checkpoint format, or undefined when Flywheel cannot read that format. */
 export function lossScorerFor(format: string): LossScorer | undefined {

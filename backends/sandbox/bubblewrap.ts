@@ -60,7 +60,7 @@ const ETC_FILES = [
 const EGRESS_RESOLV_CONF = path.join(__dirname, 'egress-resolv.conf');
 /** The sandbox's user in a user namespace: `nobody`, mapped to the worker's own uid outside. */
 const SANDBOX_UID = '65534';
-/** The sandbox's /tmp (a tmpfs, so memory): at most this, or `diskMb` when smaller. */
+/** The sandbox's /tmp and /dev/shm (tmpfs, so memory): each at most this, or `diskMb` when smaller. */
 const TMP_MAX_MB = 1024;
 
 /** bubblewrap's argv that runs `argv` under the policy (wrapped in the egress namespace when it has a network). */
@@ -82,7 +82,10 @@ export function bubblewrapArgv(bwrap: string, policy: SandboxPolicy, argv: strin
   for (const f of ETC_FILES) args.push('--ro-bind-try', f, f);
   args.push('--ro-bind-try', policy.network ? EGRESS_RESOLV_CONF : '/etc/resolv.conf', '/etc/resolv.conf');
   const tmpMb = Math.min(TMP_MAX_MB, policy.limits?.diskMb ?? TMP_MAX_MB);
-  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--size', String(tmpMb * 1024 * 1024), '--tmpfs', '/tmp');
+  const tmpBytes = String(tmpMb * 1024 * 1024);
+  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--size', tmpBytes, '--tmpfs', '/tmp');
+  // Shared memory (PyTorch's DataLoader workers, NCCL) for the sandbox's own uid, capped as /tmp is: it is memory too.
+  args.push('--perms', '1777', '--size', tmpBytes, '--tmpfs', '/dev/shm');
   args.push('--perms', '0777', '--dir', '/tmp/home');
   const gpus = gpuDevices();
   for (const dev of gpus) args.push('--dev-bind', dev, dev);

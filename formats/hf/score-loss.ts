@@ -1,6 +1,6 @@
 // Flywheel's held-out loss for Hugging Face checkpoints: runs formats/hf/score_loss.py, a process of the eval worker
-// (never the trainee's code, never in its sandbox), on a frozen folder and the loss items, and reads back each
-// item's bits and bytes. The items are written to a scratch folder of the eval activity's own, removed at the end.
+// (never the trainee's code, never in the trainee's sandbox; in a sandbox of its own when the caller gives one, since
+// it parses files a trainer wrote), on a frozen folder and the loss items, and reads back each item's bits and bytes. The items are written to a scratch folder of the eval activity's own, removed at the end.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,6 +31,14 @@ export interface HfScoreOptions {
   /** @default 600000 */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Runs the scorer isolated: given its argv, environment and the two paths it must see (the checkpoint, read-only;
+   * its scratch folder, read-write), the command to run instead (the eval activity's sandbox). @default as it is
+   */
+  isolate?: (cmd: { argv: string[]; env: Record<string, string>; checkpoint: string; scratch: string }) => {
+    argv: string[];
+    env: Record<string, string>;
+  };
 }
 
 /** A scorer process that failed for a reason a retry may not meet (killed, out of memory): retryable. */
@@ -44,11 +52,13 @@ export async function scoreHfLoss(checkpoint: string, items: HfLossItem[], o: Hf
     const outFile = path.join(dir, 'losses.jsonl');
     fs.writeFileSync(itemsFile, items.map((i) => JSON.stringify({ id: i.id, prompt: i.prompt, reference: i.reference })).join('\n') + '\n');
     const args = [SCORE_LOSS_SCRIPT, '--checkpoint', checkpoint, '--items', itemsFile, '--out', outFile, '--device', o.device ?? 'auto'];
+    const plain = { argv: [o.python, ...args], env: scorerEnvironment() };
+    const cmd = o.isolate ? o.isolate({ ...plain, checkpoint, scratch: dir }) : plain;
     await new Promise<void>((resolve, reject) => {
       execFile(
-        o.python,
-        args,
-        { cwd: dir, env: scorerEnvironment(), timeout: o.timeoutMs ?? 600_000, maxBuffer: 16 << 20, signal: o.signal },
+        cmd.argv[0],
+        cmd.argv.slice(1),
+        { cwd: dir, env: cmd.env, timeout: o.timeoutMs ?? 600_000, maxBuffer: 16 << 20, signal: o.signal },
         (err, _out, stderr) => {
           if (!err) return resolve();
           const last = stderr.trim().split('\n').pop() ?? '';

@@ -38,7 +38,8 @@ bigfile)
   stat -c %s "$d/big" >>"$d/out" ;;
 tmpfill)
   dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>/dev/null
-  stat -c %s /tmp/fill >"$d/out" ;;
+  dd if=/dev/zero of=/dev/shm/fill bs=1M count=64 2>/dev/null
+  { stat -c %s /tmp/fill; stat -c %s /dev/shm/fill 2>/dev/null || echo 0; } >"$d/out" ;;
 openfiles)
   # (sh can only name file descriptors below 10: the count is Node's.)
   "$NODE" -e 'const fs = require("fs"); const fds = []; try { while (fds.length < 500) fds.push(fs.openSync("/dev/null", "r")); } catch {} fs.closeSync(fds.pop()); fs.writeFileSync(process.argv[1], String(fds.length + 1));' "$d/out" ;;
@@ -92,9 +93,12 @@ test('a file stops at trainer.limits.diskMb', () => {
   expect(fs.statSync(path.join(runDir, 'big')).size).toBeLessThanOrEqual(8 * 1024 * 1024);
 });
 
-test("the sandbox's /tmp, which is memory, stops at its size", () => {
+test("the sandbox's /tmp and /dev/shm, which are memory, stop at their size", () => {
   const { out } = attack('tmpfill', { diskMb: 16 });
-  expect(Number(out.trim())).toBeLessThanOrEqual(16 * 1024 * 1024);
+  const [tmp, shm] = out.trim().split('\n').map(Number);
+  expect(tmp).toBeGreaterThan(0);
+  expect(tmp).toBeLessThanOrEqual(16 * 1024 * 1024);
+  expect(shm).toBeLessThanOrEqual(16 * 1024 * 1024);
 });
 
 test('open files stop at trainer.limits.openFiles', () => {

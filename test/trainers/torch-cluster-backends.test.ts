@@ -42,6 +42,9 @@ eachBackend(['slurm', 'ray'])(
       // cluster's own container with the environment allow-list.
       const isolation = JSON.parse(fs.readFileSync(path.join(launchDirOf(run.runDir), 'isolation.json'), 'utf8')) as { sandbox: string };
       expect(isolation.sandbox).toBe(kind === 'slurm' ? (sandboxAvailable ? 'bubblewrap' : 'none') : 'cluster');
+      // Sandboxed under a worker that is root, the job's trainer ran as a host uid of its own: what it wrote is not root's.
+      if (isolation.sandbox === 'bubblewrap' && process.getuid?.() === 0)
+        expect(fs.statSync(path.join(run.runDir, 'metrics.jsonl')).uid).not.toBe(0);
       const steps = fs
         .readFileSync(path.join(run.runDir, 'metrics.jsonl'), 'utf8')
         .split('\n')
