@@ -232,43 +232,9 @@ async function finish(
   truncated?: string,
 ): Promise<TrainingOutcome> {
   const stderrTail = await backend.stderrTail(input.handle, 20);
-  if (status.reason === 'timeout') {
-    // The scheduler's time limit (Slurm's --time), not our own clock, ended the job: the same verdict as ours.
-    const error = `the job exceeded its ${input.handle.backend} time limit`;
-    return record(
-      deps,
-      input,
-      { runId: input.runId, status: 'timed_out', exitCode: status.exitCode, error },
-      stderrTail,
-      status.trainerSeconds,
-    );
-  }
-  if (status.reason === 'limit' && status.limit) {
-    // The backend ended the run past one of its resource limits: the limit is the reason, not the kill's exit code.
-    const error = limitReason(status.limit);
-    return record(
-      deps,
-      input,
-      { runId: input.runId, status: 'failed', exitCode: status.exitCode, error },
-      stderrTail,
-      status.trainerSeconds,
-    );
-  }
-  if (status.state !== 'succeeded') {
-    const why =
-      status.state === 'lost'
-        ? 'the trainer process vanished without an exit code'
-        : status.reason === 'cancelled'
-          ? `the job was cancelled outside Flywheel (exit code ${status.exitCode})`
-          : `the trainer exited with code ${status.exitCode}`;
-    return record(
-      deps,
-      input,
-      { runId: input.runId, status: 'failed', exitCode: status.exitCode, error: why },
-      stderrTail,
-      status.trainerSeconds,
-    );
-  }
+  const unsuccessful = unsuccessfulEnd(input, status);
+  if (unsuccessful)
+    return record(deps, input, { runId: input.runId, ...unsuccessful, exitCode: status.exitCode }, stderrTail, status.trainerSeconds);
   let entries;
   try {
     if (truncated) throw new Error(truncated);
@@ -298,6 +264,22 @@ async function finish(
     stderrTail,
     status.trainerSeconds,
   );
+}
+
+/** How a run that did not exit cleanly ended, as its status and reason; undefined for a clean exit. */
+function unsuccessfulEnd(input: AwaitTrainingInput, status: JobStatus): { status: 'timed_out' | 'failed'; error: string } | undefined {
+  // The scheduler's time limit (Slurm's --time), not our own clock, ended the job: the same verdict as ours.
+  if (status.reason === 'timeout') return { status: 'timed_out', error: `the job exceeded its ${input.handle.backend} time limit` };
+  // The backend ended the run past one of its resource limits: the limit is the reason, not the kill's exit code.
+  if (status.reason === 'limit' && status.limit) return { status: 'failed', error: limitReason(status.limit) };
+  if (status.state === 'succeeded') return undefined;
+  const error =
+    status.state === 'lost'
+      ? 'the trainer process vanished without an exit code'
+      : status.reason === 'cancelled'
+        ? `the job was cancelled outside Flywheel (exit code ${status.exitCode})`
+        : `the trainer exited with code ${status.exitCode}`;
+  return { status: 'failed', error };
 }
 
 async function record(

@@ -27,19 +27,35 @@ export async function insertFakeRun(db: Db, home: string, name: string, metrics:
   fs.mkdirSync(runDir, { recursive: true });
   fs.writeFileSync(path.join(runDir, 'metrics.jsonl'), metrics);
   const handle: JobHandle = { backend: 'fake', runId, runDir, ref: jobRef };
+  await insertRunRows(db, { campaignId: name, campaignVersionId, innerLoopId, experimentId, handle });
+  return { experimentId, runId, runDir, handle, innerLoopId };
+}
+
+/** The rows awaitTraining reads for a launched job: the experiment's (running) and its first run's. */
+export async function insertRunRows(
+  db: Db,
+  r: { campaignId: string; campaignVersionId: string; innerLoopId: string; experimentId: string; handle: JobHandle },
+): Promise<void> {
   await db.insert(experiments).values({
-    id: experimentId,
-    campaignId: name,
-    campaignVersionId,
-    innerLoopId,
+    id: r.experimentId,
+    campaignId: r.campaignId,
+    campaignVersionId: r.campaignVersionId,
+    innerLoopId: r.innerLoopId,
     index: 1,
     datasetVersionId: 'v',
     params: {},
     proposer: 'test',
     status: 'running',
   });
-  await db.insert(trainingRuns).values({ id: runId, experimentId, attempt: 1, backend: 'fake', handle, runDir, status: 'running' });
-  return { experimentId, runId, runDir, handle, innerLoopId };
+  await db.insert(trainingRuns).values({
+    id: r.handle.runId,
+    experimentId: r.experimentId,
+    attempt: 1,
+    backend: r.handle.backend,
+    handle: r.handle,
+    runDir: r.handle.runDir,
+    status: 'running',
+  });
 }
 
 /** A backend named `fake` whose job is `handle` and whose status is `status()`; cancel and stderr do nothing. */

@@ -20,9 +20,10 @@ import type { AwaitTrainingInput, TrainingOutcome } from '../../contracts/traini
 import { runIdOf } from '../../contracts/run-id';
 import { parseSpec } from '../../core/spec';
 import type { DbHandle } from '../../db/client';
-import { checkpoints, experiments, metricPoints, trainingRuns } from '../../db/schema';
+import { checkpoints, metricPoints, trainingRuns } from '../../db/schema';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { freshDatabase, scratchDir } from '../helpers/env';
+import { insertRunRows } from '../helpers/fake-run';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 
 const SECRET = 'postgres://flywheel:hunter2-redteam@127.0.0.1:54329/flywheel';
@@ -105,18 +106,7 @@ async function attack(
   } as LaunchRequest;
   const handle = await backend.launch(req);
   leftovers.push(handle);
-  await h.db.insert(experiments).values({
-    id: experimentId,
-    campaignId: name,
-    campaignVersionId,
-    innerLoopId,
-    index: 1,
-    datasetVersionId: 'v',
-    params: {},
-    proposer: 'test',
-    status: 'running',
-  });
-  await h.db.insert(trainingRuns).values({ id: runId, experimentId, attempt: 1, backend: 'local', handle, runDir, status: 'running' });
+  await insertRunRows(h.db, { campaignId: name, campaignVersionId, innerLoopId, experimentId, handle });
   await opts.before?.(handle, req);
   let unblock: ReturnType<typeof spawn> | undefined;
   if (opts.fifo) {
@@ -124,12 +114,7 @@ async function attack(
     // Opening a FIFO for writing waits for a reader: it frees a read the old code blocked on, and never runs otherwise.
     unblock = spawn('/bin/sh', ['-c', 'sleep 5; [ -p "$1" ] && : > "$1"', 'unblock', fifo], { stdio: 'ignore', detached: true });
   }
-  let last = Date.now();
-  let stallMs = 0;
-  const tick = setInterval(() => {
-    stallMs = Math.max(stallMs, Date.now() - last - 50);
-    last = Date.now();
-  }, 50);
+  const stalls = stallMeter();
   const began = Date.now();
   const input: AwaitTrainingInput = {
     runId,
@@ -141,11 +126,11 @@ async function attack(
   };
   const deps: ActivityDeps = { db: h.db, home, backendFor: () => backend };
   let outcome: TrainingOutcome;
+  let stallMs: number;
   try {
     outcome = (await new MockActivityEnvironment({ heartbeatTimeoutMs: 60_000 }).run(awaitTraining, deps, input)) as TrainingOutcome;
   } finally {
-    clearInterval(tick);
-    stallMs = Math.max(stallMs, Date.now() - last - 50);
+    stallMs = stalls.stop();
     if (unblock?.pid) {
       try {
         process.kill(-unblock.pid, 'SIGKILL');
@@ -159,6 +144,22 @@ async function attack(
   const points = await h.db.select().from(metricPoints).where(eq(metricPoints.runId, runId));
   const ckpts = await h.db.select().from(checkpoints).where(eq(checkpoints.runId, runId));
   return { outcome, elapsedMs, stallMs, runDir, handle, run, rows: JSON.stringify({ run, points, ckpts, outcome }) };
+}
+
+/** Measures the longest stall of this process's event loop (a blocked read shows as one) until stop(). */
+function stallMeter(): { stop(): number } {
+  let last = Date.now();
+  let stallMs = 0;
+  const tick = setInterval(() => {
+    stallMs = Math.max(stallMs, Date.now() - last - 50);
+    last = Date.now();
+  }, 50);
+  return {
+    stop: () => {
+      clearInterval(tick);
+      return Math.max(stallMs, Date.now() - last - 50);
+    },
+  };
 }
 
 /** What every case must show: failed, one launch, no secret in a row, the worker never stalled, nothing left running. */
@@ -347,20 +348,14 @@ describe("predict's own files are read confined too", () => {
 
   /** The request's failure and the longest stall of the event loop while it ran. */
   async function ask(setup: ReturnType<typeof trainerSetupOf>): Promise<{ error: string; stallMs: number }> {
-    let last = Date.now();
-    let stallMs = 0;
-    const tick = setInterval(() => {
-      stallMs = Math.max(stallMs, Date.now() - last - 50);
-      last = Date.now();
-    }, 50);
+    const stalls = stallMeter();
+    let error = '(answered)';
     try {
       await pool.predict('redteam', setup, checkpoint, prompts, { timeoutMs: 15_000 });
-      return { error: '(answered)', stallMs };
     } catch (e) {
-      return { error: (e as Error).message, stallMs: Math.max(stallMs, Date.now() - last - 50) };
-    } finally {
-      clearInterval(tick);
+      error = (e as Error).message;
     }
+    return { error, stallMs: stalls.stop() };
   }
 
   test('predictions symlinked to a file outside the scratch folder: refused', async () => {
