@@ -1,0 +1,44 @@
+// Decisions: a campaign's selection, gate and approval records, one row each under a deterministic id
+// (`<workflow id>/<kind>`), so recording one again (a retried activity) changes nothing: the first write wins.
+import { eq } from 'drizzle-orm';
+import type { GateNoiseSummary } from '../contracts/outer-activities';
+import { decisions } from '../db/schema';
+import type { Queryable } from './queryable';
+
+export type Decision = typeof decisions.$inferSelect;
+export type NewDecision = typeof decisions.$inferInsert;
+
+/** What the promotion gate records in `figures` (activities/outer/evaluate-gate.ts). */
+export interface GateFigures {
+  /** The primary metric's mean improvement, and its p-value. */
+  meanDelta?: number;
+  pValue?: number;
+  noise?: GateNoiseSummary;
+  candidateCheckpointId?: string;
+  incumbentCheckpointId?: string;
+  /** The gate settings that applied (core/gate/settings); `metric` is the one it paired. */
+  settings?: { metric?: string } & Record<string, unknown>;
+  /** Every check under its rule: passed, reason and its own figures. */
+  checks?: Record<string, { passed: boolean; reason: string } & Record<string, unknown>>;
+}
+
+/** A decision whose figures are the gate's (promote, reject, hold). */
+export type GateDecision = Omit<Decision, 'figures'> & { figures: GateFigures };
+
+/** The decision recorded under `id`, if any. */
+export async function decisionById(q: Queryable, id: string): Promise<Decision | undefined> {
+  const [row] = await q.select().from(decisions).where(eq(decisions.id, id));
+  return row;
+}
+
+/** A gate decision by id, its figures read as the gate wrote them. */
+export async function gateDecisionById(q: Queryable, id: string): Promise<GateDecision | undefined> {
+  // `figures` is a jsonb of Record<string, unknown> in db/schema.ts for every kind; the gate's rows hold GateFigures.
+  return (await decisionById(q, id)) as GateDecision | undefined;
+}
+
+/** Records `decision` unless its id is recorded already (ON CONFLICT DO NOTHING); true when this call wrote it. */
+export async function recordDecision(q: Queryable, decision: NewDecision): Promise<boolean> {
+  const written = await q.insert(decisions).values(decision).onConflictDoNothing().returning({ id: decisions.id });
+  return written.length > 0;
+}
