@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { approveProposalUpdate, pauseSignal, resumeSignal, setBudgetUpdate, stopSignal } from '../../contracts/inner-loop';
 import { latestInnerLoop } from '../../services/campaign-loops';
 import { UsageError } from '../errors';
+import { integerOption } from '../integer-option';
 import { withSession, type Session } from '../session';
 
 async function loopOf(s: Session, campaignId: string) {
@@ -41,8 +42,8 @@ export function registerControl(program: Command): void {
     .command('budget')
     .description("change a running loop's budget")
     .argument('<campaign>')
-    .option('--experiments <n>', 'total experiments', (v) => Number(v))
-    .option('--parallelism <n>', 'experiments at once', (v) => Number(v))
+    .option('--experiments <n>', 'total experiments', integerOption('--experiments', 0))
+    .option('--parallelism <n>', 'experiments at once', integerOption('--parallelism', 1))
     .option('--json', 'print {"workflowId", "experiments", "parallelism"} as JSON')
     .addHelpText(
       'after',

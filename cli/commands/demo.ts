@@ -1,7 +1,7 @@
 // `flywheel demo`: an example campaign end to end. Brings up the embedded stack if none is running,
 // runs the inner loop to the end, prints the held-out score before and after with the winning configuration.
-// `--task arithmetic` runs a task that takes the user's path (cli/task-demo.ts): dataset add, suite add, run.
-import path from 'node:path';
+// `--task NAME` of a task that takes the user's path (one whose example writes its files) runs cli/task-demo.ts:
+// dataset add, suite add, run.
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { formatStackEvent } from '../../stack/events';
@@ -9,7 +9,8 @@ import { startStack, type RunningStack } from '../../stack/stack';
 import { startInnerLoopWorkflow } from '../../services/campaign-loops';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { resolveEndpoints, type Endpoints } from '../../stack/endpoints';
-import { EXIT_FAILURE, UsageError } from '../errors';
+import { EXIT_FAILURE } from '../errors';
+import { integerOption } from '../integer-option';
 import { runOuterDemo } from '../outer-demo';
 import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
@@ -17,38 +18,49 @@ import { freshDemoCampaign } from '../../services/demo-campaign';
 import { withSession, type Session } from '../session';
 import { uiLink } from '../../temporal/ui-links';
 import { loadSpecFile } from '../spec-file';
-import { EXAMPLE_TASK_NAMES, exampleTask } from '../../services/example-tasks';
+import { DEFAULT_EXAMPLE_TASK, EXAMPLE_TASK_NAMES, exampleTask } from '../../services/example-tasks';
+import { summaryMetricsOfSpec } from '../../services/task-registry';
+import { heldoutImproved } from '../print-result';
 import { runTaskDemo } from '../task-demo';
 
 /** Experiments per inner loop in `demo --outer`: three iterations stay well inside 15 minutes on 2 cores. */
 const OUTER_DEMO_EXPERIMENTS = 8;
 
-export const DEMO_SPEC = path.join(__dirname, '..', '..', 'tasks', 'builtin-code', 'builtin-demo.yaml');
-const DEFAULT_TASK = 'builtin-code';
+/** The default example task's spec (the first example in the task registry). */
+export const DEMO_SPEC = exampleTask(DEFAULT_EXAMPLE_TASK).spec;
 
 export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description('run an example campaign end to end (starts the embedded stack if none is running)')
-    .option('--task <name>', `the example task: ${EXAMPLE_TASK_NAMES.join(' or ')}`, DEFAULT_TASK)
-    .option('--experiments <n>', "experiments in the inner loop (default: the demo spec's)", (v) => Number(v))
-    .option('--outer <n>', 'run N outer iterations instead (simulated users, critiques, dataset versions, the promotion gate)', (v) =>
-      Number(v),
+    .option('--task <name>', `the example task: ${EXAMPLE_TASK_NAMES.join(' or ')}`, DEFAULT_EXAMPLE_TASK)
+    .option('--experiments <n>', "experiments in the inner loop (default: the demo spec's)", integerOption('--experiments', 1))
+    .option(
+      '--outer <n>',
+      'run N outer iterations instead (simulated users, critiques, dataset versions, the promotion gate)',
+      integerOption('--outer', 1),
     )
-    .option('--users-events <n>', 'feedback events the simulated users send before each outer iteration', (v) => Number(v), 150)
-    .option('--seed <n>', "the seed of the sampler, the trainers and the simulated users (default: the demo spec's, 1)", (v) => Number(v))
+    .option(
+      '--users-events <n>',
+      'feedback events the simulated users send before each outer iteration',
+      integerOption('--users-events', 1),
+      150,
+    )
+    .option(
+      '--seed <n>',
+      "the seed of the sampler, the trainers and the simulated users (default: the demo spec's, 1)",
+      integerOption('--seed'),
+    )
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ npx flywheel demo\n  $ npx flywheel demo --outer 3\n  $ npx flywheel demo --task arithmetic\n  $ npx flywheel demo --task arithmetic --outer 3\n',
+      '\nExamples:\n  $ npx flywheel demo\n  $ npx flywheel demo --outer 3\n' +
+        EXAMPLE_TASK_NAMES.filter((n) => n !== DEFAULT_EXAMPLE_TASK)
+          .map((n) => `  $ npx flywheel demo --task ${n}\n  $ npx flywheel demo --task ${n} --outer 3\n`)
+          .join(''),
     )
     .action(async (opts: { task: string; experiments?: number; outer?: number; usersEvents: number; seed?: number; json?: boolean }) => {
       const task = exampleTask(opts.task);
-      if (opts.outer !== undefined && !(Number.isInteger(opts.outer) && opts.outer >= 1))
-        throw new UsageError(`--outer must be a positive integer, got ${opts.outer}`);
-      if (!(Number.isInteger(opts.usersEvents) && opts.usersEvents >= 1))
-        throw new UsageError(`--users-events must be a positive integer, got ${opts.usersEvents}`);
-      if (opts.seed !== undefined && !Number.isSafeInteger(opts.seed)) throw new UsageError(`--seed must be an integer, got ${opts.seed}`);
       const spec = loadSpecFile(task.spec);
       if (opts.seed !== undefined) spec.innerLoop.seed = opts.seed;
       if (opts.experiments) spec.innerLoop.budget.experiments = opts.experiments;
@@ -109,9 +121,7 @@ export function registerDemo(program: Command): void {
           console.error(`started ${handle.workflowId}${link ? `\n  Temporal UI: ${link}` : ''}`);
           return followLoop(s, handle, spec, !!opts.json, ctrlC.requested);
         }, endpoints);
-        const b = result?.heldout.baseline?.bits_per_byte;
-        const w = result?.heldout.best?.bits_per_byte;
-        if (result && (b === undefined || w === undefined || !(w < b))) process.exitCode = EXIT_FAILURE;
+        if (result && !heldoutImproved(result, summaryMetricsOfSpec(spec)[0])) process.exitCode = EXIT_FAILURE;
       } finally {
         ctrlC.dispose();
         await stack?.stop();

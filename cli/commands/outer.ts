@@ -7,7 +7,7 @@ import { registerCampaignVersion } from '../../services/campaigns/campaign-versi
 import { detachOnSigint } from '../detach';
 import { LoopFailedError, UsageError } from '../errors';
 import { followOuterLoop } from '../follow-outer';
-import { positiveInt } from '../int-option';
+import { integerOption } from '../integer-option';
 import { formatIterations } from '../outer-view';
 import { requireCampaign } from '../require-campaign';
 import { withSession } from '../session';
@@ -37,9 +37,9 @@ export function registerOuter(program: Command): void {
     .description("run a campaign's outer loop now and follow it (Ctrl-C detaches; the loop keeps running)")
     .argument('<campaign>', 'campaign id (registered, or given with --spec)')
     .option('--spec <file>', 'the campaign spec to run with (registered as a version; every iteration of this run pins it)')
-    .option('--iterations <n>', 'iterations back to back (default 1)', positiveInt)
-    .option('--experiments <n>', "each inner loop's experiment budget (default: the spec's)", positiveInt)
-    .option('--parallelism <n>', "each inner loop's experiments at once (default: the spec's)", positiveInt)
+    .option('--iterations <n>', 'iterations back to back (default 1)', integerOption('--iterations', 1, 999_999))
+    .option('--experiments <n>', "each inner loop's experiment budget (default: the spec's)", integerOption('--experiments', 1, 999_999))
+    .option('--parallelism <n>', "each inner loop's experiments at once (default: the spec's)", integerOption('--parallelism', 1, 999_999))
     .option('--detach', 'start it and return at once')
     .option('--json', 'print the iterations as JSON (progress goes to stderr)')
     .addHelpText('after', '\nExample:\n  $ flywheel outer builtin-demo --iterations 2 --experiments 8\n')
