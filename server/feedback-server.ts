@@ -4,10 +4,10 @@
 import http from 'node:http';
 import { listenHttp } from './http/listen-http';
 import { drained, InvalidUtf8BodyError, readBody, RequestAbortedError } from './http/http-body';
-import { sql } from 'drizzle-orm';
 import { checkCompletionRequest } from '../core/completion';
 import { checkFeedback, type FeedbackEvent } from '../core/feedback';
 import type { Db } from '../db/client';
+import { pingDatabase } from '../services/ping-database';
 import {
   ConflictingCopiesError,
   DatabaseUnavailableError,
@@ -209,7 +209,7 @@ function completionStatus(e: unknown): number | undefined {
 
 async function health(db: Db): Promise<Reply> {
   try {
-    await db.execute(sql`SELECT 1`);
+    await pingDatabase(db);
     return [200, { status: 'ok' }];
   } catch (e) {
     if (!isUnavailable(e)) throw e;

@@ -1,12 +1,19 @@
 // The agent's analyses of a campaign (written after each inner-loop batch, see activities/inner/analyze-batch.ts),
 // newest first.
+import { desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { rows } from './run-query';
+import { analyses } from '../../db/schema';
 
-export async function analysesOf(db: Db, campaignId: string, limit = 50): Promise<Record<string, unknown>[]> {
-  return rows<Record<string, unknown>>(
-    db,
-    'SELECT created_at, inner_loop_id, start_index, author, text FROM analyses WHERE campaign_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
-    [campaignId, limit],
-  );
-}
+export const analysesOf = (db: Db, campaignId: string, limit = 50) =>
+  db
+    .select({
+      created_at: analyses.createdAt,
+      inner_loop_id: analyses.innerLoopId,
+      start_index: analyses.startIndex,
+      author: analyses.author,
+      text: analyses.text,
+    })
+    .from(analyses)
+    .where(eq(analyses.campaignId, campaignId))
+    .orderBy(desc(analyses.createdAt), desc(analyses.id))
+    .limit(limit);

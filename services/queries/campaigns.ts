@@ -1,43 +1,52 @@
 // Campaigns: the list on the front page (with counts aggregated in SQL) and one campaign's header.
+import { and, count, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { one, rows } from './run-query';
-
-export interface CampaignRow {
-  id: string;
-  created_at: Date;
-  production_checkpoint_id: string | null;
-  metric: string;
-  mode: 'min' | 'max';
-  inner_loops: number;
-  /** Experiments, the untrained baselines (one per inner loop) not counted. */
-  experiments: number;
-  baselines: number;
-  running: number;
-  outer_iterations: number;
-  last_outer_status: string | null;
-  /** The spec set `trainer.unsandboxed`: its trainer runs without the filesystem and network sandbox. */
-  unsandboxed: boolean;
-}
+import { campaigns, experiments, innerLoops, outerIterations } from '../../db/schema';
 
 /** The line every page and report shows beside an unsandboxed campaign. */
 export const UNSANDBOXED_NOTE =
   "unsandboxed: this campaign's trainer runs without the filesystem and network sandbox (trainer.unsandboxed)";
 
-const COLUMNS = `c.id, c.created_at, c.production_checkpoint_id,
-  coalesce(c.spec->'selection'->>'metric', 'bits_per_byte') AS metric, coalesce(c.spec->'selection'->>'mode', 'min') AS mode,
-  (SELECT count(*)::int FROM inner_loops l WHERE l.campaign_id = c.id) AS inner_loops,
-  (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.proposer <> 'baseline') AS experiments,
-  (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.proposer = 'baseline') AS baselines,
-  (SELECT count(*)::int FROM experiments e WHERE e.campaign_id = c.id AND e.status = 'running') AS running,
-  (SELECT count(*)::int FROM outer_iterations o WHERE o.campaign_id = c.id) AS outer_iterations,
-  (SELECT o.status FROM outer_iterations o WHERE o.campaign_id = c.id ORDER BY o.iteration DESC, o.attempt DESC LIMIT 1) AS last_outer_status,
-  coalesce((c.spec->'trainer'->>'unsandboxed')::boolean, false) AS unsandboxed`;
+/** A scalar `(SELECT count(*) …)` of one campaign's rows: computed only for the campaigns of the page. */
+const countWhere = (db: Db, table: typeof innerLoops | typeof experiments | typeof outerIterations, where: SQL | undefined) =>
+  sql<number>`${db.select({ n: count() }).from(table).where(where)}`.mapWith(Number);
 
-export const listCampaigns = (db: Db, limit: number, offset: number): Promise<CampaignRow[]> =>
-  rows<CampaignRow>(db, `SELECT ${COLUMNS} FROM campaigns c ORDER BY c.created_at DESC, c.id LIMIT $1 OFFSET $2`, [limit, offset]);
+/** A campaign's selection metric as its spec states it (the default when it states none). */
+export const selectionMetric = sql<string>`coalesce(${campaigns.spec}->'selection'->>'metric', 'bits_per_byte')`;
 
-export const countCampaigns = async (db: Db): Promise<number> =>
-  (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM campaigns'))?.n ?? 0;
+// The keys and their order are `flywheel campaigns --json`'s.
+const columns = (db: Db) => ({
+  id: campaigns.id,
+  created_at: campaigns.createdAt,
+  production_checkpoint_id: campaigns.productionCheckpointId,
+  metric: selectionMetric,
+  mode: sql<'min' | 'max'>`coalesce(${campaigns.spec}->'selection'->>'mode', 'min')`,
+  inner_loops: countWhere(db, innerLoops, eq(innerLoops.campaignId, campaigns.id)),
+  /** Experiments, the untrained baselines (one per inner loop) not counted. */
+  experiments: countWhere(db, experiments, and(eq(experiments.campaignId, campaigns.id), ne(experiments.proposer, 'baseline'))),
+  baselines: countWhere(db, experiments, and(eq(experiments.campaignId, campaigns.id), eq(experiments.proposer, 'baseline'))),
+  running: countWhere(db, experiments, and(eq(experiments.campaignId, campaigns.id), eq(experiments.status, 'running'))),
+  outer_iterations: countWhere(db, outerIterations, eq(outerIterations.campaignId, campaigns.id)),
+  last_outer_status: sql<string | null>`${db
+    .select({ status: outerIterations.status })
+    .from(outerIterations)
+    .where(eq(outerIterations.campaignId, campaigns.id))
+    .orderBy(desc(outerIterations.iteration), desc(outerIterations.attempt))
+    .limit(1)}`,
+  /** The spec set `trainer.unsandboxed`: its trainer runs without the filesystem and network sandbox. */
+  unsandboxed: sql<boolean>`coalesce((${campaigns.spec}->'trainer'->>'unsandboxed')::boolean, false)`,
+});
 
-export const getCampaign = (db: Db, id: string): Promise<CampaignRow | undefined> =>
-  one<CampaignRow>(db, `SELECT ${COLUMNS} FROM campaigns c WHERE c.id = $1`, [id]);
+export type CampaignRow = Awaited<ReturnType<typeof listCampaigns>>[number];
+
+export const listCampaigns = (db: Db, limit: number, offset: number) =>
+  db.select(columns(db)).from(campaigns).orderBy(desc(campaigns.createdAt), campaigns.id).limit(limit).offset(offset);
+
+export const countCampaigns = async (db: Db): Promise<number> => (await db.select({ n: count() }).from(campaigns))[0]?.n ?? 0;
+
+export const getCampaign = async (db: Db, id: string): Promise<CampaignRow | undefined> =>
+  (await db.select(columns(db)).from(campaigns).where(eq(campaigns.id, id)))[0];
+
+/** The metric a campaign selects on (undefined for an unknown campaign). */
+export const selectionMetricOf = async (db: Db, id: string): Promise<string | undefined> =>
+  (await db.select({ metric: selectionMetric }).from(campaigns).where(eq(campaigns.id, id)))[0]?.metric;

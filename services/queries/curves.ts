@@ -1,35 +1,54 @@
 // Training curves: the metric points of a few experiments' runs, thinned in SQL to at most `maxPoints` per run so
 // a page stays small however long the runs were.
+import { and, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { rows } from './run-query';
+import { metricPoints, trainingRuns } from '../../db/schema';
 
 /** The metric names logged by these experiments' runs, most common first. */
 export async function metricNames(db: Db, experimentIds: string[]): Promise<string[]> {
   if (!experimentIds.length) return [];
-  const r = await rows<{ name: string }>(
-    db,
-    `SELECT m.name FROM training_runs r JOIN LATERAL (SELECT DISTINCT name FROM metric_points WHERE run_id = r.id) m ON true
-     WHERE r.experiment_id = ANY($1) GROUP BY m.name ORDER BY count(*) DESC, m.name`,
-    [experimentIds],
-  );
+  // Each run's distinct names (a lateral subquery), counted over the runs.
+  const m = db.selectDistinct({ name: metricPoints.name }).from(metricPoints).where(eq(metricPoints.runId, trainingRuns.id)).as('m');
+  const r = await db
+    .select({ name: m.name })
+    .from(trainingRuns)
+    .innerJoinLateral(m, sql`true`)
+    .where(inArray(trainingRuns.experimentId, experimentIds))
+    .groupBy(m.name)
+    .orderBy(desc(count()), m.name);
   return r.map((x) => x.name);
 }
 
 /** One series per run (named by its experiment, and attempt when there were several). */
 export async function curves(db: Db, experimentIds: string[], metric: string, maxPoints = 200): Promise<Series[]> {
   if (!experimentIds.length) return [];
-  const r = await rows<{ run_id: string; experiment_id: string; attempt: number; steps: number[]; vals: number[] }>(
-    db,
-    `SELECT run_id, experiment_id, attempt, array_agg(step ORDER BY step) AS steps, array_agg(value ORDER BY step) AS vals FROM (
-       SELECT m.run_id, r.experiment_id, r.attempt, m.step, m.value,
-         row_number() OVER (PARTITION BY m.run_id ORDER BY m.step DESC) AS back, count(*) OVER (PARTITION BY m.run_id) AS n,
-         row_number() OVER (PARTITION BY m.run_id ORDER BY m.step) AS k
-       FROM training_runs r JOIN metric_points m ON m.run_id = r.id AND m.name = $2
-       WHERE r.experiment_id = ANY($1)) t
-     WHERE back = 1 OR (k - 1) % greatest(1, ceil(n::float8 / $3)::int) = 0
-     GROUP BY run_id, experiment_id, attempt ORDER BY experiment_id, attempt`,
-    [experimentIds, metric, maxPoints],
-  );
+  // Every point of the runs numbered from each end; the thinning keeps every ceil(n / maxPoints)-th and the last.
+  const t = db
+    .select({
+      run_id: metricPoints.runId,
+      experiment_id: trainingRuns.experimentId,
+      attempt: trainingRuns.attempt,
+      step: metricPoints.step,
+      value: metricPoints.value,
+      back: sql<number>`row_number() OVER (PARTITION BY ${metricPoints.runId} ORDER BY ${metricPoints.step} DESC)`.as('back'),
+      n: sql<number>`count(*) OVER (PARTITION BY ${metricPoints.runId})`.as('n'),
+      k: sql<number>`row_number() OVER (PARTITION BY ${metricPoints.runId} ORDER BY ${metricPoints.step})`.as('k'),
+    })
+    .from(trainingRuns)
+    .innerJoin(metricPoints, and(eq(metricPoints.runId, trainingRuns.id), eq(metricPoints.name, metric)))
+    .where(inArray(trainingRuns.experimentId, experimentIds))
+    .as('t');
+  const r = await db
+    .select({
+      experiment_id: t.experiment_id,
+      attempt: t.attempt,
+      steps: sql<number[]>`array_agg(${t.step} ORDER BY ${t.step})`,
+      vals: sql<number[]>`array_agg(${t.value} ORDER BY ${t.step})`,
+    })
+    .from(t)
+    .where(or(eq(t.back, 1), sql`(${t.k} - 1) % greatest(1, ceil(${t.n}::float8 / ${maxPoints})::int) = 0`))
+    .groupBy(t.run_id, t.experiment_id, t.attempt)
+    .orderBy(t.experiment_id, t.attempt);
   const attempts = new Map<string, number>();
   for (const x of r) attempts.set(x.experiment_id, (attempts.get(x.experiment_id) ?? 0) + 1);
   return r.map((x) => ({

@@ -1,23 +1,26 @@
 // A campaign's dataset versions with their sources and sizes (the counts per source the builder recorded).
+import { desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { rows } from './run-query';
+import { datasets, datasetVersions } from '../../db/schema';
 
-export interface DatasetVersionRow {
-  id: string;
-  dataset: string;
-  parent_ids: string[];
-  counts_by_source: Record<string, number>;
-  mix_weights: Record<string, number>;
-  examples: number;
-  content_hash: string;
-  created_at: Date;
+export type DatasetVersionRow = Awaited<ReturnType<typeof datasetVersionsOf>>[number];
+
+export async function datasetVersionsOf(db: Db, campaignId: string, limit = 100) {
+  const rows = await db
+    .select({
+      id: datasetVersions.id,
+      dataset: datasets.name,
+      parent_ids: datasetVersions.parentIds,
+      counts_by_source: datasetVersions.countsBySource,
+      mix_weights: datasetVersions.mixWeights,
+      content_hash: datasetVersions.contentHash,
+      created_at: datasetVersions.createdAt,
+    })
+    .from(datasetVersions)
+    .innerJoin(datasets, eq(datasets.id, datasetVersions.datasetId))
+    .where(eq(datasets.campaignId, campaignId))
+    .orderBy(desc(datasetVersions.createdAt))
+    .limit(limit);
+  // The version's size: its counts per source (a handful of sources, already in the row) summed.
+  return rows.map((v) => ({ ...v, examples: Object.values(v.counts_by_source).reduce((a, n) => a + Number(n), 0) }));
 }
-
-export const datasetVersionsOf = (db: Db, campaignId: string, limit = 100): Promise<DatasetVersionRow[]> =>
-  rows<DatasetVersionRow>(
-    db,
-    `SELECT v.id, d.name AS dataset, v.parent_ids, v.counts_by_source, v.mix_weights, v.content_hash, v.created_at,
-       (SELECT coalesce(sum(value::numeric), 0)::int FROM jsonb_each_text(v.counts_by_source)) AS examples
-     FROM dataset_versions v JOIN datasets d ON d.id = v.dataset_id WHERE d.campaign_id = $1 ORDER BY v.created_at DESC LIMIT $2`,
-    [campaignId, limit],
-  );

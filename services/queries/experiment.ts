@@ -1,58 +1,68 @@
 // One experiment: its row, its training attempts and its eval results.
+import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { one, rows } from './run-query';
-import type { LeaderboardRow } from './leaderboard';
+import { evalResults, experiments, trainingRuns } from '../../db/schema';
+import { durationSeconds } from './leaderboard';
 
-export interface ExperimentRow extends LeaderboardRow {
-  campaign_id: string;
-  inner_loop_id: string;
-  dataset_version_id: string;
-  best_checkpoint_id: string | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-}
+export type ExperimentRow = NonNullable<Awaited<ReturnType<typeof getExperiment>>>;
 
-export const getExperiment = (db: Db, id: string): Promise<ExperimentRow | undefined> =>
-  one<ExperimentRow>(
-    db,
-    `SELECT id, campaign_id, inner_loop_id, dataset_version_id, index, params, hypothesis, proposer, status, public_score, heldout_score,
-       best_checkpoint_id, error, started_at, finished_at, capacity_wait_seconds AS capacity_wait_s,
-       extract(epoch FROM (coalesce(finished_at, now()) - started_at))::float8 AS duration_s
-     FROM experiments WHERE id = $1`,
-    [id],
-  );
+export const getExperiment = async (db: Db, id: string) =>
+  (
+    await db
+      .select({
+        id: experiments.id,
+        campaign_id: experiments.campaignId,
+        inner_loop_id: experiments.innerLoopId,
+        dataset_version_id: experiments.datasetVersionId,
+        index: experiments.index,
+        params: experiments.params,
+        hypothesis: experiments.hypothesis,
+        proposer: experiments.proposer,
+        status: experiments.status,
+        public_score: experiments.publicScore,
+        heldout_score: experiments.heldoutScore,
+        best_checkpoint_id: experiments.bestCheckpointId,
+        error: experiments.error,
+        started_at: experiments.startedAt,
+        finished_at: experiments.finishedAt,
+        capacity_wait_s: experiments.capacityWaitSeconds,
+        duration_s: durationSeconds,
+      })
+      .from(experiments)
+      .where(eq(experiments.id, id))
+  )[0];
 
-export interface RunRow {
-  id: string;
-  attempt: number;
-  backend: string;
-  status: string;
-  exit_code: number | null;
-  trainer_seconds: number | null;
-  capacity_wait_seconds: number | null;
-  stderr_tail: string | null;
-  started_at: Date;
-  ended_at: Date | null;
-}
+export type RunRow = Awaited<ReturnType<typeof runsOf>>[number];
 
-export const runsOf = (db: Db, experimentId: string): Promise<RunRow[]> =>
-  rows<RunRow>(
-    db,
-    'SELECT id, attempt, backend, status, exit_code, trainer_seconds, capacity_wait_seconds, stderr_tail, started_at, ended_at FROM training_runs WHERE experiment_id = $1 ORDER BY attempt',
-    [experimentId],
-  );
+export const runsOf = (db: Db, experimentId: string) =>
+  db
+    .select({
+      id: trainingRuns.id,
+      attempt: trainingRuns.attempt,
+      backend: trainingRuns.backend,
+      status: trainingRuns.status,
+      exit_code: trainingRuns.exitCode,
+      trainer_seconds: trainingRuns.trainerSeconds,
+      capacity_wait_seconds: trainingRuns.capacityWaitSeconds,
+      stderr_tail: trainingRuns.stderrTail,
+      started_at: trainingRuns.startedAt,
+      ended_at: trainingRuns.endedAt,
+    })
+    .from(trainingRuns)
+    .where(eq(trainingRuns.experimentId, experimentId))
+    .orderBy(trainingRuns.attempt);
 
-export interface EvalRow {
-  suite_id: string;
-  split: string;
-  checkpoint_id: string;
-  item_count: number;
-  metrics: Record<string, number>;
-}
+export type EvalRow = Awaited<ReturnType<typeof evalsOf>>[number];
 
-export const evalsOf = (db: Db, experimentId: string): Promise<EvalRow[]> =>
-  rows<EvalRow>(
-    db,
-    'SELECT suite_id, split, checkpoint_id, item_count, metrics FROM eval_results WHERE experiment_id = $1 ORDER BY suite_id, split',
-    [experimentId],
-  );
+export const evalsOf = (db: Db, experimentId: string) =>
+  db
+    .select({
+      suite_id: evalResults.suiteId,
+      split: evalResults.split,
+      checkpoint_id: evalResults.checkpointId,
+      item_count: evalResults.itemCount,
+      metrics: evalResults.metrics,
+    })
+    .from(evalResults)
+    .where(eq(evalResults.experimentId, experimentId))
+    .orderBy(evalResults.suiteId, evalResults.split);

@@ -1,45 +1,52 @@
 // An inner loop's leaderboard: one page of experiments, best public score first, with duration and capacity wait
 // computed in SQL; and the count per status for the page's header.
+import { count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { rows } from './run-query';
+import { experiments } from '../../db/schema';
 
-export interface LeaderboardRow {
-  id: string;
-  index: number;
-  params: Record<string, unknown>;
-  hypothesis: string;
-  proposer: string;
-  status: string;
-  public_score: number | null;
-  heldout_score: number | null;
-  duration_s: number | null;
-  capacity_wait_s: number | null;
-  error: string | null;
-}
+/** Seconds from start to finish (to now for one still running); null before it started. */
+export const durationSeconds = sql<
+  number | null
+>`extract(epoch FROM (coalesce(${experiments.finishedAt}, now()) - ${experiments.startedAt}))::float8`;
 
-/** Rank order: the selection mode decides the direction; experiments without a score come last, by index. */
-export function leaderboardPage(
-  db: Db,
-  innerLoopId: string,
-  mode: 'min' | 'max',
-  limit: number,
-  offset: number,
-): Promise<LeaderboardRow[]> {
-  const dir = mode === 'max' ? 'DESC' : 'ASC';
-  return rows<LeaderboardRow>(
-    db,
-    `SELECT id, index, params, hypothesis, proposer, status, public_score, heldout_score,
-       extract(epoch FROM (coalesce(finished_at, now()) - started_at))::float8 AS duration_s, capacity_wait_seconds AS capacity_wait_s, error
-     FROM experiments WHERE inner_loop_id = $1 ORDER BY public_score ${dir} NULLS LAST, index LIMIT $2 OFFSET $3`,
-    [innerLoopId, limit, offset],
-  );
-}
+export const leaderboardColumns = {
+  id: experiments.id,
+  index: experiments.index,
+  params: experiments.params,
+  hypothesis: experiments.hypothesis,
+  proposer: experiments.proposer,
+  status: experiments.status,
+  public_score: experiments.publicScore,
+  heldout_score: experiments.heldoutScore,
+  duration_s: durationSeconds,
+  capacity_wait_s: experiments.capacityWaitSeconds,
+  error: experiments.error,
+};
+
+export type LeaderboardRow = Awaited<ReturnType<typeof leaderboardPage>>[number];
+
+/**
+ * Rank order: the selection mode decides the direction; experiments without a score come last, by index (the order
+ * of the experiments_loop_rank_{min,max}_idx indexes, so a page is read without sorting the loop).
+ */
+export const leaderboardPage = (db: Db, innerLoopId: string, mode: 'min' | 'max', limit: number, offset: number) =>
+  db
+    .select(leaderboardColumns)
+    .from(experiments)
+    .where(eq(experiments.innerLoopId, innerLoopId))
+    .orderBy(
+      mode === 'max' ? sql`${experiments.publicScore} DESC NULLS LAST` : sql`${experiments.publicScore} ASC NULLS LAST`,
+      experiments.index,
+    )
+    .limit(limit)
+    .offset(offset);
 
 export async function statusCounts(db: Db, innerLoopId: string): Promise<Record<string, number>> {
-  const r = await rows<{ status: string; n: number }>(
-    db,
-    'SELECT status, count(*)::int AS n FROM experiments WHERE inner_loop_id = $1 GROUP BY status ORDER BY status',
-    [innerLoopId],
-  );
+  const r = await db
+    .select({ status: experiments.status, n: count() })
+    .from(experiments)
+    .where(eq(experiments.innerLoopId, innerLoopId))
+    .groupBy(experiments.status)
+    .orderBy(experiments.status);
   return Object.fromEntries(r.map((x) => [x.status, x.n]));
 }

@@ -1,9 +1,10 @@
 // "Survivors per 100 experiments": how many of a campaign's experiments became production models — promotions per
 // 100 experiments run. The search's experiments only: the untrained baselines and the gate's seed reruns train no
 // candidate, so they are not counted (core/gate/noise-check.ts SEED_RERUN_PROPOSER).
+import { and, count, eq, inArray, notInArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { experiments as experimentsTable, outerIterations } from '../../db/schema';
 import { SEED_RERUN_PROPOSER } from '../../core/gate/noise-check';
-import { one } from './run-query';
 
 export interface Survivors {
   /** Experiments of the search that ran to an end (succeeded, pruned, failed or timed out). */
@@ -15,16 +16,24 @@ export interface Survivors {
 }
 
 export async function survivorsOf(db: Db, campaignId: string): Promise<Survivors> {
-  const r = await one<{ experiments: number; promotions: number }>(
-    db,
-    `SELECT
-       (SELECT count(*)::int FROM experiments WHERE campaign_id = $1 AND proposer NOT IN ('baseline', $2)
-          AND status IN ('succeeded', 'pruned', 'failed', 'timed_out')) AS experiments,
-       (SELECT count(*)::int FROM outer_iterations WHERE campaign_id = $1 AND status = 'promoted') AS promotions`,
-    [campaignId, SEED_RERUN_PROPOSER],
-  );
-  const experiments = r?.experiments ?? 0;
-  const promotions = r?.promotions ?? 0;
+  const [[e], [o]] = await Promise.all([
+    db
+      .select({ n: count() })
+      .from(experimentsTable)
+      .where(
+        and(
+          eq(experimentsTable.campaignId, campaignId),
+          notInArray(experimentsTable.proposer, ['baseline', SEED_RERUN_PROPOSER]),
+          inArray(experimentsTable.status, ['succeeded', 'pruned', 'failed', 'timed_out']),
+        ),
+      ),
+    db
+      .select({ n: count() })
+      .from(outerIterations)
+      .where(and(eq(outerIterations.campaignId, campaignId), eq(outerIterations.status, 'promoted'))),
+  ]);
+  const experiments = e?.n ?? 0;
+  const promotions = o?.n ?? 0;
   return { experiments, promotions, per100: experiments > 0 ? Math.round((promotions * 10000) / experiments) / 100 : null };
 }
 

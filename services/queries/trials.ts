@@ -1,8 +1,9 @@
 // An inner loop's trials for its charts (history, slices, parallel coordinates, importance): index, params, status
 // and public score, the untrained baseline apart. Capped at the most recent TRIALS, which the page says.
+import { and, count, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { campaigns, experiments } from '../../db/schema';
 import type { SearchSpace } from '../../core/spec';
-import { one, rows } from './run-query';
 
 export const TRIALS = 2000;
 
@@ -11,26 +12,44 @@ export async function trialsOf(
   innerLoopId: string,
   limit = TRIALS,
 ): Promise<{ trials: TrialPoint[]; total: number; baseline: number | null }> {
-  const [r, n, b] = await Promise.all([
-    rows<{ index: number; params: Record<string, unknown>; status: string; score: number | null }>(
-      db,
-      `SELECT * FROM (SELECT index, params, status, public_score AS score FROM experiments WHERE inner_loop_id = $1 AND proposer <> 'baseline' ORDER BY index DESC LIMIT $2) t ORDER BY index`,
-      [innerLoopId, limit],
-    ),
-    one<{ n: number }>(db, "SELECT count(*)::int AS n FROM experiments WHERE inner_loop_id = $1 AND proposer <> 'baseline'", [innerLoopId]),
+  const ofLoop = eq(experiments.innerLoopId, innerLoopId);
+  const [latest, [n], [b]] = await Promise.all([
+    db
+      .select({ index: experiments.index, params: experiments.params, status: experiments.status, score: experiments.publicScore })
+      .from(experiments)
+      .where(and(ofLoop, ne(experiments.proposer, 'baseline')))
+      .orderBy(desc(experiments.index))
+      .limit(limit),
+    db
+      .select({ n: count() })
+      .from(experiments)
+      .where(and(ofLoop, ne(experiments.proposer, 'baseline'))),
     // The untrained baseline's public score, when a loop recorded one.
-    one<{ score: number | null }>(
-      db,
-      "SELECT public_score AS score FROM experiments WHERE inner_loop_id = $1 AND proposer = 'baseline' LIMIT 1",
-      [innerLoopId],
-    ),
+    db
+      .select({ score: experiments.publicScore })
+      .from(experiments)
+      .where(and(ofLoop, eq(experiments.proposer, 'baseline')))
+      .limit(1),
   ]);
-  return { trials: r, total: n?.n ?? 0, baseline: b?.score ?? null };
+  // The most recent `limit`, oldest first (an experiment's index is unique in its loop).
+  return { trials: latest.reverse(), total: n?.n ?? 0, baseline: b?.score ?? null };
 }
+
+/** How many untrained baselines a loop recorded (one, or none before its first batch). */
+export const baselineCount = async (db: Db, innerLoopId: string): Promise<number> =>
+  (
+    await db
+      .select({ n: count() })
+      .from(experiments)
+      .where(and(eq(experiments.innerLoopId, innerLoopId), eq(experiments.proposer, 'baseline')))
+  )[0]?.n ?? 0;
 
 /** The campaign's search space as its spec states it (empty when the spec has none). */
 export async function searchSpaceOf(db: Db, campaignId: string): Promise<SearchSpace> {
-  const r = await one<{ space: SearchSpace | null }>(db, "SELECT spec->'searchSpace' AS space FROM campaigns WHERE id = $1", [campaignId]);
+  const [r] = await db
+    .select({ space: sql<SearchSpace | null>`${campaigns.spec}->'searchSpace'` })
+    .from(campaigns)
+    .where(eq(campaigns.id, campaignId));
   return r?.space ?? {};
 }
 

@@ -6,7 +6,7 @@ import { fmtJson, fmtNum, fmtParam, fmtSeconds, fmtTime, href, html, message, pa
 import { curves, curvesOnAxis, metricNames } from '../../../services/queries/curves';
 import { decisionsOfExperiment } from '../../../services/queries/decisions';
 import { evalsOf, getExperiment, runsOf } from '../../../services/queries/experiment';
-import { one } from '../../../services/queries/run-query';
+import { selectionMetricOf } from '../../../services/queries/campaigns';
 import { lineChart } from '../svg-chart';
 import { decisionsTable } from './campaign-page';
 import { chartScripts } from './live-script';
@@ -93,13 +93,7 @@ export async function experimentCharts(
   const short = id.slice(e.inner_loop_id.length + 1) || id;
   const named = series.map((s) => ({ name: s.name === id ? short : `${short}${s.name.slice(id.length)}`, points: s.points }));
   // The built-in task's loss and its selection metric are both bits per byte: its scores sit on the curve's axis.
-  const selection = (
-    await one<{ metric: string }>(
-      ctx.db,
-      "SELECT coalesce(spec->'selection'->>'metric', 'bits_per_byte') AS metric FROM campaigns WHERE id = $1",
-      [e.campaign_id],
-    )
-  )?.metric;
+  const selection = await selectionMetricOf(ctx.db, e.campaign_id);
   const marks =
     metric === 'loss' && selection === 'bits_per_byte'
       ? [

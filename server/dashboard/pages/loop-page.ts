@@ -15,8 +15,7 @@ import {
 import { fmtNum, fmtParam, fmtSeconds, href, html, message, page, pager, table, temporalLink, type Safe } from '../html';
 import { paramImportance } from '../param-importance';
 import { curves, curvesOnAxis, metricNames } from '../../../services/queries/curves';
-import { one } from '../../../services/queries/run-query';
-import { searchSpaceOf, trialsOf, TRIALS } from '../../../services/queries/trials';
+import { baselineCount, searchSpaceOf, trialsOf, TRIALS } from '../../../services/queries/trials';
 import { getInnerLoop, type InnerLoopRow } from '../../../services/queries/inner-loops';
 import { loopEndReason } from '../../../services/loop-failures';
 import { leaderboardPage, statusCounts, type LeaderboardRow } from '../../../services/queries/leaderboard';
@@ -40,7 +39,7 @@ export async function loopPage(ctx: DashboardContext, url: URL, id: string): Pro
     searchSpaceOf(ctx.db, loop.campaign_id),
   ]);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  const baselines = total > 0 ? await baselineCount(ctx, id) : 0;
+  const baselines = total > 0 ? await baselineCount(ctx.db, id) : 0;
   const running = (counts.running ?? 0) > 0 || live?.state === 'RUNNING';
   const knobs = Object.keys(space).length ? Object.keys(space) : [...new Set(board.flatMap((e) => Object.keys(e.params)))];
   const body = html`<h1>Inner loop ${id}</h1>
@@ -62,16 +61,6 @@ ${controls(ctx, loop, live)}
 </section>
 <h2>Leaderboard</h2>${total ? html`${leaderboard(ctx, board, loop, knobs)}${pager(href.loop(id), pageNo, SIZE, total)}` : message('No experiments yet: the loop is preparing its task or waiting for proposals.')}`;
   return page(`Inner loop ${id}`, body, { tail: chartScripts });
-}
-
-async function baselineCount(ctx: DashboardContext, id: string): Promise<number> {
-  return (
-    (
-      await one<{ n: number }>(ctx.db, "SELECT count(*)::int AS n FROM experiments WHERE inner_loop_id = $1 AND proposer = 'baseline'", [
-        id,
-      ])
-    )?.n ?? 0
-  );
 }
 
 /** The curves fragment the page polled before the charts were drawn in the browser; kept for the report and scripts. */
