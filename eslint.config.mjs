@@ -33,7 +33,7 @@ const MAY_IMPORT = {
   activities: ['contracts', 'services', 'core', 'backends', 'agents', 'db', 'tasks', 'formats'],
   services: ['contracts', 'db', 'core', 'tasks'],
   workers: ['workflows', 'activities', 'contracts', 'core', 'db', 'temporal'],
-  db: ['core'],
+  db: ['core', 'contracts'],
   core: [],
   tasks: ['core', 'formats', 'trainers'],
   formats: ['core'],

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startFeedbackServer } from '../server/feedback-server';
 import { openDb } from '../db/client';
 import { campaigns } from '../db/schema';
+import type { CampaignSpec } from '../core/spec';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
 import { applyMigrations } from '../db/migrate';
 import { freePort } from '../test/helpers/ports';
@@ -69,7 +70,10 @@ async function main(): Promise<void> {
   await applyMigrations(url);
   const db = openDb(url, { max: CLIENTS });
   // The API refuses feedback for a campaign that does not exist.
-  await db.db.insert(campaigns).values({ id: 'bench', spec: {}, specHash: 'bench' }).onConflictDoNothing();
+  await db.db
+    .insert(campaigns)
+    .values({ id: 'bench', spec: {} as CampaignSpec, specHash: 'bench' })
+    .onConflictDoNothing();
   const server = await startFeedbackServer({ db: db.db, port: 0, token: TOKEN });
   try {
     const run = `${Date.now().toString(36)}`;

@@ -43,6 +43,15 @@ export interface OuterIterationSummary {
   heldout?: { metric: string; candidate?: number; incumbent?: number; production?: number };
 }
 
+/** A failed attempt's summary: its reason, and the attempt a retry of the iteration counts on from. */
+export interface FailedIterationSummary extends Omit<OuterIterationSummary, 'status'> {
+  status: 'failed';
+  attempt: number;
+}
+
+/** What outer_iterations.summary holds once an attempt ends: the iteration's summary, or why it failed. */
+export type StoredIterationSummary = OuterIterationSummary | FailedIterationSummary;
+
 export interface OuterLoopResult {
   iterations: OuterIterationSummary[];
 }

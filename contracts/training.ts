@@ -60,6 +60,18 @@ export interface ReleaseCapacityInput {
 
 export type TrainingStatus = 'succeeded' | 'failed' | 'pruned' | 'timed_out';
 
+/**
+ * Flywheel's own decision to stop a running job (training_runs.verdict), stored before the kill, so an awaitTraining
+ * that reattaches after a lost completion reports it instead of "cancelled outside Flywheel".
+ */
+export interface RunVerdict {
+  status: 'pruned' | 'timed_out' | 'cancelled';
+  /** The step the decision was taken at, when there was one. */
+  lastStep?: number;
+  /** Why, in one line: what the run's outcome reports as its error. */
+  error: string;
+}
+
 export interface CheckTrainerInput {
   /** The campaign version the inner loop runs. */
   campaignVersionId: string;

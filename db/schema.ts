@@ -13,6 +13,12 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { StoredIterationSummary } from '../contracts/outer-loop';
+import type { JobHandle } from '../contracts/job-handle';
+import type { RunVerdict } from '../contracts/training';
+import type { SuiteSettings } from '../core/eval-suite/suite-schema';
+import type { CampaignSpec, Params } from '../core/spec';
+import type { TrainingSignal } from '../core/teacher/builtin-teacher';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -22,7 +28,7 @@ const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull(
  */
 export const campaigns = pgTable('campaigns', {
   id: text('id').primaryKey(),
-  spec: jsonb('spec').notNull(),
+  spec: jsonb('spec').$type<CampaignSpec>().notNull(),
   specHash: text('spec_hash').notNull(),
   /** The version registered last (`flywheel run`, `outer --spec`, `schedule create --spec`): what an unpinned outer loop runs. */
   latestVersionId: text('latest_version_id'),
@@ -43,7 +49,7 @@ export const campaignVersions = pgTable(
     campaignId: text('campaign_id').notNull(),
     hash: text('hash').notNull(),
     /** The parsed spec (every default filled in). */
-    spec: jsonb('spec').notNull(),
+    spec: jsonb('spec').$type<CampaignSpec>().notNull(),
     createdAt: createdAt(),
   },
   (t) => [index('campaign_versions_campaign_idx').on(t.campaignId, t.createdAt)],
@@ -132,7 +138,7 @@ export const innerLoops = pgTable('inner_loops', {
   status: text('status').notNull(),
   bestExperimentId: text('best_experiment_id'),
   baselineExperimentId: text('baseline_experiment_id'),
-  summary: jsonb('summary'),
+  summary: jsonb('summary').$type<Record<string, unknown>>(),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
@@ -148,7 +154,7 @@ export const experiments = pgTable(
     campaignVersionId: text('campaign_version_id'),
     index: integer('index').notNull(),
     datasetVersionId: text('dataset_version_id').notNull(),
-    params: jsonb('params').$type<Record<string, unknown>>().notNull(),
+    params: jsonb('params').$type<Params>().notNull(),
     hypothesis: text('hypothesis').notNull().default(''),
     proposer: text('proposer').notNull(),
     /** proposed | running | succeeded | pruned | failed | cancelled */
@@ -181,7 +187,7 @@ export const trainingRuns = pgTable(
     attempt: integer('attempt').notNull(),
     backend: text('backend').notNull(),
     /** The backend's handle (pid, Slurm job id, ...), enough to reattach. */
-    handle: jsonb('handle'),
+    handle: jsonb('handle').$type<JobHandle>(),
     runDir: text('run_dir').notNull(),
     /** launched | running | succeeded | failed | pruned | cancelled | timed_out */
     status: text('status').notNull(),
@@ -196,7 +202,7 @@ export const trainingRuns = pgTable(
      * Flywheel's own decision to stop the job (RunVerdict: pruned, timed out, cancelled), written before the kill,
      * so an awaitTraining that reattaches after a lost completion reports it instead of "cancelled outside Flywheel".
      */
-    verdict: jsonb('verdict'),
+    verdict: jsonb('verdict').$type<RunVerdict>(),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
   },
@@ -235,7 +241,7 @@ export const evalSuites = pgTable('eval_suites', {
   version: integer('version').notNull(),
   contentHash: text('content_hash').notNull(),
   /** The judge rubric and other per-suite settings. */
-  settings: jsonb('settings').notNull().default({}),
+  settings: jsonb('settings').$type<SuiteSettings>().notNull().default({}),
   createdAt: createdAt(),
 });
 
@@ -326,7 +332,7 @@ export const critiques = pgTable('critiques', {
   teacher: text('teacher').notNull(),
   promptVersion: text('prompt_version').notNull(),
   text: text('text').notNull(),
-  signal: jsonb('signal').notNull(),
+  signal: jsonb('signal').$type<TrainingSignal[]>().notNull(),
   createdAt: createdAt(),
 });
 
@@ -399,8 +405,8 @@ export const outerIterations = pgTable(
     innerLoopId: text('inner_loop_id'),
     candidateCheckpointId: text('candidate_checkpoint_id'),
     decisionId: text('decision_id'),
-    /** The iteration's summary (OuterIterationSummary), written when it ends. */
-    summary: jsonb('summary'),
+    /** The iteration's summary (OuterIterationSummary, or FailedIterationSummary), written when it ends. */
+    summary: jsonb('summary').$type<StoredIterationSummary>(),
     createdAt: createdAt(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },

@@ -9,7 +9,7 @@
 // campaign's latest at the claim; a resumed claim keeps the attempt's.
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { campaigns, critiques, feedbackEvents, outerIterations } from '../../db/schema';
-import { outerIterationIdOf } from '../../contracts/outer-loop';
+import { outerIterationIdOf, type FailedIterationSummary } from '../../contracts/outer-loop';
 import { outerSettings } from '../../core/loop-settings';
 import { campaignIdOfVersion } from '../../contracts/campaign';
 import { NotFoundError } from '../../core/errors';
@@ -199,7 +199,10 @@ async function ownerEnded(deps: ActivityDeps, owner: Owner): Promise<string | un
   return (await deps.isWorkflowRunning(owner.workflowId)) ? undefined : 'ENDED';
 }
 
-function failedSummary(row: { id: string; iteration: number; attempt: number; workflowId: string; newFeedback: number }, how: string) {
+function failedSummary(
+  row: { id: string; iteration: number; attempt: number; workflowId: string; newFeedback: number },
+  how: string,
+): FailedIterationSummary {
   const ended =
     how === 'ENDED' ? 'is no longer running' : how === 'NOT_FOUND' ? 'no longer exists' : `ended ${how.toLowerCase().replace(/_/g, ' ')}`;
   return {

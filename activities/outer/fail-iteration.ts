@@ -6,11 +6,12 @@ import { and, eq, sql } from 'drizzle-orm';
 import { outerIterations } from '../../db/schema';
 import type { ActivityDeps } from '../deps';
 import type { FailIterationInput } from '../../contracts/outer-activities';
+import type { FailedIterationSummary } from '../../contracts/outer-loop';
 
 export async function failOuterIteration(deps: ActivityDeps, input: FailIterationInput): Promise<void> {
   const [row] = await deps.db.select().from(outerIterations).where(eq(outerIterations.id, input.outerIterationId));
   if (!row) return;
-  const summary = {
+  const summary: FailedIterationSummary = {
     outerIterationId: row.id,
     iteration: row.iteration,
     attempt: row.attempt,

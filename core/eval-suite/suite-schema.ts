@@ -63,6 +63,18 @@ export interface Suite {
   items: SuiteItem[];
 }
 
+/** A registered suite version's settings (eval_suites.settings): its rubrics and canaries, and where it was read from. */
+export interface SuiteSettings {
+  rubrics?: Record<string, string>;
+  canaries?: string[];
+  heldoutCanaries?: string[];
+  /** The real paths of the files this content was registered from. */
+  sourcePaths?: string[];
+  /** The built-in code task's suite: the hash of the corpus it was cut from, and how many items overlapped train. */
+  corpusHash?: string;
+  droppedForOverlapWithTrain?: number;
+}
+
 /** A suite that fails validation; the message names every failing item. Bad input: retrying cannot help, and the CLI exits 2. */
 export class MalformedSuiteError extends UsageError {}
 

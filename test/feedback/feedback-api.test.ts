@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { openDb } from '../../db/client';
 import { campaigns, feedbackEvents } from '../../db/schema';
+import type { CampaignSpec } from '../../core/spec';
 import { startFeedbackServer, type FeedbackServer } from '../../server/feedback-server';
 import { freshDatabase } from '../helpers/env';
 import { freePort } from '../helpers/ports';
@@ -13,7 +14,7 @@ let server: FeedbackServer;
 
 beforeAll(async () => {
   ({ handle: db } = await freshDatabase('feedback_api'));
-  await db.db.insert(campaigns).values({ id: 'c1', spec: {}, specHash: 'x' });
+  await db.db.insert(campaigns).values({ id: 'c1', spec: {} as CampaignSpec, specHash: 'x' });
   server = await startFeedbackServer({ db: db.db, port: await freePort(), token: TOKEN });
 });
 afterAll(async () => {

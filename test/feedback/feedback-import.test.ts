@@ -5,6 +5,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { DbHandle } from '../../db/client';
 import { campaigns, feedbackEvents } from '../../db/schema';
+import type { CampaignSpec } from '../../core/spec';
 import { freshDatabase, scratchDir } from '../helpers/env';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'flywheel.js');
@@ -15,7 +16,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   let url: string;
   ({ url, handle: db } = await freshDatabase('feedback_import'));
-  await db.db.insert(campaigns).values({ id: 'c1', spec: {}, specHash: 'x' });
+  await db.db.insert(campaigns).values({ id: 'c1', spec: {} as CampaignSpec, specHash: 'x' });
   env = { ...process.env, DATABASE_URL: url, FLYWHEEL_HOME: dir };
 });
 afterAll(async () => {

@@ -8,6 +8,7 @@ import { CHARLM_FORMAT, CharLm, decodeCheckpoint, encodeCheckpoint } from '../..
 import { trainCharLm } from '../../trainers/charlm/train';
 import type { Db } from '../../db/client';
 import { campaigns, checkpoints } from '../../db/schema';
+import type { CampaignSpec } from '../../core/spec';
 
 export interface TrainedCheckpoint {
   id: string;
@@ -57,7 +58,7 @@ export async function trainCheckpoint(opts: {
 export async function promote(db: Db, campaignId: string, checkpointId: string | null): Promise<void> {
   await db
     .insert(campaigns)
-    .values({ id: campaignId, spec: { name: campaignId }, specHash: 'test' })
+    .values({ id: campaignId, spec: { name: campaignId } as CampaignSpec, specHash: 'test' })
     .onConflictDoNothing();
   await db.update(campaigns).set({ productionCheckpointId: checkpointId }).where(eq(campaigns.id, campaignId));
 }
