@@ -1,9 +1,10 @@
 // Shared by `run`, `status` and `demo`: follow a loop to its end (or a detach) and print the outcome.
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { BUILTIN_DEFAULT_PARAMS } from '../tasks/builtin-code/search-space';
+import { defaultSteps } from '../core/trainer-defaults';
 import type { CampaignSpec } from '../core/spec';
 import type { InnerLoopResult } from '../contracts/inner-loop';
 import { endReason } from '../services/loop-failures';
+import { summaryMetricsOfSpec } from '../services/task-registry';
 import { LoopFailedError } from './errors';
 import { formatResult } from './print-result';
 import type { Session } from './session';
@@ -31,13 +32,13 @@ export async function followLoop(
     console.error(`\ndetached: ${handle.workflowId} keeps running; reattach with \`flywheel status ${campaignId}\``);
     return undefined;
   }
-  console.log(json ? JSON.stringify(outcome.result, null, 2) : formatResult(outcome.result));
+  console.log(json ? JSON.stringify(outcome.result, null, 2) : formatResult(outcome.result, summaryMetricsOfSpec(spec)));
   return outcome.result;
 }
 
-/** How long a run is when its params do not say: the spec's fixed `steps`, else the built-in trainer's default. */
+/** How long a run is when its params do not say: the spec's fixed `steps`, else the trainer's default (0: unknown). */
 export function runSteps(spec: CampaignSpec): number {
   const fixed = Number(spec.trainer.fixed.steps);
   if (Number.isFinite(fixed) && fixed > 0) return fixed;
-  return spec.trainer.command === 'builtin' ? Number(BUILTIN_DEFAULT_PARAMS.steps) : 0;
+  return defaultSteps(spec.trainer.command);
 }

@@ -1,19 +1,16 @@
-// The example tasks Flywheel ships, by the name `flywheel demo --task` and `flywheel simulate-users --task` take:
-// each one's simulated users and, for a task that takes the user's path, the generator of its dataset and suite
-// files and its campaign spec. The platform runs them through the same interfaces as any task; only this list names them.
-import path from 'node:path';
-import { builtinCodeUsers } from '../tasks/builtin-code/user-rounds';
-import { arithmeticUsers } from '../tasks/arithmetic/simulated-users';
-import { writeArithmeticFiles } from '../tasks/arithmetic/generate';
-import { arithmeticTeacher } from '../tasks/arithmetic/teacher';
-import type { TaskTeacher } from '../core/teacher/task-teacher';
+// The example tasks Flywheel ships, by the name `flywheel demo --task` and `flywheel simulate-users --task` take, and
+// the task teachers `outerLoop.teacher.task` names: read from the task registry (tasks/index.ts via
+// services/task-registry.ts), so this file names no task.
 import { NonRetryableError, UsageError } from '../core/errors';
-import { corpusDirOf } from './paths';
-import type { SimulatedUsersOfTask, TaskUsersContext } from './simulated-users-task';
+import type { SimulatedUsersOfTask, TaskUsersContext } from '../core/task';
+import type { TaskTeacher } from '../core/teacher/task-teacher';
+import { exampleTasks, taskByName, tasksWithTeacher } from './task-registry';
 
 export interface ExampleTask {
   /** The task's simulated users. */
   users(ctx: TaskUsersContext): SimulatedUsersOfTask;
+  /** What its simulated users ask, for help text. */
+  usersAsk?: string;
   /** The campaign spec `flywheel demo --task` runs. */
   spec: string;
   /** Writes the task's `train.jsonl` and `suite.json` into `dir` (a task of the user's own path only). */
@@ -22,30 +19,19 @@ export interface ExampleTask {
   teacher?: TaskTeacher;
 }
 
-const TASKS_DIR = path.join(__dirname, '..', 'tasks');
+export const EXAMPLE_TASK_NAMES = exampleTasks().map((t) => t.name);
 
-const EXAMPLE_TASKS: Record<string, ExampleTask> = {
-  'builtin-code': {
-    users: ({ home }) => builtinCodeUsers({ corpusDir: corpusDirOf(home) }),
-    spec: path.join(TASKS_DIR, 'builtin-code', 'builtin-demo.yaml'),
-  },
-  arithmetic: {
-    users: ({ seed }) => arithmeticUsers(seed),
-    spec: path.join(TASKS_DIR, 'arithmetic', 'arithmetic.yaml'),
-    writeFiles: (dir, seed) => writeArithmeticFiles(dir, seed),
-    teacher: arithmeticTeacher,
-  },
-};
-
-export const EXAMPLE_TASK_NAMES = Object.keys(EXAMPLE_TASKS);
+/** `flywheel demo`'s and `flywheel simulate-users`' task when none is named: the registry's first example. */
+export const DEFAULT_EXAMPLE_TASK = EXAMPLE_TASK_NAMES[0];
 
 /** A task that is not one of the shipped examples. */
 export class UnknownExampleTaskError extends UsageError {}
 
 export function exampleTask(name: string): ExampleTask {
-  const t = EXAMPLE_TASKS[name];
-  if (!t) throw new UnknownExampleTaskError(`unknown task "${name}" (tasks: ${EXAMPLE_TASK_NAMES.join(', ')})`);
-  return t;
+  const t = exampleTasks().find((x) => x.name === name);
+  if (!t?.example || !t.users) throw new UnknownExampleTaskError(`unknown task "${name}" (tasks: ${EXAMPLE_TASK_NAMES.join(', ')})`);
+  const { example, users } = t;
+  return { users: (ctx) => users(ctx), usersAsk: t.usersAsk, spec: example.spec, writeFiles: example.writeFiles, teacher: t.teacher };
 }
 
 /** A task named by `outerLoop.teacher.task` that has no built-in teacher: retrying cannot help. */
@@ -53,8 +39,8 @@ export class UnknownTaskTeacherError extends NonRetryableError {}
 
 /** Why `name` cannot be `outerLoop.teacher.task`, or undefined when it can. */
 export function taskTeacherProblem(name: string): string | undefined {
-  if (Object.hasOwn(EXAMPLE_TASKS, name) && EXAMPLE_TASKS[name].teacher) return undefined;
-  const named = EXAMPLE_TASK_NAMES.filter((n) => EXAMPLE_TASKS[n].teacher);
+  if (taskByName(name)?.teacher) return undefined;
+  const named = tasksWithTeacher().map((t) => t.name);
   return `outerLoop.teacher.task: "${name}" has no built-in teacher (tasks with one: ${named.join(', ')})`;
 }
 
@@ -63,5 +49,5 @@ export function taskTeacherOf(name: string | undefined): TaskTeacher | undefined
   if (name === undefined) return undefined;
   const problem = taskTeacherProblem(name);
   if (problem) throw new UnknownTaskTeacherError(problem);
-  return EXAMPLE_TASKS[name].teacher;
+  return taskByName(name)?.teacher;
 }

@@ -1,6 +1,6 @@
 // The inner loop's bookkeeping rows: the loop itself, its baseline, each experiment's end, the selection.
 import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
-import { BASELINE_PARAMS } from '../../tasks/builtin-code/baseline';
+import { baselineParams } from '../../core/trainer-defaults';
 import type { Params } from '../../core/spec';
 import { decisions, experiments, innerLoops } from '../../db/schema';
 
@@ -38,8 +38,7 @@ export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopIn
     .onConflictDoNothing();
   // A warm-started loop's baseline is its base itself: zero steps from the base's weights, in the base's shape.
   const base = input.baseCheckpointId ? await warmStartOfCheckpoint(db, input.baseCheckpointId) : null;
-  const builtin = spec.trainer.command === 'builtin';
-  const params: Params = base ? (builtin ? { ...base.params, steps: 0 } : {}) : builtin ? BASELINE_PARAMS : {};
+  const params: Params = baselineParams(spec.trainer.command, base?.params);
   const baseline = {
     id: baselineIdOf(input.innerLoopId),
     campaignId: input.campaignId,

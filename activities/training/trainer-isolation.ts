@@ -6,8 +6,8 @@ import { isolate, type IsolatedCommand, type IsolationRequest } from '../../back
 import { resolveLimits, type ResourceLimits } from '../../core/resource-limits';
 import type { CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
-import { builtinCorpusSourceDirs } from '../../tasks/builtin-code/corpus';
 import { predictScratchRoot } from '../../services/paths';
+import { hiddenTaskSources } from '../../services/task-registry';
 import { HF_SETUP_HINT, HF_TRAINER_CODE, REPO, hfPython, interpreterHome, trainerArgv } from '../../core/trainer-program';
 
 /** The spec's trainer block plus what the worker hides from it. */
@@ -23,7 +23,7 @@ export interface TrainerSetup {
 }
 
 export function trainerSetupOf(spec: Pick<CampaignSpec, 'trainer' | 'task'>, home: string): TrainerSetup {
-  const sources = spec.task.kind === 'builtin-code' ? builtinCorpusSourceDirs(path.join(REPO, 'node_modules')) : [];
+  const sources = hiddenTaskSources(spec.task, REPO);
   return { trainer: spec.trainer, hide: [path.resolve(home), predictScratchRoot(), ...sources], home };
 }
 

@@ -1,6 +1,7 @@
 // `flywheel run spec.yaml`: validates the spec (nothing is written when it is invalid), registers it as a campaign
 // version (`<name>@<hash>`: the same spec is the same version), starts an inner loop on that version and shows live
 // progress. Ctrl-C detaches; the workflow keeps running.
+import path from 'node:path';
 import type { Command } from 'commander';
 import { startInnerLoopWorkflow } from '../../services/campaign-loops';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
@@ -10,6 +11,10 @@ import { withSession } from '../session';
 import { uiLink } from '../../temporal/ui-links';
 import { loadSpecFile } from '../spec-file';
 import { agentNotice } from '../agent-notice';
+import { DEFAULT_EXAMPLE_TASK, exampleTask } from '../../services/example-tasks';
+
+/** The default example task's spec, as a path from the checkout's root. */
+const EXAMPLE_SPEC = path.relative(path.join(__dirname, '..', '..'), exampleTask(DEFAULT_EXAMPLE_TASK).spec);
 
 export function registerRun(program: Command): void {
   program
@@ -19,7 +24,7 @@ export function registerRun(program: Command): void {
     .option('--id <workflowId>', 'workflow id (default: <campaign>/inner/<timestamp>)')
     .option('--detach', 'start it and return at once')
     .option('--json', 'print the result as JSON (progress goes to stderr)')
-    .addHelpText('after', '\nExample:\n  $ flywheel run tasks/builtin-code/builtin-demo.yaml\n')
+    .addHelpText('after', `\nExample:\n  $ flywheel run ${EXAMPLE_SPEC}\n`)
     .action(async (file: string, opts: { id?: string; detach?: boolean; json?: boolean }) => {
       const spec = loadSpecFile(file);
       const notice = agentNotice(spec, process.env);

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { simulateUsers } from '../../services/simulate-users';
-import { EXAMPLE_TASK_NAMES, exampleTask } from '../../services/example-tasks';
+import { DEFAULT_EXAMPLE_TASK, EXAMPLE_TASK_NAMES, exampleTask } from '../../services/example-tasks';
 import { integerOption } from '../integer-option';
 
 export function registerSimulateUsers(program: Command): void {
@@ -20,18 +20,15 @@ export function registerSimulateUsers(program: Command): void {
     .option('--events <n>', 'events to send', integerOption('--events', 1, 100_000), 50)
     .option('--seed <n>', 'seeds the users, the prompts and who answers which', integerOption('--seed', -2147483648, 2147483647), 1)
     .option('--users <n>', 'users in the population', integerOption('--users', 1, 100_000), 20)
-    .option(
-      '--task <name>',
-      `whose users: ${EXAMPLE_TASK_NAMES.join(' or ')} (arithmetic's are those of the files --seed generated)`,
-      'builtin-code',
-    )
+    .option('--task <name>', `whose users: ${EXAMPLE_TASK_NAMES.join(' or ')}`, DEFAULT_EXAMPLE_TASK)
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
       [
         '',
-        "builtin-code's prompts are lines of the built-in corpus's train split (FLYWHEEL_HOME/corpus); arithmetic's are sums",
-        'outside its suite. FLYWHEEL_API_TOKEN is sent when set.',
+        "What each task's users ask:",
+        ...EXAMPLE_TASK_NAMES.map((n) => `  ${n}: ${exampleTask(n).usersAsk ?? 'its own prompts'}`),
+        'FLYWHEEL_API_TOKEN is sent when set.',
         '',
         'Example:',
         '  $ flywheel simulate-users builtin-demo --round 1 --events 200 --seed 7',

@@ -8,7 +8,7 @@ import { snapshot } from '../loop-progress';
 import { outerStatusBlock } from '../outer-status-block';
 import { formatResult } from '../print-result';
 import { renderSnapshot } from '../progress-view';
-import { withSession } from '../session';
+import { withSession, type Session } from '../session';
 import { uiLink } from '../../temporal/ui-links';
 import { loadCampaignSpec } from '../../services/campaigns/load-campaign';
 import { loadCampaignVersion } from '../../services/campaigns/campaign-versions';
@@ -17,6 +17,8 @@ import { formatAnalysis, latestAnalysis } from '../../services/latest-analysis';
 import { loopEndReason } from '../../services/loop-failures';
 import { printRunningLoops } from '../running-loops';
 import { survivorsLine, survivorsOf } from '../../services/queries/survivors';
+import { summaryMetricsOfSpec } from '../../services/task-registry';
+import type { CampaignSpec } from '../../core/spec';
 
 export function registerStatus(program: Command): void {
   program
@@ -41,19 +43,18 @@ export function registerStatus(program: Command): void {
         const analysis = await latestAnalysis(s.db, handle.workflowId);
         if (desc.status.name !== 'RUNNING') {
           const result = desc.status.name === 'COMPLETED' ? await handle.result() : undefined;
+          const summary = result ? summaryMetricsOfSpec(await specOfLoop(s, handle.workflowId, campaignId)) : [];
           // A loop refused before its first write (its trainer cannot start) has no campaign row: the reason is Temporal's.
           const reason = result ? undefined : await loopEndReason(handle);
           if (opts.json)
             console.log(JSON.stringify({ workflowId: handle.workflowId, status: desc.status.name, reason, result, analysis }, null, 2));
           else
             console.log(
-              `${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${reason ? `\n  reason: ${reason}` : ''}${result ? '\n' + formatResult(result) : ''}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`,
+              `${handle.workflowId}: ${desc.status.name}${link ? `  (${link})` : ''}${reason ? `\n  reason: ${reason}` : ''}${result ? '\n' + formatResult(result, summary) : ''}${analysis ? `\n${formatAnalysis(analysis)}` : ''}`,
             );
           return;
         }
-        // The loop's own pinned version (what it runs), else the campaign's latest.
-        const pinned = await campaignVersionOfLoop(s.db, handle.workflowId);
-        const spec = pinned ? (await loadCampaignVersion(s.db, pinned)).spec : await loadCampaignSpec(s.db, campaignId);
+        const spec = await specOfLoop(s, handle.workflowId, campaignId);
         if (opts.once) {
           const snap = await snapshot(handle, s.db, runSteps(spec));
           console.log(
@@ -68,4 +69,10 @@ export function registerStatus(program: Command): void {
         await followLoop(s, handle, spec, !!opts.json, ctrlC.requested);
       }).finally(() => ctrlC.dispose());
     });
+}
+
+/** The loop's own pinned version's spec (what it runs), else the campaign's latest. */
+async function specOfLoop(s: Session, workflowId: string, campaignId: string): Promise<CampaignSpec> {
+  const pinned = await campaignVersionOfLoop(s.db, workflowId);
+  return pinned ? (await loadCampaignVersion(s.db, pinned)).spec : await loadCampaignSpec(s.db, campaignId);
 }

@@ -1,23 +1,27 @@
 // Which metrics a campaign's suite reports, and the spec's metric names it does not: `selection.metric` and the
 // gate's `outerLoop.promotion.metric` must each be one (`flywheel validate` and the inner loop's settings check).
-// The built-in task's suite is known by its shape, with no database; a custom task's is read from its items.
+// A task that builds its own suite knows its shape (core/task.ts `suite`), with no database; a custom task's is read
+// from its registered items.
 import { LOSS_METRIC, metricsOf, unreportedMetricProblem } from '../../core/eval-suite/suite-metrics';
 import { lossScoredFor } from '../../core/trainer-program';
 import type { CampaignSpec, TaskSpec } from '../../core/spec';
 import type { Db } from '../../db/client';
-import { BUILTIN_SUITE_LABEL, builtinSuiteShape } from '../../tasks/builtin-code/suite-shape';
+import { taskForSpec } from '../task-registry';
 import { publicMetricItems, resolveSuiteRef } from './suite-queries';
 
 export interface ReportedMetrics {
-  /** The suite's id (`NAME@N`), or `builtin-code` for the built-in task's. */
+  /** The suite's id (`NAME@N`), or the label of a suite its task builds (its real id carries its content hash). */
   suite: string;
   metrics: string[];
 }
 
-/** The metrics the task's suite reports on its public split. A custom task needs `db` (NotFoundError for an unknown suite). */
+/** The metrics the task's suite reports on its public split. A registered suite needs `db` (NotFoundError for an unknown one). */
 export async function reportedMetrics(db: Db | undefined, task: TaskSpec): Promise<ReportedMetrics> {
-  if (task.kind !== 'custom') return { suite: BUILTIN_SUITE_LABEL, metrics: metricsOf(builtinSuiteShape()) };
-  if (!db) throw new Error('reportedMetrics: a custom task needs the database');
+  const shape = taskForSpec(task).suite;
+  if (shape) return { suite: shape.label, metrics: metricsOf(shape.items()) };
+  if (!('suite' in task))
+    throw new Error(`reportedMetrics: the task of kind "${task.kind}" has neither a suite shape nor a registered suite`);
+  if (!db) throw new Error('reportedMetrics: a registered suite needs the database');
   const suite = await resolveSuiteRef(db, task.suite);
   return { suite, metrics: metricsOf(await publicMetricItems(db, suite)) };
 }

@@ -9,6 +9,9 @@ export interface CorpusFile {
   text: string;
 }
 
+/** Where the corpus of a FLYWHEEL_HOME lives. */
+export const corpusDirOf = (home: string) => path.join(home, 'corpus');
+
 export async function ensureCorpus(dir: string): Promise<CorpusManifest> {
   const manifestFile = path.join(dir, 'manifest.json');
   if (!fs.existsSync(manifestFile)) {

@@ -3,7 +3,7 @@
 // (public bits per byte about 3.0 at the best settings, 5.5 to 5.8 at either end of `lr`, 4.1 at context 1 and
 // 3.5 at context 8), and the costliest corner (context 8, embed 24, hidden 128) trains in about 8-10 s of one core.
 import type { Params, SearchSpace } from '../../core/spec';
-import { DEFAULT_TRAIN_PARAMS } from '../../trainers/charlm/train-params';
+import { CHARLM_DEFAULT_PARAMS } from '../../core/trainer-defaults';
 
 /** Searched knobs; the rest (`steps`, `batchSize`, schedule) stay at BUILTIN_DEFAULT_PARAMS unless fixed in the spec. */
 export const BUILTIN_SEARCH_SPACE: SearchSpace = {
@@ -18,4 +18,4 @@ export const BUILTIN_SEARCH_SPACE: SearchSpace = {
  * The trainer's defaults: 1000 steps of 64 windows (64 K predicted bytes), about 3-4 s of one slow core, from
  * 6.6 to about 3.4 public bits per byte. The best of the search space reaches about 3.0 in the same steps.
  */
-export const BUILTIN_DEFAULT_PARAMS: Params = { ...DEFAULT_TRAIN_PARAMS };
+export const BUILTIN_DEFAULT_PARAMS: Params = { ...CHARLM_DEFAULT_PARAMS };

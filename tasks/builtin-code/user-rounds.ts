@@ -1,6 +1,6 @@
 // The built-in task's simulated-user rounds: users ask the production model to continue lines of the corpus's train
 // split and judge the answers against what the line really says (simulated-users.ts). The shape
-// services/simulated-users-task.ts runs through the HTTP API.
+// core/task.ts declares (SimulatedUsersOfTask), which services/simulate-users.ts runs through the HTTP API.
 import { ensureCorpus, readTrainFiles } from './corpus-cache';
 import { drawTrainPrompts, type TrainPrompt } from './train-prompts';
 import { judge, simulatedPopulation } from './simulated-users';

@@ -5,7 +5,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { ensureBaseVersion } from '../../activities/task/builtin-base-version';
+import { ensureBaseVersion } from '../../services/datasets/base-version';
+import { builtinBaseVersion } from '../../tasks/builtin-code/task';
 import type { DbHandle } from '../../db/client';
 import { datasets, datasetVersions, examples } from '../../db/schema';
 import type { CorpusManifest } from '../../tasks/builtin-code/corpus';
@@ -37,7 +38,7 @@ test('train.txt is the corpus train text; train.jsonl and the rows hold each fil
     contentSha256: sha('corpus'),
   } as unknown as CorpusManifest;
 
-  const versionId = await ensureBaseVersion({ db: h.db, home }, 'c1', corpusDir, manifest);
+  const versionId = await ensureBaseVersion(h.db, home, 'c1', builtinBaseVersion(corpusDir, manifest));
   expect(versionId).toBe(`c1/code@base-${sha('corpus').slice(0, 12)}`);
   const [v] = await h.db.select().from(datasetVersions).where(eq(datasetVersions.id, versionId));
   expect(v).toMatchObject({ datasetId: 'c1/code', parentIds: [], countsBySource: { corpus: 3 }, contentHash: sha(text) });
@@ -60,5 +61,5 @@ test('train.txt is the corpus train text; train.jsonl and the rows hold each fil
   ]);
   const [d] = await h.db.select().from(datasets).where(eq(datasets.id, 'c1/code'));
   expect(d).toMatchObject({ campaignId: 'c1', name: 'code' });
-  expect(await ensureBaseVersion({ db: h.db, home }, 'c1', corpusDir, manifest)).toBe(versionId);
+  expect(await ensureBaseVersion(h.db, home, 'c1', builtinBaseVersion(corpusDir, manifest))).toBe(versionId);
 });

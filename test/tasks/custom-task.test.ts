@@ -162,6 +162,10 @@ test('dataset add, suite add, run, outer iterations; held-out text reaches no tr
 
   const run = await cli(['run', specFile, '--json']);
   expect(run.status).toBe(0);
+  // The summary prints held-out before/after for the metric the campaign selects on (it printed only its heading).
+  const status = await cli(['status', name]);
+  expect(status.status).toBe(0);
+  expect(status.stdout).toMatch(/held-out \(untrained → winner\):\n {2}pass_rate +\d\.\d{4} → \d\.\d{4} {2}\((better|not better)\)/);
   const [loop] = await h.db.select().from(innerLoops).where(eq(innerLoops.campaignId, name));
   expect(loop.datasetVersionId).toBe(datasetVersion);
   const scored = await h.db.select().from(experiments).where(eq(experiments.campaignId, name));

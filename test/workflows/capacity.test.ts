@@ -9,9 +9,9 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { eq, like, sql } from 'drizzle-orm';
 import { acquireCapacity, capacityTiming } from '../../activities/capacity/acquire-capacity';
 import type { CapacityGrant } from '../../contracts/training';
-import { heldSlots } from '../../activities/capacity/capacity-slots';
+import { heldSlots } from '../../services/capacity';
 import { releaseCapacity } from '../../activities/capacity/release-capacity';
-import { campaignSpend, checkBudget } from '../../activities/cost/cost-ledger';
+import { campaignSpend, checkBudget } from '../../services/cost-ledger';
 import type { ActivityDeps } from '../../activities/deps';
 import { formatResult } from '../../cli/print-result';
 import { groupMembers } from '../../backends/local/process-liveness';
@@ -367,7 +367,7 @@ test('a cost cap below the first run\'s cost refuses the next launch and stops t
   expect(result.budgetExceeded).toMatch(
     new RegExp(`^campaign "${id}" has spent \\$\\d+\\.\\d{4} of its \\$0\\.0001 budget \\(budget\\.maxCostUsd\\)$`),
   );
-  expect(formatResult(result).split('\n')[0]).toBe(
+  expect(formatResult(result, []).split('\n')[0]).toBe(
     `inner loop ${wf}: ${result.experiments} experiments, stopped by budget (${result.budgetExceeded})`,
   );
   const runs = await runsOfLoop(wf);

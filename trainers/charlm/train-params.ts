@@ -2,6 +2,7 @@
 // then one `resolveTrainParams` step that checks them and fills the defaults (a bad knob is named in the error).
 import type { CharLmHyper } from '../../formats/charlm/char-lm';
 import { NonRetryableError } from '../../core/errors';
+import { CHARLM_DEFAULT_PARAMS } from '../../core/trainer-defaults';
 
 export interface TrainParams extends CharLmHyper {
   /** Previous bytes the model sees. @default 4 */
@@ -26,18 +27,7 @@ export interface TrainParams extends CharLmHyper {
   logEvery: number;
 }
 
-export const DEFAULT_TRAIN_PARAMS: TrainParams = {
-  context: 4,
-  embed: 16,
-  hidden: 64,
-  lr: 0.01,
-  steps: 1000,
-  batchSize: 64,
-  weightDecay: 0.0001,
-  lrWarmup: 0,
-  lrSchedule: 'cosine',
-  logEvery: 25,
-};
+export const DEFAULT_TRAIN_PARAMS: TrainParams = { ...CHARLM_DEFAULT_PARAMS };
 
 /** A run.json `params` object the trainer cannot use; the message names the knob. */
 export class InvalidTrainParamsError extends NonRetryableError {}

@@ -1,0 +1,19 @@
+// The platform's one door to the task registry (tasks/index.ts): activities and the CLI ask here which Task a
+// campaign runs and what it provides, so nothing outside tasks/ names a task.
+import type { CampaignSpec, TaskSpec } from '../core/spec';
+import { summaryMetricsOf, type SummaryMetric, type Task } from '../core/task';
+import { taskForSpec } from '../tasks/index';
+
+export { TASK_NAMES, exampleTasks, taskByName, taskForSpec, tasksWithTeacher } from '../tasks/index';
+
+/** What every summary of the campaign's loops prints held-out before/after: its selection metric first. */
+export function summaryMetricsOfSpec(spec: Pick<CampaignSpec, 'task' | 'selection'>): SummaryMetric[] {
+  return summaryMetricsOf(spec.selection, taskForSpec(spec.task));
+}
+
+/** Folders holding the task's eval sources, hidden from every trainer (`repo`: the checkout the worker runs from). */
+export function hiddenTaskSources(task: TaskSpec, repo: string): string[] {
+  return taskForSpec(task).hiddenSources?.(repo) ?? [];
+}
+
+export type { Task };

@@ -1,0 +1,53 @@
+// The built-in code-completion task as a Task (core/task.ts): a corpus cut from installed packages (built once per
+// FLYWHEEL_HOME), a suite built from its eval splits (suite.ts), a base dataset version of its train split (one
+// example per file), the corpus's source folders hidden from trainers, simulated users over its train lines.
+import path from 'node:path';
+import type { BaseVersionDraft, Task } from '../../core/task';
+import { BUILTIN_CORPUS_PACKAGES, builtinCorpusSourceDirs, type CorpusManifest } from './corpus';
+import { corpusDirOf, ensureCorpus, readTrainFiles } from './corpus-cache';
+import { languageOf } from './eval-items';
+import { BUILTIN_SEARCH_SPACE } from './search-space';
+import { buildBuiltinSuite } from './suite';
+import { BUILTIN_SUITE_LABEL, builtinSuiteShape } from './suite-shape';
+import { builtinCodeUsers } from './user-rounds';
+
+/** The base version: `<campaign>/code@base-<corpus hash>`, the corpus's train files (prompt "", category = language). */
+export function builtinBaseVersion(corpusDir: string, manifest: CorpusManifest): BaseVersionDraft {
+  const corpusHash = manifest.contentSha256;
+  return {
+    datasetName: 'code',
+    tag: `base-${corpusHash.slice(0, 12)}`,
+    source: 'corpus',
+    examples: () =>
+      readTrainFiles(corpusDir, manifest).files.map((f) => ({
+        prompt: '',
+        completion: f.text,
+        category: languageOf(f.file),
+        sourceRef: f.file,
+      })),
+    manifest: { corpusHash },
+  };
+}
+
+export const builtinCodeTask: Task = {
+  name: 'builtin-code',
+  kind: 'builtin-code',
+  selection: { metric: 'bits_per_byte', mode: 'min' },
+  suite: { label: BUILTIN_SUITE_LABEL, items: builtinSuiteShape },
+  summaryMetrics: [
+    { metric: 'bits_per_byte', unit: 'bits/byte', lowerIsBetter: true },
+    { metric: 'exact_match', unit: 'exact next token', lowerIsBetter: false },
+  ],
+  searchSpace: BUILTIN_SEARCH_SPACE,
+  async sources({ home, task, seed }) {
+    if (task.kind !== 'builtin-code') throw new Error(`the built-in code task cannot run a task of kind "${task.kind}"`);
+    const corpusDir = corpusDirOf(home);
+    const manifest = await ensureCorpus(corpusDir);
+    const suite = await buildBuiltinSuite(corpusDir, manifest, { completions: task.completionItems, losses: task.lossItems, seed });
+    return { suite: { built: suite }, base: { built: builtinBaseVersion(corpusDir, manifest) } };
+  },
+  hiddenSources: (repo) => builtinCorpusSourceDirs(path.join(repo, 'node_modules'), BUILTIN_CORPUS_PACKAGES),
+  users: ({ home }) => builtinCodeUsers({ corpusDir: corpusDirOf(home) }),
+  usersAsk: "lines of the built-in corpus's train split (FLYWHEEL_HOME/corpus)",
+  example: { spec: path.join(__dirname, 'builtin-demo.yaml') },
+};
