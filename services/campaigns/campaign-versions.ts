@@ -1,7 +1,7 @@
 // Campaign versions: a spec is registered as an immutable, content-addressed version `<name>@<hash>`, and a loop runs
 // the version it pinned. Registering the same spec again finds the same version; an edited spec is a new one.
 import crypto from 'node:crypto';
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, like } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
 import { InvalidSpecError, parseSpec, SpecTooLargeError, type CampaignSpec } from '../../core/spec';
 import { taskTeacherProblem } from '../example-tasks';
@@ -151,7 +151,7 @@ export async function resolveVersionRef(db: Db, ref: string): Promise<string> {
   const rows = await db
     .select({ id: campaignVersions.id })
     .from(campaignVersions)
-    .where(and(eq(campaignVersions.campaignId, campaignId), sql`${campaignVersions.hash} LIKE ${prefix.replace(/[\\%_]/g, '\\$&') + '%'}`));
+    .where(and(eq(campaignVersions.campaignId, campaignId), like(campaignVersions.hash, prefix.replace(/[\\%_]/g, '\\$&') + '%')));
   if (rows.length === 1 && prefix.length > 0) return rows[0].id;
   if (rows.length > 1) throw new NotFoundError(`"${ref}" names ${rows.length} versions of "${campaignId}": give more of the hash`);
   throw new NotFoundError(`unknown campaign version "${ref}" (\`flywheel campaign versions ${campaignId}\` lists them)`);

@@ -2,7 +2,7 @@
 // campaign version records exact versions, so a dataset or suite registered later never changes what it runs. A bare
 // name becomes its newest version (a dataset's newest base version, i.e. one registered with `flywheel dataset add`;
 // a suite's highest N). An unknown name or version is one line naming it (UsageError).
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { NotFoundError, UsageError } from '../../core/errors';
 import type { CampaignSpec, TaskSpec } from '../../core/spec';
 import type { Db } from '../../db/client';
@@ -51,7 +51,7 @@ export async function resolveDatasetRef(db: Db, ref: string): Promise<string> {
   const [newest] = await db
     .select({ id: datasetVersions.id })
     .from(datasetVersions)
-    .where(and(eq(datasetVersions.datasetId, name), sql`${datasetVersions.parentIds} = '[]'::jsonb`))
+    .where(and(eq(datasetVersions.datasetId, name), eq(datasetVersions.parentIds, [])))
     .orderBy(desc(datasetVersions.createdAt), desc(datasetVersions.id))
     .limit(1);
   if (!newest) throw new NotFoundError(`dataset "${name}" is not registered (flywheel dataset add ${name} FILE.jsonl)`);

@@ -3,11 +3,11 @@
 // refuse a trainer path that would show one.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { evalSuites } from '../../db/schema';
 
 /** Every registered suite's source file, once each, sorted (suites registered before sources were kept have none). */
 export async function registeredSuiteSources(db: Db): Promise<string[]> {
-  const { rows } = await db.execute<{ path: string }>(
-    sql`SELECT DISTINCT p AS path FROM eval_suites, jsonb_array_elements_text(coalesce(settings->'sourcePaths', '[]'::jsonb)) AS p ORDER BY 1`,
-  );
+  const path = sql<string>`jsonb_array_elements_text(coalesce(${evalSuites.settings}->'sourcePaths', '[]'::jsonb))`.as('path');
+  const rows = await db.selectDistinct({ path }).from(evalSuites).orderBy(path);
   return rows.map((r) => r.path);
 }
