@@ -9,11 +9,13 @@ import { startEmbeddedPostgres } from '../../db/embedded-server';
 import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../helpers/ports';
 import { SERVICES_ENV } from '../helpers/requires';
+import { scrubCallerEnv } from './caller-env';
 import { hfTestPython, temporalCli, timeSkippingServer, toolsHome, torchPythons } from './install-test-tools';
 import { ALL_SERVICES, probeServices } from './probe-services';
 import { writeWorkflowBundle } from './workflow-bundle';
 
 export default async function globalSetup(): Promise<void> {
+  scrubCallerEnv();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-test-'));
   fs.chmodSync(scratch, 0o755); // the embedded PostgreSQL runs as the `postgres` user when we are root
   const g = globalThis as Record<string, unknown>;

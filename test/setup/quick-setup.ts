@@ -5,11 +5,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SERVICES_ENV } from '../helpers/requires';
+import { scrubCallerEnv } from './caller-env';
 import { timeSkippingServer, toolsHome } from './install-test-tools';
 import { probeServices } from './probe-services';
 import { writeWorkflowBundle } from './workflow-bundle';
 
 export default async function quickSetup(): Promise<void> {
+  scrubCallerEnv();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-quick-'));
   (globalThis as Record<string, unknown>).__flywheelScratch = scratch;
   const testServer = timeSkippingServer(toolsHome());
