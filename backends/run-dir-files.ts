@@ -3,10 +3,12 @@
 // (only the run directory is bound into its sandbox), so nothing the trainer writes can forge them.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
+import { ENDED_AT_FILE, LAUNCH_DIR_SUFFIX, STARTED_AT_FILE } from '../core/contract-files';
 
 /** The launcher-owned sibling of a run directory: `<runDir>.launch`. */
 export function launchDirOf(runDir: string): string {
-  return `${runDir.replace(/\/+$/, '')}.launch`;
+  return `${runDir.replace(/\/+$/, '')}${LAUNCH_DIR_SUFFIX}`;
 }
 
 /** Makes the run's launch directory (0700: only the worker reads it) and returns its path. */
@@ -35,8 +37,8 @@ export function writeAtomic(file: string, content: string): void {
 
 /** Seconds between the launcher's `started_at` and `ended_at` stamps in a launch directory, when both are there. */
 export function trainerSecondsIn(launchDir: string): number | undefined {
-  const a = Number(readTrimmed(`${launchDir}/started_at`));
-  const b = Number(readTrimmed(`${launchDir}/ended_at`));
+  const a = Number(readTrimmed(path.join(launchDir, STARTED_AT_FILE)));
+  const b = Number(readTrimmed(path.join(launchDir, ENDED_AT_FILE)));
   return Number.isFinite(a) && Number.isFinite(b) && b >= a ? b - a : undefined;
 }
 

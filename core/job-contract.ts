@@ -114,6 +114,5 @@ export interface PredictReply {
   error?: string;
 }
 
-export const RUN_JSON = 'run.json';
-export const METRICS_FILE = 'metrics.jsonl';
-export const MANIFEST_FILE = 'checkpoints/manifest.json';
+// The contract's file names live with every other in core/contract-files.ts.
+export { MANIFEST_FILE, METRICS_FILE, RUN_JSON } from './contract-files';

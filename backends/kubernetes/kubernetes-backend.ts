@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
+import { LAUNCHES_LOG } from '../../core/contract-files';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
 import { launchDirOf, makeLaunchDir, readTrimmed, writeAtomic } from '../run-dir-files';
 import { CONTAINER, RUN_ID_ANNOTATION, generationName, jobManifest, jobNameOf, type KubernetesJobOptions } from './job-manifest';
@@ -26,7 +27,6 @@ export interface KubernetesBackendOptions extends Partial<KubernetesJobOptions> 
 const MANIFEST_FILE = 'k8s-job.json';
 const GENERATION_FILE = 'k8s_generation';
 const OUTCOME_FILE = 'k8s_outcome.json';
-const LAUNCHES_FILE = 'launches.log';
 
 export class KubernetesBackend implements TrainingBackend {
   readonly kind = 'kubernetes';
@@ -237,12 +237,12 @@ function readOutcome(launchDir: string): JobStatus | undefined {
 
 /** Names of the Jobs created for this run, oldest first (awaitTraining counts the lines as launches). */
 function launchedNames(launchDir: string): string[] {
-  return (readTrimmed(path.join(launchDir, LAUNCHES_FILE)) ?? '')
+  return (readTrimmed(path.join(launchDir, LAUNCHES_LOG)) ?? '')
     .split('\n')
     .filter(Boolean)
     .map((l) => l.split(' ')[0]);
 }
 
 function recordLaunch(launchDir: string, name: string): void {
-  fs.appendFileSync(path.join(launchDir, LAUNCHES_FILE), `${name} ${new Date().toISOString()}\n`);
+  fs.appendFileSync(path.join(launchDir, LAUNCHES_LOG), `${name} ${new Date().toISOString()}\n`);
 }

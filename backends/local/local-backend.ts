@@ -8,6 +8,20 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CANCELLED_FILE,
+  ENDED_AT_FILE,
+  EXIT_CODE_FILE,
+  JOB_PID_FILE,
+  LAUNCH_LOCK,
+  LAUNCHES_LOG,
+  LIMIT_FILE,
+  LIMITS_FILE,
+  STARTED_AT_FILE,
+  STDERR_LOG,
+  STDOUT_LOG,
+  TRAINER_EXIT_FILE,
+} from '../../core/contract-files';
 import { mib, type LimitBreach, type ResourceLimits } from '../../core/resource-limits';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
 import { groupMembers, isAlive } from './process-liveness';
@@ -23,25 +37,18 @@ import { isLauncherOf, logBreach, runProcesses, RunWatcher, stillRunning, type P
  */
 export const LAUNCHER = [
   'd=$1; keep=$2; shift 2',
-  'echo $$ >> "$d/launches.log"',
-  'echo $$ > "$d/job.pid"',
-  'date +%s.%N > "$d/started_at"',
+  `echo $$ >> "$d/${LAUNCHES_LOG}"`,
+  `echo $$ > "$d/${JOB_PID_FILE}"`,
+  `date +%s.%N > "$d/${STARTED_AT_FILE}"`,
   'if [ "$keep" -gt 0 ]; then',
-  '  { { "$@" < /dev/null 3>&-; echo $? > "$d/trainer_exit"; } 2>&1 >&3 3>&- | head -c "$keep" > "$d/stderr.log" 3>&-; } 3>&1 | head -c "$keep" > "$d/stdout.log"',
+  `  { { "$@" < /dev/null 3>&-; echo $? > "$d/${TRAINER_EXIT_FILE}"; } 2>&1 >&3 3>&- | head -c "$keep" > "$d/${STDERR_LOG}" 3>&-; } 3>&1 | head -c "$keep" > "$d/${STDOUT_LOG}"`,
   'else',
-  '  "$@" > "$d/stdout.log" 2> "$d/stderr.log" < /dev/null; echo $? > "$d/trainer_exit"',
+  `  "$@" > "$d/${STDOUT_LOG}" 2> "$d/${STDERR_LOG}" < /dev/null; echo $? > "$d/${TRAINER_EXIT_FILE}"`,
   'fi',
-  'read code < "$d/trainer_exit" || code=255',
-  'date +%s.%N > "$d/ended_at"',
-  'echo $code > "$d/exit_code"',
+  `read code < "$d/${TRAINER_EXIT_FILE}" || code=255`,
+  `date +%s.%N > "$d/${ENDED_AT_FILE}"`,
+  `echo $code > "$d/${EXIT_CODE_FILE}"`,
 ].join('\n');
-
-/** Written by cancel(), so a job killed on purpose reads as cancelled rather than lost. */
-const CANCELLED_FILE = 'cancelled';
-/** The limits the run was launched with (LaunchRequest.limits), for whichever worker watches it. */
-const LIMITS_FILE = 'limits.json';
-/** The limit a run was ended for, written before the kill: a worker that reattaches reports the same. */
-const LIMIT_FILE = 'limit';
 
 export interface LocalBackendOptions {
   /** How long to wait for a launched job to record its pid. @default 10000 */
@@ -69,7 +76,7 @@ export class LocalBackend implements TrainingBackend {
     const existing = readPid(dir);
     if (existing !== undefined) return this.handle(req, existing);
     // The lock makes two concurrent launches of one run (a retry racing a slow first attempt) start one process.
-    const lock = path.join(dir, 'launch.lock');
+    const lock = path.join(dir, LAUNCH_LOCK);
     let fd: number;
     try {
       fd = fs.openSync(lock, 'wx');
@@ -103,7 +110,7 @@ export class LocalBackend implements TrainingBackend {
     const pgid = Number(handle.ref);
     const recorded = readBreach(dir);
     if (recorded) return this.endedByLimit(dir, pgid, recorded);
-    const exit = readTrimmed(path.join(dir, 'exit_code'));
+    const exit = readTrimmed(path.join(dir, EXIT_CODE_FILE));
     const cancelled = fs.existsSync(path.join(dir, CANCELLED_FILE));
     if (exit !== undefined) {
       // A trainer that wrote past its log cap dies of SIGPIPE (or exits on EPIPE): the cap is why, not its exit code.
@@ -122,7 +129,7 @@ export class LocalBackend implements TrainingBackend {
       return breach ? this.stopForLimit(dir, pgid, breach) : { state: 'running' };
     }
     // Re-read: the launcher may have written its exit code between the two checks.
-    if (readTrimmed(path.join(dir, 'exit_code')) !== undefined) return this.status(handle);
+    if (readTrimmed(path.join(dir, EXIT_CODE_FILE)) !== undefined) return this.status(handle);
     this.forget(dir);
     // A cancelled group dies with its launcher, before it can record an exit code.
     return cancelled ? { state: 'failed', reason: 'cancelled' } : { state: 'lost' };
@@ -145,7 +152,7 @@ export class LocalBackend implements TrainingBackend {
   }
 
   async stderrTail(handle: JobHandle, lines = 20): Promise<string> {
-    return tailFile(path.join(launchDirOf(handle.runDir), 'stderr.log'), lines);
+    return tailFile(path.join(launchDirOf(handle.runDir), STDERR_LOG), lines);
   }
 
   /**
@@ -167,7 +174,7 @@ export class LocalBackend implements TrainingBackend {
       while (procs.some(stillRunning) && Date.now() < deadline) await sleep(20);
     }
     this.forget(dir);
-    const exit = Number(readTrimmed(path.join(dir, 'exit_code')));
+    const exit = Number(readTrimmed(path.join(dir, EXIT_CODE_FILE)));
     return { state: 'failed', reason: 'limit', limit: breach, ...(Number.isInteger(exit) ? { exitCode: exit } : {}) };
   }
 
@@ -220,7 +227,7 @@ function readBreach(dir: string): LimitBreach | undefined {
 }
 
 function readPid(dir: string): number | undefined {
-  const s = readTrimmed(path.join(dir, 'job.pid'));
+  const s = readTrimmed(path.join(dir, JOB_PID_FILE));
   const n = Number(s);
   return s !== undefined && Number.isInteger(n) && n > 0 ? n : undefined;
 }

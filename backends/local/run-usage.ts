@@ -2,6 +2,7 @@
 // over all its processes, its processes and threads, the bytes and files it left in its run directory, and its two
 // captured logs. The local backend asks on each status() (awaitTraining polls every 25 ms to 1 s), and the watcher
 // looks at most once a second per run and never in a run's first second, so a short run costs no /proc scan at all.
+import { STARTED_AT_FILE, STDERR_LOG, STDOUT_LOG } from '../../core/contract-files';
 import fs from 'node:fs';
 import path from 'node:path';
 import { mib, type LimitBreach, type ResourceLimits } from '../../core/resource-limits';
@@ -165,7 +166,7 @@ export function logBytes(launchDir: string): { stdout: number; stderr: number } 
       return 0;
     }
   };
-  return { stdout: size('stdout.log'), stderr: size('stderr.log') };
+  return { stdout: size(STDOUT_LOG), stderr: size(STDERR_LOG) };
 }
 
 /** A log past its cap, if one is: the launcher keeps one byte more than the cap, so a full log means a write past it. */
@@ -191,7 +192,7 @@ export class RunWatcher {
   check(launchDir: string, runDir: string, launcherPid: number, limits: ResourceLimits, now = Date.now()): LimitBreach | undefined {
     let w = this.runs.get(launchDir);
     if (!w) {
-      const started = Number(readTrimmed(path.join(launchDir, 'started_at'))) * 1000;
+      const started = Number(readTrimmed(path.join(launchDir, STARTED_AT_FILE))) * 1000;
       const startedAt = Number.isFinite(started) && started > 0 ? started : now;
       w = { startedAt, nextLook: startedAt + FIRST_LOOK_MS, nextWalk: startedAt + FIRST_LOOK_MS };
       this.runs.set(launchDir, w);

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EXIT_CODE_FILE, LAUNCHES_LOG, STDERR_LOG } from '../../core/contract-files';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
 import { launchDirOf, makeLaunchDir, readTrimmed, tailFile, trainerSecondsIn, writeAtomic } from '../run-dir-files';
 import {
@@ -168,7 +169,7 @@ export class RayBackend implements TrainingBackend {
   /** The trainer's stderr from the run dir; Ray's own log of the job when the trainer never wrote any (it did not start). */
   async stderrTail(handle: JobHandle, lines = 20): Promise<string> {
     const dir = launchDirOf(handle.runDir);
-    const tail = tailFile(path.join(dir, 'stderr.log'), lines);
+    const tail = tailFile(path.join(dir, STDERR_LOG), lines);
     if (tail !== '') return tail;
     try {
       const logs = await this.clientFor(handle).logs(attemptIdOf(handle.ref, attemptOf(dir)));
@@ -275,11 +276,11 @@ function attemptOf(launchDir: string): number {
 }
 
 function launchesOf(launchDir: string): string[] {
-  return (readTrimmed(path.join(launchDir, 'launches.log')) ?? '').split('\n').filter(Boolean);
+  return (readTrimmed(path.join(launchDir, LAUNCHES_LOG)) ?? '').split('\n').filter(Boolean);
 }
 
 function exitRecord(launchDir: string): number | undefined {
-  const s = readTrimmed(path.join(launchDir, 'exit_code'));
+  const s = readTrimmed(path.join(launchDir, EXIT_CODE_FILE));
   return s === undefined ? undefined : Number(s);
 }
 

@@ -7,6 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ENDED_AT_FILE,
+  EXIT_CODE_FILE,
+  LAUNCH_LOCK as LOCK_FILE,
+  LAUNCHES_LOG,
+  STARTED_AT_FILE,
+  STDERR_LOG,
+  STDOUT_LOG,
+} from '../../core/contract-files';
 import { mib } from '../../core/resource-limits';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
 import { isAlive } from '../local/process-liveness';
@@ -26,14 +35,14 @@ export const BATCH_SCRIPT = [
   '#!/bin/sh',
   '# Flywheel Slurm batch script: $1 is the launch directory, $2 the bytes of each log to keep, the rest is the trainer argv.',
   'd=$1; keep=$2; shift 2',
-  'rm -f "$d/exit_code" "$d/ended_at"',
-  'echo "${SLURM_JOB_ID:-?} ${SLURM_RESTART_COUNT:-0} $(hostname)" >> "$d/launches.log"',
-  'date +%s.%N > "$d/started_at"',
+  `rm -f "$d/${EXIT_CODE_FILE}" "$d/${ENDED_AT_FILE}"`,
+  `echo "\${SLURM_JOB_ID:-?} \${SLURM_RESTART_COUNT:-0} $(hostname)" >> "$d/${LAUNCHES_LOG}"`,
+  `date +%s.%N > "$d/${STARTED_AT_FILE}"`,
   'o=; e=',
   'if [ "$keep" -gt 0 ]; then',
   '  rm -f "$d/stdout.fifo" "$d/stderr.fifo"; mkfifo -m 600 "$d/stdout.fifo" "$d/stderr.fifo"',
-  '  head -c "$keep" < "$d/stdout.fifo" >> "$d/stdout.log" & o=$!',
-  '  head -c "$keep" < "$d/stderr.fifo" >> "$d/stderr.log" & e=$!',
+  `  head -c "$keep" < "$d/stdout.fifo" >> "$d/${STDOUT_LOG}" & o=$!`,
+  `  head -c "$keep" < "$d/stderr.fifo" >> "$d/${STDERR_LOG}" & e=$!`,
   '  "$@" < /dev/null > "$d/stdout.fifo" 2> "$d/stderr.fifo" &',
   'else',
   '  "$@" < /dev/null &',
@@ -45,15 +54,14 @@ export const BATCH_SCRIPT = [
   'while kill -0 $child 2>/dev/null; do wait $child; code=$?; done',
   '# The log readers end once the last writer has closed: wait, so what they kept is written before the job ends.',
   'if [ -n "$o" ]; then wait $o $e; rm -f "$d/stdout.fifo" "$d/stderr.fifo"; fi',
-  'date +%s.%N > "$d/ended_at"',
-  'echo $code > "$d/exit_code"',
+  `date +%s.%N > "$d/${ENDED_AT_FILE}"`,
+  `echo $code > "$d/${EXIT_CODE_FILE}"`,
   'exit $code',
   '',
 ].join('\n');
 
 const SCRIPT_FILE = 'slurm-job.sh';
 const JOB_ID_FILE = 'slurm_job_id';
-const LOCK_FILE = 'launch.lock';
 
 /** Slurm states in which the job will still run (or is running): all map to `running`. */
 const ACTIVE = new Set([
@@ -169,7 +177,8 @@ export class SlurmBackend implements TrainingBackend {
     // The batch script's record of a clean exit is final (it is removed when a requeued job starts again): no need
     // to wait for the controller to notice, or for the cache. Other endings still ask Slurm, which knows why.
     const dir = launchDirOf(handle.runDir);
-    if (readTrimmed(path.join(dir, 'exit_code')) === '0') return { state: 'succeeded', exitCode: 0, trainerSeconds: trainerSecondsIn(dir) };
+    if (readTrimmed(path.join(dir, EXIT_CODE_FILE)) === '0')
+      return { state: 'succeeded', exitCode: 0, trainerSeconds: trainerSecondsIn(dir) };
     const cached = this.lastStatus.get(handle.ref);
     if (cached && Date.now() - cached.at < this.o.statusIntervalMs) return cached.status;
     const status = await this.queryStatus(handle);
@@ -193,7 +202,7 @@ export class SlurmBackend implements TrainingBackend {
   }
 
   async stderrTail(handle: JobHandle, lines = 20): Promise<string> {
-    return tailFile(path.join(launchDirOf(handle.runDir), 'stderr.log'), lines);
+    return tailFile(path.join(launchDirOf(handle.runDir), STDERR_LOG), lines);
   }
 
   private async queryStatus(handle: JobHandle): Promise<JobStatus> {
@@ -230,8 +239,8 @@ export class SlurmBackend implements TrainingBackend {
     const args = [
       `--job-name=${jobNameOf(req.runId)}`,
       `--chdir=${req.runDir}`,
-      `--output=${file('stdout.log')}`,
-      `--error=${file('stderr.log')}`,
+      `--output=${file(STDOUT_LOG)}`,
+      `--error=${file(STDERR_LOG)}`,
       '--open-mode=append',
       '--requeue',
       // The job gets none of the worker's environment (its secrets): the trainer's comes from its argv (sandbox).
@@ -294,7 +303,7 @@ function exitCodeOf(job: SlurmJobInfo): number {
 
 /** Slurm has forgotten the job: the batch script's end record is the only witness left. */
 function fromExitRecord(launchDir: string): JobStatus {
-  const exit = readTrimmed(path.join(launchDir, 'exit_code'));
+  const exit = readTrimmed(path.join(launchDir, EXIT_CODE_FILE));
   if (exit === undefined) return { state: 'lost' };
   const exitCode = Number(exit);
   return { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, trainerSeconds: trainerSecondsIn(launchDir) };

@@ -96,7 +96,7 @@ export function exampleContent(e: ExampleLine): string {
  */
 export type TrainExample = ExampleLine & { source: string };
 
-export const TRAIN_EXAMPLES_FILE = 'train.jsonl';
+export { TRAIN_EXAMPLES_FILE } from '../contract-files';
 
 /**
  * The example with its keys in one fixed order (`prompt, completion, category, weight` or `messages, category,
@@ -142,7 +142,7 @@ export interface TrainPair {
   lineage?: SignalLineage;
 }
 
-export const TRAIN_PAIRS_FILE = 'pairs.jsonl';
+export { TRAIN_PAIRS_FILE } from '../contract-files';
 
 /** One line of `pairs.jsonl` (no newline), keys in a fixed order. */
 export function trainPairLine(p: TrainPair): string {

@@ -19,9 +19,9 @@ import {
   trainExampleLine,
   type TrainExample,
 } from '../../core/dataset/example-line';
+import { TRAIN_TEXT_FILE as TRAIN_FILE } from '../../core/contract-files';
 import { repetitions, uniformOf } from '../../core/dataset/loss-weights';
 
-export const TRAIN_FILE = 'train.txt';
 export const VERSION_FILE = 'version.json';
 /** Examples in train.txt are joined as the built-in corpus's files are. */
 const SEPARATOR = '\n';

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { JobHandle, JobStatus, TrainingBackend } from '../../backends';
+import { METRICS_FILE } from '../../core/contract-files';
 import { runIdOf } from '../../contracts/run-id';
 import type { Db } from '../../db/client';
 import { experiments, trainingRuns } from '../../db/schema';
@@ -25,7 +26,7 @@ export async function insertFakeRun(db: Db, home: string, name: string, metrics:
   const runId = runIdOf(experimentId, 1);
   const runDir = path.join(home, name);
   fs.mkdirSync(runDir, { recursive: true });
-  fs.writeFileSync(path.join(runDir, 'metrics.jsonl'), metrics);
+  fs.writeFileSync(path.join(runDir, METRICS_FILE), metrics);
   const handle: JobHandle = { backend: 'fake', runId, runDir, ref: jobRef };
   await insertRunRows(db, { campaignId: name, campaignVersionId, innerLoopId, experimentId, handle });
   return { experimentId, runId, runDir, handle, innerLoopId };

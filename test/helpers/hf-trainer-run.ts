@@ -3,6 +3,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { MANIFEST_FILE, METRICS_FILE, RUN_JSON } from '../../core/contract-files';
 import type { CheckpointManifest, MetricLine, RunJson } from '../../core/job-contract';
 import { hfTestPythonPath } from './hf-python';
 
@@ -72,7 +73,7 @@ export function makeHfRunDir(
     checkpointEvery,
     ...over,
   };
-  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(run));
+  fs.writeFileSync(path.join(dir, RUN_JSON), JSON.stringify(run));
   return dir;
 }
 
@@ -83,11 +84,11 @@ export const startHfTrainer = (args: string[]): ChildProcess =>
   spawn(hfTestPythonPath(), [HF_MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: HF_ENV });
 
 export const readManifest = (dir: string): CheckpointManifest =>
-  JSON.parse(fs.readFileSync(path.join(dir, 'checkpoints', 'manifest.json'), 'utf8')) as CheckpointManifest;
+  JSON.parse(fs.readFileSync(path.join(dir, MANIFEST_FILE), 'utf8')) as CheckpointManifest;
 
 export const readMetrics = (dir: string): MetricLine[] =>
   fs
-    .readFileSync(path.join(dir, 'metrics.jsonl'), 'utf8')
+    .readFileSync(path.join(dir, METRICS_FILE), 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as MetricLine);

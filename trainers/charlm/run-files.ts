@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MANIFEST_FILE, METRICS_FILE, RUN_JSON, type CheckpointManifest, type MetricLine, type RunJson } from '../../core/job-contract';
+import { CHECKPOINTS_DIR, MANIFEST_FILE, METRICS_FILE, RUN_JSON } from '../../core/contract-files';
+import type { CheckpointManifest, MetricLine, RunJson } from '../../core/job-contract';
 import { CHARLM_FORMAT } from '../../formats/charlm/model';
 import { NonRetryableError } from '../../core/errors';
 
@@ -38,7 +39,7 @@ export function readRunJson(runDir: string): RunJson {
 }
 
 function invalid(what: string): never {
-  throw new TrainerError(`run.json: ${what}`);
+  throw new TrainerError(`${RUN_JSON}: ${what}`);
 }
 
 /** Appends metric lines, each with one write() so a concurrent reader sees whole lines. */
@@ -94,7 +95,7 @@ export function readManifest(runDir: string): CheckpointManifest {
 /** Writes checkpoints/step-N.bin, then the manifest listing it (so the manifest never names a missing file). */
 export function saveCheckpoint(runDir: string, step: number, bytes: Buffer): void {
   const rel = `checkpoints/step-${step}.bin`;
-  fs.mkdirSync(path.join(runDir, 'checkpoints'), { recursive: true });
+  fs.mkdirSync(path.join(runDir, CHECKPOINTS_DIR), { recursive: true });
   writeAtomic(path.join(runDir, rel), bytes);
   const manifest = readManifest(runDir);
   const entries = manifest.checkpoints.filter((c) => c.step !== step);

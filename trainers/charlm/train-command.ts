@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint, CheckpointFormatError, type CharLmCheckpoint } from '../../formats/charlm/model';
 import { InvalidTrainParamsError, resolveTrainParams, trainCharLm } from './train';
+import { RUN_JSON } from '../../core/contract-files';
 import type { RunJson } from '../../core/job-contract';
 import { MetricsWriter, TrainerError, loadNewestCheckpoint, readRunJson, saveCheckpoint } from './run-files';
 import { readExampleCorpus } from './read-examples';
@@ -16,7 +17,7 @@ export function trainCommand(runDir: string): void {
   try {
     steps = resolveTrainParams(run.params).steps;
   } catch (err) {
-    if (err instanceof InvalidTrainParamsError) throw new TrainerError(`run.json: ${err.message}`);
+    if (err instanceof InvalidTrainParamsError) throw new TrainerError(`${RUN_JSON}: ${err.message}`);
     throw err;
   }
   const resume = readCheckpoint(() => loadNewestCheckpoint(runDir)?.bytes ?? null, 'the newest checkpoint');

@@ -8,10 +8,10 @@ import os
 import shutil
 
 from checkpoint import read_manifest, sha256_file, write_atomic
+from contract_files import CHECKPOINTS_DIR, MANIFEST_FILE
 from run_config import TrainerError
 
 FORMAT = 'hf-causal-lm-v1'
-MANIFEST = os.path.join('checkpoints', 'manifest.json')
 TEMP_PREFIX = '.tmp-'
 
 
@@ -51,9 +51,9 @@ def _fsync_tree(folder):
 
 def publish_checkpoint(run_dir, step, write):
     """Writes checkpoint `step` with `write(tmp_folder)`, renames it to checkpoints/step-<step> and lists it."""
-    folder = os.path.join(run_dir, 'checkpoints')
+    folder = os.path.join(run_dir, CHECKPOINTS_DIR)
     os.makedirs(folder, exist_ok=True)
-    rel = f'checkpoints/step-{step}'
+    rel = f'{CHECKPOINTS_DIR}/step-{step}'
     final = os.path.join(run_dir, rel)
     tmp = os.path.join(folder, f'{TEMP_PREFIX}step-{step}-{os.getpid()}')
     shutil.rmtree(tmp, ignore_errors=True)
@@ -68,13 +68,13 @@ def publish_checkpoint(run_dir, step, write):
     entries = [c for c in read_manifest(run_dir) if c.get('step') != step]
     entries.append({'path': rel, 'sha256': digest, 'files': files, 'step': step, 'format': FORMAT})
     entries.sort(key=lambda c: c['step'])
-    write_atomic(os.path.join(run_dir, MANIFEST), (json.dumps({'checkpoints': entries}, indent=2) + '\n').encode())
+    write_atomic(os.path.join(run_dir, MANIFEST_FILE), (json.dumps({'checkpoints': entries}, indent=2) + '\n').encode())
     return final
 
 
 def remove_stale_temp_folders(run_dir):
     """A kill during an export leaves its temporary folder behind (never a listed one)."""
-    folder = os.path.join(run_dir, 'checkpoints')
+    folder = os.path.join(run_dir, CHECKPOINTS_DIR)
     for name in os.listdir(folder) if os.path.isdir(folder) else []:
         if name.startswith(TEMP_PREFIX) and os.path.isdir(os.path.join(folder, name)):
             shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
@@ -90,5 +90,5 @@ def newest_listed_step(run_dir):
     if newest.get('format') != FORMAT:
         raise TrainerError(f'checkpoint {path} has format {newest.get("format")}, expected {FORMAT}')
     if not os.path.isdir(path) or sha256_folder(path)[0] != newest['sha256']:
-        raise TrainerError(f'checkpoint {path} does not match its sha256 in {os.path.join(run_dir, MANIFEST)}')
+        raise TrainerError(f'checkpoint {path} does not match its sha256 in {os.path.join(run_dir, MANIFEST_FILE)}')
     return newest['step']

@@ -9,6 +9,7 @@ import shutil
 from dataclasses import dataclass
 
 from base_model import load_model, load_tokenizer, start_sources
+from contract_files import METRICS_FILE
 from knobs import resolve_params, total_steps, trl_arguments
 from manifest import newest_listed_step, publish_checkpoint, remove_stale_temp_folders
 from run_config import TrainerError, read_run_json
@@ -138,7 +139,7 @@ def build_trainer(plan, dataset):
     # Training FLOPs per token (Kaplan's 6N, attention left out): 2N forward and 4N backward, of which a LoRA run
     # skips the 2N of frozen weight gradients; DPO adds the reference model's 2N forward.
     flops_per_token = (4 if p['lora'] else 6) * n + (2 * n if objective == 'dpo' else 0)
-    metrics = MetricsCallback(run_dir, last_metric_step(os.path.join(run_dir, 'metrics.jsonl')), flops_per_token, peak_flops(device), processes)
+    metrics = MetricsCallback(run_dir, last_metric_step(os.path.join(run_dir, METRICS_FILE)), flops_per_token, peak_flops(device), processes)
 
     def export(step):
         publish_checkpoint(run_dir, step, lambda tmp: write_frozen(os.path.join(state_dir, f'checkpoint-{step}'), tmp, p, model_src, what, tokenizer))

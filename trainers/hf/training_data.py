@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from contract_files import RUN_JSON
 from examples import _problem, prompt_and_completion
 from run_config import TrainerError
 
@@ -109,5 +110,5 @@ def dataset_file(run_dir, dataset, key):
     if name is None:
         return None
     if not isinstance(name, str):
-        raise TrainerError(f'{os.path.join(run_dir, "run.json")}: dataset.{key} must be a string when given')
+        raise TrainerError(f'{os.path.join(run_dir, RUN_JSON)}: dataset.{key} must be a string when given')
     return os.path.join(run_dir, dataset['path'], name)

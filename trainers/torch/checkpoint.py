@@ -7,10 +7,10 @@ import os
 
 import torch
 
+from contract_files import CHECKPOINTS_DIR, MANIFEST_FILE
 from run_config import TrainerError
 
 FORMAT = 'torch-gpt-v1'
-MANIFEST = os.path.join('checkpoints', 'manifest.json')
 
 
 def sha256_file(file):
@@ -40,7 +40,7 @@ def write_atomic(file, data: bytes):
 
 
 def read_manifest(run_dir):
-    file = os.path.join(run_dir, MANIFEST)
+    file = os.path.join(run_dir, MANIFEST_FILE)
     if not os.path.exists(file):
         return []
     try:
@@ -53,14 +53,14 @@ def read_manifest(run_dir):
 
 
 def save_checkpoint(run_dir, step, state):
-    rel = f'checkpoints/step-{step}.pt'
-    os.makedirs(os.path.join(run_dir, 'checkpoints'), exist_ok=True)
+    rel = f'{CHECKPOINTS_DIR}/step-{step}.pt'
+    os.makedirs(os.path.join(run_dir, CHECKPOINTS_DIR), exist_ok=True)
     file = os.path.join(run_dir, rel)
     _replace_atomically(file, lambda f: torch.save({'format': FORMAT, 'step': step, **state}, f))
     entries = [c for c in read_manifest(run_dir) if c.get('step') != step]
     entries.append({'path': rel, 'sha256': sha256_file(file), 'step': step, 'format': FORMAT})
     entries.sort(key=lambda c: c['step'])
-    write_atomic(os.path.join(run_dir, MANIFEST), (json.dumps({'checkpoints': entries}, indent=2) + '\n').encode())
+    write_atomic(os.path.join(run_dir, MANIFEST_FILE), (json.dumps({'checkpoints': entries}, indent=2) + '\n').encode())
 
 
 def load_checkpoint(file, what, device='cpu'):
@@ -86,5 +86,5 @@ def newest_checkpoint(run_dir):
     if newest.get('format') != FORMAT:
         raise TrainerError(f'checkpoint {file} has format {newest.get("format")}, expected {FORMAT}')
     if not os.path.exists(file) or sha256_file(file) != newest['sha256']:
-        raise TrainerError(f'checkpoint {file} does not match its sha256 in {os.path.join(run_dir, MANIFEST)}')
+        raise TrainerError(f'checkpoint {file} does not match its sha256 in {os.path.join(run_dir, MANIFEST_FILE)}')
     return load_checkpoint(file, 'the newest checkpoint')

@@ -4,6 +4,8 @@ import json
 import math
 import os
 
+from contract_files import RUN_JSON
+
 
 class TrainerError(Exception):
     """An expected failure: main prints `torch-trainer: <message>` as one line on stderr and exits 1."""
@@ -61,7 +63,7 @@ def resolve_params(raw):
 
 
 def read_run_json(run_dir):
-    file = os.path.join(run_dir, 'run.json')
+    file = os.path.join(run_dir, RUN_JSON)
     try:
         with open(file, encoding='utf-8') as f:
             r = json.load(f)

@@ -5,6 +5,8 @@ import os
 
 import torch
 
+from contract_files import METRICS_FILE
+
 # Dense bf16 peak FLOP/s per GPU, for MFU. FLYWHEEL_PEAK_FLOPS (per process) overrides it, covers other
 # cards, and is the only way to get an MFU figure on the CPU, whose peak this table cannot know.
 PEAK_BF16_FLOPS = [('H200', 989e12), ('H100 PCIe', 756e12), ('H100', 989e12), ('A100', 312e12)]
@@ -14,9 +16,9 @@ class MetricsWriter:
     """Appends one whole line per os.write, so a concurrent reader (metrics-stream.ts) sees whole lines."""
 
     def __init__(self, run_dir):
-        self.fd = os.open(os.path.join(run_dir, 'metrics.jsonl'), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.fd = os.open(os.path.join(run_dir, METRICS_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         # A crash mid-line leaves a fragment; start on a fresh line so every later line parses.
-        with open(os.path.join(run_dir, 'metrics.jsonl'), 'rb') as f:
+        with open(os.path.join(run_dir, METRICS_FILE), 'rb') as f:
             f.seek(0, os.SEEK_END)
             if f.tell() > 0:
                 f.seek(-1, os.SEEK_END)

@@ -14,6 +14,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from checkpoint import load_checkpoint, newest_checkpoint, save_checkpoint
+from contract_files import CHECKPOINTS_DIR
 from data import data_generator, load_training_windows
 from model import GPT, GPTConfig
 from run_config import TrainerError, learning_rate, read_run_json, resolve_params
@@ -149,7 +150,7 @@ def _train(run_dir, run, p, world, rank, device):
 
 def remove_stale_temp_files(run_dir):
     """A kill during a checkpoint write leaves its temporary file behind (never the manifest's files)."""
-    folder = os.path.join(run_dir, 'checkpoints')
+    folder = os.path.join(run_dir, CHECKPOINTS_DIR)
     for name in os.listdir(folder) if os.path.isdir(folder) else []:
         if '.tmp-' in name:
             os.remove(os.path.join(folder, name))
