@@ -2,7 +2,6 @@
 // the request is sent (aborted when the activity is cancelled), and its record is written to `agent_calls` (and
 // its tokens to `cost_ledger`) exactly once. The record's id is attempt-independent, so a retried activity reuses
 // the reply its earlier attempt paid for instead of asking again.
-import { eq, sql } from 'drizzle-orm';
 import type OpenAI from 'openai';
 import { APIUserAbortError } from 'openai';
 import { classifyAgentError, TokenBudgetExceededError } from '../../agents/agent-errors';
@@ -12,8 +11,8 @@ import { requestStructured } from '../../agents/structured-call';
 import type { ReplyChoice } from '../../agents/structured-reply';
 import type { CampaignSpec } from '../../core/spec';
 import type { Db } from '../../db/client';
-import { agentCalls, costLedger } from '../../db/schema';
-import { checkBudget } from '../cost/cost-ledger';
+import { campaignTokens, judgeAgentCall, recordAgentFailure, recordAgentReply, recordedReply } from '../../services/agent-calls';
+import { checkBudget } from '../../services/cost-ledger';
 import { currentActivity } from '../heartbeat';
 
 export interface AgentCallerOptions {
@@ -44,8 +43,8 @@ export function agentCaller(opts: AgentCallerOptions): AgentCaller {
       const wf = ctx?.info.workflowExecution;
       const scope = ctx && wf ? `${wf.workflowId}/${wf.runId}/${ctx.info.activityId}` : (opts.scope ?? `direct/${campaignId}`);
       const callId = `${scope}/${req.callIndex}`;
-      const [done] = await db.select({ rawReply: agentCalls.rawReply }).from(agentCalls).where(eq(agentCalls.id, callId));
-      if (done?.rawReply) return { callId, choice: JSON.parse(done.rawReply) as ReplyChoice, reused: true };
+      const done = await recordedReply(db, callId);
+      if (done) return { callId, choice: JSON.parse(done) as ReplyChoice, reused: true };
 
       await checkBudget(db, campaignId, spec);
       await checkTokens(db, spec);
@@ -56,36 +55,16 @@ export function agentCaller(opts: AgentCallerOptions): AgentCaller {
       const base = { campaignId, role: req.role, promptVersion: req.promptVersion, model: req.model };
       try {
         const r = await requestStructured(client, req, ctx?.cancellationSignal);
-        const { input, output } = spec.agents.usdPerMillionTokens;
-        const costUsd = (r.tokensIn * input + r.tokensOut * output) / 1e6;
-        await db.transaction(async (tx) => {
-          await tx
-            .insert(agentCalls)
-            .values({
-              id: callId,
-              ...base,
-              tokensIn: r.tokensIn,
-              tokensOut: r.tokensOut,
-              costUsd,
-              latencyMs: Date.now() - started,
-              rawReply: JSON.stringify(r.choice),
-              mode: r.mode,
-              outcome: 'ok',
-            })
-            .onConflictDoNothing();
-          await tx
-            .insert(costLedger)
-            .values({
-              id: `${callId}/tokens`,
-              campaignId,
-              kind: 'tokens',
-              backend: req.model,
-              quantity: r.tokensIn + r.tokensOut,
-              unitPriceUsd: (input + output) / 2e6,
-              amountUsd: costUsd,
-              sourceId: callId,
-            })
-            .onConflictDoNothing();
+        // The reply and its tokens' ledger row, in one transaction, each once.
+        await recordAgentReply(db, {
+          callId,
+          ...base,
+          tokensIn: r.tokensIn,
+          tokensOut: r.tokensOut,
+          latencyMs: Date.now() - started,
+          rawReply: JSON.stringify(r.choice),
+          mode: r.mode,
+          usdPerMillion: spec.agents.usdPerMillionTokens,
         });
         return { callId, choice: r.choice, reused: false };
       } catch (e) {
@@ -96,17 +75,13 @@ export function agentCaller(opts: AgentCallerOptions): AgentCaller {
           : err instanceof Error
             ? err.message
             : String(err);
-        await db
-          .insert(agentCalls)
-          .values({
-            id: `${callId}/attempt${ctx?.info.attempt ?? 1}`,
-            ...base,
-            latencyMs: Date.now() - started,
-            mode: 'json_schema',
-            outcome: 'error',
-            reason,
-          })
-          .onConflictDoNothing();
+        await recordAgentFailure(db, {
+          id: `${callId}/attempt${ctx?.info.attempt ?? 1}`,
+          ...base,
+          latencyMs: Date.now() - started,
+          mode: 'json_schema',
+          reason,
+        });
         if (cancelled && ctx?.cancellationSignal.reason instanceof Error) throw ctx.cancellationSignal.reason;
         throw err;
       } finally {
@@ -114,18 +89,9 @@ export function agentCaller(opts: AgentCallerOptions): AgentCaller {
       }
     },
     async judge(callId, outcome, reason) {
-      await db.update(agentCalls).set({ outcome, reason }).where(eq(agentCalls.id, callId));
+      await judgeAgentCall(db, callId, outcome, reason);
     },
   };
-}
-
-/** Tokens the campaign's agents have used, over every recorded call. */
-export async function campaignTokens(db: Db, campaignId: string): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`coalesce(sum(${agentCalls.tokensIn} + ${agentCalls.tokensOut}), 0)::int` })
-    .from(agentCalls)
-    .where(eq(agentCalls.campaignId, campaignId));
-  return row.n;
 }
 
 async function checkTokens(db: Db, spec: CampaignSpec): Promise<void> {

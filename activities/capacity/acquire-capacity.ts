@@ -4,14 +4,12 @@
 // notification was missed; it heartbeats, so a cancel reaches it and a crashed worker's wait is retried elsewhere. A
 // grant after a wait is first checked against a cancel Temporal holds but has not delivered yet.
 import { Context } from '@temporalio/activity';
-import { eq } from 'drizzle-orm';
-import { Client } from 'pg';
 import { NotFoundError } from '../../core/errors';
-import { experiments } from '../../db/schema';
+import { listenForReleases, releaseSlot, suspectSlots, tryAcquireSlot, type SlotRequest } from '../../services/capacity';
+import { experimentRef } from '../../services/experiments';
 import { campaignOfRow } from '../campaign-of';
 import { withDefaults, type ActivityDeps } from '../deps';
 import { runIdOf } from '../../contracts/run-id';
-import { CAPACITY_CHANNEL, releaseSlot, suspectSlots, tryAcquireSlot, type SlotRequest } from './capacity-slots';
 import type { AcquireCapacityInput, CapacityGrant } from '../../contracts/training';
 
 /** The waiting loop's timing (tests shorten it). */
@@ -27,10 +25,7 @@ export const capacityTiming = {
 export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacityInput): Promise<CapacityGrant> {
   const ctx = Context.current();
   const { db, clock } = withDefaults(deps);
-  const [exp] = await db
-    .select({ id: experiments.id, campaignId: experiments.campaignId, campaignVersionId: experiments.campaignVersionId })
-    .from(experiments)
-    .where(eq(experiments.id, input.experimentId));
+  const exp = await experimentRef(db, input.experimentId);
   if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
   const spec = await campaignOfRow(deps, exp);
   const runId = runIdOf(input.experimentId, input.attempt);
@@ -49,12 +44,9 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
 
   // LISTEN before the next try, so a release between that try and the wait cannot be missed.
   let wake: () => void = () => undefined;
-  const listener = new Client(db.$client.options);
-  listener.on('error', () => wake()); // a lost connection: the fallback re-check carries on
-  listener.on('notification', () => wake());
-  await listener.connect();
+  // A lost connection wakes it too: the fallback re-check carries on.
+  const listener = await listenForReleases(db, () => wake());
   try {
-    await listener.query(`LISTEN ${CAPACITY_CHANNEL}`);
     let livenessAt = 0;
     for (;;) {
       const woken = new Promise<void>((resolve) => (wake = resolve));
@@ -79,7 +71,7 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
       await Promise.race([woken, ctx.sleep(capacityTiming.fallbackMs)]);
     }
   } finally {
-    await listener.end().catch(() => undefined);
+    await listener.close();
   }
 }
 

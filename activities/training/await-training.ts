@@ -1,7 +1,7 @@
 // awaitTraining: follows a launched job to its end. Heartbeats carry { jobRef, metricsOffset }, so a retry on
 // another worker (after a crash) reattaches to the same process and resumes streaming where the last one stopped.
 // New metric points go to PostgreSQL in batches; the median rule may stop a weak run early. Every stop Flywheel
-// decides (prune, time limit, cancel) is stored as the run's verdict before the kill (run-verdict.ts), so an attempt
+// decides (prune, time limit, cancel) is stored as the run's verdict before the kill (services/training-runs.ts), so an attempt
 // that reattaches after a lost completion reports that verdict and the experiment never relaunches the run.
 // Everything read from the run directory is the trainer's (untrusted) output, read confined (services/run-files.ts);
 // what the launcher records (launch count, exit code, logs) comes from the launch directory, which it cannot write.
@@ -10,22 +10,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { eq } from 'drizzle-orm';
 import type { JobStatus, TrainingBackend } from '../../backends';
 import { launchDirOf } from '../../backends/run-dir-files';
 import { ContractViolationError } from '../../core/errors';
 import { METRICS_FILE } from '../../core/job-contract';
 import { limitReason } from '../../core/resource-limits';
-import { firstPrunedStep, type PeerCurve } from '../../core/pruning';
-import { checkpoints, experiments, trainingRuns } from '../../db/schema';
+import { createPruner, type PeerCurve } from '../../core/pruning';
 import { campaignOfRow } from '../campaign-of';
-import { recordTrainingCost } from '../cost/cost-ledger';
 import { withDefaults, type ActivityDeps, type ActivityDepsWithDefaults } from '../deps';
 import { freezeCheckpoint, readManifest, verifyCheckpoint } from '../../services/checkpoint-manifest';
-import { peerCurves, storeMetricPoints } from './metrics-sink';
+import { recordCheckpoints } from '../../services/checkpoints';
+import { recordTrainingCost } from '../../services/cost-ledger';
+import { markExperimentCancelled } from '../../services/experiments';
+import { peerCurves, storeMetricPoints } from '../../services/metric-points';
+import { decideRun, markRunCancelled, recordRunEnd, runCostBasis, runStart } from '../../services/training-runs';
 import { readMetrics } from './metrics-stream';
-import { decideRun, type RunVerdict } from './run-verdict';
-import type { AwaitTrainingInput, TrainingOutcome } from '../../contracts/training';
+import type { AwaitTrainingInput, RunVerdict, TrainingOutcome } from '../../contracts/training';
 
 interface Progress {
   jobRef: string;
@@ -69,17 +69,16 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
   const prior = ctx.info.heartbeatDetails as Progress | undefined;
   let offset = prior?.jobRef === input.handle.ref ? prior.metricsOffset : 0;
   const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
-  const [run] = await db
-    .select({ startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict })
-    .from(trainingRuns)
-    .where(eq(trainingRuns.id, input.runId));
+  const run = await runStart(db, input.runId);
   const startedAt = run?.startedAt?.getTime() ?? clock.now();
   // An earlier attempt decided to stop the job: finish carrying it out and report that decision, not the kill's trace.
-  if (run?.verdict) return stopFor(deps, backend, input, run.verdict as RunVerdict, offset);
+  if (run?.verdict) return stopFor(deps, backend, input, run.verdict, offset);
   let last: { step: number; value: number } | undefined;
   /** Points of the pruned metric read but not yet judged, in order. */
   let unjudged: { step: number; value: number }[] = [];
   let peers: PeerCurve[] | undefined;
+  /** The spec's pruner (core/pruning.ts); none for `rule: none`. */
+  const pruner = createPruner(input.pruning);
   let lastFlush = 0;
   /** Bytes after the last newline at the last flush: after the trainer's exit, a truncated line. */
   let partialTail = 0;
@@ -117,14 +116,14 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
     }
     // Every point is judged in order, the last ones too when the run has just ended, against a peer set fixed before
     // the run started: the verdict and its step do not depend on how fast the run or this reader went.
-    if (input.pruning.rule === 'median' && unjudged.length > 0) {
+    if (pruner && unjudged.length > 0) {
       peers ??= await peerCurves(db, input.innerLoopId, input.runId, input.pruning.metric);
-      const verdict = firstPrunedStep(input.pruning, unjudged, peers);
+      const verdict = pruner.prune(unjudged, peers);
       unjudged = [];
       if (verdict) {
-        // The verdict is stored before the kill (run-verdict.ts): an attempt that reattaches reports it, never relaunches.
+        // The verdict is stored before the kill: an attempt that reattaches reports it, never relaunches.
         // Said as what it is: the trainer's own figure, which only prunes (Flywheel's scores alone select and gate).
-        const why = `pruned at step ${verdict.step}: trainer-reported ${input.pruning.metric} ${verdict.value.toFixed(4)} > median ${verdict.median.toFixed(4)} of ${verdict.peers} finished runs of earlier batches`;
+        const why = `pruned at step ${verdict.step}: trainer-reported ${verdict.reason}`;
         return stopFor(
           deps,
           backend,
@@ -156,15 +155,9 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
       if (ctx.cancellationDetails?.cancelRequested) {
         await decideRun(db, input.runId, { status: 'cancelled', lastStep: last?.step, error: 'cancelled by its workflow' });
         await backend.cancel(input.handle);
-        await db
-          .update(trainingRuns)
-          .set({ status: 'cancelled', endedAt: new Date(clock.now()) })
-          .where(eq(trainingRuns.id, input.runId));
+        await markRunCancelled(db, input.runId, new Date(clock.now()));
         await recordRunCost(deps, input);
-        await db
-          .update(experiments)
-          .set({ status: 'cancelled', finishedAt: new Date(clock.now()) })
-          .where(eq(experiments.id, input.experimentId));
+        await markExperimentCancelled(db, input.experimentId, new Date(clock.now()));
       }
       throw e;
     }
@@ -197,10 +190,7 @@ async function stopFor(
     if (!(e instanceof ContractViolationError)) throw e;
   }
   if (verdict.status === 'cancelled') {
-    await deps.db
-      .update(trainingRuns)
-      .set({ status: 'cancelled', endedAt: new Date(deps.clock.now()) })
-      .where(eq(trainingRuns.id, input.runId));
+    await markRunCancelled(deps.db, input.runId, new Date(deps.clock.now()));
     throw ApplicationFailure.nonRetryable(`${input.runId}: ${verdict.error}`, 'RunCancelledError');
   }
   return record(deps, input, { runId: input.runId, status: verdict.status, lastStep: verdict.lastStep, error: verdict.error });
@@ -255,7 +245,7 @@ async function finish(
     sha256: c.sha256,
     format: c.format,
   }));
-  await deps.db.insert(checkpoints).values(rows).onConflictDoNothing();
+  await recordCheckpoints(deps.db, rows);
   const final = rows[rows.length - 1];
   return record(
     deps,
@@ -290,34 +280,21 @@ async function record(
   trainerSeconds?: number,
 ): Promise<TrainingOutcome> {
   const launches = countLaunches(input.handle.runDir);
-  await deps.db
-    .update(trainingRuns)
-    .set({
-      status: outcome.status,
-      exitCode: outcome.exitCode ?? null,
-      stderrTail: stderrTail ?? null,
-      trainerSeconds: trainerSeconds ?? null,
-      launches,
-      endedAt: new Date(deps.clock.now()),
-    })
-    .where(eq(trainingRuns.id, input.runId));
+  await recordRunEnd(deps.db, input.runId, {
+    status: outcome.status,
+    exitCode: outcome.exitCode ?? null,
+    stderrTail: stderrTail ?? null,
+    trainerSeconds: trainerSeconds ?? null,
+    launches,
+    endedAt: new Date(deps.clock.now()),
+  });
   await recordRunCost(deps, input, trainerSeconds);
   return outcome;
 }
 
 /** The run's ledger row, once: the trainer's own seconds, or the run's launch-to-end span when it has none. */
 async function recordRunCost(deps: ActivityDepsWithDefaults, input: AwaitTrainingInput, trainerSeconds?: number): Promise<void> {
-  const [row] = await deps.db
-    .select({
-      id: experiments.id,
-      campaignId: experiments.campaignId,
-      campaignVersionId: experiments.campaignVersionId,
-      startedAt: trainingRuns.startedAt,
-      endedAt: trainingRuns.endedAt,
-    })
-    .from(trainingRuns)
-    .innerJoin(experiments, eq(experiments.id, trainingRuns.experimentId))
-    .where(eq(trainingRuns.id, input.runId));
+  const row = await runCostBasis(deps.db, input.runId);
   if (!row) return;
   const spec = await campaignOfRow(deps, row);
   const seconds = trainerSeconds ?? Math.max(0, ((row.endedAt ?? new Date(deps.clock.now())).getTime() - row.startedAt.getTime()) / 1000);

@@ -2,14 +2,16 @@
 // (experiment, attempt): the run id is derived from both, and the backend returns the job it already started.
 import fs from 'node:fs';
 import path from 'node:path';
-import { eq, sql } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
 import { resolveLimits } from '../../core/resource-limits';
 import { makeLaunchDir } from '../../backends/run-dir-files';
 import { TRAIN_EXAMPLES_FILE, TRAIN_PAIRS_FILE } from '../../core/dataset/example-line';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
-import { capacitySlots, datasetVersions, experiments, trainingRuns } from '../../db/schema';
-import { checkBudget } from '../cost/cost-ledger';
+import { slotWait } from '../../services/capacity';
+import { checkBudget } from '../../services/cost-ledger';
+import { datasetVersionById } from '../../services/datasets/dataset-versions';
+import { experimentById, markExperimentRunning } from '../../services/experiments';
+import { recordLaunch } from '../../services/training-runs';
 import { campaignOfRow } from '../campaign-of';
 import { withDefaults, type ActivityDeps } from '../deps';
 import { warmStartOfLoop } from '../inner/warm-start';
@@ -22,7 +24,7 @@ export { runIdOf } from '../../contracts/run-id';
 
 export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingInput): Promise<LaunchTrainingResult> {
   const { db } = deps;
-  const [exp] = await db.select().from(experiments).where(eq(experiments.id, input.experimentId));
+  const exp = await experimentById(db, input.experimentId);
   if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
   const spec = await campaignOfRow(deps, exp);
   const runId = runIdOf(input.experimentId, input.attempt);
@@ -30,7 +32,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   // The cap is checked before every launch. A retry of a launch that got as far as run.json may have started the
   // job already: it is not refused, or the job would run on with nobody following it.
   if (!fs.existsSync(path.join(runDir, RUN_JSON))) await checkBudget(db, exp.campaignId, spec);
-  const [version] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, exp.datasetVersionId));
+  const version = await datasetVersionById(db, exp.datasetVersionId);
   if (!version) throw new NotFoundError(`dataset version "${exp.datasetVersionId}" does not exist`);
 
   fs.mkdirSync(runDir, { recursive: true });
@@ -66,24 +68,16 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
     timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds,
     limits: resolveLimits(spec.trainer.limits),
   });
-  const [slot] = await db.select({ waited: capacitySlots.waitedSeconds }).from(capacitySlots).where(eq(capacitySlots.runId, runId));
-  await db
-    .insert(trainingRuns)
-    .values({
-      id: runId,
-      experimentId: exp.id,
-      attempt: input.attempt,
-      backend: backend.kind,
-      handle,
-      runDir,
-      status: 'running',
-      capacityWaitSeconds: slot?.waited ?? null,
-    })
-    .onConflictDoUpdate({ target: trainingRuns.id, set: { handle } });
-  await db
-    .update(experiments)
-    .set({ status: 'running', startedAt: sql`coalesce(${experiments.startedAt}, now())` })
-    .where(eq(experiments.id, exp.id));
+  await recordLaunch(db, {
+    id: runId,
+    experimentId: exp.id,
+    attempt: input.attempt,
+    backend: backend.kind,
+    handle,
+    runDir,
+    capacityWaitSeconds: (await slotWait(db, runId)) ?? null,
+  });
+  await markExperimentRunning(db, exp.id);
   return { runId, handle };
 }
 

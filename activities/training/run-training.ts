@@ -4,14 +4,12 @@
 // training_runs row) is neither granted nor launched again, the wait reattaches from its heartbeat, the release is a
 // no-op the second time. A try that ends without an outcome (a cancel, a crash, a refused launch) keeps its slot: the
 // workflow releases it, as it did before.
-import { eq } from 'drizzle-orm';
-import { trainingRuns } from '../../db/schema';
 import { withAutoHeartbeat } from '../auto-heartbeat';
 import { acquireCapacity } from '../capacity/acquire-capacity';
-import { releaseSlot } from '../capacity/capacity-slots';
+import { releaseSlot } from '../../services/capacity';
+import { launchedHandle } from '../../services/training-runs';
 import type { ActivityDeps } from '../deps';
 import { runIdOf } from '../../contracts/run-id';
-import type { JobHandle } from '../../contracts/job-handle';
 import type { RunTrainingInput, TrainingOutcome } from '../../contracts/training';
 import { awaitTraining } from './await-training';
 import { launchTraining } from './launch-training';
@@ -19,7 +17,7 @@ import { launchTraining } from './launch-training';
 export async function runTraining(deps: ActivityDeps, input: RunTrainingInput): Promise<TrainingOutcome> {
   const key = { experimentId: input.experimentId, attempt: input.attempt };
   const runId = runIdOf(input.experimentId, input.attempt);
-  let handle = await launchedHandle(deps, runId);
+  let handle = await launchedHandle(deps.db, runId);
   if (!handle) {
     await acquireCapacity(deps, key);
     // The launch may take seconds on a cluster (sbatch, a Kubernetes Job): it heartbeats, as it did on its own.
@@ -36,10 +34,4 @@ export async function runTraining(deps: ActivityDeps, input: RunTrainingInput): 
   // Only after an outcome: a worker shutting down mid-wait leaves the job running, and its slot with it.
   await releaseSlot(deps.db, runId);
   return outcome;
-}
-
-/** The handle of the run's job when an earlier try launched it (launchTraining records it), else undefined. */
-async function launchedHandle(deps: ActivityDeps, runId: string): Promise<JobHandle | undefined> {
-  const [run] = await deps.db.select({ handle: trainingRuns.handle }).from(trainingRuns).where(eq(trainingRuns.id, runId));
-  return (run?.handle as JobHandle | null | undefined) ?? undefined;
 }

@@ -1,12 +1,12 @@
 // A prune's completion lost after its last heartbeat got through: the attempt that reattaches starts reading the
 // metrics past the pruned point and finds the job gone, killed with the scheduler's "cancelled" reason. Only the
-// verdict stored before the kill (activities/training/run-verdict.ts) tells it the truth; without it the run reads as
+// verdict stored before the kill (services/training-runs.ts) tells it the truth; without it the run reads as
 // "cancelled outside Flywheel", fails, and the experiment trains it again. (test/workflows/prune-outage.test.ts runs
 // the outage on the real stack, where the re-read usually finds the pruned point again; this pins the other case.)
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { eq } from 'drizzle-orm';
 import { awaitTraining } from '../../activities/training/await-training';
-import { decideRun } from '../../activities/training/run-verdict';
+import { decideRun } from '../../services/training-runs';
 import type { ActivityDeps } from '../../activities/deps';
 import type { AwaitTrainingInput } from '../../contracts/training';
 import type { DbHandle } from '../../db/client';

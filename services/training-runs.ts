@@ -1,0 +1,108 @@
+// Training runs: one row per launch attempt of an experiment (`${experimentId}/r${attempt}`), with the backend's job
+// handle, Flywheel's verdict on it (prune, time limit, cancel: stored before the kill), its outcome and what it cost
+// in seconds. launchTraining writes a run, awaitTraining follows it to its end, runTraining asks whether it exists.
+// A verdict is durable before it acts: a completion lost on the way to Temporal (a restart of the server during the
+// kill) makes awaitTraining run again, and that attempt reads the verdict and reports it, instead of finding a killed
+// job, calling it "cancelled outside Flywheel" and having the experiment relaunch it.
+import { eq } from 'drizzle-orm';
+import type { JobHandle } from '../contracts/job-handle';
+import type { RunVerdict } from '../contracts/training';
+import { experiments, trainingRuns } from '../db/schema';
+import type { Queryable } from './queryable';
+
+/** A launched run, as launchTraining records it. */
+export interface LaunchedRun {
+  id: string;
+  experimentId: string;
+  attempt: number;
+  backend: string;
+  handle: JobHandle;
+  runDir: string;
+  /** Seconds the run waited for its capacity slot; null when it launched without one. */
+  capacityWaitSeconds: number | null;
+}
+
+/**
+ * Records a launch as running. A retried launch (the backend returned the job it had started) updates only the
+ * handle: the run's start, status and wait stay the first launch's.
+ */
+export async function recordLaunch(q: Queryable, run: LaunchedRun): Promise<void> {
+  await q
+    .insert(trainingRuns)
+    .values({ ...run, status: 'running' })
+    .onConflictDoUpdate({ target: trainingRuns.id, set: { handle: run.handle } });
+}
+
+/** The job handle of the run when an earlier try launched it, else undefined. */
+export async function launchedHandle(q: Queryable, runId: string): Promise<JobHandle | undefined> {
+  const [run] = await q.select({ handle: trainingRuns.handle }).from(trainingRuns).where(eq(trainingRuns.id, runId));
+  return run?.handle ?? undefined;
+}
+
+/** When the run was launched, and the verdict an earlier attempt stored; undefined when there is no such run. */
+export async function runStart(q: Queryable, runId: string): Promise<{ startedAt: Date; verdict: RunVerdict | null } | undefined> {
+  const [run] = await q
+    .select({ startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict })
+    .from(trainingRuns)
+    .where(eq(trainingRuns.id, runId));
+  return run;
+}
+
+/** The verdict stored on the run, if any. */
+export async function verdictOf(q: Queryable, runId: string): Promise<RunVerdict | undefined> {
+  const [row] = await q.select({ verdict: trainingRuns.verdict }).from(trainingRuns).where(eq(trainingRuns.id, runId));
+  return row?.verdict ?? undefined;
+}
+
+/** Stores the verdict before the kill; a verdict already stored (an earlier attempt's) wins and is returned. */
+export async function decideRun(q: Queryable, runId: string, verdict: RunVerdict): Promise<RunVerdict> {
+  const earlier = await verdictOf(q, runId);
+  if (earlier) return earlier;
+  await q.update(trainingRuns).set({ verdict }).where(eq(trainingRuns.id, runId));
+  return verdict;
+}
+
+/** How a run ended, as awaitTraining records it. */
+export interface RunEnd {
+  status: string;
+  exitCode: number | null;
+  stderrTail: string | null;
+  trainerSeconds: number | null;
+  /** Launches the backend recorded in the run's launch directory. */
+  launches: number;
+  endedAt: Date;
+}
+
+export async function recordRunEnd(q: Queryable, runId: string, end: RunEnd): Promise<void> {
+  await q.update(trainingRuns).set(end).where(eq(trainingRuns.id, runId));
+}
+
+/** Its workflow cancelled the run: the job was stopped at `at`. */
+export async function markRunCancelled(q: Queryable, runId: string, at: Date): Promise<void> {
+  await q.update(trainingRuns).set({ status: 'cancelled', endedAt: at }).where(eq(trainingRuns.id, runId));
+}
+
+/** What pricing a run needs: its experiment's campaign (and pinned version) and the run's launch-to-end span. */
+export interface RunCostBasis {
+  id: string;
+  campaignId: string;
+  campaignVersionId: string | null;
+  startedAt: Date;
+  endedAt: Date | null;
+}
+
+/** The run's experiment (id, campaign, version) with the run's start and end, in one statement; undefined if absent. */
+export async function runCostBasis(q: Queryable, runId: string): Promise<RunCostBasis | undefined> {
+  const [row] = await q
+    .select({
+      id: experiments.id,
+      campaignId: experiments.campaignId,
+      campaignVersionId: experiments.campaignVersionId,
+      startedAt: trainingRuns.startedAt,
+      endedAt: trainingRuns.endedAt,
+    })
+    .from(trainingRuns)
+    .innerJoin(experiments, eq(experiments.id, trainingRuns.experimentId))
+    .where(eq(trainingRuns.id, runId));
+  return row;
+}
