@@ -10,6 +10,6 @@ export function gradeExactToken(prediction: string, reference: string): number {
 
 /**
  * The longest completion asked of `predict` for an exact-token item. Constant, so the request does not reveal
- * the reference's length (references are at most 40 bytes, see tasks/builtin-code/eval-items.ts).
+ * the reference's length (a reference is one token; the suites Flywheel's tasks build keep it to 40 bytes).
  */
 export const COMPLETION_BUDGET = 48;

@@ -1,12 +1,12 @@
 // What a task may teach the outer loop about its own prompts, beyond what any task gets: a critique that knows the
 // task (which column's carry an addition dropped) instead of a token diff, the category a user's prompt belongs
-// to, and a verifier of an answer to one of its prompts. Pure: a task's module (tasks/<kind>/teacher.ts)
-// implements it, services/example-tasks.ts names the shipped ones, and the spec picks one by
-// `outerLoop.teacher.task`, so no platform code names a task.
+// to, and a verifier of an answer to one of its prompts. Pure: a task's module (tasks/<name>/teacher.ts)
+// implements it as its Task's `teacher` (core/task.ts), the registry (tasks/index.ts) finds it by name, and the spec
+// picks one by `outerLoop.teacher.task`, so no platform code names a task.
 import type { Failure, TeacherCritique } from './builtin-teacher';
 
 export interface TaskTeacher {
-  /** Recorded as `critiques.teacher`, e.g. `builtin:arithmetic`. */
+  /** Recorded as `critiques.teacher`, e.g. `builtin:<task>`. */
   name: string;
   /** Recorded as `critiques.prompt_version`; bumped whenever the critique or its signals change. */
   promptVersion: string;

@@ -2,6 +2,7 @@
 // FLYWHEEL_HOME), a suite built from its eval splits (suite.ts), a base dataset version of its train split (one
 // example per file), the corpus's source folders hidden from trainers, simulated users over its train lines.
 import path from 'node:path';
+import { NonRetryableError } from '../../core/errors';
 import type { BaseVersionDraft, Task } from '../../core/task';
 import { BUILTIN_CORPUS_PACKAGES, builtinCorpusSourceDirs, type CorpusManifest } from './corpus';
 import { corpusDirOf, ensureCorpus, readTrainFiles } from './corpus-cache';
@@ -40,7 +41,7 @@ export const builtinCodeTask: Task = {
   ],
   searchSpace: BUILTIN_SEARCH_SPACE,
   async sources({ home, task, seed }) {
-    if (task.kind !== 'builtin-code') throw new Error(`the built-in code task cannot run a task of kind "${task.kind}"`);
+    if (task.kind !== 'builtin-code') throw new NonRetryableError(`the built-in code task cannot run a task of kind "${task.kind}"`);
     const corpusDir = corpusDirOf(home);
     const manifest = await ensureCorpus(corpusDir);
     const suite = await buildBuiltinSuite(corpusDir, manifest, { completions: task.completionItems, losses: task.lossItems, seed });
