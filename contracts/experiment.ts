@@ -5,7 +5,7 @@ export interface ExperimentInput {
   suiteId: string;
   maxTrainingAttempts: number;
   trainingTimeoutSeconds: number;
-  pruning: { rule: 'none' | 'median'; warmupSteps: number; minCompleted: number; metric: string };
+  pruning: { rule: string; warmupSteps: number; minCompleted: number; metric: string; options?: Record<string, unknown> };
   /** The baseline (untrained model) is never pruned and is scored on held-out only by the loop. */
   skipPublic?: boolean;
 }

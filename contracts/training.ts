@@ -17,7 +17,7 @@ export interface AwaitTrainingInput {
   experimentId: string;
   innerLoopId: string;
   handle: JobHandle;
-  pruning: { rule: 'none' | 'median'; warmupSteps: number; minCompleted: number; metric: string };
+  pruning: { rule: string; warmupSteps: number; minCompleted: number; metric: string; options?: Record<string, unknown> };
   timeoutSeconds: number;
 }
 

@@ -13,7 +13,7 @@ export interface LoopSettings {
   maxTrainingAttempts: number;
   trainingTimeoutSeconds: number;
   selection: { metric: string; mode: 'min' | 'max' };
-  pruning: { rule: 'none' | 'median'; warmupSteps: number; minCompleted: number; metric: string };
+  pruning: { rule: string; warmupSteps: number; minCompleted: number; metric: string; options?: Record<string, unknown> };
 }
 
 export function loopSettings(spec: CampaignSpec): LoopSettings {

@@ -1,5 +1,9 @@
-// The median stopping rule (as in Vizier / Optuna's MedianPruner): a run is stopped early when its
-// metric (lower is better) is worse than the median of finished runs' values at the same step.
+// Pruners (Optuna's BasePruner): given a run's newest intermediate values and the curves of finished runs, whether
+// to stop it early, and at which point. The spec's `innerLoop.pruning.rule` chooses one by name: `median` (the
+// median stopping rule, as in Vizier and Optuna's MedianPruner: stopped when its metric, lower is better, is worse
+// than the median of finished runs' values at the same step), `none`, or one added with registerPruner.
+import type { z } from 'zod';
+import { InvalidSpecError } from './spec-errors';
 
 export interface MedianRule {
   warmupSteps: number;
@@ -66,4 +70,109 @@ export function firstPrunedStep(
     if (v.prune) return { step: p.step, value: p.value, median: v.median!, peers: peers.length };
   }
   return undefined;
+}
+
+/** One point of a run's pruned metric (lower is better). */
+export interface MetricPoint {
+  step: number;
+  value: number;
+}
+
+/** A pruner's decision to stop a run: the point it stopped at, and why, in words (`loss 3.5 > median 3.2 of …`). */
+export interface PruneVerdict {
+  step: number;
+  value: number;
+  reason: string;
+}
+
+export interface Pruner {
+  /**
+   * The first of `points` at which the run should stop, or undefined to let it go on. `points` are the run's values
+   * read since the last call, in step order, each judged once; `peers` are the curves of the loop's finished runs of
+   * earlier batches, fixed before the run started, so the verdict does not depend on when the points were read.
+   * It runs in an activity: a pure function of its arguments (no I/O, no Date, no Math.random).
+   */
+  prune(points: readonly MetricPoint[], peers: readonly PeerCurve[]): PruneVerdict | undefined;
+}
+
+/** The spec's `innerLoop.pruning` block, as a pruner is made from it. */
+export interface PrunerConfig<O = Record<string, unknown>> {
+  /** No run is pruned before this step. */
+  warmupSteps: number;
+  /** Finished runs needed before the rule applies. */
+  minCompleted: number;
+  /** The streamed metric compared. */
+  metric: string;
+  /** `pruning.options`, checked against the pruner's schema when the spec was parsed. */
+  options: O;
+}
+
+export type PrunerFactory<O = Record<string, unknown>> = (config: PrunerConfig<O>) => Pruner;
+
+/** The median stopping rule (`rule: median`). */
+export class MedianPruner implements Pruner {
+  constructor(private readonly config: PrunerConfig<unknown>) {}
+
+  prune(points: readonly MetricPoint[], peers: readonly PeerCurve[]): PruneVerdict | undefined {
+    const v = firstPrunedStep(this.config, points, peers);
+    if (!v) return undefined;
+    const reason = `${this.config.metric} ${v.value.toFixed(4)} > median ${v.median.toFixed(4)} of ${v.peers} finished runs of earlier batches`;
+    return { step: v.step, value: v.value, reason };
+  }
+}
+
+/** `rule: none` names no pruner: the run is never stopped early, and no peer curves are read. */
+export const NO_PRUNER = 'none';
+
+interface PrunerEntry {
+  factory: PrunerFactory<unknown>;
+  options?: z.ZodType<unknown>;
+}
+
+const pruners = new Map<string, PrunerEntry>([['median', { factory: (config) => new MedianPruner(config) }]]);
+const BUILT_IN_PRUNERS = ['median'];
+
+/**
+ * Makes `name` a value of `innerLoop.pruning.rule`, with an optional schema for `pruning.options`. Names are
+ * lower-case (`[a-z][a-z0-9-]*`); registering a name twice, or `none`, is an error.
+ */
+export function registerPruner<O = Record<string, unknown>>(name: string, factory: PrunerFactory<O>, options?: z.ZodType<O>): void {
+  if (!/^[a-z][a-z0-9-]{0,39}$/.test(name)) throw new Error(`registerPruner: ${JSON.stringify(name)} is not a pruner name`);
+  if (name === NO_PRUNER || pruners.has(name)) throw new Error(`registerPruner: a pruner named "${name}" is already registered`);
+  pruners.set(name, { factory, options } as PrunerEntry);
+}
+
+/** Removes a registered pruner (a test's own); the built-ins cannot be removed. */
+export function unregisterPruner(name: string): void {
+  if (BUILT_IN_PRUNERS.includes(name)) throw new Error(`unregisterPruner: "${name}" is built in`);
+  pruners.delete(name);
+}
+
+/** The names `pruning.rule` accepts, sorted: `none` and every registered pruner. */
+export function prunerNames(): string[] {
+  return [NO_PRUNER, ...pruners.keys()].sort();
+}
+
+type PruningSettings = { rule: string; options?: Record<string, unknown> };
+
+/** Spec problems with `innerLoop.pruning`, as `path: message` lines: an unknown rule or options it refuses. */
+export function prunerProblems(settings: PruningSettings): string[] {
+  if (settings.rule === NO_PRUNER) return settings.options === undefined ? [] : [`innerLoop.pruning.options: rule "none" takes no options`];
+  const entry = pruners.get(settings.rule);
+  if (!entry) return [`innerLoop.pruning.rule: unknown pruner "${settings.rule}"; registered: ${prunerNames().join(', ')}`];
+  if (settings.options === undefined) return [];
+  if (!entry.options) return [`innerLoop.pruning.options: the ${settings.rule} pruner takes no options`];
+  const parsed = entry.options.safeParse(settings.options);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((i) => `${['innerLoop', 'pruning', 'options', ...i.path.map(String)].join('.')}: ${i.message}`);
+}
+
+/** The pruner `settings.rule` names, or undefined for `none`. An unknown name is the spec's error. */
+export function createPruner(settings: PruningSettings & Omit<PrunerConfig, 'options'>): Pruner | undefined {
+  if (settings.rule === NO_PRUNER) return undefined;
+  const entry = pruners.get(settings.rule);
+  if (!entry)
+    throw new InvalidSpecError([`innerLoop.pruning.rule: unknown pruner "${settings.rule}"; registered: ${prunerNames().join(', ')}`]);
+  const { warmupSteps, minCompleted, metric } = settings;
+  return entry.factory({ warmupSteps, minCompleted, metric, options: settings.options ?? {} });
 }

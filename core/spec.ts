@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { SIGNAL_BUILDERS } from './dataset/example-line';
 import { higherIsBetter } from './eval-suite/suite-metrics';
 import { gateSettingsSchema } from './gate/settings';
+import { prunerProblems } from './pruning';
+import { samplerProblems } from './sampler/registry';
 import { InvalidSpecError, formatIssues } from './spec-errors';
 import { declaredEnvironmentProblems } from './trainer-environment';
 import { resourceLimitsSchema } from './resource-limits';
@@ -223,14 +225,19 @@ const costBudgetSchema = z.strictObject({
 });
 
 const pruningSchema = z.strictObject({
-  /** `median`: stop a run whose loss is worse than the median of finished runs at the same step. @default "median" */
-  rule: z.enum(['none', 'median']).default('median'),
+  /**
+   * The pruner, by name (core/pruning.ts): `median` stops a run whose loss is worse than the median of finished runs
+   * at the same step; `none` never prunes; or a pruner added with registerPruner. @default "median"
+   */
+  rule: z.string().min(1).default('median'),
   /** No run is pruned before this step. @default 100 */
   warmupSteps: z.number().int().min(0).default(100),
   /** Finished runs needed before the rule applies. @default 3 */
   minCompleted: z.number().int().min(1).default(3),
   /** The streamed metric the rule compares (lower is better). @default "loss" */
   metric: z.string().default('loss'),
+  /** Options of a registered pruner that takes some (checked against its schema). @default none */
+  options: z.record(z.string(), z.unknown()).optional(),
 });
 
 const budgetSchema = z.strictObject({
@@ -259,8 +266,17 @@ const innerLoopSchema = z.strictObject({
     })
     .prefault({}),
   pruning: pruningSchema.prefault({}),
-  /** `tpe`: the built-in model-based sampler; `random`: random search. @default "tpe" */
-  proposer: z.enum(['tpe', 'random']).default('tpe'),
+  /**
+   * The sampler, by name (core/sampler/registry.ts): `tpe`, the model-based sampler; `random`, random search;
+   * `grid`, grid search; or a sampler added with registerSampler. @default "tpe"
+   */
+  proposer: z.string().min(1).default('tpe'),
+  /**
+   * Options of the sampler, checked against its schema: for `tpe` `candidates`, `priorWeight`, `multivariate`,
+   * `bandwidth`; for `grid` `points` (values per numeric knob, 5 unless set) and `values` (explicit values by knob).
+   * @default none (the sampler's own defaults)
+   */
+  samplerOptions: z.record(z.string(), z.unknown()).optional(),
   /** Random start-up trials before the sampler's model is used. @default 4 */
   startupTrials: z.number().int().min(0).default(4),
   /** Wait for a researcher's `approveProposal` update before each experiment runs. @default false */
@@ -535,6 +551,11 @@ export function parseSpec(raw: unknown, where?: string): CampaignSpec {
       where,
     );
   }
+  const pluginProblems = [
+    ...samplerProblems(spec.innerLoop.proposer, spec.innerLoop.samplerOptions, spec.searchSpace),
+    ...prunerProblems(spec.innerLoop.pruning),
+  ];
+  if (pluginProblems.length > 0) throw new InvalidSpecError(pluginProblems, where);
   const envProblems = declaredEnvironmentProblems(spec.trainer);
   if (envProblems.length > 0) throw new InvalidSpecError(envProblems, where);
   if (spec.outerLoop.signals.includes('revision') && spec.outerLoop.evalFailureSample === 0)

@@ -1,8 +1,11 @@
 // TPE, the built-in proposer's model (Bergstra et al. 2011; estimator and bandwidth rules follow Optuna's
 // TPESampler): split the history into good and bad trials, fit a Parzen estimator to each group, draw candidates
 // from the good one, l(x), and keep the one that maximises l(x)/g(x).
+import { z } from 'zod';
 import type { ParamDef, ParamValue, Params, SearchSpace } from '../spec';
+import { proposeRandom } from './random';
 import type { Rng } from './rng';
+import { distinctBatch, type ProposalLabel, type Sampler, type SamplerContext } from './sampler';
 import { checkParam, type Trial } from './space';
 
 // Bound once: a global lookup (Math, Infinity, Array) is slow inside jest's vm sandbox, and these run in the
@@ -336,4 +339,49 @@ export function tpeScore(space: SearchSpace, trials: readonly Trial[], params: P
     total += logJoint(l, [x]) - logJoint(g, [x]);
   }
   return total;
+}
+
+/** The TPE options a spec may set in `innerLoop.samplerOptions` (`gamma` is a function, for code only). */
+export const tpeOptionsSchema = z.strictObject({
+  candidates: z.number().int().min(1).optional(),
+  priorWeight: z.number().positive().optional(),
+  multivariate: z.boolean().optional(),
+  bandwidth: z.enum(['neighbour', 'scott']).optional(),
+});
+
+/**
+ * `innerLoop.proposer: tpe`: uniform start-up draws until `startupTrials` finished trials (with a finite value)
+ * exist, then TPE. Within a batch each proposal joins the history as pending before the next is drawn (the
+ * constant liar). Pruned trials, and finished ones with a non-finite value, count as bad: their value is unknown or
+ * useless, but they were stopped for being worse than the rest.
+ */
+export class TpeSampler implements Sampler {
+  constructor(
+    private readonly startupTrials: number,
+    private readonly options: TpeOptions = {},
+  ) {}
+
+  propose(ctx: SamplerContext): Params[] {
+    const finished = ctx.history.filter((t) => t.state === 'finished' && t.value !== undefined && Number.isFinite(t.value));
+    const useModel = finished.length > 0 && finished.length >= this.startupTrials;
+    return distinctBatch(ctx, (trials) =>
+      useModel ? proposeTpe(ctx.space, trials, ctx.rng, this.options) : proposeRandom(ctx.space, ctx.rng),
+    );
+  }
+
+  /** Model-based or a numbered start-up draw; the count is of finished trials, whatever their value. */
+  describe(ctx: SamplerContext, index: number): ProposalLabel {
+    const finished = ctx.history.filter((t) => t.state === 'finished').length;
+    if (finished >= this.startupTrials && finished > 0) {
+      return {
+        proposer: 'tpe',
+        hypothesis: `TPE after ${finished} finished trials: drawn where the best trials' density is high relative to the rest`,
+      };
+    }
+    // Start-up draws are numbered across the loop (and the campaign's earlier trials), one per proposal.
+    return {
+      proposer: 'tpe-startup',
+      hypothesis: `start-up trial ${ctx.history.length + index + 1} (the model starts after ${this.startupTrials} finished trials; ${finished} so far): uniform draw to seed it`,
+    };
+  }
 }
