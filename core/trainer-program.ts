@@ -5,6 +5,12 @@
 import path from 'node:path';
 
 export const REPO = path.join(__dirname, '..');
+/** Flywheel's own trainers, relative to the checkout. */
+export const BUILTIN_TRAINER_PATH = 'trainers/charlm/main.ts';
+export const HF_TRAINER_PATH = 'trainers/hf/main.py';
+export const TORCH_TRAINER_PATH = 'trainers/torch/main.py';
+/** The checkout's folders the Hugging Face trainer imports: its own, the PyTorch trainer's shared modules, formats/hf. */
+export const HF_TRAINER_CODE_PATHS = ['trainers/hf', 'trainers/torch', 'formats/hf'];
 export const BUILTIN_TRAINER = path.join(REPO, 'trainers', 'charlm', 'main.ts');
 export const HF_TRAINER_DIR = path.join(REPO, 'trainers', 'hf');
 export const HF_TRAINER = path.join(HF_TRAINER_DIR, 'main.py');

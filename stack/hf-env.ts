@@ -12,7 +12,8 @@ const REPO = path.join(__dirname, '..');
 export const HF_REQUIREMENTS = path.join(REPO, 'trainers', 'hf', 'requirements.txt');
 const MARKER = 'flywheel-hf-requirements.sha256';
 
-export { HF_PYTHON_ENV, hfEnvDir, hfPython } from '../core/trainer-program';
+export { HF_PYTHON_ENV, hfEnvDir } from '../core/trainer-program';
+export { hfPython } from '../backends/trainer-programs';
 
 /** sha256 of the requirements file: what the marker must hold for the venv to count as installed. */
 export function hfRequirementsHash(): string {

@@ -10,7 +10,8 @@ import { CHARLM_FORMAT, CharLm, decodeCheckpoint, scoreLossItems } from '../../f
 import { SCORE_LOSS_SCRIPT, scoreHfLoss } from '../../formats/hf/score-loss';
 import { isolate } from '../../backends/sandbox/sandbox';
 import { predictScratchRoot } from '../../services/paths';
-import { hfPython, interpreterHome } from '../../core/trainer-program';
+import { hfPython } from '../../backends/trainer-programs';
+import { interpreterHome } from '../../core/trainer-program';
 
 export interface LossItem {
   id: string;

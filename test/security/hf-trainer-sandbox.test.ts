@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isolatedEntry, trainerSetupOf } from '../../activities/training/trainer-isolation';
-import { HF_TRAINER, REPO } from '../../core/trainer-program';
+import { HF_TRAINER, REPO } from '../../backends/trainer-programs';
 import { parseSpec } from '../../core/spec';
 import { requires } from '../helpers/requires';
 
