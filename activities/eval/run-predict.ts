@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PREDICTIONS_FILE, PROMPTS_FILE } from '../../core/contract-files';
 import { ContractViolationError, PredictionsMismatchError } from '../../core/errors';
 import type { Prediction, PredictPrompt } from '../../core/job-contract';
 import { predictScratchRoot } from '../../services/paths';
@@ -27,8 +28,8 @@ export interface PredictOptions {
 export async function runPredict(opts: PredictOptions): Promise<Map<string, string>> {
   const workDir = fs.mkdtempSync(path.join(predictScratchRoot(), 'p-'));
   try {
-    const promptsFile = path.join(workDir, 'prompts.jsonl');
-    const outFile = path.join(workDir, 'predictions.jsonl');
+    const promptsFile = path.join(workDir, PROMPTS_FILE);
+    const outFile = path.join(workDir, PREDICTIONS_FILE);
     writePrompts(promptsFile, opts.prompts);
     const args = ['--checkpoint', opts.checkpointFile, '--prompts', promptsFile, '--out', outFile];
     const [cmd, ...rest] = isolatedEntry(opts.trainer, 'predict', args, {
