@@ -2,33 +2,20 @@
 // example (and both sides of every preference pair) of the version against every item of every suite and split, and every suite's canaries and held-out
 // canaries; a contaminated version is refused with ContaminatedDatasetError (non-retryable) naming the examples
 // and the items they overlap.
-import { eq } from 'drizzle-orm';
 import { ContaminatedDatasetError, NotFoundError } from '../../core/errors';
 import { describeContamination, findContamination, type ContaminationFinding } from '../../core/dataset/contamination';
-import { datasetVersions, examples, trainPairs } from '../../db/schema';
+import { datasetVersionById, versionExampleTexts, versionPairTexts } from '../../services/datasets/dataset-versions';
 import { contaminationSources } from '../../services/suites/contamination-sources';
 import type { ActivityDeps } from '../deps';
 import type { CheckContaminationInput, ContaminationReport } from '../../contracts/eval';
 
 export async function checkContamination(deps: ActivityDeps, input: CheckContaminationInput): Promise<ContaminationReport> {
   const { db } = deps;
-  const [version] = await db.select({ id: datasetVersions.id }).from(datasetVersions).where(eq(datasetVersions.id, input.datasetVersionId));
+  const version = await datasetVersionById(db, input.datasetVersionId);
   if (!version) throw new NotFoundError(`dataset version "${input.datasetVersionId}" does not exist`);
-  const rows = await db
-    .select({ source: examples.source, sourceRef: examples.sourceRef, content: examples.content })
-    .from(examples)
-    .where(eq(examples.datasetVersionId, version.id));
+  const rows = await versionExampleTexts(db, version.id);
   // A preference pair trains on both its sides: each is checked as prompt + side.
-  const pairs = await db
-    .select({
-      source: trainPairs.source,
-      sourceRef: trainPairs.sourceRef,
-      prompt: trainPairs.prompt,
-      chosen: trainPairs.chosen,
-      rejected: trainPairs.rejected,
-    })
-    .from(trainPairs)
-    .where(eq(trainPairs.datasetVersionId, version.id));
+  const pairs = await versionPairTexts(db, version.id);
   const texts = [
     ...rows.map((r) => ({ key: `${r.source}:${r.sourceRef}`, text: r.content })),
     ...pairs.flatMap((p) => [

@@ -2,16 +2,18 @@
 // the prompts; Flywheel's graders score them and Flywheel computes the loss itself. Held-out items never leave
 // this activity: the result carries ids and scores only, and every read of them is logged with its reader.
 import { Context } from '@temporalio/activity';
-import { and, eq } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
 import { computeMetrics, type ScoredItem } from '../../core/eval-suite/suite-metrics';
 import { predictBudgetOf } from '../../core/eval-suite/predict-budget';
 import { graderConfigSchema, type GradeOutcome } from '../../core/graders';
 import { hasEndpoint, openAiClient } from '../../agents/openai-client';
-import { checkpoints, evalItems, evalResults, evalSuites, experiments } from '../../db/schema';
 import { campaignOfRow } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { checkpointRoot, verifyCheckpoint } from '../../services/checkpoint-manifest';
+import { checkpointById } from '../../services/checkpoints';
+import { evalResultById, evalResultIdOf, recordEvalResult } from '../../services/eval-results';
+import { experimentById, setExperimentScore } from '../../services/experiments';
+import { splitItems, suiteSettings } from '../../services/suites/suite-items';
 import { trainerSetupOf } from '../training/trainer-isolation';
 import { gradeItem, type GradeContext } from './graders/grade-item';
 import { openTestProgramGrader } from './graders/test-program-grader';
@@ -31,14 +33,15 @@ const GRADE_CONCURRENCY = 2;
 
 export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpointInput): Promise<ScoreResult> {
   const { db } = deps;
-  const id = `${input.checkpointId}|${input.suiteId}|${input.split}`;
-  const [done] = await db.select().from(evalResults).where(eq(evalResults.id, id));
+  const id = evalResultIdOf(input.checkpointId, input.suiteId, input.split);
+  const done = await evalResultById(db, id);
   if (done) return { checkpointId: input.checkpointId, split: input.split, itemCount: done.itemCount, metrics: done.metrics };
 
-  const [ckpt] = await db.select().from(checkpoints).where(eq(checkpoints.id, input.checkpointId));
+  const ckpt = await checkpointById(db, input.checkpointId);
   if (!ckpt) throw new NotFoundError(`checkpoint "${input.checkpointId}" does not exist`);
   verifyCheckpoint(ckpt.path, ckpt.sha256, input.checkpointId, checkpointRoot(ckpt));
-  const [exp] = await db.select().from(experiments).where(eq(experiments.id, ckpt.experimentId));
+  const exp = await experimentById(db, ckpt.experimentId);
+  if (!exp) throw new NotFoundError(`experiment "${ckpt.experimentId}" of checkpoint "${input.checkpointId}" does not exist`);
   const spec = await campaignOfRow(deps, exp);
 
   const info = Context.current().info;
@@ -50,16 +53,12 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
           `${info.workflowExecution?.workflowId ?? 'standalone'}:${info.activityType}`,
           input.purpose,
         )
-      : await db
-          .select()
-          .from(evalItems)
-          .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, input.split)));
+      : await splitItems(db, input.suiteId, input.split);
   // A suite without probes has nothing for the hacking guard to score: an empty result, not an error.
   if (items.length === 0 && input.split === 'probe')
     return { checkpointId: input.checkpointId, split: input.split, itemCount: 0, metrics: {} };
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no ${input.split} items`);
-  const [suite] = await db.select({ settings: evalSuites.settings }).from(evalSuites).where(eq(evalSuites.id, input.suiteId));
-  const settings = (suite?.settings ?? {}) as { rubrics?: Record<string, string>; canaries?: string[]; heldoutCanaries?: string[] };
+  const settings = await suiteSettings(db, input.suiteId);
 
   const perItem: Record<string, number> = {};
   const scored: ScoredItem[] = [];
@@ -119,20 +118,17 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   // pass_rate, accuracy, exact_match, grader.<kind>, category.<name>, bits_per_byte and the counts beside them.
   const metrics = computeMetrics(scored, bitsPerByte);
 
-  await db
-    .insert(evalResults)
-    .values({
-      id,
-      checkpointId: input.checkpointId,
-      experimentId: ckpt.experimentId,
-      suiteId: input.suiteId,
-      split: input.split,
-      itemCount: items.length,
-      metrics,
-      perItem,
-      details: { errors, canaryHits, heldoutCanaryHits },
-    })
-    .onConflictDoNothing();
+  await recordEvalResult(db, {
+    id,
+    checkpointId: input.checkpointId,
+    experimentId: ckpt.experimentId,
+    suiteId: input.suiteId,
+    split: input.split,
+    itemCount: items.length,
+    metrics,
+    perItem,
+    details: { errors, canaryHits, heldoutCanaryHits },
+  });
   const score = metrics[spec.selection.metric];
   // An experiment's public score is the one its search ranked it by (purpose "select"); a public score taken for the
   // gate or a critique is recorded above but leaves it alone (a seed rerun, scored on public as the gate's reference
@@ -140,7 +136,7 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const ranks = input.split === 'heldout' || (input.split === 'public' && input.purpose === 'select');
   if (score !== undefined && ranks) {
     const column = input.split === 'public' ? { publicScore: score } : { heldoutScore: score };
-    await db.update(experiments).set(column).where(eq(experiments.id, ckpt.experimentId));
+    await setExperimentScore(db, ckpt.experimentId, column);
   }
   return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
 }
