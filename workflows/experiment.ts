@@ -32,6 +32,24 @@ export const FEWER_ROUND_TRIPS = 'experiment-fewer-round-trips';
 
 export async function experiment(input: ExperimentInput): Promise<ExperimentResult> {
   const fewer = patched(FEWER_ROUND_TRIPS);
+  const acts = experimentActivities(input, fewer);
+  const { experimentId } = input;
+  const { outcome, attempts, budgetStop } = await train(acts, input, fewer);
+  if (budgetStop !== undefined)
+    return endUnscored(acts, { experimentId, status: 'failed', attempts, error: budgetStop, budgetExceeded: true });
+  if (!outcome || outcome.status !== 'succeeded')
+    return endUnscored(acts, { experimentId, status: outcome?.status ?? 'failed', attempts, error: outcome?.error });
+  const checkpointId = outcome.checkpointId!;
+  const scored = input.skipPublic ? {} : await scorePublic(acts, input, checkpointId);
+  if (scored.broken !== undefined) return endUnscored(acts, { experimentId, status: 'failed', attempts, error: scored.broken });
+  await acts.orch.finishExperiment({ experimentId, status: 'succeeded', checkpointId });
+  return { experimentId, status: 'succeeded', checkpointId, attempts, publicMetrics: scored.metrics };
+}
+
+type Activities = ReturnType<typeof experimentActivities>;
+
+/** Before FEWER_ROUND_TRIPS: finishExperiment as an activity, and an attempt's four training activities one by one. */
+function experimentActivities(input: ExperimentInput, fewer: boolean) {
   const orch = fewer
     ? proxyLocalActivities<OrchestrationActivities>(bookkeepingOptions())
     : proxyActivities<OrchestrationActivities>(orchestrationOptions(queueOf('orchestration')));
@@ -40,26 +58,15 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
   const { acquireCapacity } = proxyActivities<TrainingActivities>(capacityOptions(queueOf('training')));
   const { runTraining } = proxyActivities<TrainingActivities>(trainingOptions(queueOf('training'), input.trainingTimeoutSeconds));
   const { scoreCheckpoint } = proxyActivities<EvalActivities>(evalOptions(queueOf('eval')));
+  return { orch, launchTraining, releaseCapacity, awaitTraining, acquireCapacity, runTraining, scoreCheckpoint };
+}
 
-  const runAttempt = (attempt: number): Promise<TrainingOutcome> =>
-    runTraining({
-      experimentId: input.experimentId,
-      attempt,
-      innerLoopId: input.innerLoopId,
-      pruning: input.pruning,
-      timeoutSeconds: input.trainingTimeoutSeconds,
-    });
-  const train = async (attempt: number): Promise<TrainingOutcome> => {
-    const { runId, handle } = await launchTraining({ experimentId: input.experimentId, attempt });
-    return awaitTraining({
-      runId,
-      experimentId: input.experimentId,
-      innerLoopId: input.innerLoopId,
-      handle,
-      pruning: input.pruning,
-      timeoutSeconds: input.trainingTimeoutSeconds,
-    });
-  };
+/** Training attempts until one does not fail, the attempts run out, or the cost cap refuses a launch (budgetStop). */
+async function train(
+  acts: Activities,
+  input: ExperimentInput,
+  fewer: boolean,
+): Promise<{ outcome?: TrainingOutcome; attempts: number; budgetStop?: string }> {
   let outcome: TrainingOutcome | undefined;
   let budgetStop: string | undefined;
   let attempt = 0;
@@ -70,11 +77,11 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
     let released = false;
     try {
       if (fewer) {
-        outcome = await runAttempt(attempt);
+        outcome = await runAttempt(acts, input, attempt);
         released = true;
       } else {
-        await acquireCapacity(key);
-        outcome = await train(attempt);
+        await acts.acquireCapacity(key);
+        outcome = await launchAndAwait(acts, input, attempt);
       }
     } catch (e) {
       budgetStop = budgetExceeded(e);
@@ -82,37 +89,58 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
       break;
     } finally {
       // On failure and on cancellation too: a cancelled scope could not schedule it, so it runs outside.
-      if (!released) await CancellationScope.nonCancellable(() => releaseCapacity(key));
+      if (!released) await CancellationScope.nonCancellable(() => acts.releaseCapacity(key));
     }
     // A pruned or timed-out run is a verdict on the configuration, not a crash: relaunching cannot help.
     if (outcome.status !== 'failed') break;
   }
-  if (budgetStop !== undefined) {
-    await orch.finishExperiment({ experimentId: input.experimentId, status: 'failed', error: budgetStop });
-    return { experimentId: input.experimentId, status: 'failed', attempts: attempt, error: budgetStop, budgetExceeded: true };
+  return { outcome, attempts: attempt, budgetStop };
+}
+
+/** One attempt in one activity: acquire, launch, await and release (FEWER_ROUND_TRIPS). */
+function runAttempt(acts: Activities, input: ExperimentInput, attempt: number): Promise<TrainingOutcome> {
+  return acts.runTraining({
+    experimentId: input.experimentId,
+    attempt,
+    innerLoopId: input.innerLoopId,
+    pruning: input.pruning,
+    timeoutSeconds: input.trainingTimeoutSeconds,
+  });
+}
+
+/** One attempt before FEWER_ROUND_TRIPS, once its slot is acquired: launch, then await its end. */
+async function launchAndAwait(acts: Activities, input: ExperimentInput, attempt: number): Promise<TrainingOutcome> {
+  const { runId, handle } = await acts.launchTraining({ experimentId: input.experimentId, attempt });
+  return acts.awaitTraining({
+    runId,
+    experimentId: input.experimentId,
+    innerLoopId: input.innerLoopId,
+    handle,
+    pruning: input.pruning,
+    timeoutSeconds: input.trainingTimeoutSeconds,
+  });
+}
+
+/** The checkpoint's public metrics; or, when the trainer's predictions break the contract, why (not the loop's failure). */
+async function scorePublic(
+  acts: Activities,
+  input: ExperimentInput,
+  checkpointId: string,
+): Promise<{ metrics?: Record<string, number>; broken?: string }> {
+  try {
+    const scored = await acts.scoreCheckpoint({ checkpointId, suiteId: input.suiteId, split: 'public', purpose: 'select' });
+    return { metrics: scored.metrics };
+  } catch (e) {
+    const broken = brokenContract(e);
+    if (broken === undefined) throw e;
+    return { broken };
   }
-  if (!outcome || outcome.status !== 'succeeded') {
-    const status = outcome?.status ?? 'failed';
-    await orch.finishExperiment({ experimentId: input.experimentId, status, error: outcome?.error });
-    return { experimentId: input.experimentId, status, attempts: attempt, error: outcome?.error };
-  }
-  const checkpointId = outcome.checkpointId!;
-  let publicMetrics: Record<string, number> | undefined;
-  if (!input.skipPublic) {
-    try {
-      const scored = await scoreCheckpoint({ checkpointId, suiteId: input.suiteId, split: 'public', purpose: 'select' });
-      publicMetrics = scored.metrics;
-    } catch (e) {
-      // A trainer whose predictions break the contract fails this experiment (recorded, with the reason), not the
-      // loop.
-      const broken = brokenContract(e);
-      if (broken === undefined) throw e;
-      await orch.finishExperiment({ experimentId: input.experimentId, status: 'failed', error: broken });
-      return { experimentId: input.experimentId, status: 'failed', attempts: attempt, error: broken };
-    }
-  }
-  await orch.finishExperiment({ experimentId: input.experimentId, status: 'succeeded', checkpointId });
-  return { experimentId: input.experimentId, status: 'succeeded', checkpointId, attempts: attempt, publicMetrics };
+}
+
+/** Records an experiment that ended without a scored checkpoint; its result. */
+async function endUnscored(acts: Activities, r: ExperimentResult): Promise<ExperimentResult> {
+  await acts.orch.finishExperiment({ experimentId: r.experimentId, status: r.status, error: r.error });
+  return r;
 }
 
 /** What scoring found wrong with the trainer's output, when `e` is one of the contract errors; else undefined. */
