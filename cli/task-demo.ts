@@ -1,8 +1,8 @@
-// `flywheel demo --task NAME` for a task that takes the user's path (tasks/arithmetic): writes the task's dataset and
-// suite files into FLYWHEEL_HOME/demo/<campaign>, then runs, as child processes of bin/flywheel.js, exactly what a
-// user types: `flywheel dataset add`, `flywheel suite add`, `flywheel run` (or, with --outer, N outer iterations with
-// the task's simulated users). Prints the held-out pass rate of the baseline and of the best checkpoint, overall and
-// per category.
+// `flywheel demo --task NAME` for a task that takes the user's path (one whose example writes its files): writes the
+// task's dataset and suite files into FLYWHEEL_HOME/demo/<campaign>, then runs, as child processes of
+// bin/flywheel.js, exactly what a user types: `flywheel dataset add`, `flywheel suite add`, `flywheel run` (or, with
+// --outer, N outer iterations with the task's simulated users). Prints the held-out pass rate of the baseline and of
+// the best checkpoint, overall and per category; it improved when the selection metric did, in its direction.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,10 +15,12 @@ import { registerCampaignVersion } from '../services/campaigns/campaign-versions
 import { heldoutMetricsOf } from '../services/queries/heldout-metrics';
 import { productionCheckpointOf } from '../services/production-model';
 import type { ExampleTask } from '../services/example-tasks';
+import { summaryMetricsOfSpec } from '../services/task-registry';
 import { FlywheelError } from '../core/errors';
 import { loadSpecFile } from './spec-file';
 import { runOuterDemo } from './outer-demo';
 import { withSession } from './session';
+import { heldoutImproved } from './print-result';
 
 const BIN = path.join(__dirname, '..', 'bin', 'flywheel.js');
 
@@ -136,6 +138,6 @@ export async function runTaskDemo(
   }, endpoints);
   if (o.json) console.log(JSON.stringify({ campaign: spec.name, seed, result, heldout: { before, after } }, null, 2));
   else console.log(formatBeforeAfter(`held-out pass rate, baseline (before) and best checkpoint (after), ${spec.name}:`, before, after));
-  const [b, a] = [before?.pass_rate, after?.pass_rate];
-  return { before, after, improved: b !== undefined && a !== undefined && a > b };
+  // Better on the metric the campaign selects on, in its direction.
+  return { before, after, improved: heldoutImproved({ heldout: { baseline: before, best: after } }, summaryMetricsOfSpec(spec)[0]) };
 }
