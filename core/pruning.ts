@@ -133,7 +133,8 @@ const pruners = new Map<string, PrunerEntry>([['median', { factory: (config) => 
 const BUILT_IN_PRUNERS = ['median'];
 
 /**
- * Makes `name` a value of `innerLoop.pruning.rule`, with an optional schema for `pruning.options`. Names are
+ * Makes `name` a value of `innerLoop.pruning.rule`, with an optional schema for `pruning.options` (checked when the
+ * spec is parsed and parsed again for the factory, absent options as `{}`, so defaults belong in it). Names are
  * lower-case (`[a-z][a-z0-9-]*`); registering a name twice, or `none`, is an error.
  */
 export function registerPruner<O = Record<string, unknown>>(name: string, factory: PrunerFactory<O>, options?: z.ZodType<O>): void {
@@ -160,9 +161,10 @@ export function prunerProblems(settings: PruningSettings): string[] {
   if (settings.rule === NO_PRUNER) return settings.options === undefined ? [] : [`innerLoop.pruning.options: rule "none" takes no options`];
   const entry = pruners.get(settings.rule);
   if (!entry) return [`innerLoop.pruning.rule: unknown pruner "${settings.rule}"; registered: ${prunerNames().join(', ')}`];
-  if (settings.options === undefined) return [];
-  if (!entry.options) return [`innerLoop.pruning.options: the ${settings.rule} pruner takes no options`];
-  const parsed = entry.options.safeParse(settings.options);
+  if (!entry.options)
+    return settings.options === undefined ? [] : [`innerLoop.pruning.options: the ${settings.rule} pruner takes no options`];
+  // Absent options are checked as {}: the options the factory will get.
+  const parsed = entry.options.safeParse(settings.options ?? {});
   if (parsed.success) return [];
   return parsed.error.issues.map((i) => `${['innerLoop', 'pruning', 'options', ...i.path.map(String)].join('.')}: ${i.message}`);
 }
@@ -174,5 +176,7 @@ export function createPruner(settings: PruningSettings & Omit<PrunerConfig, 'opt
   if (!entry)
     throw new InvalidSpecError([`innerLoop.pruning.rule: unknown pruner "${settings.rule}"; registered: ${prunerNames().join(', ')}`]);
   const { warmupSteps, minCompleted, metric } = settings;
-  return entry.factory({ warmupSteps, minCompleted, metric, options: settings.options ?? {} });
+  // Parsed again here, so a schema's defaults reach the factory (the spec keeps the options as written).
+  const options = entry.options ? entry.options.parse(settings.options ?? {}) : (settings.options ?? {});
+  return entry.factory({ warmupSteps, minCompleted, metric, options });
 }

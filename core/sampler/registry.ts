@@ -16,7 +16,10 @@ import { TpeSampler, tpeOptionsSchema, type TpeOptions } from './tpe';
 export type SamplerFactory<O = Record<string, unknown>> = (config: SamplerConfig<O>) => Sampler;
 
 export interface SamplerRegistration<O = Record<string, unknown>> {
-  /** Validates `innerLoop.samplerOptions` when the spec is parsed. @default none: the sampler takes no options */
+  /**
+   * Checks `innerLoop.samplerOptions` when the spec is parsed, and parses them again for the factory (absent options
+   * as `{}`, so defaults belong in the schema: `z.number().default(…)`). @default none: the sampler takes no options
+   */
   options?: z.ZodType<O>;
   /** Further spec problems, given the parsed options and the search space, as `path: message` lines. */
   check?: (options: O, space: SearchSpace) => string[];
@@ -66,9 +69,9 @@ export function samplerProblems(name: string, options: Record<string, unknown> |
   const entry = samplers.get(name);
   if (!entry) return [`innerLoop.proposer: unknown sampler "${name}"; registered: ${samplerNames().join(', ')}`];
   const { options: schema, check } = entry.registration;
-  if (options === undefined) return [];
-  if (!schema) return [`innerLoop.samplerOptions: the ${name} sampler takes no options`];
-  const parsed = schema.safeParse(options);
+  if (!schema) return options === undefined ? [] : [`innerLoop.samplerOptions: the ${name} sampler takes no options`];
+  // Absent options are checked as {}: the options the factory will get.
+  const parsed = schema.safeParse(options ?? {});
   if (!parsed.success)
     return parsed.error.issues.map((i) => `${['innerLoop', 'samplerOptions', ...i.path.map(String)].join('.')}: ${i.message}`);
   return check ? check(parsed.data, space) : [];
@@ -78,7 +81,9 @@ export function samplerProblems(name: string, options: Record<string, unknown> |
 export function createSampler(name: string, config: SamplerConfig<Record<string, unknown> | undefined>): Sampler {
   const entry = samplers.get(name);
   if (!entry) throw new InvalidSpecError([`innerLoop.proposer: unknown sampler "${name}"; registered: ${samplerNames().join(', ')}`]);
-  return entry.factory({ ...config, options: config.options ?? {} });
+  // Parsed again here, so a schema's defaults reach the factory (the spec keeps the options as written).
+  const { options: schema } = entry.registration;
+  return entry.factory({ ...config, options: schema ? schema.parse(config.options ?? {}) : (config.options ?? {}) });
 }
 
 export interface ProposeWithOptions {

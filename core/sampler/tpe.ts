@@ -341,12 +341,14 @@ export function tpeScore(space: SearchSpace, trials: readonly Trial[], params: P
   return total;
 }
 
-/** The TPE options a spec may set in `innerLoop.samplerOptions` (`gamma` is a function, for code only). */
+/** The TPE options a spec may set in `innerLoop.samplerOptions`. */
 export const tpeOptionsSchema = z.strictObject({
   candidates: z.number().int().min(1).optional(),
   priorWeight: z.number().positive().optional(),
   multivariate: z.boolean().optional(),
   bandwidth: z.enum(['neighbour', 'scott']).optional(),
+  /** Code only (proposeBatch's `tpe`): a spec is JSON and cannot hold a function. */
+  gamma: z.custom<(n: number) => number>((v) => typeof v === 'function', 'must be a function').optional(),
 });
 
 /**
