@@ -2,7 +2,11 @@
 // → keep the best by the spec's rule on the public split → repeat until the budget, a plateau or a stop.
 // Only the winner and the untrained baseline are scored on held-out, after the search is over.
 // The steps live in inner-loop-*.ts; what they share with the signal, update and query handlers is one runtime
-// object (inner-loop-runtime.ts), and what continue-as-new carries is its `state`.
+// object (inner-loop-runtime.ts), and what continue-as-new carries is its `state`. Each command keeps its place
+// relative to an update's reply in the same workflow task (see inner-loop-batch.ts). Two moved a microtask later
+// when the steps were split, where no reply can come between the old place and the new: the search attributes and
+// the baseline after a fresh start's preparation (both updates' validators refuse until the state exists), and the
+// workflow's completion (a reply to a synchronous handler precedes it either way).
 import { continueAsNew } from '@temporalio/workflow';
 import type { InnerLoopInput, InnerLoopResult } from '../contracts/inner-loop';
 import { analyzeBatch, endsBy, historyIsLong, keepBatchBest, proposeBatch, runBatch, unpausedOrStopped } from './inner-loop-batch';
