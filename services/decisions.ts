@@ -8,8 +8,11 @@ import type { Queryable } from './queryable';
 export type Decision = typeof decisions.$inferSelect;
 export type NewDecision = typeof decisions.$inferInsert;
 
-/** What the promotion gate records in `figures` (activities/outer/evaluate-gate.ts). */
-export interface GateFigures {
+/**
+ * What the promotion gate records in `figures` (activities/outer/evaluate-gate.ts). A type, not an interface, so it
+ * is a `figures` record as it stands.
+ */
+export type GateFigures = {
   /** The primary metric's mean improvement, and its p-value. */
   meanDelta?: number;
   pValue?: number;
@@ -17,10 +20,10 @@ export interface GateFigures {
   candidateCheckpointId?: string;
   incumbentCheckpointId?: string;
   /** The gate settings that applied (core/gate/settings); `metric` is the one it paired. */
-  settings?: { metric?: string } & Record<string, unknown>;
+  settings?: { metric?: string };
   /** Every check under its rule: passed, reason and its own figures. */
   checks?: Record<string, { passed: boolean; reason: string } & Record<string, unknown>>;
-}
+};
 
 /** A decision whose figures are the gate's (promote, reject, hold). */
 export type GateDecision = Omit<Decision, 'figures'> & { figures: GateFigures };

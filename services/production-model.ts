@@ -1,17 +1,28 @@
-// A campaign's production model: which checkpoint it is, and that checkpoint's row (format, path, sha256).
-import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { campaigns, checkpoints } from '../db/schema';
+// A campaign's production model: which checkpoint it is, that checkpoint's row (format, path, sha256), and the
+// promotion that moves it.
+import { and, eq, isNull, or } from 'drizzle-orm';
+import { campaigns } from '../db/schema';
+import type { Queryable } from './queryable';
 
-export type CheckpointRow = typeof checkpoints.$inferSelect;
+export type { Checkpoint as CheckpointRow } from './checkpoints';
 
 /** The campaign's production checkpoint id: null before the first promotion, undefined for an unknown campaign. */
-export async function productionCheckpointOf(db: Db, campaignId: string): Promise<string | null | undefined> {
-  const [c] = await db.select({ production: campaigns.productionCheckpointId }).from(campaigns).where(eq(campaigns.id, campaignId));
+export async function productionCheckpointOf(q: Queryable, campaignId: string): Promise<string | null | undefined> {
+  const [c] = await q.select({ production: campaigns.productionCheckpointId }).from(campaigns).where(eq(campaigns.id, campaignId));
   return c === undefined ? undefined : c.production;
 }
 
-export async function checkpointRow(db: Db, checkpointId: string): Promise<CheckpointRow | undefined> {
-  const [row] = await db.select().from(checkpoints).where(eq(checkpoints.id, checkpointId));
-  return row;
+/** The checkpoint's row (format, path, sha256), if it exists. */
+export { checkpointById as checkpointRow } from './checkpoints';
+
+/**
+ * Makes `candidate` the campaign's production checkpoint if production is still `incumbent` (compare-and-set: a
+ * promotion made meanwhile by another iteration wins), or is the candidate already (a retry).
+ */
+export async function promoteIfIncumbent(q: Queryable, campaignId: string, candidate: string, incumbent: string | null): Promise<void> {
+  const stillIncumbent = incumbent === null ? isNull(campaigns.productionCheckpointId) : eq(campaigns.productionCheckpointId, incumbent);
+  await q
+    .update(campaigns)
+    .set({ productionCheckpointId: candidate })
+    .where(and(eq(campaigns.id, campaignId), or(stillIncumbent, eq(campaigns.productionCheckpointId, candidate))));
 }

@@ -10,7 +10,7 @@ import type { Trial } from '../../core/sampler';
 import { hybridBatch, type Candidate } from '../../core/sampler/hybrid-batch';
 import { nextProposerMode } from '../../core/sampler/hybrid-mode';
 import type { CampaignSpec, Params } from '../../core/spec';
-import { proposalBatches } from '../../db/schema';
+import { recordProposalBatch } from '../../services/inner-loops';
 import type { ActivityDeps } from '../deps';
 import { activityAttempt, heartbeatIfActivity } from '../heartbeat';
 import { pastBatches, proposerContext, type ExperimentRow } from './proposer-context';
@@ -44,7 +44,7 @@ export async function agentBatch(deps: ActivityDeps, input: AgentBatchInput): Pr
   try {
     const context = await proposerContext(deps.db, spec, input.innerLoopId, input.rows, count);
     heartbeatIfActivity({ phase: 'asking the proposer' });
-    const seen = new Set(input.rows.map((r) => spaceKey(spec.searchSpace, r.params as Params)));
+    const seen = new Set(input.rows.map((r) => spaceKey(spec.searchSpace, r.params)));
     const made = await proposeWithAgent(input.agent, input.model, context, seen);
     if (made.rejected.length > 0) notes.push(`rejected: ${made.rejected.join(' | ')}`);
     agentEntries = made.accepted.map((a) => ({ params: input.pin(a.params), hypothesis: a.hypothesis, proposer: 'agent' }));
@@ -69,15 +69,12 @@ export async function agentBatch(deps: ActivityDeps, input: AgentBatchInput): Pr
   });
   notes.push(...chosen.notes);
 
-  await deps.db
-    .insert(proposalBatches)
-    .values({
-      id: `${input.innerLoopId}/b${input.startIndex}`,
-      innerLoopId: input.innerLoopId,
-      startIndex: input.startIndex,
-      mode: decided.mode,
-      note: notes.join('. '),
-    })
-    .onConflictDoNothing();
+  await recordProposalBatch(deps.db, {
+    id: `${input.innerLoopId}/b${input.startIndex}`,
+    innerLoopId: input.innerLoopId,
+    startIndex: input.startIndex,
+    mode: decided.mode,
+    note: notes.join('. '),
+  });
   return chosen.batch;
 }

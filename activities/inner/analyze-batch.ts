@@ -1,13 +1,12 @@
 // analyzeBatch: after each batch, a plain-English account stored in `analyses` (shown by `flywheel status`, read by
 // reports and by the proposer's next request). The analyst model writes it when the spec names one and the worker
 // has an endpoint; otherwise, or when its reply is unusable, it is derived from the numbers and says so.
-import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import { AgentRequestError, AgentUnavailableError, TokenBudgetExceededError, UnusableReplyError } from '../../agents/agent-errors';
 import { ANALYST_PROMPT_VERSION, analyzeWithAgent } from '../../agents/analyst';
 import { BudgetExceededError } from '../../core/errors';
 import { improves } from '../../core/loop-settings';
 import type { CampaignSpec } from '../../core/spec';
-import { analyses, experiments } from '../../db/schema';
+import { analysisById, loopExperiments, recordAnalysis, type ExperimentRow } from '../../services/inner-loops';
 import { agentCallerFor } from '../agents/agent-caller';
 
 import { campaignsOf, type ActivityDeps } from '../deps';
@@ -19,21 +18,15 @@ export const BUILTIN_ANALYST_VERSION = 'analyst-builtin-v1';
 
 export const analysisIdOf = (innerLoopId: string, startIndex: number) => `${innerLoopId}/a${startIndex}`;
 
-type Row = typeof experiments.$inferSelect;
+type Row = ExperimentRow;
 
 export async function analyzeBatch(deps: ActivityDeps, input: AnalyzeBatchInput): Promise<{ analysisId: string; author: string }> {
   const id = analysisIdOf(input.innerLoopId, input.startIndex);
-  const [done] = await deps.db.select().from(analyses).where(eq(analyses.id, id));
+  const done = await analysisById(deps.db, id);
   if (done) return { analysisId: id, author: done.author };
 
   const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
-  const rows = await deps.db
-    .select()
-    .from(experiments)
-    .where(
-      and(eq(experiments.innerLoopId, input.innerLoopId), gte(experiments.index, 0), lt(experiments.index, input.startIndex + input.count)),
-    )
-    .orderBy(asc(experiments.index));
+  const rows = await loopExperiments(deps.db, input.innerLoopId, { from: 0, to: input.startIndex + input.count });
   const before = rows.filter((r) => r.index < input.startIndex);
   const batch = rows.filter((r) => r.index >= input.startIndex);
   const bestBefore = bestOf(before, spec);
@@ -79,19 +72,16 @@ export async function analyzeBatch(deps: ActivityDeps, input: AnalyzeBatchInput)
       text = `The analyst model could not write this account (${(e as Error).message}); derived from the numbers instead. ${text}`;
     }
   }
-  await deps.db
-    .insert(analyses)
-    .values({
-      id,
-      campaignId: input.campaignId,
-      innerLoopId: input.innerLoopId,
-      startIndex: input.startIndex,
-      author,
-      promptVersion,
-      text,
-      callId,
-    })
-    .onConflictDoNothing();
+  await recordAnalysis(deps.db, {
+    id,
+    campaignId: input.campaignId,
+    innerLoopId: input.innerLoopId,
+    startIndex: input.startIndex,
+    author,
+    promptVersion,
+    text,
+    callId,
+  });
   return { analysisId: id, author };
 }
 

@@ -1,11 +1,10 @@
 // The sampler's warm start across inner loops: the campaign's earlier trials of the same search space (other
 // loops, any dataset version), so a new loop neither re-draws the start-up configurations that did badly last time
 // nor repeats a configuration the campaign already ran.
-import { and, asc, eq, ne } from 'drizzle-orm';
 import { validateParams, type Trial } from '../../core/sampler';
-import type { Params, SearchSpace } from '../../core/spec';
+import type { SearchSpace } from '../../core/spec';
 import type { Db } from '../../db/client';
-import { experiments } from '../../db/schema';
+import { campaignTrials } from '../../services/inner-loops';
 
 /** Earlier trials kept, the most recent: TPE's age weights fade older ones anyway, and this bounds its cost. */
 const MAX_EARLIER_TRIALS = 2000;
@@ -30,30 +29,18 @@ export async function earlierTrials(
   space: SearchSpace,
   mode: 'min' | 'max',
 ): Promise<EarlierTrials> {
-  const rows = await db
-    .select({
-      innerLoopId: experiments.innerLoopId,
-      params: experiments.params,
-      status: experiments.status,
-      publicScore: experiments.publicScore,
-      proposer: experiments.proposer,
-    })
-    .from(experiments)
-    .where(and(eq(experiments.campaignId, campaignId), ne(experiments.innerLoopId, innerLoopId), ne(experiments.proposer, 'baseline')))
-    .orderBy(asc(experiments.createdAt), asc(experiments.innerLoopId), asc(experiments.index));
+  const rows = await campaignTrials(db, campaignId, innerLoopId);
   const sign = mode === 'min' ? 1 : -1;
   const knobs = Object.keys(space);
   const same = rows.filter(
-    (r) =>
-      validateParams(space, Object.fromEntries(knobs.map((k) => [k, (r.params as Params)[k]]).filter(([, v]) => v !== undefined)))
-        .length === 0,
+    (r) => validateParams(space, Object.fromEntries(knobs.map((k) => [k, r.params[k]]).filter(([, v]) => v !== undefined))).length === 0,
   );
   const kept = same.slice(-MAX_EARLIER_TRIALS);
   const loops: string[] = [];
   for (const r of kept) if (!loops.includes(r.innerLoopId)) loops.push(r.innerLoopId);
   return {
     trials: kept.map((r) => ({
-      params: r.params as Params,
+      params: r.params,
       value: r.publicScore === null ? undefined : sign * r.publicScore,
       state: earlierState(r.status, r.publicScore),
     })),

@@ -1,8 +1,8 @@
 // The inner loop's bookkeeping rows: the loop itself, its baseline, each experiment's end, the selection.
-import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import { baselineParams } from '../../core/trainer-defaults';
 import type { Params } from '../../core/spec';
-import { decisions, experiments, innerLoops } from '../../db/schema';
+import { recordDecision } from '../../services/decisions';
+import { bestScoredExperiment, endExperiment, endInnerLoop, recordExperiments, recordInnerLoop } from '../../services/inner-loops';
 
 import { campaignsOf, withDefaults, type ActivityDeps } from '../deps';
 import { warmStartOfCheckpoint } from './warm-start';
@@ -24,18 +24,15 @@ export const baselineIdOf = (innerLoopId: string) => `${innerLoopId}/baseline`;
 export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopInput): Promise<Proposal> {
   const { db } = deps;
   const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
-  await db
-    .insert(innerLoops)
-    .values({
-      id: input.innerLoopId,
-      campaignId: input.campaignId,
-      campaignVersionId: input.campaignVersionId,
-      datasetVersionId: input.datasetVersionId,
-      status: 'running',
-      baselineExperimentId: baselineIdOf(input.innerLoopId),
-      baseCheckpointId: input.baseCheckpointId ?? null,
-    })
-    .onConflictDoNothing();
+  await recordInnerLoop(db, {
+    id: input.innerLoopId,
+    campaignId: input.campaignId,
+    campaignVersionId: input.campaignVersionId,
+    datasetVersionId: input.datasetVersionId,
+    status: 'running',
+    baselineExperimentId: baselineIdOf(input.innerLoopId),
+    baseCheckpointId: input.baseCheckpointId ?? null,
+  });
   // A warm-started loop's baseline is its base itself: zero steps from the base's weights, in the base's shape.
   const base = input.baseCheckpointId ? await warmStartOfCheckpoint(db, input.baseCheckpointId) : null;
   const params: Params = baselineParams(spec.trainer.command, base?.params);
@@ -53,71 +50,48 @@ export async function startInnerLoop(deps: ActivityDeps, input: StartInnerLoopIn
     proposer: BASELINE_PROPOSER,
     status: 'proposed',
   };
-  await db.insert(experiments).values(baseline).onConflictDoNothing();
+  await recordExperiments(db, [baseline]);
   return { experimentId: baseline.id, index: -1, params, hypothesis: baseline.hypothesis, proposer: BASELINE_PROPOSER };
 }
 
 export async function finishExperiment(deps: ActivityDeps, input: FinishExperimentInput): Promise<void> {
-  await deps.db
-    .update(experiments)
-    .set({
-      status: input.status,
-      bestCheckpointId: input.checkpointId ?? null,
-      error: input.error ?? null,
-      finishedAt: sql`coalesce(${experiments.finishedAt}, now())`,
-    })
-    .where(eq(experiments.id, input.experimentId));
+  await endExperiment(deps.db, input.experimentId, {
+    status: input.status,
+    bestCheckpointId: input.checkpointId ?? null,
+    error: input.error ?? null,
+  });
 }
 
 /** The best succeeded experiment by the public-split score (ties: the earlier experiment), recorded as a decision. */
 export async function selectBest(deps: ActivityDeps, input: SelectBestInput): Promise<SelectedBest | null> {
   const { db } = deps;
-  const order = input.mode === 'min' ? asc(experiments.publicScore) : desc(experiments.publicScore);
-  const [row] = await db
-    .select()
-    .from(experiments)
-    .where(
-      and(
-        eq(experiments.innerLoopId, input.innerLoopId),
-        eq(experiments.status, 'succeeded'),
-        isNotNull(experiments.publicScore),
-        isNotNull(experiments.bestCheckpointId),
-      ),
-    )
-    .orderBy(order, asc(experiments.index))
-    .limit(1);
+  const row = await bestScoredExperiment(db, input.innerLoopId, input.mode);
   if (!row) return null;
   const best: SelectedBest = {
     experimentId: row.id,
     checkpointId: row.bestCheckpointId!,
     publicScore: row.publicScore!,
-    params: row.params as Params,
+    params: row.params,
   };
-  await db
-    .insert(decisions)
-    .values({
-      id: `${input.innerLoopId}/select`,
-      campaignId: row.campaignId,
-      kind: 'select',
-      checkpointId: best.checkpointId,
-      experimentId: best.experimentId,
-      rule: `best public ${input.metric} (${input.mode})`,
-      reason: `${best.experimentId} has the ${input.mode === 'min' ? 'lowest' : 'highest'} public ${input.metric} (${best.publicScore.toFixed(4)})`,
-      figures: { publicScore: best.publicScore },
-      accepted: true,
-    })
-    .onConflictDoNothing();
+  await recordDecision(db, {
+    id: `${input.innerLoopId}/select`,
+    campaignId: row.campaignId,
+    kind: 'select',
+    checkpointId: best.checkpointId,
+    experimentId: best.experimentId,
+    rule: `best public ${input.metric} (${input.mode})`,
+    reason: `${best.experimentId} has the ${input.mode === 'min' ? 'lowest' : 'highest'} public ${input.metric} (${best.publicScore.toFixed(4)})`,
+    figures: { publicScore: best.publicScore },
+    accepted: true,
+  });
   return best;
 }
 
 export async function finishInnerLoop(deps: ActivityDeps, input: FinishInnerLoopInput): Promise<void> {
-  await deps.db
-    .update(innerLoops)
-    .set({
-      status: input.status,
-      bestExperimentId: input.bestExperimentId ?? null,
-      summary: input.summary,
-      updatedAt: new Date(withDefaults(deps).clock.now()),
-    })
-    .where(eq(innerLoops.id, input.innerLoopId));
+  await endInnerLoop(deps.db, input.innerLoopId, {
+    status: input.status,
+    bestExperimentId: input.bestExperimentId ?? null,
+    summary: input.summary,
+    at: new Date(withDefaults(deps).clock.now()),
+  });
 }

@@ -1,11 +1,9 @@
 // proposeExperiments: the built-in proposer (TPE or random search) over this loop's history, or, when the spec names
 // a proposer model and the worker has an endpoint, the hybrid agent proposer (agent-batch.ts), written as experiment
 // rows with deterministic ids. A retried call returns the rows the first call wrote.
-import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import { fixKnobs, proposeBatch, type Trial } from '../../core/sampler';
 import type { Params } from '../../core/spec';
-import { experiments } from '../../db/schema';
-
+import { loopExperiments, recordExperiments } from '../../services/inner-loops';
 import { agentCallerFor } from '../agents/agent-caller';
 import { campaignsOf, type ActivityDeps } from '../deps';
 import { agentBatch, type BatchEntry } from './agent-batch';
@@ -21,16 +19,12 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
   if (existing.length === input.count) return existing;
 
   const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
-  const rows = await db
-    .select()
-    .from(experiments)
-    .where(and(eq(experiments.innerLoopId, input.innerLoopId), lt(experiments.index, input.startIndex)))
-    .orderBy(asc(experiments.index));
+  const rows = await loopExperiments(db, input.innerLoopId, { to: input.startIndex });
   const sign = spec.selection.mode === 'min' ? 1 : -1;
   const own: Trial[] = rows
     .filter((r) => r.proposer !== 'baseline')
     .map((r) => ({
-      params: r.params as Params,
+      params: r.params,
       value: r.publicScore === null ? undefined : sign * r.publicScore,
       state: trialState(r.status, r.publicScore),
     }));
@@ -112,26 +106,16 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
     proposer: b.proposer,
     status: 'proposed',
   }));
-  if (values.length > 0) await db.insert(experiments).values(values).onConflictDoNothing();
+  await recordExperiments(db, values);
   return batchRows(deps, input);
 }
 
 async function batchRows(deps: ActivityDeps, input: ProposeInput): Promise<Proposal[]> {
-  const rows = await deps.db
-    .select()
-    .from(experiments)
-    .where(
-      and(
-        eq(experiments.innerLoopId, input.innerLoopId),
-        gte(experiments.index, input.startIndex),
-        lt(experiments.index, input.startIndex + input.count),
-      ),
-    )
-    .orderBy(asc(experiments.index));
+  const rows = await loopExperiments(deps.db, input.innerLoopId, { from: input.startIndex, to: input.startIndex + input.count });
   return rows.map((r) => ({
     experimentId: r.id,
     index: r.index,
-    params: r.params as Params,
+    params: r.params,
     hypothesis: r.hypothesis,
     proposer: r.proposer,
   }));

@@ -1,15 +1,14 @@
 // What the proposer agent sees, read from PostgreSQL: the goal, the search space, the public leaderboard with a
 // few points of each run's loss curve, and the analyst's notes. Held-out scores and eval items are never read here,
 // so they cannot reach an agent. Also the loop's past batches, for the hybrid proposer's hand-over rule.
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { ProposerContext } from '../../agents/proposer';
 import { improves } from '../../core/loop-settings';
 import type { PastBatch } from '../../core/sampler/hybrid-mode';
 import type { CampaignSpec } from '../../core/spec';
 import type { Db } from '../../db/client';
-import { analyses, experiments, metricPoints, proposalBatches, trainingRuns } from '../../db/schema';
+import { lastRunIds, loopBatches, loopExperiments, lossPoints, recentAnalysisTexts, type ExperimentRow } from '../../services/inner-loops';
 
-export type ExperimentRow = typeof experiments.$inferSelect;
+export type { ExperimentRow };
 
 /** Experiments the leaderboard shows the agent (the most recent), and loss points per curve. */
 const LEADERBOARD_ROWS = 40;
@@ -28,12 +27,7 @@ export async function proposerContext(
     db,
     shown.map((r) => r.id),
   );
-  const notes = await db
-    .select({ text: analyses.text })
-    .from(analyses)
-    .where(eq(analyses.innerLoopId, innerLoopId))
-    .orderBy(desc(analyses.startIndex))
-    .limit(ANALYSES);
+  const notes = await recentAnalysisTexts(db, innerLoopId, ANALYSES);
   return {
     goal: spec.goal,
     metric: spec.selection.metric,
@@ -48,7 +42,7 @@ export async function proposerContext(
       proposer: r.proposer,
       lossCurve: curves.get(r.id) ?? [],
     })),
-    analyses: notes.map((n) => n.text).reverse(),
+    analyses: notes,
     count,
   };
 }
@@ -57,23 +51,11 @@ export async function proposerContext(
 async function lossCurves(db: Db, experimentIds: string[]): Promise<Map<string, [number, number][]>> {
   const out = new Map<string, [number, number][]>();
   if (experimentIds.length === 0) return out;
-  const runs = await db
-    .select({ id: trainingRuns.id, experimentId: trainingRuns.experimentId, attempt: trainingRuns.attempt })
-    .from(trainingRuns)
-    .where(inArray(trainingRuns.experimentId, experimentIds));
-  const last = new Map<string, { id: string; attempt: number }>();
-  for (const r of runs) if ((last.get(r.experimentId)?.attempt ?? -1) < r.attempt) last.set(r.experimentId, r);
-  const runIds = [...last.values()].map((r) => r.id);
-  if (runIds.length === 0) return out;
-  const points = await db
-    .select({ runId: metricPoints.runId, step: metricPoints.step, value: metricPoints.value })
-    .from(metricPoints)
-    .where(and(inArray(metricPoints.runId, runIds), eq(metricPoints.name, 'loss')))
-    .orderBy(asc(metricPoints.step));
-  const byRun = new Map<string, [number, number][]>();
-  for (const p of points) byRun.set(p.runId, [...(byRun.get(p.runId) ?? []), [p.step, Number(p.value.toFixed(4))]]);
-  for (const [experimentId, run] of last) {
-    const all = byRun.get(run.id) ?? [];
+  const last = await lastRunIds(db, experimentIds);
+  if (last.size === 0) return out;
+  const byRun = await lossPoints(db, [...last.values()]);
+  for (const [experimentId, runId] of last) {
+    const all = (byRun.get(runId) ?? []).map((p): [number, number] => [p.step, Number(p.value.toFixed(4))]);
     const pick =
       all.length <= CURVE_POINTS
         ? all
@@ -85,14 +67,8 @@ async function lossCurves(db: Db, experimentIds: string[]): Promise<Map<string, 
 
 /** The loop's recorded batches in order, each with whether an agent proposal in it set a new best. */
 export async function pastBatches(db: Db, innerLoopId: string, spec: CampaignSpec): Promise<PastBatch[]> {
-  const batches = await db
-    .select()
-    .from(proposalBatches)
-    .where(eq(proposalBatches.innerLoopId, innerLoopId))
-    .orderBy(asc(proposalBatches.startIndex));
-  const rows = (await db.select().from(experiments).where(eq(experiments.innerLoopId, innerLoopId)).orderBy(asc(experiments.index))).filter(
-    (r) => r.proposer !== 'baseline',
-  );
+  const batches = await loopBatches(db, innerLoopId);
+  const rows = (await loopExperiments(db, innerLoopId)).filter((r) => r.proposer !== 'baseline');
   const { mode } = spec.selection;
   return batches.map((b, k) => {
     const end = batches[k + 1]?.startIndex ?? Infinity;

@@ -3,13 +3,24 @@
 // weights per source and loss weights per category. The trainer reads the version's files (train.jsonl, train.txt:
 // services/datasets/version-files.ts) through run.json. A version derived from a dataset a user registered (no
 // campaign) belongs to the dataset `<campaignId>/<NAME>`, the campaign's own line of versions of it.
-import { and, eq, inArray } from 'drizzle-orm';
 import { trainPairLine, type SignalBuilder, type SignalLineage, type TrainPair } from '../../core/dataset/example-line';
 import { buildSignals, pairHashOf } from '../../core/dataset/signal-builders';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError, NonRetryableError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
-import { critiques, datasets, datasetVersions, evalItems, examples, feedbackEvents, revisions, trainPairs } from '../../db/schema';
+import { critiquesWithSources, type CritiqueWithSources } from '../../services/critiques';
+import {
+  allEvalItemTexts,
+  datasetRow,
+  examplesOfVersion,
+  pairsOfVersion,
+  recordChildVersion,
+  versionIsRecorded,
+  type NewDataset,
+  type NewExample,
+  type NewTrainPair,
+} from '../../services/datasets/child-versions';
+import { datasetVersionById } from '../../services/datasets/dataset-versions';
 import type { ActivityDeps } from '../deps';
 import { datasetDirOf } from '../../services/paths';
 import { contentHashOf, exampleOfRow } from '../../services/datasets/example-rows';
@@ -50,8 +61,8 @@ export const MAX_REMOVED_LISTED = 100;
 /** A mix or loss weight that is negative or not a number: retrying cannot help. */
 export class InvalidWeightsError extends NonRetryableError {}
 
-type ExampleRow = typeof examples.$inferInsert & { weight: number; category: string };
-type PairRow = typeof trainPairs.$inferInsert & { weight: number };
+type ExampleRow = NewExample & { weight: number; category: string };
+type PairRow = NewTrainPair & { weight: number };
 
 /** A stored pair as its `pairs.jsonl` line reads (the effective weight is set by the caller). */
 const pairOfRow = (p: PairRow): TrainPair => ({
@@ -76,20 +87,20 @@ const pairOfRow = (p: PairRow): TrainPair => ({
  */
 export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatasetVersionInput): Promise<BuildDatasetVersionResult> {
   const { db } = deps;
-  const [parent] = await db.select().from(datasetVersions).where(eq(datasetVersions.id, input.parentVersionId));
+  const parent = await datasetVersionById(db, input.parentVersionId);
   if (!parent) throw new NotFoundError(`dataset version "${input.parentVersionId}" does not exist`);
   const mix = canonical({ ...parent.mixWeights, ...input.mix }, 'mix');
   const lossWeights = canonical({ ...parent.lossWeights, ...input.lossWeights }, 'lossWeights');
 
   const pool = new Map<string, ExampleRow>();
   const pairPool = new Map<string, PairRow>();
-  for (const e of await db.select().from(examples).where(eq(examples.datasetVersionId, parent.id))) pool.set(e.contentHash, e);
+  for (const e of await examplesOfVersion(db, parent.id)) pool.set(e.contentHash, e);
 
   const signals = input.signals ?? ['reference'];
   const skippedSignals = { pair: 0, none: 0 };
   const fromCritiques = new Set<string>();
   let duplicates = 0;
-  for (const p of await db.select().from(trainPairs).where(eq(trainPairs.datasetVersionId, parent.id))) pairPool.set(p.contentHash, p);
+  for (const p of await pairsOfVersion(db, parent.id)) pairPool.set(p.contentHash, p);
   for (const c of await loadCritiques(deps, input.campaignId, input.critiqueIds)) {
     // A single signal object (another teacher's shape) is read as a list of one.
     const stored = (Array.isArray(c.signal) ? c.signal : [c.signal]) as TrainingSignal[];
@@ -136,7 +147,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
     }
   }
 
-  const evals = await db.select({ id: evalItems.id, prompt: evalItems.prompt, reference: evalItems.reference }).from(evalItems);
+  const evals = await allEvalItemTexts(db);
   // A pair is checked as two texts (prompt + chosen, prompt + rejected), keyed apart from the examples.
   const overlaps = findOverlaps(
     [
@@ -196,8 +207,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
     removed: removed.slice(0, MAX_REMOVED_LISTED),
   });
 
-  const [existing] = await db.select({ id: datasetVersions.id }).from(datasetVersions).where(eq(datasetVersions.id, versionId));
-  if (existing) return result(false);
+  if (await versionIsRecorded(db, versionId)) return result(false);
 
   const dir = datasetDirOf(deps.home, versionId);
   const parentIds = [parent.id];
@@ -217,23 +227,12 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
     pairLines,
   );
 
-  const created = await db.transaction(async (tx) => {
-    if (dataset.insert) await tx.insert(datasets).values(dataset.insert).onConflictDoNothing();
-    const rows = kept.map((e) => ({ ...e, datasetVersionId: versionId, createdAt: undefined }));
-    for (let i = 0; i < rows.length; i += 200)
-      await tx
-        .insert(examples)
-        .values(rows.slice(i, i + 200))
-        .onConflictDoNothing();
-    const pairRows = keptPairs.map((p) => ({ ...p, datasetVersionId: versionId, createdAt: undefined }));
-    for (let i = 0; i < pairRows.length; i += 200)
-      await tx
-        .insert(trainPairs)
-        .values(pairRows.slice(i, i + 200))
-        .onConflictDoNothing();
-    const written = await tx
-      .insert(datasetVersions)
-      .values({
+  const created = await db.transaction((tx) =>
+    recordChildVersion(tx, {
+      dataset: dataset.insert,
+      examples: kept.map((e) => ({ ...e, datasetVersionId: versionId, createdAt: undefined })),
+      pairs: keptPairs.map((p) => ({ ...p, datasetVersionId: versionId, createdAt: undefined })),
+      version: {
         id: versionId,
         datasetId: dataset.id,
         parentIds,
@@ -242,40 +241,15 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
         countsBySource: bySource,
         mixWeights,
         lossWeights,
-      })
-      .onConflictDoNothing()
-      .returning({ id: datasetVersions.id });
-    return written.length > 0;
-  });
+      },
+    }),
+  );
   return result(created);
 }
 
-type LoadedCritique = typeof critiques.$inferSelect & {
-  /** The feedback event's prompt and output (a `feedback` critique whose event exists). */
-  event?: { prompt: string; output: string };
-  revision?: { output: string; verified: boolean };
-};
-
-async function loadCritiques(deps: ActivityDeps, campaignId: string, ids: string[]): Promise<LoadedCritique[]> {
+async function loadCritiques(deps: ActivityDeps, campaignId: string, ids: string[]): Promise<CritiqueWithSources[]> {
   const wanted = [...new Set(ids)].sort();
-  const rows: LoadedCritique[] = [];
-  for (let i = 0; i < wanted.length; i += 1000) {
-    const batch = wanted.slice(i, i + 1000);
-    const found = await deps.db
-      .select({
-        critique: critiques,
-        event: { prompt: feedbackEvents.prompt, output: feedbackEvents.output },
-        revision: { output: revisions.output, verified: revisions.verified },
-      })
-      .from(critiques)
-      .leftJoin(
-        feedbackEvents,
-        and(eq(critiques.sourceKind, 'feedback'), eq(feedbackEvents.id, critiques.sourceId), eq(feedbackEvents.campaignId, campaignId)),
-      )
-      .leftJoin(revisions, eq(revisions.critiqueId, critiques.id))
-      .where(and(eq(critiques.campaignId, campaignId), inArray(critiques.id, batch)));
-    for (const r of found) rows.push({ ...r.critique, event: r.event ?? undefined, revision: r.revision ?? undefined });
-  }
+  const rows = await critiquesWithSources(deps.db, campaignId, wanted);
   if (rows.length < wanted.length) {
     const found = new Set(rows.map((r) => r.id));
     const missing = wanted.filter((id) => !found.has(id));
@@ -304,8 +278,8 @@ async function childDatasetOf(
   deps: ActivityDeps,
   parentDatasetId: string,
   campaignId: string,
-): Promise<{ id: string; insert?: typeof datasets.$inferInsert }> {
-  const [d] = await deps.db.select().from(datasets).where(eq(datasets.id, parentDatasetId));
+): Promise<{ id: string; insert?: NewDataset }> {
+  const d = await datasetRow(deps.db, parentDatasetId);
   if (!d || d.campaignId !== null) return { id: parentDatasetId };
   const id = `${campaignId}/${d.name}`;
   return { id, insert: { id, campaignId, name: d.name } };

@@ -3,11 +3,11 @@
 // this iteration's feedback critiques, with the spec's mixing weights and loss weights per category derived from the
 // production model's public-split results. Content-addressed: a retry, or a second workflow on the same claim,
 // yields the same version.
-import { and, desc, eq, isNotNull, lt } from 'drizzle-orm';
 import { higherIsBetter, itemsOfMetric } from '../../core/eval-suite/suite-metrics';
 import { lossWeightsFromScores, type CategoryScore } from '../../core/dataset/loss-weights';
-import { critiques, evalItems, evalResults, outerIterations } from '../../db/schema';
-
+import { feedbackCritiqueIds } from '../../services/critiques';
+import { itemCategories, splitScores } from '../../services/eval-evidence';
+import { previousDatasetVersionId, setIterationDatasetVersion } from '../../services/outer-iterations';
 import { campaignsOf, type ActivityDeps } from '../deps';
 import { buildDatasetVersion } from './build-dataset-version';
 import { taskTeacherOf } from '../../services/example-tasks';
@@ -16,25 +16,8 @@ import type { BuildIterationDatasetInput, BuildIterationDatasetResult } from '..
 export async function buildIterationDataset(deps: ActivityDeps, input: BuildIterationDatasetInput): Promise<BuildIterationDatasetResult> {
   const { db } = deps;
   const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
-  const [previous] = await db
-    .select({ versionId: outerIterations.datasetVersionId })
-    .from(outerIterations)
-    .where(
-      and(
-        eq(outerIterations.campaignId, input.campaignId),
-        lt(outerIterations.iteration, input.iteration),
-        isNotNull(outerIterations.datasetVersionId),
-      ),
-    )
-    .orderBy(desc(outerIterations.iteration), desc(outerIterations.attempt))
-    .limit(1);
-  const parentVersionId = previous?.versionId ?? input.baseVersionId;
-  const critiqueIds = (
-    await db
-      .select({ id: critiques.id })
-      .from(critiques)
-      .where(and(eq(critiques.outerIterationId, input.outerIterationId), eq(critiques.sourceKind, 'feedback')))
-  ).map((c) => c.id);
+  const parentVersionId = (await previousDatasetVersionId(db, input.campaignId, input.iteration)) ?? input.baseVersionId;
+  const critiqueIds = await feedbackCritiqueIds(db, input.outerIterationId);
   const lossWeights = input.incumbentCheckpointId
     ? await lossWeightsOf(deps, input.incumbentCheckpointId, input.suiteId, spec.outerLoop.lossWeights)
     : {};
@@ -48,7 +31,7 @@ export async function buildIterationDataset(deps: ActivityDeps, input: BuildIter
     signals: spec.outerLoop.signals,
     categoryOf: taskTeacherOf(spec.outerLoop.teacher.task)?.categoryOf,
   });
-  await db.update(outerIterations).set({ datasetVersionId: built.versionId }).where(eq(outerIterations.id, input.outerIterationId));
+  await setIterationDatasetVersion(db, input.outerIterationId, built.versionId);
   return { versionId: built.versionId, parentVersionId, created: built.created, counts: built.counts, lossWeights };
 }
 
@@ -63,15 +46,9 @@ async function lossWeightsOf(
   suiteId: string,
   bounds: { min: number; max: number },
 ): Promise<Record<string, number>> {
-  const [result] = await deps.db
-    .select({ perItem: evalResults.perItem })
-    .from(evalResults)
-    .where(eq(evalResults.id, `${checkpointId}|${suiteId}|public`));
+  const result = await splitScores(deps.db, checkpointId, suiteId, 'public');
   if (!result) return {};
-  const items = await deps.db
-    .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
-    .from(evalItems)
-    .where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'public')));
+  const items = await itemCategories(deps.db, suiteId, ['public']);
   for (const metric of ['bits_per_byte', 'exact_match', 'pass_rate']) {
     const selects = itemsOfMetric(metric)!;
     const sums = new Map<string, { sum: number; n: number }>();

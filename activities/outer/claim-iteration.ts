@@ -7,19 +7,24 @@
 // attempt left behind (a failed inner loop, run directories holding exit codes) is reused, and it takes over the
 // feedback its predecessor ingested. Each attempt pins the campaign version it runs: the outer loop's own, else the
 // campaign's latest at the claim; a resumed claim keeps the attempt's.
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { campaigns, critiques, feedbackEvents, outerIterations } from '../../db/schema';
 import { outerIterationIdOf, type FailedIterationSummary } from '../../contracts/outer-loop';
 import { outerSettings } from '../../core/loop-settings';
 import { campaignIdOfVersion } from '../../contracts/campaign';
 import { NotFoundError } from '../../core/errors';
 import { latestCampaignVersionId } from '../../services/campaigns/campaign-versions';
+import { moveFeedbackCritiques } from '../../services/critiques';
+import { ingestPendingFeedback, moveIngestedFeedback, pendingFeedbackCount } from '../../services/feedback-events';
+import {
+  endIterationFailed,
+  latestIteration,
+  lockIterationClaims,
+  recordIteration,
+  runningIteration,
+} from '../../services/outer-iterations';
+import { productionCheckpointOf } from '../../services/production-model';
 
 import { campaignsOf, type ActivityDeps } from '../deps';
 import type { ClaimIterationInput, ClaimIterationResult } from '../../contracts/outer-activities';
-
-/** The advisory-lock namespace of outer-iteration claims (the second key is the campaign id's hash). */
-const CLAIM_LOCK = 0x4f_75_74_72; // "Outr"
 
 export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterationInput): Promise<ClaimIterationResult> {
   const versionId = input.campaignVersionId ?? (await latestCampaignVersionId(deps.db, input.campaignId));
@@ -28,25 +33,13 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
     throw new NotFoundError(`"${versionId}" is not a version of campaign "${input.campaignId}"`);
   const spec = await campaignsOf(deps).resolve(versionId);
   // Asked outside the transaction: a Temporal round trip must not hold the lock.
-  const [open] = await deps.db
-    .select({ id: outerIterations.id, workflowId: outerIterations.workflowId, workflowRunId: outerIterations.workflowRunId })
-    .from(outerIterations)
-    .where(and(eq(outerIterations.campaignId, input.campaignId), eq(outerIterations.status, 'running')));
+  const open = await runningIteration(deps.db, input.campaignId);
   const ownerGone = open && !ownsAttempt(open, input) ? await ownerEnded(deps, open) : undefined;
 
   return deps.db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(${input.campaignId}))`);
-    const [latest] = await tx
-      .select()
-      .from(outerIterations)
-      .where(eq(outerIterations.campaignId, input.campaignId))
-      .orderBy(desc(outerIterations.iteration), desc(outerIterations.attempt))
-      .limit(1);
-    const [campaign] = await tx
-      .select({ production: campaigns.productionCheckpointId })
-      .from(campaigns)
-      .where(eq(campaigns.id, input.campaignId));
-    const production = campaign?.production ?? null;
+    await lockIterationClaims(tx, input.campaignId);
+    const latest = await latestIteration(tx, input.campaignId);
+    const production = (await productionCheckpointOf(tx, input.campaignId)) ?? null;
     const settings = outerSettings(spec);
 
     if (latest?.status === 'running') {
@@ -72,14 +65,7 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
           reason: `iteration ${latest.iteration} of "${input.campaignId}" is in progress in workflow ${latest.workflowId}`,
         };
       }
-      await tx
-        .update(outerIterations)
-        .set({
-          status: 'failed',
-          summary: failedSummary(latest, ownerGone),
-          finishedAt: sql`coalesce(${outerIterations.finishedAt}, now())`,
-        })
-        .where(eq(outerIterations.id, latest.id));
+      await endIterationFailed(tx, latest.id, failedSummary(latest, ownerGone));
       latest.status = 'failed';
       latest.summary = failedSummary(latest, ownerGone);
     }
@@ -88,13 +74,10 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
       // The iteration again, as a new attempt with its own ids; it ingests what the failed attempt had ingested.
       const attempt = latest.attempt + 1;
       const id = outerIterationIdOf(input.campaignId, latest.iteration, attempt);
-      await tx.update(feedbackEvents).set({ ingestedBy: id }).where(eq(feedbackEvents.ingestedBy, latest.id));
+      await moveIngestedFeedback(tx, latest.id, id);
       // A feedback critique is keyed by its event, so it is the new attempt's too (never critiqued twice).
-      await tx
-        .update(critiques)
-        .set({ outerIterationId: id })
-        .where(and(eq(critiques.outerIterationId, latest.id), eq(critiques.sourceKind, 'feedback')));
-      await tx.insert(outerIterations).values({
+      await moveFeedbackCritiques(tx, latest.id, id);
+      await recordIteration(tx, {
         id,
         campaignId: input.campaignId,
         iteration: latest.iteration,
@@ -109,7 +92,7 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
         feedbackFrom: latest.feedbackFrom,
         feedbackTo: latest.feedbackTo,
       });
-      const reason = (latest.summary as { reason?: string } | null)?.reason ?? 'it failed';
+      const reason = latest.summary?.reason ?? 'it failed';
       return {
         claimed: true as const,
         outerIterationId: id,
@@ -123,11 +106,7 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
       };
     }
 
-    const pending = and(eq(feedbackEvents.campaignId, input.campaignId), isNull(feedbackEvents.ingestedBy));
-    const [{ n }] = await tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(feedbackEvents)
-      .where(pending);
+    const n = await pendingFeedbackCount(tx, input.campaignId);
     const min = spec.outerLoop.minNewFeedback;
     if (production && n < min) {
       return {
@@ -137,16 +116,8 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
     }
     const iteration = (latest?.iteration ?? 0) + 1;
     const id = outerIterationIdOf(input.campaignId, iteration);
-    await tx.update(feedbackEvents).set({ ingestedBy: id }).where(pending);
-    const [span] = await tx
-      .select({
-        n: sql<number>`count(*)::int`,
-        from: sql<string | null>`min(${feedbackEvents.receivedAt})`,
-        to: sql<string | null>`max(${feedbackEvents.receivedAt})`,
-      })
-      .from(feedbackEvents)
-      .where(eq(feedbackEvents.ingestedBy, id));
-    await tx.insert(outerIterations).values({
+    const span = await ingestPendingFeedback(tx, input.campaignId, id);
+    await recordIteration(tx, {
       id,
       campaignId: input.campaignId,
       iteration,
@@ -157,8 +128,8 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
       status: 'running',
       incumbentCheckpointId: production,
       newFeedback: span.n,
-      feedbackFrom: span.from === null ? null : new Date(span.from),
-      feedbackTo: span.to === null ? null : new Date(span.to),
+      feedbackFrom: span.from,
+      feedbackTo: span.to,
     });
     return {
       claimed: true as const,

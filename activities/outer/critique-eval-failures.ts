@@ -3,10 +3,12 @@
 // the model's actual output against the reference (every graded item, whatever its grader; loss items have no output); held-out items are never read here, so no teacher sees one.
 // Its signal is never a training example: eval items stay out of every dataset (the contamination check would
 // remove them anyway); the per-category failure rates shape the next loss weights instead.
-import { and, eq, inArray, ne } from 'drizzle-orm';
 import { predictBudgetOf } from '../../core/eval-suite/predict-budget';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
-import { checkpoints, critiques, evalItems, evalResults, experiments } from '../../db/schema';
+import { recordCritiques, recordedCritiqueIds } from '../../services/critiques';
+import { publicItemsToCritique, splitScores } from '../../services/eval-evidence';
+import { experimentRef } from '../../services/experiments';
+import { checkpointRow } from '../../services/production-model';
 import { campaignOfRow } from '../campaign-of';
 import { campaignsOf, type ActivityDeps } from '../deps';
 import { runPredict, type PredictOptions } from '../eval/run-predict';
@@ -42,23 +44,10 @@ async function critiqueFailedItems(
   spec: CampaignSpec,
 ): Promise<CritiqueEvalFailuresResult> {
   const { db } = deps;
-  const [result] = await db
-    .select({ perItem: evalResults.perItem })
-    .from(evalResults)
-    .where(eq(evalResults.id, `${input.checkpointId}|${input.suiteId}|public`));
+  const result = await splitScores(db, input.checkpointId, input.suiteId, 'public');
   if (!result) return { failed: 0, critiqued: 0, created: 0, byCategory: {} };
   // Only the public split is read here: held-out items never reach a teacher.
-  const items = await db
-    .select()
-    .from(evalItems)
-    .where(
-      and(
-        eq(evalItems.suiteId, input.suiteId),
-        eq(evalItems.split, 'public'),
-        ne(evalItems.grader, 'bits_per_byte'),
-        inArray(evalItems.id, Object.keys(result.perItem)),
-      ),
-    );
+  const items = await publicItemsToCritique(db, input.suiteId, Object.keys(result.perItem));
   const failed = items.filter((i) => result.perItem[i.id] === 0);
   const sample = failed.sort((a, b) => order(a.id, input.seed) - order(b.id, input.seed) || (a.id < b.id ? -1 : 1)).slice(0, input.sample);
   if (sample.length === 0) return { failed: failed.length, critiqued: 0, created: 0, byCategory: {} };
@@ -71,18 +60,9 @@ async function critiqueFailedItems(
   const byCategory: Record<string, number> = {};
   for (const i of sample) byCategory[i.category] = (byCategory[i.category] ?? 0) + 1;
   // Items an earlier attempt already critiqued are not sent to the teacher again.
-  const done = new Set(
-    (
-      await db
-        .select({ id: critiques.id })
-        .from(critiques)
-        .where(
-          inArray(
-            critiques.id,
-            sample.map((i) => evalCritiqueIdOf(input.outerIterationId, i.id)),
-          ),
-        )
-    ).map((r) => r.id),
+  const done = await recordedCritiqueIds(
+    db,
+    sample.map((i) => evalCritiqueIdOf(input.outerIterationId, i.id)),
   );
   let created = 0;
   await teachFailures(
@@ -102,7 +82,7 @@ async function critiqueFailedItems(
         // Whatever the teacher proposed, an eval item is never an example.
         signal: [{ kind: 'none', why: WHY }] satisfies TrainingSignal[],
       }));
-      if (rows.length) created += (await db.insert(critiques).values(rows).onConflictDoNothing().returning({ id: critiques.id })).length;
+      created += await recordCritiques(db, rows);
     },
   );
   return { failed: failed.length, critiqued: sample.length, created, byCategory };
@@ -120,11 +100,8 @@ function order(id: string, seed: number): number {
  * `predict`; the iteration's version names the teacher.
  */
 async function predictorOf(deps: ActivityDeps, checkpointId: string): Promise<Pick<PredictOptions, 'trainer' | 'checkpointFile'>> {
-  const [ckpt] = await deps.db.select().from(checkpoints).where(eq(checkpoints.id, checkpointId));
+  const ckpt = (await checkpointRow(deps.db, checkpointId))!;
   verifyCheckpoint(ckpt.path, ckpt.sha256, checkpointId, checkpointRoot(ckpt));
-  const [exp] = await deps.db
-    .select({ id: experiments.id, campaignVersionId: experiments.campaignVersionId })
-    .from(experiments)
-    .where(eq(experiments.id, ckpt.experimentId));
+  const exp = (await experimentRef(deps.db, ckpt.experimentId))!;
   return { trainer: trainerSetupOf(await campaignOfRow(deps, exp), deps.home), checkpointFile: ckpt.path };
 }

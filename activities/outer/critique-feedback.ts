@@ -1,11 +1,11 @@
 // critiqueFeedback: the outer loop's teacher step. Each sampled failure (an edit, a reject, a low rating) gets a
 // plain-English critique and the training signals made from it, stored with a link to its feedback event. The
 // teacher is chosen by the caller (critiqueIterationFeedback): the built-in one unless a model is configured.
-import { and, eq, inArray } from 'drizzle-orm';
 import { builtinTeacher, type TaughtCritique } from '../../agents/teacher';
 import { BUILTIN_TEACHER, BUILTIN_PREAMBLE, BUILTIN_TEACHER_PROMPT_VERSION, type TrainingSignal } from '../../core/teacher/builtin-teacher';
 import type { Db } from '../../db/client';
-import { critiques, feedbackEvents } from '../../db/schema';
+import { critiqueSignals, recordCritiques, type NewCritique } from '../../services/critiques';
+import { campaignFeedbackEvents, type FeedbackEventRow } from '../../services/feedback-events';
 import { teachFailures, type TeacherChoice } from './teach-failures';
 import type { CritiqueFeedbackResult } from '../../contracts/outer-activities';
 
@@ -42,14 +42,7 @@ export async function critiqueFeedback(
   choice: TeacherChoice = { teacher: builtinTeacher },
 ): Promise<CritiqueFeedbackResult> {
   const ids = [...new Set(input.eventIds)];
-  const events = new Map<string, typeof feedbackEvents.$inferSelect>();
-  for (let i = 0; i < ids.length; i += 1000) {
-    const rows = await db
-      .select()
-      .from(feedbackEvents)
-      .where(and(eq(feedbackEvents.campaignId, input.campaignId), inArray(feedbackEvents.id, ids.slice(i, i + 1000))));
-    for (const r of rows) events.set(r.id, r);
-  }
+  const events = await campaignFeedbackEvents(db, input.campaignId, ids);
 
   const counts = { created: 0, withExample: 0, noSignal: 0, skipped: 0, missing: ids.length - events.size };
   const failures: Event[] = [];
@@ -61,14 +54,12 @@ export async function critiqueFeedback(
     else counts.skipped++;
   }
   const critiqueIds = failures.map((e) => critiqueIdOf(input.campaignId, e.id));
-  const stored = await storedSignals(db, critiqueIds);
+  // The signals of critiques already written (by an earlier attempt), by id.
+  const stored = await critiqueSignals(db, critiqueIds);
   const tally = (signals: StoredSignal) => (signals.some((s) => s.kind === 'sft') ? counts.withExample++ : counts.noSignal++);
   for (const signals of stored.values()) tally(signals);
 
-  const row = (
-    e: Event,
-    made: { text: string; signals: TrainingSignal[]; teacher: string; promptVersion: string },
-  ): typeof critiques.$inferInsert => {
+  const row = (e: Event, made: { text: string; signals: TrainingSignal[]; teacher: string; promptVersion: string }): NewCritique => {
     tally(made.signals);
     const comment = e.comment ? ` The user commented: ${JSON.stringify(e.comment)}.` : '';
     return {
@@ -83,15 +74,8 @@ export async function critiqueFeedback(
       signal: made.signals satisfies StoredSignal,
     };
   };
-  const write = async (rows: (typeof critiques.$inferInsert)[]) => {
-    for (let i = 0; i < rows.length; i += 500) {
-      const written = await db
-        .insert(critiques)
-        .values(rows.slice(i, i + 500))
-        .onConflictDoNothing()
-        .returning({ id: critiques.id });
-      counts.created += written.length;
-    }
+  const write = async (rows: NewCritique[]) => {
+    counts.created += await recordCritiques(db, rows);
   };
 
   const fresh = failures.filter((e) => !stored.has(critiqueIdOf(input.campaignId, e.id)));
@@ -107,22 +91,9 @@ export async function critiqueFeedback(
   return { critiqueIds, counts };
 }
 
-type Event = typeof feedbackEvents.$inferSelect;
+type Event = FeedbackEventRow;
 
 const isReferenced = (e: Event): e is Event & { correction: string } => e.kind === 'edit' && e.correction !== null;
-
-/** The signals of critiques already written (by an earlier attempt), by id. */
-async function storedSignals(db: Db, ids: string[]): Promise<Map<string, StoredSignal>> {
-  const out = new Map<string, StoredSignal>();
-  for (let i = 0; i < ids.length; i += 1000) {
-    const rows = await db
-      .select({ id: critiques.id, signal: critiques.signal })
-      .from(critiques)
-      .where(inArray(critiques.id, ids.slice(i, i + 1000)));
-    for (const r of rows) out.set(r.id, r.signal as StoredSignal);
-  }
-  return out;
-}
 
 function unreferenced(what: string): TaughtCritique {
   const why = `the output was ${what} without a correction: there is no reference to derive a target or a preferred output from`;

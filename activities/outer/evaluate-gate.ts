@@ -2,7 +2,6 @@
 // suite's held-out item categories (never their text), runs the gate's checks, and records one decision with
 // every check's rule, figures and reason. Idempotent by `decisionId`: a retry returns the recorded decision.
 import { ApplicationFailure } from '@temporalio/activity';
-import { and, eq, inArray } from 'drizzle-orm';
 import { itemsOfMetric, type MetricItem } from '../../core/eval-suite/suite-metrics';
 import { NotFoundError } from '../../core/errors';
 import { pairedMetricsOf, runGate, type GateOutcome } from '../../core/gate/checks';
@@ -10,38 +9,36 @@ import type { PairedItem } from '../../core/gate/evidence';
 import type { GateEvidence } from '../../core/gate/evidence';
 import { gateSettingsWithDefaults, type GateMetric } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
-import { decisions, evalItems, evalResults, experiments, heldoutReads } from '../../db/schema';
+import { gateDecisionById, recordDecision, type GateDecision, type GateFigures } from '../../services/decisions';
+import { itemCategories, logHeldoutRead, scoresOfCheckpoints, splitScores } from '../../services/eval-evidence';
+import { experimentById } from '../../services/experiments';
 import { loadIntegrityEvidence } from './integrity-evidence';
 import { loadSeedReference } from './seed-reference';
 import { BASELINE_PROPOSER } from '../inner/loop-records';
 import { gateNoiseOf, noiseSummaryOf } from '../../core/gate/noise-check';
-import type { EvaluateGateInput, GateNoiseSummary, GateSummary } from '../../contracts/outer-activities';
+import type { EvaluateGateInput, GateSummary } from '../../contracts/outer-activities';
 
 export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<GateSummary> {
-  const [recorded] = await db.select().from(decisions).where(eq(decisions.id, input.decisionId));
+  const recorded = await gateDecisionById(db, input.decisionId);
   if (recorded) return summaryOf(recorded, input);
 
   const settings = gateSettingsWithDefaults(input.settings);
   const evidence = await loadGateEvidence(db, input, settings);
   const outcome = runGate(evidence);
   const figures = figuresOf(evidence, outcome);
-  await db
-    .insert(decisions)
-    .values({
-      id: input.decisionId,
-      campaignId: input.campaignId,
-      kind: outcome.promote ? 'promote' : outcome.hold ? 'hold' : 'reject',
-      checkpointId: input.candidateCheckpointId,
-      experimentId: evidence.candidateExperimentId,
-      rule: outcome.rule,
-      reason: outcome.reason,
-      figures,
-      accepted: outcome.promote,
-    })
-    .onConflictDoNothing();
+  await recordDecision(db, {
+    id: input.decisionId,
+    campaignId: input.campaignId,
+    kind: outcome.promote ? 'promote' : outcome.hold ? 'hold' : 'reject',
+    checkpointId: input.candidateCheckpointId,
+    experimentId: evidence.candidateExperimentId,
+    rule: outcome.rule,
+    reason: outcome.reason,
+    figures,
+    accepted: outcome.promote,
+  });
   // Another attempt may have won the insert race: report what is recorded, not what this attempt computed.
-  const [row] = await db.select().from(decisions).where(eq(decisions.id, input.decisionId));
-  return summaryOf(row, input);
+  return summaryOf((await gateDecisionById(db, input.decisionId))!, input);
 }
 
 /** What the gate's checks read: both checkpoints' paired held-out items, the hacking guard's evidence, the seed reruns' scores. */
@@ -51,11 +48,7 @@ export async function loadGateEvidence(
   settings: GateEvidence['settings'],
 ): Promise<GateEvidence & { candidateExperimentId: string }> {
   const scoresOf = async (checkpointId: string, role: string) => {
-    const id = `${checkpointId}|${input.suiteId}|heldout`;
-    const [row] = await db
-      .select({ perItem: evalResults.perItem, experimentId: evalResults.experimentId })
-      .from(evalResults)
-      .where(eq(evalResults.id, id));
+    const row = await splitScores(db, checkpointId, input.suiteId, 'heldout');
     if (!row)
       throw new NotFoundError(
         `the ${role} checkpoint "${checkpointId}" has no held-out result on suite "${input.suiteId}": run scoreCheckpoint on its heldout split (purpose "gate") first`,
@@ -66,10 +59,7 @@ export async function loadGateEvidence(
   const incumbent = await scoresOf(input.incumbentCheckpointId, 'incumbent');
 
   // Only ids, graders and categories: held-out prompts and references never leave the eval activity.
-  const all = await db
-    .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
-    .from(evalItems)
-    .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'heldout')));
+  const all = await itemCategories(db, input.suiteId, ['heldout']);
   // The metrics the gate pairs, and which held-out items make up each (core/eval-suite/suite-metrics itemsOfMetric).
   const selectors = pairedMetricsOf(settings.metric).flatMap((metric) => {
     const selects = itemsOfMetric(metric);
@@ -78,7 +68,7 @@ export async function loadGateEvidence(
   const metricsOfItem = (i: MetricItem) => selectors.filter((s) => s.selects(i)).map((s) => s.metric);
   const items = all.filter((i) => metricsOfItem(i).length > 0);
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no held-out items: prepare the suite first`);
-  await db.insert(heldoutReads).values({ suiteId: input.suiteId, reader: `evaluateGate:${input.decisionId}`, purpose: 'gate' });
+  await logHeldoutRead(db, input.suiteId, `evaluateGate:${input.decisionId}`, 'gate');
 
   // The seed reruns as a reference model that never saw held-out text: heldoutOutrunsPublic's second control.
   const reference = await loadSeedReference(db, input.suiteId, input.seedRerunCheckpointIds ?? []);
@@ -138,15 +128,7 @@ export async function loadGateEvidence(
 async function seedScoresOf(db: Db, input: EvaluateGateInput, itemIds: string[]): Promise<number[]> {
   const ids = input.seedRerunCheckpointIds ?? [];
   if (ids.length === 0 || itemIds.length === 0) return [];
-  const rows = await db
-    .select({ perItem: evalResults.perItem })
-    .from(evalResults)
-    .where(
-      inArray(
-        evalResults.id,
-        ids.map((c) => `${c}|${input.suiteId}|heldout`),
-      ),
-    );
+  const rows = await scoresOfCheckpoints(db, input.suiteId, ids, ['heldout']);
   const scores: number[] = [];
   for (const { perItem } of rows) {
     const values = itemIds.map((id) => perItem[id]);
@@ -157,12 +139,11 @@ async function seedScoresOf(db: Db, input: EvaluateGateInput, itemIds: string[])
 
 /** The experiment is a search's untrained baseline (zero steps: the same model from any seed). */
 async function isBaseline(db: Db, experimentId: string): Promise<boolean> {
-  const [row] = await db.select({ proposer: experiments.proposer }).from(experiments).where(eq(experiments.id, experimentId));
-  return row?.proposer === BASELINE_PROPOSER;
+  return (await experimentById(db, experimentId))?.proposer === BASELINE_PROPOSER;
 }
 
 /** Every check's figures under its rule, the summary figures at the top, and the settings that applied. */
-function figuresOf(evidence: GateEvidence, outcome: GateOutcome): Record<string, unknown> {
+function figuresOf(evidence: GateEvidence, outcome: GateOutcome): GateFigures {
   const primary = outcome.results.find((r) => r.rule === 'heldoutImprovement')?.figures;
   const noise = gateNoiseOf(evidence);
   return {
@@ -176,7 +157,7 @@ function figuresOf(evidence: GateEvidence, outcome: GateOutcome): Record<string,
   };
 }
 
-function summaryOf(row: typeof decisions.$inferSelect, input: EvaluateGateInput): GateSummary {
+function summaryOf(row: GateDecision, input: EvaluateGateInput): GateSummary {
   if (row.checkpointId !== input.candidateCheckpointId || row.campaignId !== input.campaignId) {
     // A reused decision id is a caller bug that no retry can fix.
     throw ApplicationFailure.nonRetryable(
@@ -184,7 +165,7 @@ function summaryOf(row: typeof decisions.$inferSelect, input: EvaluateGateInput)
       'DecisionConflictError',
     );
   }
-  const figures = row.figures as { meanDelta?: unknown; pValue?: unknown; noise?: GateNoiseSummary };
+  const { figures } = row;
   return {
     ...(figures.noise ? { noise: figures.noise } : {}),
     promote: row.kind === 'promote',

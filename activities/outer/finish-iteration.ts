@@ -2,8 +2,9 @@
 // only if it is still the incumbent the iteration started from (compare-and-set), a researcher's answer to an
 // approval request is a decision row of its own, and the iteration's row gets its status and summary. Every write
 // is keyed by the iteration, so a retry changes nothing.
-import { and, eq, isNull, or, sql } from 'drizzle-orm';
-import { campaigns, decisions, outerIterations } from '../../db/schema';
+import { recordDecision } from '../../services/decisions';
+import { finishIteration } from '../../services/outer-iterations';
+import { productionCheckpointOf, promoteIfIncumbent } from '../../services/production-model';
 import type { ActivityDeps } from '../deps';
 import type { FinishIterationInput, FinishIterationResult } from '../../contracts/outer-activities';
 
@@ -12,50 +13,26 @@ export async function finishOuterIteration(deps: ActivityDeps, input: FinishIter
   return db.transaction(async (tx) => {
     if (input.approval) {
       const a = input.approval;
-      await tx
-        .insert(decisions)
-        .values({
-          id: `${input.outerIterationId}/approval`,
-          campaignId: input.campaignId,
-          kind: a.approve ? 'promote' : 'reject',
-          checkpointId: a.candidateCheckpointId,
-          experimentId: a.experimentId ?? null,
-          rule: a.timedOut ? 'approval-timeout' : 'researcher-approval',
-          reason: a.timedOut
-            ? `no answer before the deadline: the default (${a.approve ? 'promote' : 'reject'}) applies`
-            : `${a.approve ? 'approved' : 'rejected'} by ${a.by}${a.note ? `: ${a.note}` : ''}`,
-          figures: { by: a.by, note: a.note ?? null, timedOut: a.timedOut },
-          accepted: a.approve,
-        })
-        .onConflictDoNothing();
+      await recordDecision(tx, {
+        id: `${input.outerIterationId}/approval`,
+        campaignId: input.campaignId,
+        kind: a.approve ? 'promote' : 'reject',
+        checkpointId: a.candidateCheckpointId,
+        experimentId: a.experimentId ?? null,
+        rule: a.timedOut ? 'approval-timeout' : 'researcher-approval',
+        reason: a.timedOut
+          ? `no answer before the deadline: the default (${a.approve ? 'promote' : 'reject'}) applies`
+          : `${a.approve ? 'approved' : 'rejected'} by ${a.by}${a.note ? `: ${a.note}` : ''}`,
+        figures: { by: a.by, note: a.note ?? null, timedOut: a.timedOut },
+        accepted: a.approve,
+      });
     }
     if (input.promote) {
       const { candidateCheckpointId, incumbentCheckpointId } = input.promote;
-      const stillIncumbent =
-        incumbentCheckpointId === null
-          ? isNull(campaigns.productionCheckpointId)
-          : eq(campaigns.productionCheckpointId, incumbentCheckpointId);
-      await tx
-        .update(campaigns)
-        .set({ productionCheckpointId: candidateCheckpointId })
-        .where(and(eq(campaigns.id, input.campaignId), or(stillIncumbent, eq(campaigns.productionCheckpointId, candidateCheckpointId))));
+      await promoteIfIncumbent(tx, input.campaignId, candidateCheckpointId, incumbentCheckpointId);
     }
-    const [campaign] = await tx
-      .select({ production: campaigns.productionCheckpointId })
-      .from(campaigns)
-      .where(eq(campaigns.id, input.campaignId));
-    const s = input.summary;
-    await tx
-      .update(outerIterations)
-      .set({
-        status: s.status,
-        innerLoopId: s.innerLoopId ?? null,
-        candidateCheckpointId: s.candidateCheckpointId ?? null,
-        decisionId: s.decisionId ?? null,
-        summary: { ...s, productionCheckpointId: campaign?.production ?? undefined },
-        finishedAt: sql`coalesce(${outerIterations.finishedAt}, now())`,
-      })
-      .where(eq(outerIterations.id, input.outerIterationId));
-    return { productionCheckpointId: campaign?.production ?? null };
+    const production = await productionCheckpointOf(tx, input.campaignId);
+    await finishIteration(tx, input.outerIterationId, { ...input.summary, productionCheckpointId: production ?? undefined });
+    return { productionCheckpointId: production ?? null };
   });
 }

@@ -1,14 +1,13 @@
 // The hacking guard's evidence for the gate: both checkpoints' public and probe results (ids, scores, the spread of
 // the public paired deltas, canary and held-out canary hits), paired with the probe items' kinds and twins. Public and
 // probe items only: no held-out text is read here.
-import { and, eq, inArray } from 'drizzle-orm';
 import { higherIsBetter, itemsOfMetric } from '../../core/eval-suite/suite-metrics';
 import type { SplitMeans, TwinPair } from '../../core/gate/evidence';
 import type { IntegrityEvidence } from '../../core/gate/evidence';
 import { orientedDeltas, sampleVariance } from '../../core/gate/paired-test';
 import type { GateMetric } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
-import { evalItems, evalResults } from '../../db/schema';
+import { itemCategories, resultDetailsOf, splitResult, type EvalSplit } from '../../services/eval-evidence';
 
 export interface IntegrityInput {
   suiteId: string;
@@ -39,23 +38,14 @@ function referencePublicOf(
 }
 
 export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Promise<IntegrityEvidence> {
-  const result = async (ckpt: string, split: string) =>
-    (
-      await db
-        .select({ perItem: evalResults.perItem, details: evalResults.details })
-        .from(evalResults)
-        .where(eq(evalResults.id, `${ckpt}|${input.suiteId}|${split}`))
-    )[0];
+  const result = (ckpt: string, split: EvalSplit) => splitResult(db, ckpt, input.suiteId, split);
   const [candPublic, incPublic, candProbe, incProbe] = [
     await result(input.candidateCheckpointId, 'public'),
     await result(input.incumbentCheckpointId, 'public'),
     await result(input.candidateCheckpointId, 'probe'),
     await result(input.incumbentCheckpointId, 'probe'),
   ];
-  const items = await db
-    .select({ id: evalItems.id, split: evalItems.split, grader: evalItems.grader, category: evalItems.category, probe: evalItems.probe })
-    .from(evalItems)
-    .where(and(eq(evalItems.suiteId, input.suiteId), inArray(evalItems.split, ['public', 'probe'])));
+  const items = await itemCategories(db, input.suiteId, ['public', 'probe']);
   const out: IntegrityEvidence = {};
 
   if (candPublic && incPublic) {
@@ -111,11 +101,8 @@ export async function loadIntegrityEvidence(db: Db, input: IntegrityInput): Prom
     const cheat = items.filter((i) => i.probe?.kind === 'cheat_only' && candProbe.perItem[i.id] !== undefined);
     out.cheatOnly = { scored: cheat.length, passed: cheat.filter((i) => candProbe.perItem[i.id] > 0).map((i) => i.id) };
   }
-  const hits = await db
-    .select({ details: evalResults.details })
-    .from(evalResults)
-    .where(and(eq(evalResults.checkpointId, input.candidateCheckpointId), eq(evalResults.suiteId, input.suiteId)));
-  out.canaryHits = [...new Set(hits.flatMap((h) => h.details.canaryHits ?? []))].sort();
-  out.heldoutCanaryHits = [...new Set(hits.flatMap((h) => h.details.heldoutCanaryHits ?? []))].sort();
+  const hits = await resultDetailsOf(db, input.candidateCheckpointId, input.suiteId);
+  out.canaryHits = [...new Set(hits.flatMap((h) => h.canaryHits ?? []))].sort();
+  out.heldoutCanaryHits = [...new Set(hits.flatMap((h) => h.heldoutCanaryHits ?? []))].sort();
   return out;
 }

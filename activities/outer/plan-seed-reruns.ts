@@ -4,12 +4,11 @@
 // `seed-reruns`, keyed by dataset version and recipe), so a second gate on the same version finds them done and
 // reruns nothing. They never have a public score and are never candidates: nothing chooses among them.
 import crypto from 'node:crypto';
-import { eq, inArray } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
 import { loopSettings } from '../../core/loop-settings';
 import { SEED_RERUN_PROPOSER } from '../../core/gate/noise-check';
 import type { Params } from '../../core/spec';
-import { checkpoints, experiments, innerLoops } from '../../db/schema';
+import { checkpointExperiment, experimentsByIds, recordExperiments, recordInnerLoop } from '../../services/inner-loops';
 import { campaignsOf, type ActivityDeps } from '../deps';
 import type { PlanSeedRerunsInput, SeedRerunPlan } from '../../contracts/outer-activities';
 
@@ -29,36 +28,31 @@ export async function planSeedReruns(deps: ActivityDeps, input: PlanSeedRerunsIn
     .digest('hex')
     .slice(0, 12);
   const groupId = `${input.campaignId}/noise/${digest}`;
-  await db
-    .insert(innerLoops)
-    .values({
-      id: groupId,
-      campaignId: input.campaignId,
-      campaignVersionId: input.campaignVersionId,
-      datasetVersionId: input.datasetVersionId,
-      baseCheckpointId: input.baseCheckpointId ?? null,
-      status: SEED_RERUN_GROUP_STATUS,
-    })
-    .onConflictDoNothing();
+  await recordInnerLoop(db, {
+    id: groupId,
+    campaignId: input.campaignId,
+    campaignVersionId: input.campaignVersionId,
+    datasetVersionId: input.datasetVersionId,
+    baseCheckpointId: input.baseCheckpointId ?? null,
+    status: SEED_RERUN_GROUP_STATUS,
+  });
   const ids = Array.from({ length: input.seeds }, (_, i) => `${groupId}/s${i + 1}`);
-  await db
-    .insert(experiments)
-    .values(
-      ids.map((id, i) => ({
-        id,
-        campaignId: input.campaignId,
-        innerLoopId: groupId,
-        campaignVersionId: input.campaignVersionId,
-        index: SEED_RERUN_INDEX_BASE + i + 1,
-        datasetVersionId: input.datasetVersionId,
-        params: recipe.params,
-        hypothesis: `seed rerun ${i + 1} of ${input.seeds} of ${recipe.source}'s recipe: measures the held-out spread across seeds; never a candidate`,
-        proposer: SEED_RERUN_PROPOSER,
-        status: 'proposed',
-      })),
-    )
-    .onConflictDoNothing();
-  const rows = ids.length ? await db.select().from(experiments).where(inArray(experiments.id, ids)) : [];
+  await recordExperiments(
+    db,
+    ids.map((id, i) => ({
+      id,
+      campaignId: input.campaignId,
+      innerLoopId: groupId,
+      campaignVersionId: input.campaignVersionId,
+      index: SEED_RERUN_INDEX_BASE + i + 1,
+      datasetVersionId: input.datasetVersionId,
+      params: recipe.params,
+      hypothesis: `seed rerun ${i + 1} of ${input.seeds} of ${recipe.source}'s recipe: measures the held-out spread across seeds; never a candidate`,
+      proposer: SEED_RERUN_PROPOSER,
+      status: 'proposed',
+    })),
+  );
+  const rows = await experimentsByIds(db, ids);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const settings = loopSettings(spec);
   return {
@@ -80,19 +74,15 @@ export async function planSeedReruns(deps: ActivityDeps, input: PlanSeedRerunsIn
  */
 async function recipeOf(deps: ActivityDeps, input: PlanSeedRerunsInput): Promise<{ params: Params; source: string }> {
   const paramsOf = async (checkpointId: string) => {
-    const [row] = await deps.db
-      .select({ params: experiments.params, proposer: experiments.proposer, experimentId: experiments.id })
-      .from(checkpoints)
-      .innerJoin(experiments, eq(experiments.id, checkpoints.experimentId))
-      .where(eq(checkpoints.id, checkpointId));
+    const row = await checkpointExperiment(deps.db, checkpointId);
     if (!row) throw new NotFoundError(`checkpoint "${checkpointId}" has no experiment: no recipe to rerun`);
     return row;
   };
   const incumbent = await paramsOf(input.incumbentCheckpointId);
-  if (incumbent.proposer !== 'baseline') return { params: incumbent.params as Params, source: `the incumbent ${incumbent.experimentId}` };
+  if (incumbent.proposer !== 'baseline') return { params: incumbent.params, source: `the incumbent ${incumbent.experimentId}` };
   const candidate = await paramsOf(input.candidateCheckpointId);
   return {
-    params: candidate.params as Params,
+    params: candidate.params,
     source: `the candidate ${candidate.experimentId} (the incumbent is the untrained baseline)`,
   };
 }

@@ -1,39 +1,27 @@
 // promotionEvidence: what a researcher sees before approving a promotion: the gate's checks, the held-out change
 // per category (means only: held-out items and per-item scores never leave the database), what the iteration's
 // inner loop cost, and how the candidate's configuration differs from production's.
-import { and, eq, sql } from 'drizzle-orm';
 import { higherIsBetter, itemsOfMetric } from '../../core/eval-suite/suite-metrics';
 import { pairedMetricsOf } from '../../core/gate/checks';
 import type { GateMetric } from '../../core/gate/settings';
-import { checkpoints, decisions, evalItems, evalResults, experiments, heldoutReads, trainingRuns } from '../../db/schema';
+import { gateDecisionById } from '../../services/decisions';
+import { itemCategories, logHeldoutRead, splitScores } from '../../services/eval-evidence';
+import { checkpointExperiment, innerLoopCost } from '../../services/inner-loops';
 import type { PromotionEvidence } from '../../contracts/outer-loop';
 import type { ActivityDeps } from '../deps';
 import type { PromotionEvidenceInput } from '../../contracts/outer-activities';
 
 export async function promotionEvidence(deps: ActivityDeps, input: PromotionEvidenceInput): Promise<PromotionEvidence> {
   const { db } = deps;
-  const [decision] = await db.select().from(decisions).where(eq(decisions.id, input.decisionId));
-  const checks = Object.entries((decision?.figures as { checks?: Record<string, { passed: boolean; reason: string }> })?.checks ?? {}).map(
-    ([rule, c]) => ({ rule, passed: c.passed, reason: c.reason }),
-  );
+  const decision = await gateDecisionById(db, input.decisionId);
+  const checks = Object.entries(decision?.figures.checks ?? {}).map(([rule, c]) => ({ rule, passed: c.passed, reason: c.reason }));
 
-  const heldout = async (ckpt: string) =>
-    (
-      await db
-        .select({ perItem: evalResults.perItem })
-        .from(evalResults)
-        .where(eq(evalResults.id, `${ckpt}|${input.suiteId}|heldout`))
-    )[0]?.perItem ?? {};
+  const heldout = async (ckpt: string) => (await splitScores(db, ckpt, input.suiteId, 'heldout'))?.perItem ?? {};
   const [cand, inc] = [await heldout(input.candidateCheckpointId), await heldout(input.incumbentCheckpointId)];
-  const items = await db
-    .select({ id: evalItems.id, grader: evalItems.grader, category: evalItems.category })
-    .from(evalItems)
-    .where(and(eq(evalItems.suiteId, input.suiteId), eq(evalItems.split, 'heldout')));
-  await db
-    .insert(heldoutReads)
-    .values({ suiteId: input.suiteId, reader: `promotionEvidence:${input.outerIterationId}`, purpose: 'approval-evidence' });
+  const items = await itemCategories(db, input.suiteId, ['heldout']);
+  await logHeldoutRead(db, input.suiteId, `promotionEvidence:${input.outerIterationId}`, 'approval-evidence');
   // The metrics the gate paired (its recorded metric, core/gate/checks pairedMetricsOf), per category.
-  const gateMetric = (decision?.figures as { settings?: { metric?: string } } | undefined)?.settings?.metric ?? 'bits_per_byte';
+  const gateMetric = decision?.figures.settings?.metric ?? 'bits_per_byte';
   const selectors = pairedMetricsOf(gateMetric).flatMap((metric) => {
     const selects = itemsOfMetric(metric);
     return selects ? [{ metric, selects }] : [];
@@ -54,23 +42,9 @@ export async function promotionEvidence(deps: ActivityDeps, input: PromotionEvid
     .map((s) => ({ metric: s.metric, category: s.category, delta: Math.round((s.sum / s.items) * 1e4) / 1e4, items: s.items }))
     .sort((a, b) => (a.metric + a.category < b.metric + b.category ? -1 : 1));
 
-  const [cost] = await db
-    .select({
-      seconds: sql<number>`coalesce(sum(${trainingRuns.trainerSeconds}), 0)::float8`,
-      experiments: sql<number>`count(distinct ${experiments.id})::int`,
-    })
-    .from(experiments)
-    .leftJoin(trainingRuns, eq(trainingRuns.experimentId, experiments.id))
-    .where(eq(experiments.innerLoopId, input.innerLoopId));
+  const cost = await innerLoopCost(db, input.innerLoopId);
 
-  const paramsOf = async (ckpt: string) => {
-    const [row] = await db
-      .select({ params: experiments.params })
-      .from(checkpoints)
-      .innerJoin(experiments, eq(experiments.id, checkpoints.experimentId))
-      .where(eq(checkpoints.id, ckpt));
-    return (row?.params ?? {}) as Record<string, unknown>;
-  };
+  const paramsOf = async (ckpt: string): Promise<Record<string, unknown>> => (await checkpointExperiment(db, ckpt))?.params ?? {};
   const [pc, pi] = [await paramsOf(input.candidateCheckpointId), await paramsOf(input.incumbentCheckpointId)];
   const configDiff = [...new Set([...Object.keys(pc), ...Object.keys(pi)])]
     .sort()

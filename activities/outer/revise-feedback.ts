@@ -4,11 +4,10 @@
 // stored with its verdict (core/teacher/verify-revision.ts: the task's verifier, else the verified reference, else
 // unverified); the dataset builder makes examples and pairs of verified ones only. Runs inside critiqueEvalFailures,
 // the iteration's eval-queue step with the production checkpoint, so the outer loop's workflow is unchanged.
-import { and, eq, inArray } from 'drizzle-orm';
 import { revisionPromptOf } from '../../core/teacher/signal-prompts';
 import { verifyRevision } from '../../core/teacher/verify-revision';
 import type { TaskTeacher } from '../../core/teacher/task-teacher';
-import { critiques, feedbackEvents, revisions } from '../../db/schema';
+import { critiquedFeedback, recordRevisions, revisedCritiqueIds } from '../../services/critiques';
 import type { ActivityDeps } from '../deps';
 import { runPredict, type PredictOptions } from '../eval/run-predict';
 
@@ -35,31 +34,11 @@ export interface ReviseFeedbackResult {
 }
 
 export async function reviseFeedback(deps: ActivityDeps, input: ReviseFeedbackInput): Promise<ReviseFeedbackResult> {
-  const rows = await deps.db
-    .select({
-      id: critiques.id,
-      text: critiques.text,
-      prompt: feedbackEvents.prompt,
-      output: feedbackEvents.output,
-      correction: feedbackEvents.correction,
-    })
-    .from(critiques)
-    .innerJoin(feedbackEvents, and(eq(feedbackEvents.id, critiques.sourceId), eq(feedbackEvents.campaignId, input.campaignId)))
-    .where(and(eq(critiques.outerIterationId, input.outerIterationId), eq(critiques.sourceKind, 'feedback')))
-    .orderBy(critiques.id);
+  const rows = await critiquedFeedback(deps.db, input.campaignId, input.outerIterationId);
   if (rows.length === 0) return { revised: 0, verified: 0 };
-  const done = new Set(
-    (
-      await deps.db
-        .select({ critiqueId: revisions.critiqueId })
-        .from(revisions)
-        .where(
-          inArray(
-            revisions.critiqueId,
-            rows.map((r) => r.id),
-          ),
-        )
-    ).map((r) => r.critiqueId),
+  const done = await revisedCritiqueIds(
+    deps.db,
+    rows.map((r) => r.id),
   );
   const todo = rows.filter((r) => !done.has(r.id)).map((r) => ({ ...r, revisionPrompt: revisionPromptOf(r.prompt, r.output, r.text) }));
   if (todo.length === 0) return { revised: 0, verified: 0 };
@@ -86,10 +65,6 @@ export async function reviseFeedback(deps: ActivityDeps, input: ReviseFeedbackIn
       verifiedBy: verdict.by,
     };
   });
-  for (let i = 0; i < made.length; i += 500)
-    await deps.db
-      .insert(revisions)
-      .values(made.slice(i, i + 500))
-      .onConflictDoNothing();
+  await recordRevisions(deps.db, made);
   return { revised: made.length, verified: made.filter((m) => m.verified).length };
 }

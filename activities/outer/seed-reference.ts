@@ -2,9 +2,8 @@
 // public. A rerun trains on the iteration's dataset version in the sandbox, so it never saw either split; against it,
 // a candidate that trained on held-out text gains on held-out what it cannot gain on public (a reference-model
 // membership test). Scores only: no item text is read.
-import { inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { evalResults } from '../../db/schema';
+import { scoresOfCheckpoints } from '../../services/eval-evidence';
 
 export interface SeedReference {
   /** Reruns scored on both splits, whose scores the means average. */
@@ -22,11 +21,7 @@ export async function loadSeedReference(
   rerunCheckpointIds: readonly string[],
 ): Promise<SeedReference | undefined> {
   if (rerunCheckpointIds.length === 0) return undefined;
-  const ids = rerunCheckpointIds.flatMap((c) => [`${c}|${suiteId}|heldout`, `${c}|${suiteId}|public`]);
-  const rows = await db
-    .select({ checkpointId: evalResults.checkpointId, split: evalResults.split, perItem: evalResults.perItem })
-    .from(evalResults)
-    .where(inArray(evalResults.id, ids));
+  const rows = await scoresOfCheckpoints(db, suiteId, rerunCheckpointIds, ['heldout', 'public']);
   const of = (c: string, split: string) => rows.find((r) => r.checkpointId === c && r.split === split)?.perItem;
   const both = rerunCheckpointIds.flatMap((c) => {
     const h = of(c, 'heldout');
