@@ -48,7 +48,7 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
 
 type Activities = ReturnType<typeof experimentActivities>;
 
-/** Before FEWER_ROUND_TRIPS: finishExperiment as an activity, and an attempt's four training activities one by one. */
+/** The activity proxies: finishExperiment local since FEWER_ROUND_TRIPS (an orchestration activity before it). */
 function experimentActivities(input: ExperimentInput, fewer: boolean) {
   const orch = fewer
     ? proxyLocalActivities<OrchestrationActivities>(bookkeepingOptions())
