@@ -1,7 +1,8 @@
-// proposeExperiments: the built-in proposer (TPE or random search) over this loop's history, or, when the spec names
-// a proposer model and the worker has an endpoint, the hybrid agent proposer (agent-batch.ts), written as experiment
-// rows with deterministic ids. A retried call returns the rows the first call wrote.
-import { fixKnobs, proposeBatch, type Trial } from '../../core/sampler';
+// proposeExperiments: the spec's sampler (TPE, random or grid search, or a registered one; core/sampler/registry.ts)
+// over this loop's history, or, when the spec names a proposer model and the worker has an endpoint, the hybrid agent
+// proposer (agent-batch.ts), written as experiment rows with deterministic ids. A retried call returns the rows the
+// first call wrote.
+import { createSampler, fixKnobs, proposeWith, type Trial } from '../../core/sampler';
 import type { Params } from '../../core/spec';
 import { loopExperiments, recordExperiments } from '../../services/inner-loops';
 import { agentCallerFor } from '../agents/agent-caller';
@@ -32,37 +33,20 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
   // results seed the model, so a warm-started loop does not repeat last loop's start-up draws.
   const earlier = await earlierTrials(db, input.campaignId, input.innerLoopId, spec.searchSpace, spec.selection.mode);
   const history: Trial[] = [...earlier.trials, ...own];
-  const kind = spec.innerLoop.proposer;
-  const finished = history.filter((t) => t.state === 'finished').length;
   const earlierFinished = earlier.trials.filter((t) => t.state === 'finished').length;
   const base = await warmStartOfLoop(db, input.innerLoopId);
   const pinned = spec.outerLoop.warmStart.pinnedKnobs;
   const pinnedValues = base ? Object.fromEntries(pinned.filter((k) => base.params[k] !== undefined).map((k) => [k, base.params[k]])) : {};
   // Pinned knobs are fixed in the space the sampler draws from, so "not seen before" holds for the run's real config.
   const space = fixKnobs(spec.searchSpace, pinnedValues);
-  const drawn = proposeBatch({
-    kind,
-    space,
-    history,
-    count: input.count,
-    seed: spec.innerLoop.seed,
-    startupTrials: spec.innerLoop.startupTrials,
-  });
-  const modelBased = kind === 'tpe' && finished >= spec.innerLoop.startupTrials && finished > 0;
+  const { proposer, startupTrials, samplerOptions, seed } = spec.innerLoop;
+  const sampler = createSampler(proposer, { startupTrials, options: samplerOptions });
+  const drawn = proposeWith(sampler, proposer, { space, history, count: input.count, seed });
   const fromEarlier =
     earlier.trials.length > 0
       ? `; warm-started from ${earlier.trials.length} earlier trials of this campaign's search space (${earlierFinished} finished, in ${earlier.loops.length} loop${earlier.loops.length === 1 ? '' : 's'}: ${earlier.loops.join(', ')}), none of them proposed again`
       : '';
-  // Start-up draws are numbered across the loop (and the campaign's earlier trials), one per proposal.
-  const startupLabel = (i: number) =>
-    `start-up trial ${history.length + i + 1} (the model starts after ${spec.innerLoop.startupTrials} finished trials; ${finished} so far): uniform draw to seed it`;
-  const hypothesisOf = (i: number) =>
-    (modelBased
-      ? `TPE after ${finished} finished trials: drawn where the best trials' density is high relative to the rest`
-      : kind === 'tpe'
-        ? startupLabel(i)
-        : 'random search: uniform draw') + fromEarlier;
-  const params = base ? drawn.map((p) => pinKnobs(p, base, pinned)) : drawn;
+  const params = base ? drawn.params.map((p) => pinKnobs(p, base, pinned)) : drawn.params;
   const warm = base
     ? ` (warm start from ${base.checkpointId}; pinned: ${
         pinned
@@ -73,8 +57,8 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
     : '';
   const builtin: BatchEntry[] = params.map((p, i) => ({
     params: p,
-    hypothesis: hypothesisOf(i) + warm,
-    proposer: modelBased ? 'tpe' : kind === 'tpe' ? 'tpe-startup' : 'random',
+    hypothesis: drawn.labels[i].hypothesis + fromEarlier + warm,
+    proposer: drawn.labels[i].proposer,
   }));
   const model = spec.agents.proposer.model;
   const agent = model ? agentCallerFor(db, spec, deps.agentEnv ?? process.env) : undefined;
