@@ -7,7 +7,7 @@ import { campaigns, experiments, innerLoops, outerIterations } from '../../db/sc
 export const UNSANDBOXED_NOTE =
   "unsandboxed: this campaign's trainer runs without the filesystem and network sandbox (trainer.unsandboxed)";
 
-/** A scalar `(SELECT count(*) …)` of one campaign's rows: computed only for the campaigns of the page. */
+/** A correlated count subquery over one campaign's rows: computed only for the campaigns of the page. */
 const countWhere = (db: Db, table: typeof innerLoops | typeof experiments | typeof outerIterations, where: SQL | undefined) =>
   sql<number>`${db.select({ n: count() }).from(table).where(where)}`.mapWith(Number);
 
