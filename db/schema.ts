@@ -16,6 +16,7 @@ import {
 import type { StoredIterationSummary } from '../contracts/outer-loop';
 import type { JobHandle } from '../contracts/job-handle';
 import type { RunVerdict } from '../contracts/training';
+import type { SignalLineage } from '../core/dataset/example-line';
 import type { SuiteSettings } from '../core/eval-suite/suite-schema';
 import type { CampaignSpec, Params } from '../core/spec';
 import type { TrainingSignal } from '../core/teacher/builtin-teacher';
@@ -120,7 +121,7 @@ export const trainPairs = pgTable(
     rejected: text('rejected').notNull(),
     weight: doublePrecision('weight').notNull().default(1),
     /** The feedback event, the critique and the builder (core/dataset/example-line.ts SignalLineage), as pairs.jsonl carries it. */
-    lineage: jsonb('lineage').$type<{ builder: string; feedbackEventId?: string; evalItemId?: string; critiqueId?: string }>().notNull(),
+    lineage: jsonb('lineage').$type<SignalLineage>().notNull(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.datasetVersionId, t.contentHash] })],

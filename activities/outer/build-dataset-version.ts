@@ -3,7 +3,7 @@
 // weights per source and loss weights per category. The trainer reads the version's files (train.jsonl, train.txt:
 // services/datasets/version-files.ts) through run.json. A version derived from a dataset a user registered (no
 // campaign) belongs to the dataset `<campaignId>/<NAME>`, the campaign's own line of versions of it.
-import { trainPairLine, type SignalBuilder, type SignalLineage, type TrainPair } from '../../core/dataset/example-line';
+import { trainPairLine, type SignalBuilder, type TrainPair } from '../../core/dataset/example-line';
 import { buildSignals, pairHashOf } from '../../core/dataset/signal-builders';
 import { findOverlaps } from '../../core/dataset/overlap';
 import { NotFoundError, NonRetryableError } from '../../core/errors';
@@ -72,7 +72,7 @@ const pairOfRow = (p: PairRow): TrainPair => ({
   category: p.category,
   weight: p.weight,
   source: p.source,
-  lineage: p.lineage as SignalLineage,
+  lineage: p.lineage,
 });
 
 /**
