@@ -357,8 +357,8 @@ const teacherSchema = z.strictObject({
    */
   maxFailures: z.number().int().min(0).default(20),
   /**
-   * A shipped task whose built-in teacher critiques instead of the generic token diff (services/example-tasks.ts:
-   * `arithmetic` names which column's carry a sum dropped), gives feedback prompts their category and verifies
+   * A registered task whose own teacher critiques instead of the generic token diff (its Task's `teacher`,
+   * core/task.ts; `arithmetic` names which column's carry a sum dropped), gives feedback prompts their category and verifies
    * revisions. A model, when configured, still writes the critiques; the task's teacher then stands in for the
    * built-in one (failures past `maxFailures`, unusable replies). No default: the generic built-in teacher.
    */
