@@ -12,6 +12,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { JobStatus, TrainingBackend } from '../../backends';
 import { launchDirOf } from '../../backends/run-dir-files';
+import { LAUNCHES_LOG } from '../../core/contract-files';
 import { ContractViolationError } from '../../core/errors';
 import { METRICS_FILE } from '../../core/job-contract';
 import { limitReason } from '../../core/resource-limits';
@@ -307,7 +308,7 @@ async function recordRunCost(deps: ActivityDepsWithDefaults, input: AwaitTrainin
 function countLaunches(runDir: string): number {
   try {
     return fs
-      .readFileSync(path.join(launchDirOf(runDir), 'launches.log'), 'utf8')
+      .readFileSync(path.join(launchDirOf(runDir), LAUNCHES_LOG), 'utf8')
       .trim()
       .split('\n')
       .filter(Boolean).length;

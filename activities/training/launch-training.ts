@@ -6,6 +6,7 @@ import { NotFoundError } from '../../core/errors';
 import { resolveLimits } from '../../core/resource-limits';
 import { makeLaunchDir } from '../../backends/run-dir-files';
 import { TRAIN_EXAMPLES_FILE, TRAIN_PAIRS_FILE } from '../../core/dataset/example-line';
+import { TRAIN_TEXT_FILE } from '../../core/contract-files';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
 import { slotWait } from '../../services/capacity';
 import { checkBudget } from '../../services/cost-ledger';
@@ -45,7 +46,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
     dataset: {
       versionId: version.id,
       path: version.path,
-      trainFile: path.join(version.path, 'train.txt'),
+      trainFile: path.join(version.path, TRAIN_TEXT_FILE),
       ...(fs.existsSync(path.join(version.path, TRAIN_EXAMPLES_FILE))
         ? { examplesFile: path.join(version.path, TRAIN_EXAMPLES_FILE) }
         : {}),

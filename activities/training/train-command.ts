@@ -9,7 +9,7 @@ import { trainerArgv } from './trainer-command';
 import { isolatedEntry, trainerSetupOf } from './trainer-isolation';
 
 /** In the run's launch directory (launchDirOf), where the trainer cannot rewrite it: how it was isolated (`{"sandbox": "bubblewrap"}`). */
-export const ISOLATION_FILE = 'isolation.json';
+export { ISOLATION_FILE } from '../../core/contract-files';
 
 export interface TrainCommand {
   argv: string[];

@@ -8,7 +8,8 @@ import type { CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
 import { predictScratchRoot } from '../../services/paths';
 import { hiddenTaskSources } from '../../services/task-registry';
-import { HF_SETUP_HINT, HF_TRAINER_CODE, REPO, hfPython, interpreterHome, trainerArgv } from '../../core/trainer-program';
+import { HF_TRAINER_CODE, REPO, hfPython, trainerArgv } from '../../backends/trainer-programs';
+import { HF_SETUP_HINT, interpreterHome } from '../../core/trainer-program';
 
 /** The spec's trainer block plus what the worker hides from it. */
 export interface TrainerSetup {

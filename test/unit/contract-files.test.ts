@@ -1,6 +1,6 @@
 // The contract's file names have one home, core/contract-files.ts: the Python trainers' generated copy is up to date,
-// the Ray launcher (copied alone to a Ray node, so it keeps its own) names the same files, and neither the backends
-// nor the trainers write a name out as a literal.
+// the Ray launcher (copied alone to a Ray node, so it keeps its own) names the same files, and no backend, activity
+// or trainer writes a name out as a literal.
 import fs from 'node:fs';
 import path from 'node:path';
 import * as names from '../../core/contract-files';
@@ -44,9 +44,10 @@ function filesUnder(dir: string, ext: RegExp): string[] {
     .map((f) => path.join(REPO, dir, f));
 }
 
-test('the backends and trainers name contract files through the constants', () => {
+test('the backends, activities and trainers name contract files through the constants', () => {
   const files = [
     ...filesUnder('backends', /\.(ts|py)$/),
+    ...filesUnder('activities', /\.ts$/),
     ...filesUnder('trainers/charlm', /\.ts$/),
     ...filesUnder('trainers/torch', /\.py$/),
     ...filesUnder('trainers/hf', /\.py$/),
