@@ -1,5 +1,5 @@
 // Lint that catches the expensive mistakes: a forgotten await on an activity, Node built-ins in workflow code, an
-// import cycle, and an import across a boundary of the layout (../shared/DESIGN.md, "Layout": the "may import" column).
+// import cycle, and an import across a boundary of the layout (docs/architecture.md, "The rooms": the "may import" column).
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
@@ -26,36 +26,46 @@ const ROOMS = [
   'cli',
 ];
 
-/** What each room may import (besides packages and itself); test/ and bench/ may import everything. */
+/**
+ * What each room may import (besides packages and itself), as the "may import" column of docs/architecture.md's
+ * table says (test/unit/layout-lint.test.ts holds the two to each other); test/ and bench/ may import everything.
+ */
 const MAY_IMPORT = {
   contracts: ['core'],
   workflows: ['contracts', 'core'],
-  activities: ['contracts', 'services', 'core', 'backends', 'agents', 'db', 'tasks', 'formats'],
-  services: ['contracts', 'db', 'core', 'tasks'],
+  activities: ['contracts', 'services', 'core', 'backends', 'agents', 'formats', 'db'],
+  services: ['db', 'core', 'contracts', 'tasks'],
   workers: ['workflows', 'activities', 'contracts', 'core', 'db', 'temporal'],
   db: ['core', 'contracts'],
   core: [],
-  tasks: ['core', 'formats', 'trainers'],
+  tasks: ['core', 'contracts'],
   formats: ['core'],
   trainers: ['core', 'formats'],
+  temporal: ['core'],
   backends: ['core', 'contracts'],
   agents: ['core'],
-  server: ['services', 'contracts', 'core', 'db', 'temporal', 'formats'],
-  stack: ['db', 'contracts', 'core', 'temporal', 'backends'],
-  temporal: ['core'],
-  cli: ['services', 'server', 'stack', 'contracts', 'core', 'db', 'temporal', 'backends', 'tasks', 'agents', 'workers'],
+  server: ['services', 'contracts', 'core', 'formats', 'temporal', 'db'],
+  stack: ['db', 'workers', 'backends', 'contracts', 'core', 'temporal'],
+  cli: ['services', 'server', 'stack', 'workers', 'contracts', 'core', 'temporal', 'backends', 'agents', 'db'],
 };
 
 const boundaryZones = ROOMS.map((room) => ({
   target: `./${room}`,
   from: ROOMS.filter((other) => other !== room && !MAY_IMPORT[room].includes(other)).map((other) => `./${other}`),
-  message: `${room}/ may import only ${MAY_IMPORT[room].join(', ') || 'itself'} (../shared/DESIGN.md, Layout)`,
+  message: `${room}/ may import only ${MAY_IMPORT[room].join(', ') || 'itself'} (docs/architecture.md, The rooms)`,
 }));
-// The CLI and the servers open the database (db/client) but read and write it through services/, never the schema.
+// Only services/ and db/ speak SQL: the activities, the CLI and the servers open a pool (db/client) and hand it to
+// services/, never the schema.
 boundaryZones.push({
-  target: ['./cli', './server'],
+  target: ['./activities', './cli', './server'],
   from: './db/schema.ts',
-  message: 'the CLI and the servers use services/ for PostgreSQL',
+  message: 'activities/, cli/ and server/ reach PostgreSQL through services/, never db/schema (docs/architecture.md)',
+});
+// services/ reaches the tasks through one door, services/task-registry.ts.
+boundaryZones.push({
+  target: ['./services/!(task-registry).ts', './services/*/**'],
+  from: './tasks',
+  message: 'services/ reaches tasks/ only through services/task-registry.ts (docs/architecture.md)',
 });
 
 export default tseslint.config(
