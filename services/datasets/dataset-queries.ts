@@ -3,33 +3,42 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { TRAIN_EXAMPLES_FILE } from '../../core/dataset/example-line';
 import { NotFoundError, UsageError } from '../../core/errors';
 import type { Db } from '../../db/client';
-import { one, rows } from '../queries/run-query';
+import { datasets, datasetVersions, examples } from '../../db/schema';
 import { isDatasetName } from './register-dataset';
 
-export interface DatasetListRow {
-  name: string;
-  versions: number;
-  newest_version: string | null;
-  examples: number;
-  created_at: Date;
-}
+export type DatasetListRow = Awaited<ReturnType<typeof listDatasets>>[number];
 
 /** Registered datasets, newest first; examples are the newest version's. */
-export const listDatasets = (db: Db, limit = 200): Promise<DatasetListRow[]> =>
-  rows<DatasetListRow>(
-    db,
-    `SELECT d.name, d.created_at, (SELECT count(*)::int FROM dataset_versions v WHERE v.dataset_id = d.id) AS versions,
-       n.id AS newest_version,
-       coalesce((SELECT sum(value::numeric)::int FROM jsonb_each_text(n.counts_by_source)), 0) AS examples
-     FROM datasets d
-     LEFT JOIN LATERAL (SELECT id, counts_by_source FROM dataset_versions v WHERE v.dataset_id = d.id
-                        ORDER BY v.created_at DESC, v.id LIMIT 1) n ON true
-     WHERE d.campaign_id IS NULL ORDER BY d.created_at DESC, d.name LIMIT $1`,
-    [limit],
-  );
+export function listDatasets(db: Db, limit = 200) {
+  // Each dataset's newest version (a lateral subquery), for its id and its counts per source.
+  const n = db
+    .select({ id: datasetVersions.id, countsBySource: datasetVersions.countsBySource })
+    .from(datasetVersions)
+    .where(eq(datasetVersions.datasetId, datasets.id))
+    .orderBy(desc(datasetVersions.createdAt), datasetVersions.id)
+    .limit(1)
+    .as('n');
+  // The keys and their order are `flywheel dataset list --json`'s.
+  return db
+    .select({
+      name: datasets.name,
+      created_at: datasets.createdAt,
+      versions: sql<number>`${db.select({ n: count() }).from(datasetVersions).where(eq(datasetVersions.datasetId, datasets.id))}`.mapWith(
+        Number,
+      ),
+      newest_version: n.id,
+      examples: sql<number>`coalesce((SELECT sum(value::numeric)::int FROM jsonb_each_text(${n.countsBySource})), 0)`.mapWith(Number),
+    })
+    .from(datasets)
+    .leftJoinLateral(n, sql`true`)
+    .where(isNull(datasets.campaignId))
+    .orderBy(desc(datasets.createdAt), datasets.name)
+    .limit(limit);
+}
 
 export interface DatasetVersionDetail {
   versionId: string;
@@ -57,48 +66,49 @@ export async function showDataset(db: Db, ref: string): Promise<DatasetVersionDe
   const at = ref.lastIndexOf('@');
   const name = at < 0 ? ref : ref.slice(0, at);
   if (at < 0 && !isDatasetName(name)) throw new UsageError(`dataset "${ref}": expected NAME or NAME@<version>`);
-  const v = await one<{
-    id: string;
-    dataset_id: string;
-    campaign_id: string | null;
-    created_at: Date;
-    content_hash: string;
-    path: string;
-    counts_by_source: Record<string, number>;
-    parent_ids: string[];
-  }>(
-    db,
-    `SELECT v.id, v.dataset_id, d.campaign_id, v.created_at, v.content_hash, v.path, v.counts_by_source, v.parent_ids
-     FROM dataset_versions v JOIN datasets d ON d.id = v.dataset_id
-     WHERE ${at < 0 ? 'v.dataset_id = $1' : 'v.id = $1'} ORDER BY v.created_at DESC, v.id LIMIT 1`,
-    [ref],
-  );
+  const [v] = await db
+    .select({
+      id: datasetVersions.id,
+      datasetId: datasetVersions.datasetId,
+      campaignId: datasets.campaignId,
+      createdAt: datasetVersions.createdAt,
+      contentHash: datasetVersions.contentHash,
+      path: datasetVersions.path,
+      countsBySource: datasetVersions.countsBySource,
+      parentIds: datasetVersions.parentIds,
+    })
+    .from(datasetVersions)
+    .innerJoin(datasets, eq(datasets.id, datasetVersions.datasetId))
+    .where(at < 0 ? eq(datasetVersions.datasetId, ref) : eq(datasetVersions.id, ref))
+    .orderBy(desc(datasetVersions.createdAt), datasetVersions.id)
+    .limit(1);
   if (!v)
     throw new NotFoundError(
       at < 0 ? `no dataset "${ref}": \`flywheel dataset add ${ref} FILE.jsonl\` registers one` : `no dataset version "${ref}"`,
     );
-  const categories = await rows<{ category: string; n: number }>(
-    db,
-    'SELECT category, count(*)::int AS n FROM examples WHERE dataset_version_id = $1 GROUP BY category ORDER BY category',
-    [v.id],
-  );
-  const children = await rows<{ id: string }>(
-    db,
-    'SELECT id FROM dataset_versions WHERE parent_ids @> jsonb_build_array($1::text) ORDER BY created_at, id',
-    [v.id],
-  );
+  const categories = await db
+    .select({ category: examples.category, n: count() })
+    .from(examples)
+    .where(eq(examples.datasetVersionId, v.id))
+    .groupBy(examples.category)
+    .orderBy(examples.category);
+  const children = await db
+    .select({ id: datasetVersions.id })
+    .from(datasetVersions)
+    .where(sql`${datasetVersions.parentIds} @> jsonb_build_array(${v.id}::text)`)
+    .orderBy(datasetVersions.createdAt, datasetVersions.id);
   return {
     versionId: v.id,
-    dataset: v.dataset_id,
-    campaignId: v.campaign_id,
-    createdAt: v.created_at,
-    contentHash: v.content_hash,
+    dataset: v.datasetId,
+    campaignId: v.campaignId,
+    createdAt: v.createdAt,
+    contentHash: v.contentHash,
     path: v.path,
-    countsBySource: v.counts_by_source,
+    countsBySource: v.countsBySource,
     byCategory: Object.fromEntries(categories.map((c) => [c.category, c.n])),
     examples: categories.reduce((a, c) => a + c.n, 0),
     sample: await firstLines(path.join(v.path, TRAIN_EXAMPLES_FILE), SAMPLE_LINES),
-    parents: v.parent_ids,
+    parents: v.parentIds,
     children: children.map((c) => c.id),
   };
 }
