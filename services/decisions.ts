@@ -25,6 +25,9 @@ export type GateFigures = {
   checks?: Record<string, { passed: boolean; reason: string } & Record<string, unknown>>;
 };
 
+/** Any decision's figures: the gate's keys as it writes them, another kind's (an approval's, a selection's) its own. */
+export type DecisionFigures = GateFigures & Record<string, unknown>;
+
 /** A decision whose figures are the gate's (promote, reject, hold). */
 export type GateDecision = Omit<Decision, 'figures'> & { figures: GateFigures };
 

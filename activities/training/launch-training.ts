@@ -41,7 +41,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
     runId,
     experimentId: exp.id,
     recipe: spec.trainer.command === 'builtin' ? 'charlm' : 'custom',
-    params: { ...spec.trainer.fixed, ...(exp.params as Record<string, string | number | boolean>) },
+    params: { ...spec.trainer.fixed, ...exp.params },
     seed: spec.innerLoop.seed * 1000 + exp.index,
     dataset: {
       versionId: version.id,

@@ -3,13 +3,7 @@
 import type { Db } from '../../db/client';
 import { gateDecisionsOf } from '../../services/queries/decisions';
 import { survivorsLine, survivorsOf } from '../../services/queries/survivors';
-import { noiseLine, type NoiseSummary } from '../../core/gate/noise-check';
-
-interface CheckFigures {
-  passed: boolean;
-  reason: string;
-  [figure: string]: unknown;
-}
+import { noiseLine } from '../../core/gate/noise-check';
 
 /** Gate decisions (kinds promote, reject and hold; approvals and selections are other sections), oldest first. */
 export async function gateDecisionsSection(db: Db, campaignId: string): Promise<string[]> {
@@ -23,9 +17,8 @@ export async function gateDecisionsSection(db: Db, campaignId: string): Promise<
       `- candidate: ${d.checkpoint_id ?? '?'}`,
       `- reason: ${d.reason}`,
     );
-    const noise = (d.figures as { noise?: NoiseSummary }).noise;
+    const { noise, checks = {} } = d.figures;
     if (noise) out.push(`- noise: ${noiseLine(noise)}`);
-    const checks = (d.figures as { checks: Record<string, CheckFigures> }).checks;
     out.push('', '| check | verdict | figures |', '| --- | --- | --- |');
     for (const [rule, c] of Object.entries(checks).sort(([a], [b]) => (a < b ? -1 : 1))) {
       const figures = Object.entries(c)

@@ -2,6 +2,7 @@
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { decisions } from '../../db/schema';
+import type { DecisionFigures } from '../decisions';
 
 const columns = {
   id: decisions.id,
@@ -10,7 +11,8 @@ const columns = {
   experiment_id: decisions.experimentId,
   rule: decisions.rule,
   reason: decisions.reason,
-  figures: decisions.figures,
+  /** jsonb, a Record<string, unknown> for every kind in db/schema.ts: the gate's keys are typed here. */
+  figures: sql<DecisionFigures>`${decisions.figures}`,
   accepted: decisions.accepted,
   created_at: decisions.createdAt,
 };

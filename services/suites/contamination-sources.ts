@@ -8,7 +8,6 @@ import type { SuiteSplit } from '../../core/eval-suite/suite-schema';
 import type { Db } from '../../db/client';
 import { evalItems, evalSuites } from '../../db/schema';
 import { readHeldoutItems } from './heldout-items';
-import type { SuiteSettings } from './register-suite';
 
 export interface ContaminationSources {
   /** Each item's text is its prompt followed by its reference; the other splits' items come before held-out ones. */
@@ -31,7 +30,7 @@ export async function contaminationSources(db: Db, reader: string, splits: reado
   // Held-out canaries are checked by name too: the overlap check would catch the items that carry them, but a bare
   // canary in an example is proof of a held-out leak on its own.
   const canaries = suites.flatMap((s) => {
-    const { canaries: pub = [], heldoutCanaries = [] } = s.settings as SuiteSettings;
+    const { canaries: pub = [], heldoutCanaries = [] } = s.settings;
     return [
       ...pub.map((text, k) => ({ id: `${s.id}#canary${k}`, text })),
       ...heldoutCanaries.map((text, k) => ({ id: `${s.id}#heldout-canary${k}`, text })),

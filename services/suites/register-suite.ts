@@ -2,7 +2,7 @@
 // registered again returns the existing version; held-out items are stored with their content hash like every item.
 import crypto from 'node:crypto';
 import { desc, eq, sql } from 'drizzle-orm';
-import { parseSuite, type Suite } from '../../core/eval-suite/suite-schema';
+import { parseSuite, type Suite, type SuiteSettings } from '../../core/eval-suite/suite-schema';
 import type { Db } from '../../db/client';
 import { evalItems, evalSuites } from '../../db/schema';
 
@@ -12,15 +12,6 @@ export interface RegisteredSuite {
   /** False when the latest version already had this content. */
   created: boolean;
   counts: Record<string, number>;
-}
-
-/** A suite version's `settings` (jsonb). */
-export interface SuiteSettings {
-  rubrics?: Record<string, string>;
-  canaries?: string[];
-  heldoutCanaries?: string[];
-  /** The real paths of the files this content was registered from. */
-  sourcePaths?: string[];
 }
 
 export function itemContentHash(prompt: string, reference: string): string {
@@ -48,7 +39,7 @@ export async function registerEvalSuite(db: Db, input: unknown, opts: RegisterSu
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`eval-suite:${suite.name}`}))`);
     const [latest] = await tx.select().from(evalSuites).where(eq(evalSuites.name, suite.name)).orderBy(desc(evalSuites.version)).limit(1);
     if (latest && latest.contentHash === contentHash) {
-      const settings = latest.settings as SuiteSettings;
+      const settings = latest.settings;
       if (opts.sourcePath && !settings.sourcePaths?.includes(opts.sourcePath))
         await tx
           .update(evalSuites)

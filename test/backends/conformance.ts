@@ -188,7 +188,7 @@ export function backendConformance(a: ConformanceAdapter): void {
           const result = await (await workers.startLoop(id, { ...fixtureSpec(id, { steps: 10 }), backend: a.backendSpec })).result();
           expect(result.best?.experimentId).toBe(`${id}/inner/1/e0`);
           const run = await runOf(`${id}/inner/1/e0`);
-          a.track?.(run.handle as JobHandle);
+          a.track?.(run.handle!);
           expect(run).toMatchObject({ backend: a.kind, status: 'succeeded', exitCode: 0, launches: 1 });
         } finally {
           await workers.stop();
@@ -209,7 +209,7 @@ export function backendConformance(a: ConformanceAdapter): void {
             },
             90_000,
           );
-          a.track?.(run.handle as JobHandle);
+          a.track?.(run.handle!);
           await first.stop();
           second = await startTestWorkers({ prefix: first.prefix, db: harness.db.db, home: harness.home });
           expect((await h.result()).best?.experimentId).toBe(`${id}/inner/1/e0`);
@@ -232,7 +232,7 @@ export function backendConformance(a: ConformanceAdapter): void {
           } as CampaignSpecInput);
           const h = await workers.startLoop(id, spec);
           const run = await eventually('the job to be launched', () => runOf(`${id}/inner/1/e0`));
-          a.track?.(run.handle as JobHandle);
+          a.track?.(run.handle!);
           expect((await h.result()).best).toBeUndefined();
           expect((await runOf(`${id}/inner/1/e0`)).status).toBe('timed_out');
           const [exp] = await harness.db.db
@@ -246,7 +246,7 @@ export function backendConformance(a: ConformanceAdapter): void {
               .from(trainingRuns)
               .where(eq(trainingRuns.experimentId, `${id}/inner/1/e0`)),
           ).toHaveLength(1);
-          expect(processesOf((run.handle as JobHandle).runDir)).toEqual([]);
+          expect(processesOf(run.handle!.runDir)).toEqual([]);
         } finally {
           await workers.stop();
         }

@@ -321,7 +321,7 @@ describe('an inner loop on the Kubernetes backend (KUBECONFIG pointing at the st
       expect(result.best?.experimentId).toBe(`${wf}/e0`);
       const run = await runOf(`${wf}/e0`);
       expect(run).toMatchObject({ backend: 'kubernetes', status: 'succeeded', exitCode: 0, launches: 1 });
-      expect((run.handle as JobHandle).ref).toBe(`${NS}/${jobNameOf(run.id)}`);
+      expect(run.handle?.ref).toBe(`${NS}/${jobNameOf(run.id)}`);
       const job = fake.created.find((j) => j.metadata?.name === jobNameOf(run.id))!;
       expect(job.metadata?.labels?.['flywheel.dev/campaign']).toBe(id);
       expect(job.spec?.activeDeadlineSeconds).toBe(600); // innerLoop.trainingTimeoutSeconds' default

@@ -41,7 +41,7 @@ afterAll(async () => h?.close());
 
 test('the honest recipe is promoted: heldoutOutrunsPublic and the held-out canaries pass it', async () => {
   const { summary, checks } = await p.gate('honest', '', await p.candidate('honest', '', honest), incumbent);
-  expect(failing(checks as Checks)).toEqual([]);
+  expect(failing(checks)).toEqual([]);
   expect(summary).toMatchObject({ promote: true, hold: false, rule: 'allChecksPassed' });
   const outrun = checks.heldoutOutrunsPublic as unknown as Record<string, number>;
   expect(outrun['bits_per_byte.outrun']).toBeLessThan(outrun['bits_per_byte.bound']);
@@ -52,7 +52,7 @@ test('a trainer that trains on leaked held-out text is rejected by heldoutOutrun
   const { summary, checks } = await p.gate('heldout-train', '', await p.candidate('heldout-train', '', leaked), incumbent);
   expect(summary).toMatchObject({ promote: false, hold: false, rule: 'heldoutOutrunsPublic' });
   // Every other check passes it: its held-out improvement is real and significant, its public gain ordinary.
-  expect(failing(checks as Checks)).toEqual(['heldoutOutrunsPublic']);
+  expect(failing(checks)).toEqual(['heldoutOutrunsPublic']);
   const f = checks.heldoutOutrunsPublic as unknown as Record<string, number | string>;
   expect(f).toMatchObject({ k: 3, action: 'reject', 'bits_per_byte.heldoutN': 20 });
   expect(f['bits_per_byte.outrun'] as number).toBeGreaterThan(f['bits_per_byte.bound'] as number);
@@ -70,7 +70,7 @@ test('a trainer that trains on leaked held-out text is rejected by heldoutOutrun
 test('a predict that answers held-out prompts from a leak completes the held-out canaries and is rejected', async () => {
   const { summary, checks } = await p.gate('heldout-memorise', '', await p.candidate('heldout-memorise', '', honest), incumbent);
   expect(summary).toMatchObject({ promote: false, hold: false });
-  expect(failing(checks as Checks)).toEqual(['heldoutCanaryInOutputs', 'heldoutOutrunsPublic']);
+  expect(failing(checks)).toEqual(['heldoutCanaryInOutputs', 'heldoutOutrunsPublic']);
   expect(checks.heldoutCanaryInOutputs.reason).toContain(`${p.suiteId}/heldout-canary-0`);
   expect(checks.heldoutCanaryInOutputs.reason).toContain(`${p.suiteId}/heldout-canary-1`);
   expect(checks.heldoutOutrunsPublic.reason).toMatch(/held-out exact_match improves by 1\.0000, public by 0\.\d+/);
@@ -95,7 +95,7 @@ test('heldoutOutrun: hold keeps the statistical case for a researcher (a hold de
 
 test('held-out text in a dataset version is refused before training, naming the held-out canary', async () => {
   const [suite] = await h.db.select().from(evalSuites).where(eq(evalSuites.id, p.suiteId));
-  const [canary] = (suite.settings as { heldoutCanaries: string[] }).heldoutCanaries;
+  const [canary] = suite.settings.heldoutCanaries!;
   const items = await h.db
     .select()
     .from(evalItems)
@@ -110,7 +110,7 @@ test('held-out text in a dataset version is refused before training, naming the 
 
 test('held-out canaries are in held-out items only, and no decision holds held-out text or a canary', async () => {
   const [suite] = await h.db.select().from(evalSuites).where(eq(evalSuites.id, p.suiteId));
-  const canaries = (suite.settings as { heldoutCanaries: string[] }).heldoutCanaries;
+  const canaries = suite.settings.heldoutCanaries!;
   expect(canaries).toHaveLength(2);
   const all = await h.db.select().from(evalItems).where(eq(evalItems.suiteId, p.suiteId));
   for (const c of canaries) expect(all.filter((i) => (i.prompt + i.reference).includes(c)).map((i) => i.split)).toEqual(['heldout']);

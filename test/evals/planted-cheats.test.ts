@@ -75,7 +75,7 @@ describe('dataset cheats are refused before any training run', () => {
 
   test('a recipe whose dataset carries a canary', async () => {
     const [suite] = await h.db.select().from(evalSuites).where(eq(evalSuites.id, p.suiteId));
-    const [canary] = (suite.settings as { canaries: string[] }).canaries;
+    const [canary] = suite.settings.canaries!;
     const id = await p.versionWith('canary', [{ ref: 'scraped-page', content: `// copied from somewhere\nconst id = "${canary}";\n` }]);
     const err = await checkContamination({ db: h.db, home }, { datasetVersionId: id, reader: 'planted' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContaminatedDatasetError);

@@ -112,7 +112,7 @@ test('a round sends one event per prompt, answered by the production model and j
   const stored = await h.db.select().from(critiques).where(inArray(critiques.id, c.critiqueIds));
   for (const s of stored.filter((x) => rows.find((e) => e.id === x.sourceId)!.kind === 'edit')) {
     const edit = rows.find((e) => e.id === s.sourceId)!;
-    expect((s.signal as { kind: string; target?: string }[])[0]).toMatchObject({
+    expect(s.signal[0]).toMatchObject({
       kind: 'sft',
       prompt: edit.prompt,
       target: edit.correction,

@@ -18,7 +18,8 @@ import type { GateSummary } from '../../contracts/outer-activities';
 import type { GateSettingsInput } from '../../core/gate/settings';
 import { MANIFEST_FILE, RUN_JSON, type CheckpointManifest, type RunJson } from '../../core/job-contract';
 import type { Db } from '../../db/client';
-import { checkpoints, datasets, datasetVersions, decisions, evalItems, examples, experiments } from '../../db/schema';
+import { checkpoints, datasets, datasetVersions, evalItems, examples, experiments } from '../../db/schema';
+import { gateDecisionById, type GateFigures } from '../../services/decisions';
 import { trainCheckpoint } from './charlm-checkpoint';
 import { fastBuiltinSpec } from './specs';
 
@@ -59,7 +60,7 @@ export interface PlantedCheats {
     incumbent: string,
     settings?: GateSettingsInput,
     seedReruns?: string[],
-  ): Promise<{ summary: GateSummary; checks: Record<string, { passed: boolean; reason: string }> }>;
+  ): Promise<{ summary: GateSummary; checks: NonNullable<GateFigures['checks']> }>;
   /**
    * Runs `recipe`'s own `train` entry as a trainer is run (a child process on a run directory whose run.json names
    * the base dataset version), for `steps`; the checkpoint it wrote. `heldout-train` reads the leak file it is given.
@@ -196,8 +197,8 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
         settings,
         ...(seedReruns ? { seedRerunCheckpointIds: seedReruns } : {}),
       });
-      const [row] = await db.select().from(decisions).where(eq(decisions.id, decisionId));
-      return { summary, checks: (row.figures as { checks: Record<string, { passed: boolean; reason: string }> }).checks };
+      const row = await gateDecisionById(db, decisionId);
+      return { summary, checks: row!.figures.checks! };
     },
     async versionWith(label, extra) {
       const id = `${prefix}/code@${label}`;

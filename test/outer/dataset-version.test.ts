@@ -99,7 +99,7 @@ test('critiques: one row per failure, linked to its event; rejects carry a "none
   });
   expect(edit.text).toMatch(/^Derived mechanically by the built-in teacher \(no model\)\./);
   expect(edit.text).toContain('expected "xs", produced "0"');
-  expect((edit.signal as { kind: string }[]).map((s) => s.kind)).toEqual(['sft', 'pair']);
+  expect(edit.signal.map((s) => s.kind)).toEqual(['sft', 'pair']);
   const [reject] = await h.db.select().from(critiques).where(eq(critiques.id, 'c1/critique/e-reject'));
   expect(reject.text).toContain('The user commented: "wrong language"');
   expect(reject.signal).toEqual([{ kind: 'none', why: expect.stringContaining('no reference') }]);

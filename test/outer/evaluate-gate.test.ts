@@ -5,6 +5,7 @@ import { evaluateGate } from '../../activities/outer/evaluate-gate';
 import { NotFoundError } from '../../core/errors';
 import type { DbHandle } from '../../db/client';
 import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
+import { gateDecisionById } from '../../services/decisions';
 import { freshDatabase } from '../helpers/env';
 
 let db: DbHandle;
@@ -90,9 +91,7 @@ test('a clearly better candidate is promoted; a retried activity writes one deci
   expect(first.pValue).toBeLessThan(0.001);
   expect(second).toEqual(first);
 
-  const rows = await db.db.select().from(decisions).where(eq(decisions.id, 'outer/1/gate'));
-  expect(rows).toHaveLength(1);
-  const [row] = rows;
+  const row = await gateDecisionById(db.db, 'outer/1/gate');
   expect(row).toMatchObject({
     campaignId,
     kind: 'promote',
@@ -101,9 +100,9 @@ test('a clearly better candidate is promoted; a retried activity writes one deci
     rule: 'allChecksPassed',
     accepted: true,
   });
-  const figures = row.figures as { checks: Record<string, Record<string, unknown>>; settings: Record<string, unknown> };
+  const { checks = {}, settings } = row!.figures;
   // jsonb keeps keys in its own order; the hacking guard's checks are recorded beside the held-out ones.
-  expect(Object.keys(figures.checks).sort()).toEqual([
+  expect(Object.keys(checks).sort()).toEqual([
     'canaryInOutputs',
     'cheatOnlyPass',
     'heldoutAboveNoise',
@@ -114,13 +113,13 @@ test('a clearly better candidate is promoted; a retried activity writes one deci
     'publicHeldoutGap',
     'twinGap',
   ]);
-  expect(figures.checks.heldoutImprovement).toMatchObject({ passed: true, metric: 'bits_per_byte', n: 40, test: 'sign-flip' });
-  expect(figures.checks.noCategoryRegression).toMatchObject({
+  expect(checks.heldoutImprovement).toMatchObject({ passed: true, metric: 'bits_per_byte', n: 40, test: 'sign-flip' });
+  expect(checks.noCategoryRegression).toMatchObject({
     passed: true,
     'bits_per_byte.typescript.n': 20,
     'exact_match.identifier.n': 20,
   });
-  expect(figures.settings).toMatchObject({ margin: 0.02, alpha: 0.05 });
+  expect(settings).toMatchObject({ margin: 0.02, alpha: 0.05 });
   expect(JSON.stringify(row)).not.toContain(SECRET);
   expect(JSON.stringify(first)).not.toContain(SECRET);
 

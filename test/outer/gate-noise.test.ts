@@ -3,7 +3,8 @@
 // the decision records σ_seed, σ_items, the multiple and Δ; a second plan on the same version reruns nothing; and the
 // history takes the patched path ('gate-seed-noise', 'gate-seed-reference'), for the replay suite.
 import { eq } from 'drizzle-orm';
-import { decisions, experiments, innerLoops, trainingRuns } from '../../db/schema';
+import { experiments, innerLoops, trainingRuns } from '../../db/schema';
+import { gateDecisionById } from '../../services/decisions';
 import type { OuterLoopResult } from '../../contracts/outer-loop';
 import { planSeedReruns, SEED_RERUN_GROUP_STATUS, SEED_RERUN_PROPOSER } from '../../activities/outer/plan-seed-reruns';
 import { collectReport, reportMarkdown } from '../../server/dashboard/report';
@@ -52,20 +53,21 @@ test('seed reruns are trained and scored before the gate, recorded with the deci
   const [candidate] = await h.db.db.select().from(experiments).where(eq(experiments.bestCheckpointId, it.candidateCheckpointId!));
   expect(reruns.map((r) => r.params)).toEqual([candidate.params, candidate.params]);
 
-  const [gate] = await h.db.db.select().from(decisions).where(eq(decisions.id, it.decisionId!));
-  const figures = gate.figures as { noise: Record<string, number>; checks: Record<string, { passed: boolean; reason: string }> };
-  expect(figures.noise).toMatchObject({ seedsAsked: 2, seedsScored: 2, sigmas: 2, enabled: true });
-  expect(figures.noise.sigmaSeed).toBeGreaterThan(0); // two seeds of a real trainer do not land on the same score
-  expect(figures.noise.sigmaItems).toBeGreaterThan(0);
-  expect(figures.noise.sigma).toBeCloseTo(Math.hypot(figures.noise.sigmaSeed, figures.noise.sigmaItems), 5);
-  expect(figures.checks.heldoutAboveNoise.reason).toMatch(/^held-out bits_per_byte improves by Δ = -?\d\.\d{4}; 2σ = .*from 2 seed reruns/);
-  expect(figures.checks.heldoutAboveNoise.passed).toBe(figures.noise.delta > figures.noise.bound);
+  const gate = (await gateDecisionById(h.db.db, it.decisionId!))!;
+  const noise = gate.figures.noise!;
+  const checks = gate.figures.checks!;
+  expect(noise).toMatchObject({ seedsAsked: 2, seedsScored: 2, sigmas: 2, enabled: true });
+  expect(noise.sigmaSeed).toBeGreaterThan(0); // two seeds of a real trainer do not land on the same score
+  expect(noise.sigmaItems).toBeGreaterThan(0);
+  expect(noise.sigma).toBeCloseTo(Math.hypot(noise.sigmaSeed, noise.sigmaItems), 5);
+  expect(checks.heldoutAboveNoise.reason).toMatch(/^held-out bits_per_byte improves by Δ = -?\d\.\d{4}; 2σ = .*from 2 seed reruns/);
+  expect(checks.heldoutAboveNoise.passed).toBe(noise.delta > noise.bound);
   // Scored on public as well (patched 'gate-seed-reference'), the reruns' mean is the held-out leak check's reference
   // model: the check measured the candidate against it, on every held-out item, and the reruns still have no public score.
-  const outrun = figures.checks.heldoutOutrunsPublic as unknown as Record<string, number | string>;
+  const outrun = checks.heldoutOutrunsPublic as unknown as Record<string, number | string>;
   expect(outrun['bits_per_byte.reference.heldoutN']).toBe(outrun['bits_per_byte.heldoutN']);
   expect(outrun['bits_per_byte.reference.publicN']).toBeGreaterThan(1);
-  expect(figures.checks.heldoutOutrunsPublic.reason).toMatch(/held-out bits_per_byte improves over the mean of 2 seed rerun\(s\) by/);
+  expect(checks.heldoutOutrunsPublic.reason).toMatch(/held-out bits_per_byte improves over the mean of 2 seed rerun\(s\) by/);
 
   // A second gate on the same dataset version and recipe plans nothing to run and finds both checkpoints.
   const runsBefore = (await h.db.db.select().from(trainingRuns)).length;
@@ -75,7 +77,7 @@ test('seed reruns are trained and scored before the gate, recorded with the deci
       campaignId: name,
       campaignVersionId,
       datasetVersionId: it.datasetVersionId!,
-      incumbentCheckpointId: (gate.figures as { incumbentCheckpointId: string }).incumbentCheckpointId,
+      incumbentCheckpointId: gate.figures.incumbentCheckpointId!,
       candidateCheckpointId: it.candidateCheckpointId!,
       seeds: 2,
     },

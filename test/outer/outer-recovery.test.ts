@@ -49,7 +49,7 @@ test('a failed iteration ends its row with the reason', async () => {
   const [row] = await rowsOf();
   expect(row).toMatchObject({ id: `${name}/outer/i1`, iteration: 1, attempt: 1, status: 'failed', innerLoopId: `${name}/outer/i1/inner` });
   expect(row.finishedAt).not.toBeNull();
-  expect((row.summary as { reason: string }).reason).toMatch(
+  expect(row.summary?.reason).toMatch(
     /^innerLoop .*\/outer\/i1\/inner failed: the untrained baseline failed: the trainer exited with code 2/,
   );
   saveHistory('outer-loop-iteration-failure', handle.workflowId);
@@ -85,9 +85,7 @@ test('a terminated attempt is ended by the next start, which trains the iteratio
     [`${name}/outer/i1-a2`, 2, 'failed'],
     [`${name}/outer/i1-a3`, 3, it.status],
   ]);
-  expect((rows[1].summary as { reason: string }).reason).toBe(
-    `its workflow ${name}/outer/terminated ended terminated before the iteration finished`,
-  );
+  expect(rows[1].summary?.reason).toBe(`its workflow ${name}/outer/terminated ended terminated before the iteration finished`);
   // The feedback the first attempt ingested is the last one's.
   const [event] = await h.db.db
     .select()

@@ -27,11 +27,7 @@ const write = (name: string, content: object) => {
   return file;
 };
 const sourcesOf = async (id: string) =>
-  (
-    (await h.db.select({ settings: evalSuites.settings }).from(evalSuites).where(eq(evalSuites.id, id)))[0].settings as {
-      sourcePaths?: string[];
-    }
-  ).sourcePaths;
+  (await h.db.select({ settings: evalSuites.settings }).from(evalSuites).where(eq(evalSuites.id, id)))[0].settings.sourcePaths;
 
 beforeAll(async () => {
   const db = await freshDatabase('suite_sources');

@@ -67,7 +67,7 @@ describe('heldoutOutrunsPublic', () => {
     const r = heldoutOutrunsPublic(e);
     expect(r.passed).toBe(false);
     expect(r.hold).toBe(false);
-    const f = r.figures as Record<string, number | string>;
+    const f = r.figures;
     expect(f).toMatchObject({ k: 3, action: 'reject', 'bits_per_byte.heldoutN': 20, 'bits_per_byte.publicN': 20 });
     // σ = √(s²_h/n_h + s²_p/n_p), recomputed from the same numbers; the bound is k σ.
     const held = e.items.bits_per_byte!.map((i) => i.incumbent - i.candidate);

@@ -336,9 +336,7 @@ test('a cancelled loop releases the slot of its running experiment and of its wa
     await h.cancel();
     await expect(h.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     // The loop's result may come before its children have finished cancelling (killing the trainer, releasing).
-    await eventually('the trainer to be stopped', async () =>
-      groupMembers(Number((run.handle as { ref: string }).ref)).length === 0 ? true : undefined,
-    );
+    await eventually('the trainer to be stopped', async () => (groupMembers(Number(run.handle!.ref)).length === 0 ? true : undefined));
     await eventually('every slot released', async () => ((await heldSlots(db.db, { campaignId: id })) === 0 ? true : undefined));
     expect(await runsOfLoop(wf)).toHaveLength(1); // the waiting experiment never launched
   } finally {
@@ -415,7 +413,7 @@ test("a slot held by a terminated experiment (no release, no end recorded) is re
     await h.cancel().catch(() => undefined);
     await h.result().catch(() => undefined);
     await eventually('every slot released', async () => ((await heldSlots(db.db, { campaignId: id })) === 0 ? true : undefined));
-    process.kill(-Number((holder.handle as { ref: string }).ref), 'SIGKILL');
+    process.kill(-Number(holder.handle!.ref), 'SIGKILL');
   } finally {
     Object.assign(capacityTiming, saved);
     await workers.stop();

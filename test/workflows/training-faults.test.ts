@@ -67,7 +67,7 @@ test('a cancelled campaign leaves no trainer process running', async () => {
     const wf = `${id}/inner/1`;
     const h = await workers.startLoop(id, fixtureSpec(id, { steps: 600, sleepMs: 60_000 }));
     const run = await streamingRun(`${wf}/e0`);
-    const pid = Number((run.handle as { ref: string }).ref);
+    const pid = Number(run.handle!.ref);
     expect(groupMembers(pid).length).toBeGreaterThan(0);
     await h.cancel();
     await expect(h.result()).rejects.toBeInstanceOf(WorkflowFailedError);

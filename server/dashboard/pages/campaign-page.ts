@@ -7,9 +7,10 @@ import { fmtJson, fmtNum, fmtTime, href, html, message, page, pager, table, temp
 import { analysesOf } from '../../../services/queries/analyses';
 import { getCampaign, UNSANDBOXED_NOTE } from '../../../services/queries/campaigns';
 import { datasetVersionsOf } from '../../../services/queries/datasets';
+import type { DecisionFigures } from '../../../services/decisions';
 import { countDecisions, decisionsOf, type DecisionRow } from '../../../services/queries/decisions';
 import { survivorsLine, survivorsOf } from '../../../services/queries/survivors';
-import { noiseLine, type NoiseSummary } from '../../../core/gate/noise-check';
+import { noiseLine } from '../../../core/gate/noise-check';
 import { countInnerLoops, innerLoopsOf } from '../../../services/queries/inner-loops';
 import { outerIterationsOf, type OuterIterationRow } from '../../../services/queries/outer-iterations';
 import { chartBox, heldoutOption, type HeldoutPoint } from '../charts';
@@ -166,20 +167,13 @@ export function decisionsTable(decisions: DecisionRow[]): Safe {
 }
 
 /** A gate decision's Δ against the multiple of σ (across seeds and items); '–' for other decisions and older gates. */
-function noiseCell(figures: unknown): string {
-  const noise = (figures as { noise?: NoiseSummary } | null)?.noise;
+function noiseCell({ noise }: DecisionFigures): string {
   return noise ? noiseLine(noise) : '–';
 }
 
-interface CheckFigures {
-  passed: boolean;
-  reason: string;
-  [figure: string]: unknown;
-}
-
 /** A gate decision's checks as a table (check, verdict, reason, figures); other decisions' figures as short JSON. */
-function figuresCell(figures: unknown): Safe {
-  const checks = (figures as { checks?: Record<string, CheckFigures> } | null)?.checks;
+function figuresCell(figures: DecisionFigures): Safe {
+  const { checks } = figures;
   if (!checks || typeof checks !== 'object') return html`<code>${fmtJson(figures, 400)}</code>`;
   // Failed checks first, then by name (PostgreSQL's jsonb keeps no key order).
   const rows = Object.entries(checks).sort(([a, x], [b, y]) => Number(x.passed) - Number(y.passed) || (a < b ? -1 : 1));
