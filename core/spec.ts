@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { SIGNAL_BUILDERS } from './dataset/example-line';
 import { higherIsBetter } from './eval-suite/suite-metrics';
 import { gateSettingsSchema } from './gate/settings';
-import { prunerProblems } from './pruning';
-import { samplerProblems } from './sampler/registry';
+import { NO_PRUNER, prunerNames, prunerProblems } from './pruning';
+import { samplerNames, samplerProblems } from './sampler/registry';
 import { InvalidSpecError, formatIssues } from './spec-errors';
 import { declaredEnvironmentProblems } from './trainer-environment';
 import { resourceLimitsSchema } from './resource-limits';
@@ -229,7 +229,13 @@ const pruningSchema = z.strictObject({
    * The pruner, by name (core/pruning.ts): `median` stops a run whose loss is worse than the median of finished runs
    * at the same step; `none` never prunes; or a pruner added with registerPruner. @default "median"
    */
-  rule: z.string().min(1).default('median'),
+  rule: z
+    .string()
+    .min(1)
+    .refine((name) => name === NO_PRUNER || prunerNames().includes(name), {
+      error: (i) => `unknown pruner "${String(i.input)}"; registered: ${prunerNames().join(', ')}`,
+    })
+    .default('median'),
   /** No run is pruned before this step. @default 100 */
   warmupSteps: z.number().int().min(0).default(100),
   /** Finished runs needed before the rule applies. @default 3 */
@@ -270,7 +276,14 @@ const innerLoopSchema = z.strictObject({
    * The sampler, by name (core/sampler/registry.ts): `tpe`, the model-based sampler; `random`, random search;
    * `grid`, grid search; or a sampler added with registerSampler. @default "tpe"
    */
-  proposer: z.string().min(1).default('tpe'),
+  proposer: z
+    .string()
+    .min(1)
+    // Checked with the field, so an unknown name is listed with the spec's other problems.
+    .refine((name) => samplerNames().includes(name), {
+      error: (i) => `unknown sampler "${String(i.input)}"; registered: ${samplerNames().join(', ')}`,
+    })
+    .default('tpe'),
   /**
    * Options of the sampler, checked against its schema: for `tpe` `candidates`, `priorWeight`, `multivariate`,
    * `bandwidth`; for `grid` `points` (values per numeric knob, 5 unless set) and `values` (explicit values by knob).
