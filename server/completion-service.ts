@@ -7,7 +7,8 @@ import { CHARLM_FORMAT, CharLm, decodeCheckpoint, greedyComplete } from '../form
 import type { CompletionReply, CompletionRequest } from '../core/completion';
 import { NotFoundError, FlywheelError, NonRetryableError } from '../core/errors';
 import type { Db } from '../db/client';
-import { checkpointRow, productionCheckpointOf, type CheckpointRow } from '../services/production-model';
+import { checkpointById, type Checkpoint } from '../services/checkpoints';
+import { productionCheckpointOf } from '../services/production-model';
 import { checkpointRoot, verifyCheckpoint } from '../services/checkpoint-manifest';
 import { HF_CAUSAL_LM_FORMAT } from '../core/job-contract';
 import { HfModelPool, type HfModelPoolOptions } from './hf/hf-model-pool';
@@ -56,7 +57,7 @@ export class CompletionService {
         `campaign "${req.campaignId}" has no promoted model yet: the outer loop promotes one when a candidate passes the gate`,
       );
     }
-    const row = await checkpointRow(this.o.db, production);
+    const row = await checkpointById(this.o.db, production);
     if (!row) throw new NotFoundError(`production checkpoint "${production}" has no row in checkpoints`);
     if (row.format === HF_CAUSAL_LM_FORMAT && this.hf) return this.hf.complete(req.campaignId, row, req.prompt, req.maxBytes);
     const model = await this.model(row);
@@ -73,7 +74,7 @@ export class CompletionService {
     return [...this.models.keys()];
   }
 
-  private model(row: CheckpointRow): Promise<CharLm> {
+  private model(row: Checkpoint): Promise<CharLm> {
     const checkpointId = row.id;
     let m = this.models.get(checkpointId);
     if (m) {
@@ -89,7 +90,7 @@ export class CompletionService {
     return m;
   }
 
-  private async load(row: CheckpointRow): Promise<CharLm> {
+  private async load(row: Checkpoint): Promise<CharLm> {
     const checkpointId = row.id;
     if (row.format !== CHARLM_FORMAT) {
       const formats = this.hf

@@ -1,19 +1,14 @@
-// A campaign's production model: which checkpoint it is, that checkpoint's row (format, path, sha256), and the
-// promotion that moves it.
+// A campaign's production model: which checkpoint it is, and the promotion that moves it (the checkpoint's row is
+// services/checkpoints.ts's checkpointById).
 import { and, eq, isNull, or } from 'drizzle-orm';
 import { campaigns } from '../db/schema';
 import type { Queryable } from './queryable';
-
-export type { Checkpoint as CheckpointRow } from './checkpoints';
 
 /** The campaign's production checkpoint id: null before the first promotion, undefined for an unknown campaign. */
 export async function productionCheckpointOf(q: Queryable, campaignId: string): Promise<string | null | undefined> {
   const [c] = await q.select({ production: campaigns.productionCheckpointId }).from(campaigns).where(eq(campaigns.id, campaignId));
   return c === undefined ? undefined : c.production;
 }
-
-/** The checkpoint's row (format, path, sha256), if it exists. */
-export { checkpointById as checkpointRow } from './checkpoints';
 
 /**
  * Makes `candidate` the campaign's production checkpoint if production is still `incumbent` (compare-and-set: a

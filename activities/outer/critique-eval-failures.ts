@@ -6,9 +6,10 @@
 import { predictBudgetOf } from '../../core/eval-suite/predict-budget';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { recordCritiques, recordedCritiqueIds } from '../../services/critiques';
-import { publicItemsToCritique, splitScores } from '../../services/eval-evidence';
+import { publicItemsToCritique } from '../../services/suites/suite-items';
+import { splitScores } from '../../services/eval-results';
 import { experimentRef } from '../../services/experiments';
-import { checkpointRow } from '../../services/production-model';
+import { checkpointById } from '../../services/checkpoints';
 import { campaignOfRow } from '../campaign-of';
 import { campaignsOf, type ActivityDeps } from '../deps';
 import { runPredict, type PredictOptions } from '../eval/run-predict';
@@ -100,7 +101,7 @@ function order(id: string, seed: number): number {
  * `predict`; the iteration's version names the teacher.
  */
 async function predictorOf(deps: ActivityDeps, checkpointId: string): Promise<Pick<PredictOptions, 'trainer' | 'checkpointFile'>> {
-  const ckpt = (await checkpointRow(deps.db, checkpointId))!;
+  const ckpt = (await checkpointById(deps.db, checkpointId))!;
   verifyCheckpoint(ckpt.path, ckpt.sha256, checkpointId, checkpointRoot(ckpt));
   const exp = (await experimentRef(deps.db, ckpt.experimentId))!;
   return { trainer: trainerSetupOf(await campaignOfRow(deps, exp), deps.home), checkpointFile: ckpt.path };
