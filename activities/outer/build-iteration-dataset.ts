@@ -6,7 +6,8 @@
 import { higherIsBetter, itemsOfMetric } from '../../core/eval-suite/suite-metrics';
 import { lossWeightsFromScores, type CategoryScore } from '../../core/dataset/loss-weights';
 import { feedbackCritiqueIds } from '../../services/critiques';
-import { itemCategories, splitScores } from '../../services/eval-evidence';
+import { itemCategories } from '../../services/suites/suite-items';
+import { splitScores } from '../../services/eval-results';
 import { previousDatasetVersionId, setIterationDatasetVersion } from '../../services/outer-iterations';
 import { campaignsOf, type ActivityDeps } from '../deps';
 import { buildDatasetVersion } from './build-dataset-version';

@@ -7,7 +7,9 @@ import type { IntegrityEvidence } from '../../core/gate/evidence';
 import { orientedDeltas, sampleVariance } from '../../core/gate/paired-test';
 import type { GateMetric } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
-import { itemCategories, resultDetailsOf, splitResult, type EvalSplit } from '../../services/eval-evidence';
+import { itemCategories } from '../../services/suites/suite-items';
+import { resultDetailsOf, splitResult } from '../../services/eval-results';
+import type { EvalSplit } from '../../contracts/eval';
 
 export interface IntegrityInput {
   suiteId: string;

@@ -5,7 +5,9 @@ import { higherIsBetter, itemsOfMetric } from '../../core/eval-suite/suite-metri
 import { pairedMetricsOf } from '../../core/gate/checks';
 import type { GateMetric } from '../../core/gate/settings';
 import { gateDecisionById } from '../../services/decisions';
-import { itemCategories, logHeldoutRead, splitScores } from '../../services/eval-evidence';
+import { itemCategories } from '../../services/suites/suite-items';
+import { logHeldoutRead } from '../../services/suites/heldout-items';
+import { splitScores } from '../../services/eval-results';
 import { checkpointExperiment, innerLoopCost } from '../../services/inner-loops';
 import type { PromotionEvidence } from '../../contracts/outer-loop';
 import type { ActivityDeps } from '../deps';

@@ -3,7 +3,7 @@
 // a candidate that trained on held-out text gains on held-out what it cannot gain on public (a reference-model
 // membership test). Scores only: no item text is read.
 import type { Db } from '../../db/client';
-import { scoresOfCheckpoints } from '../../services/eval-evidence';
+import { scoresOfCheckpoints } from '../../services/eval-results';
 
 export interface SeedReference {
   /** Reruns scored on both splits, whose scores the means average. */

@@ -1,6 +1,9 @@
 // What scoring a checkpoint reads of a suite: its items of a public split (public, probe: held-out items come only
-// through the logged read, heldout-items.ts) and its settings (rubrics, canaries).
-import { and, eq } from 'drizzle-orm';
+// through the logged read, heldout-items.ts) and its settings (rubrics, canaries); what the outer loop reads to judge
+// checkpoints: the items' ids, graders and categories of any split, never held-out text, and the public items a
+// teacher critiques.
+import { and, eq, inArray, ne } from 'drizzle-orm';
+import type { EvalSplit } from '../../contracts/eval';
 import type { SuiteSettings } from '../../core/eval-suite/suite-schema';
 import { evalItems, evalSuites } from '../../db/schema';
 import type { Queryable } from '../queryable';
@@ -19,4 +22,28 @@ export async function splitItems(q: Queryable, suiteId: string, split: 'public' 
 export async function suiteSettings(q: Queryable, suiteId: string): Promise<SuiteSettings> {
   const [suite] = await q.select({ settings: evalSuites.settings }).from(evalSuites).where(eq(evalSuites.id, suiteId));
   return suite?.settings ?? {};
+}
+
+/** The suite's items of `splits`: ids, splits, graders, categories and probe kinds, never their text. */
+export async function itemCategories(
+  q: Queryable,
+  suiteId: string,
+  splits: readonly EvalSplit[],
+): Promise<Pick<EvalItem, 'id' | 'split' | 'grader' | 'category' | 'probe'>[]> {
+  return q
+    .select({ id: evalItems.id, split: evalItems.split, grader: evalItems.grader, category: evalItems.category, probe: evalItems.probe })
+    .from(evalItems)
+    .where(
+      and(eq(evalItems.suiteId, suiteId), splits.length === 1 ? eq(evalItems.split, splits[0]) : inArray(evalItems.split, [...splits])),
+    );
+}
+
+/** The suite's public items among `ids` that a teacher can critique (every grader but loss), whole. */
+export async function publicItemsToCritique(q: Queryable, suiteId: string, ids: string[]): Promise<EvalItem[]> {
+  return q
+    .select()
+    .from(evalItems)
+    .where(
+      and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, 'public'), ne(evalItems.grader, 'bits_per_byte'), inArray(evalItems.id, ids)),
+    );
 }
