@@ -9,7 +9,6 @@ export function safeName(id: string): string {
 
 export const runDirOf = (home: string, runId: string) => path.join(home, 'runs', safeName(runId));
 export const datasetDirOf = (home: string, versionId: string) => path.join(home, 'datasets', safeName(versionId));
-export const corpusDirOf = (home: string) => path.join(home, 'corpus');
 
 /**
  * The eval activity's scratch for predict (held-out prompts while they are answered): outside FLYWHEEL_HOME, mode

@@ -1,7 +1,6 @@
 // The built-in task as a bench objective: train the char-level model in-process for a configuration and seed, and
 // score it on the public and held-out loss items. Deterministic in (params, seed), so results are cached.
-import { ensureCorpus, evalSplitFiles, readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
-import { corpusDirOf } from '../../services/paths';
+import { corpusDirOf, ensureCorpus, evalSplitFiles, readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
 import { resolveConfig } from '../../core/config';
 import { buildLossItems } from '../../tasks/builtin-code/eval-items';
 import { BUILTIN_DEFAULT_PARAMS } from '../../tasks/builtin-code/search-space';

@@ -3,13 +3,12 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { inArray, like } from 'drizzle-orm';
-import { readTrainFiles, ensureCorpus } from '../../tasks/builtin-code/corpus-cache';
+import { corpusDirOf, readTrainFiles, ensureCorpus } from '../../tasks/builtin-code/corpus-cache';
 import { prepareTask } from '../../activities/task/prepare-task';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { simulateUsers, SimulationRequestError } from '../../services/simulate-users';
 import { builtinCodeUsers, promptsOfRound } from '../../tasks/builtin-code/user-rounds';
 import { critiqueFeedback } from '../../activities/outer/critique-feedback';
-import { corpusDirOf } from '../../services/paths';
 import { startFeedbackServer, type FeedbackServer } from '../../server/feedback-server';
 import { splitOfFile } from '../../tasks/builtin-code/eval-items';
 import { greedyComplete } from '../../formats/charlm/model';
