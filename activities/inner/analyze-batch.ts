@@ -12,6 +12,7 @@ import { agentCallerFor } from '../agents/agent-caller';
 import { campaignsOf, type ActivityDeps } from '../deps';
 import { activityAttempt } from '../heartbeat';
 import { AGENT_ATTEMPTS } from './agent-batch';
+import { agentViewOf } from './proposer-context';
 import type { AnalyzeBatchInput } from '../../contracts/inner-activities';
 
 export const BUILTIN_ANALYST_VERSION = 'analyst-builtin-v1';
@@ -38,14 +39,6 @@ export async function analyzeBatch(deps: ActivityDeps, input: AnalyzeBatchInput)
   const model = spec.agents.analyst.model;
   const agent = model ? agentCallerFor(deps.db, spec, deps.agentEnv ?? process.env) : undefined;
   if (model && agent) {
-    const show = (r: Row) => ({
-      index: r.index,
-      params: r.params,
-      status: r.status,
-      publicScore: r.publicScore,
-      hypothesis: r.hypothesis,
-      proposer: r.proposer,
-    });
     const board = [...before, ...batch]
       .filter((r) => r.publicScore !== null)
       .sort((a, b) => (spec.selection.mode === 'min' ? 1 : -1) * (a.publicScore! - b.publicScore!));
@@ -54,9 +47,9 @@ export async function analyzeBatch(deps: ActivityDeps, input: AnalyzeBatchInput)
         goal: spec.goal,
         metric: spec.selection.metric,
         mode: spec.selection.mode,
-        batch: batch.map(show),
-        bestBefore: bestBefore ? show(bestBefore) : null,
-        leaderboard: board.slice(0, 10).map(show),
+        batch: batch.map(agentViewOf),
+        bestBefore: bestBefore ? agentViewOf(bestBefore) : null,
+        leaderboard: board.slice(0, 10).map(agentViewOf),
       });
       ({ text, callId } = made);
       author = model;

@@ -15,6 +15,16 @@ const LEADERBOARD_ROWS = 40;
 const CURVE_POINTS = 5;
 const ANALYSES = 5;
 
+/** An experiment as the agents see it: the proposer's leaderboard and the analyst's batch and board. */
+export const agentViewOf = (r: ExperimentRow) => ({
+  index: r.index,
+  params: r.params,
+  status: r.status,
+  publicScore: r.publicScore,
+  hypothesis: r.hypothesis,
+  proposer: r.proposer,
+});
+
 export async function proposerContext(
   db: Db,
   spec: CampaignSpec,
@@ -34,12 +44,7 @@ export async function proposerContext(
     mode: spec.selection.mode,
     searchSpace: spec.searchSpace,
     leaderboard: shown.map((r) => ({
-      index: r.index,
-      params: r.params,
-      status: r.status,
-      publicScore: r.publicScore,
-      hypothesis: r.hypothesis,
-      proposer: r.proposer,
+      ...agentViewOf(r),
       lossCurve: curves.get(r.id) ?? [],
     })),
     analyses: notes,
