@@ -24,7 +24,7 @@ import { datasetVersionById } from '../../services/datasets/dataset-versions';
 import type { ActivityDeps } from '../deps';
 import { datasetDirOf } from '../../services/paths';
 import { contentHashOf, exampleOfRow } from '../../services/datasets/example-rows';
-import { trainBytesOf, versionRecord, writeVersionFiles } from '../../services/datasets/version-files';
+import { trainBytesOf, versionRecord, writeVersionFiles, type VersionRecord } from '../../services/datasets/version-files';
 import type { BuildDatasetVersionResult } from '../../contracts/outer-activities';
 
 export interface BuildDatasetVersionInput {
@@ -92,85 +92,139 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   const mix = canonical({ ...parent.mixWeights, ...input.mix }, 'mix');
   const lossWeights = canonical({ ...parent.lossWeights, ...input.lossWeights }, 'lossWeights');
 
-  const pool = new Map<string, ExampleRow>();
-  const pairPool = new Map<string, PairRow>();
-  for (const e of await examplesOfVersion(db, parent.id)) pool.set(e.contentHash, e);
+  const pool = await poolOf(deps, parent.id, input);
+  const removed = await removeOverlaps(deps, pool);
+  const version = keptVersion(pool, mix, lossWeights);
+  const dataset = await childDatasetOf(deps, parent.datasetId, input.campaignId);
+  const versionId = `${dataset.id}@${sha256(versionKeyOf(parent.id, version)).slice(0, 12)}`;
+  const result = (created: boolean) => resultOf(versionId, created, pool, version, removed);
 
+  if (await versionIsRecorded(db, versionId)) return result(false);
+  return result(await writeAndRecord(deps, versionId, parent.id, dataset, version));
+}
+
+/** The examples and pairs a version is built from, keyed by content hash, with what adding the critiques' counted. */
+interface Pool {
+  examples: Map<string, ExampleRow>;
+  pairs: Map<string, PairRow>;
+  /** The hashes of the examples the critiques added (not their parent's). */
+  fromCritiques: Set<string>;
+  duplicates: number;
+  skippedSignals: { pair: number; none: number };
+}
+
+/** The parent version's examples and pairs, then those the signal builders derive from the critiques. */
+async function poolOf(deps: ActivityDeps, parentId: string, input: BuildDatasetVersionInput): Promise<Pool> {
+  const pool: Pool = {
+    examples: new Map(),
+    pairs: new Map(),
+    fromCritiques: new Set(),
+    duplicates: 0,
+    skippedSignals: { pair: 0, none: 0 },
+  };
+  for (const e of await examplesOfVersion(deps.db, parentId)) pool.examples.set(e.contentHash, e);
   const signals = input.signals ?? ['reference'];
-  const skippedSignals = { pair: 0, none: 0 };
-  const fromCritiques = new Set<string>();
-  let duplicates = 0;
-  for (const p of await pairsOfVersion(db, parent.id)) pairPool.set(p.contentHash, p);
-  for (const c of await loadCritiques(deps, input.campaignId, input.critiqueIds)) {
-    // A single signal object (another teacher's shape) is read as a list of one.
-    const stored = (Array.isArray(c.signal) ? c.signal : [c.signal]) as TrainingSignal[];
-    for (const s of stored) if (s.kind !== 'sft') skippedSignals[s.kind]++;
-    const built = buildSignals(
-      {
-        critiqueId: c.id,
-        sourceKind: c.sourceKind,
-        sourceId: c.sourceId,
-        text: c.text,
-        signals: stored,
-        event: c.event,
-        revision: c.revision,
-        category: c.event && input.categoryOf?.(c.event.prompt),
-      },
-      signals,
-    );
-    for (const x of built.examples) {
-      const content = x.prompt + x.completion;
-      const contentHash = contentHashOf(content);
-      if (pool.has(contentHash)) {
-        if (!fromCritiques.has(contentHash)) duplicates++;
-        continue;
-      }
-      fromCritiques.add(contentHash);
-      pool.set(contentHash, {
-        datasetVersionId: '',
-        contentHash,
-        source: x.source,
-        sourceRef: c.id,
-        builder: x.lineage.builder,
-        category: x.category,
-        content,
-        prompt: x.prompt,
-        completion: x.completion,
-        weight: x.weight,
-      });
-    }
-    for (const x of built.pairs) {
-      const contentHash = pairHashOf(x);
-      if (pairPool.has(contentHash)) continue;
-      const { lineage, ...pair } = x;
-      pairPool.set(contentHash, { ...pair, datasetVersionId: '', contentHash, sourceRef: c.id, builder: lineage.builder, lineage });
-    }
-  }
+  for (const p of await pairsOfVersion(deps.db, parentId)) pool.pairs.set(p.contentHash, p);
+  for (const c of await loadCritiques(deps, input.campaignId, input.critiqueIds)) addCritique(pool, c, signals, input.categoryOf);
+  return pool;
+}
 
-  const evals = await allEvalItemTexts(db);
+/** Adds one critique's examples and pairs to the pool; an example already there counts as a duplicate. */
+function addCritique(
+  pool: Pool,
+  c: CritiqueWithSources,
+  signals: readonly SignalBuilder[],
+  categoryOf: BuildDatasetVersionInput['categoryOf'],
+): void {
+  // A single signal object (another teacher's shape) is read as a list of one.
+  const stored = (Array.isArray(c.signal) ? c.signal : [c.signal]) as TrainingSignal[];
+  for (const s of stored) if (s.kind !== 'sft') pool.skippedSignals[s.kind]++;
+  const built = buildSignals(
+    {
+      critiqueId: c.id,
+      sourceKind: c.sourceKind,
+      sourceId: c.sourceId,
+      text: c.text,
+      signals: stored,
+      event: c.event,
+      revision: c.revision,
+      category: c.event && categoryOf?.(c.event.prompt),
+    },
+    signals,
+  );
+  for (const x of built.examples) {
+    const content = x.prompt + x.completion;
+    const contentHash = contentHashOf(content);
+    if (pool.examples.has(contentHash)) {
+      if (!pool.fromCritiques.has(contentHash)) pool.duplicates++;
+      continue;
+    }
+    pool.fromCritiques.add(contentHash);
+    pool.examples.set(contentHash, {
+      datasetVersionId: '',
+      contentHash,
+      source: x.source,
+      sourceRef: c.id,
+      builder: x.lineage.builder,
+      category: x.category,
+      content,
+      prompt: x.prompt,
+      completion: x.completion,
+      weight: x.weight,
+    });
+  }
+  for (const x of built.pairs) {
+    const contentHash = pairHashOf(x);
+    if (pool.pairs.has(contentHash)) continue;
+    const { lineage, ...pair } = x;
+    pool.pairs.set(contentHash, { ...pair, datasetVersionId: '', contentHash, sourceRef: c.id, builder: lineage.builder, lineage });
+  }
+}
+
+type Removed = { sourceRef: string; evalItemIds: string[] }[];
+
+/** Drops from the pool every example and pair that overlaps an eval item; what was dropped, and which items it overlaps. */
+async function removeOverlaps(deps: ActivityDeps, pool: Pool): Promise<Removed> {
+  const evals = await allEvalItemTexts(deps.db);
   // A pair is checked as two texts (prompt + chosen, prompt + rejected), keyed apart from the examples.
   const overlaps = findOverlaps(
     [
-      ...[...pool.values()].map((e) => ({ key: e.contentHash, text: e.content })),
-      ...[...pairPool.values()].flatMap((p) => [
+      ...[...pool.examples.values()].map((e) => ({ key: e.contentHash, text: e.content })),
+      ...[...pool.pairs.values()].flatMap((p) => [
         { key: `pair:${p.contentHash}`, text: p.prompt + p.chosen },
         { key: `pair:${p.contentHash}`, text: p.prompt + p.rejected },
       ]),
     ],
     evals.map((e) => ({ id: e.id, text: e.prompt + e.reference })),
   );
-  const removed: { sourceRef: string; evalItemIds: string[] }[] = [];
+  const removed: Removed = [];
   for (const o of overlaps) {
     const pairHash = o.key.startsWith('pair:') ? o.key.slice('pair:'.length) : undefined;
-    const row = pairHash ? pairPool.get(pairHash) : pool.get(o.key);
+    const row = pairHash ? pool.pairs.get(pairHash) : pool.examples.get(o.key);
     if (!row) continue; // a pair's second text, already removed with its first
     removed.push({ sourceRef: row.sourceRef, evalItemIds: o.evalIds });
-    if (pairHash) pairPool.delete(pairHash);
-    else pool.delete(o.key);
+    if (pairHash) pool.pairs.delete(pairHash);
+    else pool.examples.delete(o.key);
   }
+  return removed;
+}
 
-  const kept = [...pool.values()].sort((a, b) => (a.contentHash < b.contentHash ? -1 : 1));
-  const keptPairs = [...pairPool.values()].sort((a, b) => (a.contentHash < b.contentHash ? -1 : 1));
+/** What the version holds: its examples and pairs in hash order, with its counts, weights and train.jsonl records. */
+interface KeptVersion {
+  kept: ExampleRow[];
+  keptPairs: PairRow[];
+  bySource: Record<string, number>;
+  mixWeights: Record<string, number>;
+  lossWeights: Record<string, number>;
+  /** An example's or pair's effective weight: its own × its source's mix weight × its category's loss weight. */
+  effective: (e: { source: string; weight: number; category: string }) => number;
+  records: VersionRecord[];
+}
+
+/** The pool left after the overlap check, sorted, with a mix weight (1 unless named) for every source it holds. */
+function keptVersion(pool: Pool, mix: Record<string, number>, lossWeights: Record<string, number>): KeptVersion {
+  const kept = [...pool.examples.values()].sort((a, b) => (a.contentHash < b.contentHash ? -1 : 1));
+  const keptPairs = [...pool.pairs.values()].sort((a, b) => (a.contentHash < b.contentHash ? -1 : 1));
   const bySource: Record<string, number> = {};
   for (const e of kept) bySource[e.source] = (bySource[e.source] ?? 0) + 1;
   for (const source of Object.keys(bySource)) mix[source] ??= 1;
@@ -181,40 +235,54 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
 
   // Each example's effective weight: its own × its source's mix weight × its category's loss weight.
   const records = kept.map((e) => versionRecord({ ...exampleOfRow(e), weight: effective(e), source: e.source }, e.contentHash));
-  const key = JSON.stringify({
-    parent: parent.id,
-    examples: kept.map((e) => `${e.contentHash}:${e.source}:${e.weight}`),
-    mixWeights,
-    lossWeights,
+  return { kept, keptPairs, bySource, mixWeights, lossWeights, effective, records };
+}
+
+/** The text whose sha256 names the version. */
+function versionKeyOf(parentId: string, v: KeptVersion): string {
+  return JSON.stringify({
+    parent: parentId,
+    examples: v.kept.map((e) => `${e.contentHash}:${e.source}:${e.weight}`),
+    mixWeights: v.mixWeights,
+    lossWeights: v.lossWeights,
     // Only a version with pairs names them, so a version without keeps the id it had before pairs existed.
-    ...(keptPairs.length ? { pairs: keptPairs.map((p) => `${p.contentHash}:${p.source}:${p.weight}`) } : {}),
+    ...(v.keptPairs.length ? { pairs: v.keptPairs.map((p) => `${p.contentHash}:${p.source}:${p.weight}`) } : {}),
   });
-  const dataset = await childDatasetOf(deps, parent.datasetId, input.campaignId);
-  const versionId = `${dataset.id}@${sha256(key).slice(0, 12)}`;
-  const result = (created: boolean): BuildDatasetVersionResult => ({
+}
+
+function resultOf(versionId: string, created: boolean, pool: Pool, v: KeptVersion, removed: Removed): BuildDatasetVersionResult {
+  return {
     versionId,
     created,
     counts: {
-      examples: kept.length,
-      bySource,
-      added: kept.filter((e) => fromCritiques.has(e.contentHash)).length,
-      duplicates,
+      examples: v.kept.length,
+      bySource: v.bySource,
+      added: v.kept.filter((e) => pool.fromCritiques.has(e.contentHash)).length,
+      duplicates: pool.duplicates,
       removed: removed.length,
-      skippedSignals,
-      trainBytes: trainBytesOf(records),
-      ...(keptPairs.length ? { pairs: keptPairs.length } : {}),
+      skippedSignals: pool.skippedSignals,
+      trainBytes: trainBytesOf(v.records),
+      ...(v.keptPairs.length ? { pairs: v.keptPairs.length } : {}),
     },
     removed: removed.slice(0, MAX_REMOVED_LISTED),
-  });
+  };
+}
 
-  if (await versionIsRecorded(db, versionId)) return result(false);
-
+/** Writes the version's files, then records it (its dataset, examples and pairs) in one transaction; whether it inserted. */
+async function writeAndRecord(
+  deps: ActivityDeps,
+  versionId: string,
+  parentId: string,
+  dataset: { id: string; insert?: NewDataset },
+  v: KeptVersion,
+): Promise<boolean> {
+  const { bySource, mixWeights, lossWeights } = v;
   const dir = datasetDirOf(deps.home, versionId);
-  const parentIds = [parent.id];
-  const pairLines = keptPairs.map((p) => trainPairLine({ ...pairOfRow(p), weight: effective(p) }));
+  const parentIds = [parentId];
+  const pairLines = v.keptPairs.map((p) => trainPairLine({ ...pairOfRow(p), weight: v.effective(p) }));
   const { trainSha256: contentHash } = await writeVersionFiles(
     dir,
-    records,
+    v.records,
     (w) => ({
       versionId,
       parentIds,
@@ -227,11 +295,11 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
     pairLines,
   );
 
-  const created = await db.transaction((tx) =>
+  return deps.db.transaction((tx) =>
     recordChildVersion(tx, {
       dataset: dataset.insert,
-      examples: kept.map((e) => ({ ...e, datasetVersionId: versionId, createdAt: undefined })),
-      pairs: keptPairs.map((p) => ({ ...p, datasetVersionId: versionId, createdAt: undefined })),
+      examples: v.kept.map((e) => ({ ...e, datasetVersionId: versionId, createdAt: undefined })),
+      pairs: v.keptPairs.map((p) => ({ ...p, datasetVersionId: versionId, createdAt: undefined })),
       version: {
         id: versionId,
         datasetId: dataset.id,
@@ -244,7 +312,6 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
       },
     }),
   );
-  return result(created);
 }
 
 async function loadCritiques(deps: ActivityDeps, campaignId: string, ids: string[]): Promise<CritiqueWithSources[]> {
