@@ -8,7 +8,8 @@
 // feedback its predecessor ingested. Each attempt pins the campaign version it runs: the outer loop's own, else the
 // campaign's latest at the claim; a resumed claim keeps the attempt's.
 import { outerIterationIdOf, type FailedIterationSummary } from '../../contracts/outer-loop';
-import { outerSettings } from '../../core/loop-settings';
+import { outerSettings, type OuterSettings } from '../../core/loop-settings';
+import type { CampaignSpec } from '../../core/spec';
 import { campaignIdOfVersion } from '../../contracts/campaign';
 import { NotFoundError } from '../../core/errors';
 import { latestCampaignVersionId } from '../../services/campaigns/campaign-versions';
@@ -20,7 +21,9 @@ import {
   lockIterationClaims,
   recordIteration,
   runningIteration,
+  type OuterIteration,
 } from '../../services/outer-iterations';
+import type { Queryable } from '../../services/queryable';
 import { productionCheckpointOf } from '../../services/production-model';
 
 import { campaignsOf, type ActivityDeps } from '../deps';
@@ -36,112 +39,158 @@ export async function claimOuterIteration(deps: ActivityDeps, input: ClaimIterat
   const open = await runningIteration(deps.db, input.campaignId);
   const ownerGone = open && !ownsAttempt(open, input) ? await ownerEnded(deps, open) : undefined;
 
-  return deps.db.transaction(async (tx) => {
-    await lockIterationClaims(tx, input.campaignId);
-    const latest = await latestIteration(tx, input.campaignId);
-    const production = (await productionCheckpointOf(tx, input.campaignId)) ?? null;
-    const settings = outerSettings(spec);
+  return deps.db.transaction((tx) => claimUnderLock(deps, tx, input, { versionId, spec, open, ownerGone }));
+}
 
-    if (latest?.status === 'running') {
-      if (ownsAttempt(latest, input)) {
-        // This run's own attempt (a retried claim): resume it, on the version it pinned.
-        const pinned = latest.campaignVersionId ?? versionId;
-        const own = pinned === versionId ? settings : outerSettings(await campaignsOf(deps).resolve(pinned));
-        return {
-          claimed: true as const,
-          outerIterationId: latest.id,
-          iteration: latest.iteration,
-          attempt: latest.attempt,
-          incumbentCheckpointId: latest.incumbentCheckpointId,
-          newFeedback: latest.newFeedback,
-          campaignVersionId: pinned,
-          settings: own,
-        };
-      }
-      // End only the very attempt whose owner was found gone above; an owner that claimed since is alive by definition.
-      if (ownerGone === undefined || open?.id !== latest.id) {
-        return {
-          claimed: false as const,
-          reason: `iteration ${latest.iteration} of "${input.campaignId}" is in progress in workflow ${latest.workflowId}`,
-        };
-      }
-      await endIterationFailed(tx, latest.id, failedSummary(latest, ownerGone));
-      latest.status = 'failed';
-      latest.summary = failedSummary(latest, ownerGone);
-    }
+/** What the claim learnt before taking the lock. */
+interface Claim {
+  /** The campaign version a new attempt pins. */
+  versionId: string;
+  spec: CampaignSpec;
+  /** The attempt that was running, if any, and how its owner ended (undefined: alive, or the claimer's own). */
+  open: { id: string } | undefined;
+  ownerGone: string | undefined;
+}
 
-    if (latest?.status === 'failed') {
-      // The iteration again, as a new attempt with its own ids; it ingests what the failed attempt had ingested.
-      const attempt = latest.attempt + 1;
-      const id = outerIterationIdOf(input.campaignId, latest.iteration, attempt);
-      await moveIngestedFeedback(tx, latest.id, id);
-      // A feedback critique is keyed by its event, so it is the new attempt's too (never critiqued twice).
-      await moveFeedbackCritiques(tx, latest.id, id);
-      await recordIteration(tx, {
-        id,
-        campaignId: input.campaignId,
-        iteration: latest.iteration,
-        attempt,
-        workflowId: input.workflowId,
-        workflowRunId: input.runId ?? null,
-        trigger: input.trigger,
-        campaignVersionId: versionId,
-        status: 'running',
-        incumbentCheckpointId: production,
-        newFeedback: latest.newFeedback,
-        feedbackFrom: latest.feedbackFrom,
-        feedbackTo: latest.feedbackTo,
-      });
-      const reason = latest.summary?.reason ?? 'it failed';
-      return {
-        claimed: true as const,
-        outerIterationId: id,
-        iteration: latest.iteration,
-        attempt,
-        incumbentCheckpointId: production,
-        newFeedback: latest.newFeedback,
-        replaces: { outerIterationId: latest.id, reason },
-        campaignVersionId: versionId,
-        settings,
-      };
-    }
+/** The claim's decision, inside the transaction that holds the campaign's claim lock (`tx`). */
+async function claimUnderLock(deps: ActivityDeps, tx: Queryable, input: ClaimIterationInput, claim: Claim): Promise<ClaimIterationResult> {
+  const { open, ownerGone } = claim;
+  await lockIterationClaims(tx, input.campaignId);
+  const latest = await latestIteration(tx, input.campaignId);
+  const production = (await productionCheckpointOf(tx, input.campaignId)) ?? null;
+  const settings = outerSettings(claim.spec);
 
-    const n = await pendingFeedbackCount(tx, input.campaignId);
-    const min = spec.outerLoop.minNewFeedback;
-    if (production && n < min) {
+  if (latest?.status === 'running') {
+    if (ownsAttempt(latest, input)) return resumeAttempt(deps, latest, claim.versionId, settings);
+    // End only the very attempt whose owner was found gone above; an owner that claimed since is alive by definition.
+    if (ownerGone === undefined || open?.id !== latest.id) {
       return {
         claimed: false as const,
-        reason: `only ${n} new feedback event${n === 1 ? '' : 's'} since the last iteration (outerLoop.minNewFeedback is ${min})`,
+        reason: `iteration ${latest.iteration} of "${input.campaignId}" is in progress in workflow ${latest.workflowId}`,
       };
     }
-    const iteration = (latest?.iteration ?? 0) + 1;
-    const id = outerIterationIdOf(input.campaignId, iteration);
-    const span = await ingestPendingFeedback(tx, input.campaignId, id);
-    await recordIteration(tx, {
-      id,
-      campaignId: input.campaignId,
-      iteration,
-      workflowId: input.workflowId,
-      workflowRunId: input.runId ?? null,
-      trigger: input.trigger,
-      campaignVersionId: versionId,
-      status: 'running',
-      incumbentCheckpointId: production,
-      newFeedback: span.n,
-      feedbackFrom: span.from,
-      feedbackTo: span.to,
-    });
-    return {
-      claimed: true as const,
-      outerIterationId: id,
-      iteration,
-      attempt: 1,
-      incumbentCheckpointId: production,
-      newFeedback: span.n,
-      campaignVersionId: versionId,
-      settings,
-    };
+    await endIterationFailed(tx, latest.id, failedSummary(latest, ownerGone));
+    latest.status = 'failed';
+    latest.summary = failedSummary(latest, ownerGone);
+  }
+
+  const next = { versionId: claim.versionId, production, settings };
+  if (latest?.status === 'failed') return startNewAttempt(tx, input, latest, next);
+  return openNextIteration(tx, input, claim.spec, latest, next);
+}
+
+/** The new attempt's campaign version, incumbent and settings. */
+interface NextAttempt {
+  versionId: string;
+  production: string | null;
+  settings: OuterSettings;
+}
+
+/** This run's own attempt (a retried claim): resumed, on the version it pinned. */
+async function resumeAttempt(
+  deps: ActivityDeps,
+  latest: OuterIteration,
+  versionId: string,
+  settings: OuterSettings,
+): Promise<ClaimIterationResult> {
+  const pinned = latest.campaignVersionId ?? versionId;
+  const own = pinned === versionId ? settings : outerSettings(await campaignsOf(deps).resolve(pinned));
+  return {
+    claimed: true as const,
+    outerIterationId: latest.id,
+    iteration: latest.iteration,
+    attempt: latest.attempt,
+    incumbentCheckpointId: latest.incumbentCheckpointId,
+    newFeedback: latest.newFeedback,
+    campaignVersionId: pinned,
+    settings: own,
+  };
+}
+
+/** The failed iteration again, as a new attempt with its own ids; it ingests what the failed attempt had ingested. */
+async function startNewAttempt(
+  tx: Queryable,
+  input: ClaimIterationInput,
+  latest: OuterIteration,
+  { versionId, production, settings }: NextAttempt,
+): Promise<ClaimIterationResult> {
+  const attempt = latest.attempt + 1;
+  const id = outerIterationIdOf(input.campaignId, latest.iteration, attempt);
+  await moveIngestedFeedback(tx, latest.id, id);
+  // A feedback critique is keyed by its event, so it is the new attempt's too (never critiqued twice).
+  await moveFeedbackCritiques(tx, latest.id, id);
+  await recordIteration(tx, {
+    id,
+    campaignId: input.campaignId,
+    iteration: latest.iteration,
+    attempt,
+    workflowId: input.workflowId,
+    workflowRunId: input.runId ?? null,
+    trigger: input.trigger,
+    campaignVersionId: versionId,
+    status: 'running',
+    incumbentCheckpointId: production,
+    newFeedback: latest.newFeedback,
+    feedbackFrom: latest.feedbackFrom,
+    feedbackTo: latest.feedbackTo,
   });
+  const reason = latest.summary?.reason ?? 'it failed';
+  return {
+    claimed: true as const,
+    outerIterationId: id,
+    iteration: latest.iteration,
+    attempt,
+    incumbentCheckpointId: production,
+    newFeedback: latest.newFeedback,
+    replaces: { outerIterationId: latest.id, reason },
+    campaignVersionId: versionId,
+    settings,
+  };
+}
+
+/** The next iteration, claiming every feedback event not yet ingested; skipped while too little new feedback arrived. */
+async function openNextIteration(
+  tx: Queryable,
+  input: ClaimIterationInput,
+  spec: CampaignSpec,
+  latest: OuterIteration | undefined,
+  { versionId, production, settings }: NextAttempt,
+): Promise<ClaimIterationResult> {
+  const n = await pendingFeedbackCount(tx, input.campaignId);
+  const min = spec.outerLoop.minNewFeedback;
+  if (production && n < min) {
+    return {
+      claimed: false as const,
+      reason: `only ${n} new feedback event${n === 1 ? '' : 's'} since the last iteration (outerLoop.minNewFeedback is ${min})`,
+    };
+  }
+  const iteration = (latest?.iteration ?? 0) + 1;
+  const id = outerIterationIdOf(input.campaignId, iteration);
+  const span = await ingestPendingFeedback(tx, input.campaignId, id);
+  await recordIteration(tx, {
+    id,
+    campaignId: input.campaignId,
+    iteration,
+    workflowId: input.workflowId,
+    workflowRunId: input.runId ?? null,
+    trigger: input.trigger,
+    campaignVersionId: versionId,
+    status: 'running',
+    incumbentCheckpointId: production,
+    newFeedback: span.n,
+    feedbackFrom: span.from,
+    feedbackTo: span.to,
+  });
+  return {
+    claimed: true as const,
+    outerIterationId: id,
+    iteration,
+    attempt: 1,
+    incumbentCheckpointId: production,
+    newFeedback: span.n,
+    campaignVersionId: versionId,
+    settings,
+  };
 }
 
 interface Owner {
