@@ -10,10 +10,12 @@ import { hasEndpoint, openAiClient } from '../../agents/openai-client';
 import { campaignOfRow } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { checkpointRoot, verifyCheckpoint } from '../../services/checkpoint-manifest';
-import { checkpointById } from '../../services/checkpoints';
+import { checkpointById, type Checkpoint } from '../../services/checkpoints';
 import { evalResultById, evalResultIdOf, recordEvalResult } from '../../services/eval-results';
-import { experimentById, setExperimentScore } from '../../services/experiments';
-import { splitItems, suiteSettings } from '../../services/suites/suite-items';
+import { experimentById, setExperimentScore, type Experiment } from '../../services/experiments';
+import { splitItems, suiteSettings, type EvalItem } from '../../services/suites/suite-items';
+import type { SuiteSettings } from '../../core/eval-suite/suite-schema';
+import type { CampaignSpec } from '../../core/spec';
 import { trainerSetupOf } from '../training/trainer-isolation';
 import { gradeItem, type GradeContext } from './graders/grade-item';
 import { openTestProgramGrader } from './graders/test-program-grader';
@@ -37,84 +39,18 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const done = await evalResultById(db, id);
   if (done) return { checkpointId: input.checkpointId, split: input.split, itemCount: done.itemCount, metrics: done.metrics };
 
-  const ckpt = await checkpointById(db, input.checkpointId);
-  if (!ckpt) throw new NotFoundError(`checkpoint "${input.checkpointId}" does not exist`);
-  verifyCheckpoint(ckpt.path, ckpt.sha256, input.checkpointId, checkpointRoot(ckpt));
-  const exp = await experimentById(db, ckpt.experimentId);
-  if (!exp) throw new NotFoundError(`experiment "${ckpt.experimentId}" of checkpoint "${input.checkpointId}" does not exist`);
-  const spec = await campaignOfRow(deps, exp);
-
-  const info = Context.current().info;
-  const items =
-    input.split === 'heldout'
-      ? await readHeldoutItems(
-          db,
-          input.suiteId,
-          `${info.workflowExecution?.workflowId ?? 'standalone'}:${info.activityType}`,
-          input.purpose,
-        )
-      : await splitItems(db, input.suiteId, input.split);
+  const { ckpt, exp, spec } = await checkpointToScore(deps, input.checkpointId);
+  const items = await itemsToScore(deps, input);
   // A suite without probes has nothing for the hacking guard to score: an empty result, not an error.
   if (items.length === 0 && input.split === 'probe')
     return { checkpointId: input.checkpointId, split: input.split, itemCount: 0, metrics: {} };
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no ${input.split} items`);
   const settings = await suiteSettings(db, input.suiteId);
 
-  const perItem: Record<string, number> = {};
-  const scored: ScoredItem[] = [];
-  const errors: Record<string, string> = {};
-  const canaryHits: string[] = [];
-  const heldoutCanaryHits: string[] = [];
   const graded = items.filter((i) => i.grader !== 'bits_per_byte');
-  if (graded.length > 0) {
-    const trainer = trainerSetupOf(spec, deps.home);
-    const answers = await answerPrompts(deps, {
-      campaignId: exp.campaignId,
-      split: input.split,
-      trainer,
-      checkpoint: ckpt.path,
-      prompts: graded.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: predictBudgetOf(i) })),
-      signal: Context.current().cancellationSignal,
-    });
-    // predict is asked for at most an item's budget, and may write more: what it wrote past the budget is never
-    // graded, checked for canaries or kept (a test program would run it).
-    const predictions = new Map(graded.map((i) => [i.id, utf8Prefix(answers.get(i.id)!, predictBudgetOf(i))]));
-    const testProgram = graded.some((i) => i.grader === 'test_program')
-      ? openTestProgramGrader({ hide: trainer.hide, concurrency: GRADE_CONCURRENCY })
-      : undefined;
-    const ctx: GradeContext = {
-      rubrics: settings.rubrics ?? {},
-      judge: hasEndpoint(process.env) ? openAiClient(process.env) : undefined,
-      testProgram,
-    };
-    const outcomes = await mapLimit(graded, GRADE_CONCURRENCY, async (i): Promise<GradeOutcome> => {
-      const config = graderConfigSchema.safeParse(i.graderConfig ?? { kind: i.grader });
-      if (!config.success) return { score: 0, error: `unreadable grader config: ${config.error.issues[0]?.message}` };
-      return gradeItem(config.data, i, predictions.get(i.id)!, ctx);
-    }).finally(() => testProgram?.close());
-    graded.forEach((i, k) => {
-      const o = outcomes[k];
-      perItem[i.id] = o.score;
-      if (o.error !== undefined) errors[i.id] = o.error;
-      // A canary the output writes, or completes from a prompt that holds its beginning. Held-out canaries apart:
-      // their text is only in held-out items, so completing one proves the model saw held-out text.
-      const out = predictions.get(i.id)!;
-      const completes = (c: string) => (i.prompt + out).includes(c) && !i.prompt.includes(c);
-      const canaryHit = (settings.canaries ?? []).some(completes);
-      const heldoutCanaryHit = (settings.heldoutCanaries ?? []).some(completes);
-      if (canaryHit) canaryHits.push(i.id);
-      if (heldoutCanaryHit) heldoutCanaryHits.push(i.id);
-      scored.push({ grader: i.grader, category: i.category, score: o.score, error: o.error !== undefined, canaryHit, heldoutCanaryHit });
-    });
-  }
-  const loss = items.filter((i) => i.grader === 'bits_per_byte');
-  const scorer = lossScorerFor(ckpt.format);
-  let bitsPerByte: number | undefined;
-  if (loss.length > 0 && scorer) {
-    const scores = await scorer(ckpt.path, loss, { home: deps.home, signal: Context.current().cancellationSignal });
-    Object.assign(perItem, scores.perItem);
-    bitsPerByte = scores.bitsPerByte;
-  }
+  const { perItem, scored, errors, canaryHits, heldoutCanaryHits } =
+    graded.length > 0 ? await gradeItems(deps, input, { ckpt, exp, spec }, graded, settings) : noGrades();
+  const bitsPerByte = await scoreLoss(deps, ckpt, items, perItem);
   // pass_rate, accuracy, exact_match, grader.<kind>, category.<name>, bits_per_byte and the counts beside them.
   const metrics = computeMetrics(scored, bitsPerByte);
 
@@ -129,14 +65,136 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
     perItem,
     details: { errors, canaryHits, heldoutCanaryHits },
   });
-  const score = metrics[spec.selection.metric];
-  // An experiment's public score is the one its search ranked it by (purpose "select"); a public score taken for the
-  // gate or a critique is recorded above but leaves it alone (a seed rerun, scored on public as the gate's reference
-  // model, stays without one: no search ever ranks it).
+  await rankExperiment(deps, input, ckpt.experimentId, metrics[spec.selection.metric]);
+  return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
+}
+
+interface Scored {
+  ckpt: Checkpoint;
+  exp: Experiment;
+  spec: CampaignSpec;
+}
+
+/** The checkpoint, verified against its manifest, with its experiment and the campaign version that experiment pins. */
+async function checkpointToScore(deps: ActivityDeps, checkpointId: string): Promise<Scored> {
+  const ckpt = await checkpointById(deps.db, checkpointId);
+  if (!ckpt) throw new NotFoundError(`checkpoint "${checkpointId}" does not exist`);
+  verifyCheckpoint(ckpt.path, ckpt.sha256, checkpointId, checkpointRoot(ckpt));
+  const exp = await experimentById(deps.db, ckpt.experimentId);
+  if (!exp) throw new NotFoundError(`experiment "${ckpt.experimentId}" of checkpoint "${checkpointId}" does not exist`);
+  const spec = await campaignOfRow(deps, exp);
+  return { ckpt, exp, spec };
+}
+
+/** The split's items; a held-out read is logged with this activity's workflow as its reader. */
+async function itemsToScore(deps: ActivityDeps, input: ScoreCheckpointInput): Promise<EvalItem[]> {
+  const info = Context.current().info;
+  return input.split === 'heldout'
+    ? await readHeldoutItems(
+        deps.db,
+        input.suiteId,
+        `${info.workflowExecution?.workflowId ?? 'standalone'}:${info.activityType}`,
+        input.purpose,
+      )
+    : await splitItems(deps.db, input.suiteId, input.split);
+}
+
+/** The graded items' scores, errors and canary hits, as recorded in the result's per-item scores and details. */
+interface Grades {
+  perItem: Record<string, number>;
+  scored: ScoredItem[];
+  errors: Record<string, string>;
+  canaryHits: string[];
+  heldoutCanaryHits: string[];
+}
+
+const noGrades = (): Grades => ({ perItem: {}, scored: [], errors: {}, canaryHits: [], heldoutCanaryHits: [] });
+
+/** The trainer's `predict` answers the items (each cut to its budget), and their graders score the answers. */
+async function gradeItems(
+  deps: ActivityDeps,
+  input: ScoreCheckpointInput,
+  { ckpt, exp, spec }: Scored,
+  graded: EvalItem[],
+  settings: SuiteSettings,
+): Promise<Grades> {
+  const trainer = trainerSetupOf(spec, deps.home);
+  const answers = await answerPrompts(deps, {
+    campaignId: exp.campaignId,
+    split: input.split,
+    trainer,
+    checkpoint: ckpt.path,
+    prompts: graded.map((i) => ({ id: i.id, prompt: i.prompt, maxBytes: predictBudgetOf(i) })),
+    signal: Context.current().cancellationSignal,
+  });
+  // predict is asked for at most an item's budget, and may write more: what it wrote past the budget is never
+  // graded, checked for canaries or kept (a test program would run it).
+  const predictions = new Map(graded.map((i) => [i.id, utf8Prefix(answers.get(i.id)!, predictBudgetOf(i))]));
+  const testProgram = graded.some((i) => i.grader === 'test_program')
+    ? openTestProgramGrader({ hide: trainer.hide, concurrency: GRADE_CONCURRENCY })
+    : undefined;
+  const ctx: GradeContext = {
+    rubrics: settings.rubrics ?? {},
+    judge: hasEndpoint(process.env) ? openAiClient(process.env) : undefined,
+    testProgram,
+  };
+  const outcomes = await mapLimit(graded, GRADE_CONCURRENCY, async (i): Promise<GradeOutcome> => {
+    const config = graderConfigSchema.safeParse(i.graderConfig ?? { kind: i.grader });
+    if (!config.success) return { score: 0, error: `unreadable grader config: ${config.error.issues[0]?.message}` };
+    return gradeItem(config.data, i, predictions.get(i.id)!, ctx);
+  }).finally(() => testProgram?.close());
+  return gradesOf(graded, outcomes, predictions, settings);
+}
+
+/** Tallies the outcomes (in the items' order), with the canaries each prediction completes. */
+function gradesOf(graded: EvalItem[], outcomes: GradeOutcome[], predictions: Map<string, string>, settings: SuiteSettings): Grades {
+  const g = noGrades();
+  graded.forEach((i, k) => {
+    const o = outcomes[k];
+    g.perItem[i.id] = o.score;
+    if (o.error !== undefined) g.errors[i.id] = o.error;
+    // A canary the output writes, or completes from a prompt that holds its beginning. Held-out canaries apart:
+    // their text is only in held-out items, so completing one proves the model saw held-out text.
+    const out = predictions.get(i.id)!;
+    const completes = (c: string) => (i.prompt + out).includes(c) && !i.prompt.includes(c);
+    const canaryHit = (settings.canaries ?? []).some(completes);
+    const heldoutCanaryHit = (settings.heldoutCanaries ?? []).some(completes);
+    if (canaryHit) g.canaryHits.push(i.id);
+    if (heldoutCanaryHit) g.heldoutCanaryHits.push(i.id);
+    g.scored.push({ grader: i.grader, category: i.category, score: o.score, error: o.error !== undefined, canaryHit, heldoutCanaryHit });
+  });
+  return g;
+}
+
+/** The loss items' bits per byte, by the checkpoint format's own scorer (none: undefined); adds their per-item scores. */
+async function scoreLoss(
+  deps: ActivityDeps,
+  ckpt: Checkpoint,
+  items: EvalItem[],
+  perItem: Record<string, number>,
+): Promise<number | undefined> {
+  const loss = items.filter((i) => i.grader === 'bits_per_byte');
+  const scorer = lossScorerFor(ckpt.format);
+  if (!(loss.length > 0 && scorer)) return undefined;
+  const scores = await scorer(ckpt.path, loss, { home: deps.home, signal: Context.current().cancellationSignal });
+  Object.assign(perItem, scores.perItem);
+  return scores.bitsPerByte;
+}
+
+/**
+ * An experiment's public score is the one its search ranked it by (purpose "select"); a public score taken for the
+ * gate or a critique is recorded in its result but leaves it alone (a seed rerun, scored on public as the gate's
+ * reference model, stays without one: no search ever ranks it).
+ */
+async function rankExperiment(
+  deps: ActivityDeps,
+  input: ScoreCheckpointInput,
+  experimentId: string,
+  score: number | undefined,
+): Promise<void> {
   const ranks = input.split === 'heldout' || (input.split === 'public' && input.purpose === 'select');
   if (score !== undefined && ranks) {
     const column = input.split === 'public' ? { publicScore: score } : { heldoutScore: score };
-    await setExperimentScore(db, ckpt.experimentId, column);
+    await setExperimentScore(deps.db, experimentId, column);
   }
-  return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
 }
