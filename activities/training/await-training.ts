@@ -65,103 +65,153 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
     if (Date.now() - began >= QUIET_HEARTBEAT_MS) ctx.heartbeat(details);
   };
   const deps = withDefaults(given);
-  const { db, clock, backendFor } = deps;
+  const { backendFor } = deps;
   const backend = backendFor(input.handle.backend);
   const prior = ctx.info.heartbeatDetails as Progress | undefined;
-  let offset = prior?.jobRef === input.handle.ref ? prior.metricsOffset : 0;
+  const offset = prior?.jobRef === input.handle.ref ? prior.metricsOffset : 0;
   const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
-  const run = await runStart(db, input.runId);
-  const startedAt = run?.startedAt?.getTime() ?? clock.now();
+  const run = await runStart(deps.db, input.runId);
+  const startedAt = run?.startedAt?.getTime() ?? deps.clock.now();
   // An earlier attempt decided to stop the job: finish carrying it out and report that decision, not the kill's trace.
   if (run?.verdict) return stopFor(deps, backend, input, run.verdict, offset);
-  let last: { step: number; value: number } | undefined;
-  /** Points of the pruned metric read but not yet judged, in order. */
-  let unjudged: { step: number; value: number }[] = [];
-  let peers: PeerCurve[] | undefined;
-  /** The spec's pruner (core/pruning.ts); none for `rule: none`. */
-  const pruner = createPruner(input.pruning);
-  let lastFlush = 0;
-  /** Bytes after the last newline at the last flush: after the trainer's exit, a truncated line. */
-  let partialTail = 0;
-
-  const flush = async () => {
-    const chunk = readMetrics(metricsFile, offset);
-    partialTail = chunk.partialBytes;
-    await storeMetricPoints(db, input.runId, chunk.points);
-    for (const p of chunk.points) {
-      if (p.name !== input.pruning.metric || (last && p.step < last.step)) continue;
-      last = { step: p.step, value: p.value };
-      unjudged.push(last);
-    }
-    offset = chunk.nextOffset;
-    beat({ jobRef: input.handle.ref, metricsOffset: offset });
-    lastFlush = clock.now();
+  const f: Follower = {
+    deps,
+    backend,
+    input,
+    metricsFile,
+    beat,
+    pruner: createPruner(input.pruning),
+    offset,
+    unjudged: [],
+    lastFlush: 0,
+    partialTail: 0,
   };
 
   for (;;) {
     const status = await backend.status(input.handle);
-    try {
-      if (status.state !== 'running') {
-        // One read takes at most 4 MiB: after the exit, read on to the end before judging the tail.
-        for (let before = -1; before !== offset;) {
-          before = offset;
-          await flush();
-        }
-      } else if (clock.now() - lastFlush >= FLUSH_MS) {
-        await flush();
-      }
-    } catch (e) {
-      // metrics.jsonl became a link, a FIFO or too big: the run is over, whatever it still does.
-      if (!(e instanceof ContractViolationError)) throw e;
-      return brokeContract(deps, backend, input, e, status);
-    }
-    // Every point is judged in order, the last ones too when the run has just ended, against a peer set fixed before
-    // the run started: the verdict and its step do not depend on how fast the run or this reader went.
-    if (pruner && unjudged.length > 0) {
-      peers ??= await peerCurves(db, input.innerLoopId, input.runId, input.pruning.metric);
-      const verdict = pruner.prune(unjudged, peers);
-      unjudged = [];
-      if (verdict) {
-        // The verdict is stored before the kill: an attempt that reattaches reports it, never relaunches.
-        // Said as what it is: the trainer's own figure, which only prunes (Flywheel's scores alone select and gate).
-        const why = `pruned at step ${verdict.step}: trainer-reported ${verdict.reason}`;
-        return stopFor(
-          deps,
-          backend,
-          input,
-          await decideRun(db, input.runId, { status: 'pruned', lastStep: verdict.step, error: why }),
-          offset,
-        );
-      }
-    }
+    const outcome = (await readNewMetrics(f, status)) ?? (await judgeNewPoints(f)) ?? (await endOrTimeOut(f, status, startedAt));
+    if (outcome) return outcome;
+    await waitOrCancel(f, ctx, startedAt);
+  }
+}
+
+/** One attempt's following of its job: what it reads with, and how far it has read and judged. */
+interface Follower {
+  deps: ActivityDepsWithDefaults;
+  backend: TrainingBackend;
+  input: AwaitTrainingInput;
+  metricsFile: string;
+  /** Heartbeats, except in the attempt's first second (QUIET_HEARTBEAT_MS). */
+  beat: (details: Progress) => void;
+  /** The spec's pruner (core/pruning.ts); none for `rule: none`. */
+  pruner: ReturnType<typeof createPruner>;
+  offset: number;
+  last?: { step: number; value: number };
+  /** Points of the pruned metric read but not yet judged, in order. */
+  unjudged: { step: number; value: number }[];
+  peers?: PeerCurve[];
+  lastFlush: number;
+  /** Bytes after the last newline at the last flush: after the trainer's exit, a truncated line. */
+  partialTail: number;
+}
+
+/** Reads and stores the metric lines written since the last flush, queues the pruned metric's points, and heartbeats. */
+async function flush(f: Follower): Promise<void> {
+  const { input } = f;
+  const chunk = readMetrics(f.metricsFile, f.offset);
+  f.partialTail = chunk.partialBytes;
+  await storeMetricPoints(f.deps.db, input.runId, chunk.points);
+  for (const p of chunk.points) {
+    if (p.name !== input.pruning.metric || (f.last && p.step < f.last.step)) continue;
+    f.last = { step: p.step, value: p.value };
+    f.unjudged.push(f.last);
+  }
+  f.offset = chunk.nextOffset;
+  f.beat({ jobRef: input.handle.ref, metricsOffset: f.offset });
+  f.lastFlush = f.deps.clock.now();
+}
+
+/** Flushes every FLUSH_MS while the job runs, and to the end once it has exited; a broken contract ends the run. */
+async function readNewMetrics(f: Follower, status: JobStatus): Promise<TrainingOutcome | undefined> {
+  try {
     if (status.state !== 'running') {
-      const truncated =
-        partialTail > 0 ? `${metricsFile} ends with a truncated line (${partialTail} bytes at offset ${offset}, no newline)` : undefined;
-      return finish(deps, backend, input, status, truncated);
-    }
-    if (clock.now() - startedAt > input.timeoutSeconds * 1000) {
-      const decided = await decideRun(db, input.runId, {
-        status: 'timed_out',
-        lastStep: last?.step,
-        error: `exceeded ${input.timeoutSeconds}s`,
-      });
-      return stopFor(deps, backend, input, decided, offset);
-    }
-    try {
-      beat({ jobRef: input.handle.ref, metricsOffset: offset });
-      await ctx.sleep(pollDelayMs(clock.now() - startedAt));
-    } catch (e) {
-      if (!(e instanceof CancelledFailure)) throw e;
-      // Only a real cancel request stops the job; a worker shutting down leaves it for the next attempt to reattach.
-      if (ctx.cancellationDetails?.cancelRequested) {
-        await decideRun(db, input.runId, { status: 'cancelled', lastStep: last?.step, error: 'cancelled by its workflow' });
-        await backend.cancel(input.handle);
-        await markRunCancelled(db, input.runId, new Date(clock.now()));
-        await recordRunCost(deps, input);
-        await markExperimentCancelled(db, input.experimentId, new Date(clock.now()));
+      // One read takes at most 4 MiB: after the exit, read on to the end before judging the tail.
+      for (let before = -1; before !== f.offset;) {
+        before = f.offset;
+        await flush(f);
       }
-      throw e;
+    } else if (f.deps.clock.now() - f.lastFlush >= FLUSH_MS) {
+      await flush(f);
     }
+  } catch (e) {
+    // metrics.jsonl became a link, a FIFO or too big: the run is over, whatever it still does.
+    if (!(e instanceof ContractViolationError)) throw e;
+    return brokeContract(f.deps, f.backend, f.input, e, status);
+  }
+  return undefined;
+}
+
+/**
+ * Every point is judged in order, the last ones too when the run has just ended, against a peer set fixed before the
+ * run started: the verdict and its step do not depend on how fast the run or this reader went. A prune stops the run.
+ */
+async function judgeNewPoints(f: Follower): Promise<TrainingOutcome | undefined> {
+  const { input } = f;
+  if (!(f.pruner && f.unjudged.length > 0)) return undefined;
+  f.peers ??= await peerCurves(f.deps.db, input.innerLoopId, input.runId, input.pruning.metric);
+  const verdict = f.pruner.prune(f.unjudged, f.peers);
+  f.unjudged = [];
+  if (!verdict) return undefined;
+  // The verdict is stored before the kill: an attempt that reattaches reports it, never relaunches.
+  // Said as what it is: the trainer's own figure, which only prunes (Flywheel's scores alone select and gate).
+  const why = `pruned at step ${verdict.step}: trainer-reported ${verdict.reason}`;
+  return stopFor(
+    f.deps,
+    f.backend,
+    input,
+    await decideRun(f.deps.db, input.runId, { status: 'pruned', lastStep: verdict.step, error: why }),
+    f.offset,
+  );
+}
+
+/** The run's outcome once its job has ended, or its stop once it has run past its time limit; undefined while it runs on. */
+async function endOrTimeOut(f: Follower, status: JobStatus, startedAt: number): Promise<TrainingOutcome | undefined> {
+  const { deps, input } = f;
+  if (status.state !== 'running') {
+    const truncated =
+      f.partialTail > 0
+        ? `${f.metricsFile} ends with a truncated line (${f.partialTail} bytes at offset ${f.offset}, no newline)`
+        : undefined;
+    return finish(deps, f.backend, input, status, truncated);
+  }
+  if (deps.clock.now() - startedAt > input.timeoutSeconds * 1000) {
+    const decided = await decideRun(deps.db, input.runId, {
+      status: 'timed_out',
+      lastStep: f.last?.step,
+      error: `exceeded ${input.timeoutSeconds}s`,
+    });
+    return stopFor(deps, f.backend, input, decided, f.offset);
+  }
+  return undefined;
+}
+
+/** Heartbeats and sleeps until the next check; a cancel its workflow requested stops the job and the experiment first. */
+async function waitOrCancel(f: Follower, ctx: Context, startedAt: number): Promise<void> {
+  const { deps, input } = f;
+  try {
+    f.beat({ jobRef: input.handle.ref, metricsOffset: f.offset });
+    await ctx.sleep(pollDelayMs(deps.clock.now() - startedAt));
+  } catch (e) {
+    if (!(e instanceof CancelledFailure)) throw e;
+    // Only a real cancel request stops the job; a worker shutting down leaves it for the next attempt to reattach.
+    if (ctx.cancellationDetails?.cancelRequested) {
+      await decideRun(deps.db, input.runId, { status: 'cancelled', lastStep: f.last?.step, error: 'cancelled by its workflow' });
+      await f.backend.cancel(input.handle);
+      await markRunCancelled(deps.db, input.runId, new Date(deps.clock.now()));
+      await recordRunCost(deps, input);
+      await markExperimentCancelled(deps.db, input.experimentId, new Date(deps.clock.now()));
+    }
+    throw e;
   }
 }
 
