@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { evalResults, experiments, trainingRuns } from '../../db/schema';
-import { durationSeconds } from './leaderboard';
+import { durationSeconds, proposalColumns } from './leaderboard';
 
 export type ExperimentRow = NonNullable<Awaited<ReturnType<typeof getExperiment>>>;
 
@@ -14,13 +14,7 @@ export const getExperiment = async (db: Db, id: string) =>
         campaign_id: experiments.campaignId,
         inner_loop_id: experiments.innerLoopId,
         dataset_version_id: experiments.datasetVersionId,
-        index: experiments.index,
-        params: experiments.params,
-        hypothesis: experiments.hypothesis,
-        proposer: experiments.proposer,
-        status: experiments.status,
-        public_score: experiments.publicScore,
-        heldout_score: experiments.heldoutScore,
+        ...proposalColumns,
         best_checkpoint_id: experiments.bestCheckpointId,
         error: experiments.error,
         started_at: experiments.startedAt,

@@ -9,8 +9,8 @@ export const durationSeconds = sql<
   number | null
 >`extract(epoch FROM (coalesce(${experiments.finishedAt}, now()) - ${experiments.startedAt}))::float8`;
 
-export const leaderboardColumns = {
-  id: experiments.id,
+/** What a leaderboard row and an experiment's page both show of an experiment, in the order their JSON keys have. */
+export const proposalColumns = {
   index: experiments.index,
   params: experiments.params,
   hypothesis: experiments.hypothesis,
@@ -18,6 +18,11 @@ export const leaderboardColumns = {
   status: experiments.status,
   public_score: experiments.publicScore,
   heldout_score: experiments.heldoutScore,
+};
+
+export const leaderboardColumns = {
+  id: experiments.id,
+  ...proposalColumns,
   duration_s: durationSeconds,
   capacity_wait_s: experiments.capacityWaitSeconds,
   error: experiments.error,
