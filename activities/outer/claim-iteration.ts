@@ -21,6 +21,7 @@ import {
   lockIterationClaims,
   recordIteration,
   runningIteration,
+  type NewOuterIteration,
   type OuterIteration,
 } from '../../services/outer-iterations';
 import type { Queryable } from '../../services/queryable';
@@ -107,29 +108,42 @@ async function resumeAttempt(
   };
 }
 
-/** The failed iteration again, as a new attempt with its own ids; it ingests what the failed attempt had ingested. */
-async function startNewAttempt(
+/** A running attempt's row: who runs it, on which version, against which incumbent, and the feedback it ingested. */
+function recordRunning(
   tx: Queryable,
   input: ClaimIterationInput,
-  latest: OuterIteration,
-  { versionId, production, settings }: NextAttempt,
-): Promise<ClaimIterationResult> {
-  const attempt = latest.attempt + 1;
-  const id = outerIterationIdOf(input.campaignId, latest.iteration, attempt);
-  await moveIngestedFeedback(tx, latest.id, id);
-  // A feedback critique is keyed by its event, so it is the new attempt's too (never critiqued twice).
-  await moveFeedbackCritiques(tx, latest.id, id);
-  await recordIteration(tx, {
-    id,
+  { versionId, production }: NextAttempt,
+  row: Pick<NewOuterIteration, 'id' | 'iteration' | 'attempt' | 'newFeedback' | 'feedbackFrom' | 'feedbackTo'>,
+): Promise<void> {
+  return recordIteration(tx, {
+    ...row,
     campaignId: input.campaignId,
-    iteration: latest.iteration,
-    attempt,
     workflowId: input.workflowId,
     workflowRunId: input.runId ?? null,
     trigger: input.trigger,
     campaignVersionId: versionId,
     status: 'running',
     incumbentCheckpointId: production,
+  });
+}
+
+/** The failed iteration again, as a new attempt with its own ids; it ingests what the failed attempt had ingested. */
+async function startNewAttempt(
+  tx: Queryable,
+  input: ClaimIterationInput,
+  latest: OuterIteration,
+  next: NextAttempt,
+): Promise<ClaimIterationResult> {
+  const { versionId, production, settings } = next;
+  const attempt = latest.attempt + 1;
+  const id = outerIterationIdOf(input.campaignId, latest.iteration, attempt);
+  await moveIngestedFeedback(tx, latest.id, id);
+  // A feedback critique is keyed by its event, so it is the new attempt's too (never critiqued twice).
+  await moveFeedbackCritiques(tx, latest.id, id);
+  await recordRunning(tx, input, next, {
+    id,
+    iteration: latest.iteration,
+    attempt,
     newFeedback: latest.newFeedback,
     feedbackFrom: latest.feedbackFrom,
     feedbackTo: latest.feedbackTo,
@@ -154,8 +168,9 @@ async function openNextIteration(
   input: ClaimIterationInput,
   spec: CampaignSpec,
   latest: OuterIteration | undefined,
-  { versionId, production, settings }: NextAttempt,
+  next: NextAttempt,
 ): Promise<ClaimIterationResult> {
+  const { versionId, production, settings } = next;
   const n = await pendingFeedbackCount(tx, input.campaignId);
   const min = spec.outerLoop.minNewFeedback;
   if (production && n < min) {
@@ -167,20 +182,7 @@ async function openNextIteration(
   const iteration = (latest?.iteration ?? 0) + 1;
   const id = outerIterationIdOf(input.campaignId, iteration);
   const span = await ingestPendingFeedback(tx, input.campaignId, id);
-  await recordIteration(tx, {
-    id,
-    campaignId: input.campaignId,
-    iteration,
-    workflowId: input.workflowId,
-    workflowRunId: input.runId ?? null,
-    trigger: input.trigger,
-    campaignVersionId: versionId,
-    status: 'running',
-    incumbentCheckpointId: production,
-    newFeedback: span.n,
-    feedbackFrom: span.from,
-    feedbackTo: span.to,
-  });
+  await recordRunning(tx, input, next, { id, iteration, newFeedback: span.n, feedbackFrom: span.from, feedbackTo: span.to });
   return {
     claimed: true as const,
     outerIterationId: id,
