@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Params, SearchSpace } from '../../core/spec';
+import { MIXED_SPACE } from '../helpers/search-spaces';
 import { fixKnobs, proposeBatch, type Trial } from '../../core/sampler';
 import { createRng, mixSeed } from '../../core/sampler/rng';
 import { campaignVersionOf } from '../../services/campaigns/campaign-versions';
@@ -13,13 +14,7 @@ import { campaignVersionOf } from '../../services/campaigns/campaign-versions';
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'sampler-proposals.json');
 const RECORD = process.env.RECORD_SAMPLER_PROPOSALS === '1';
 
-const mixed: SearchSpace = {
-  lr: { type: 'float', low: 1e-5, high: 1, log: true },
-  dropout: { type: 'float', low: 0, high: 0.5, log: false },
-  layers: { type: 'int', low: 1, high: 8, log: false },
-  width: { type: 'int', low: 16, high: 1024, log: true },
-  act: { type: 'categorical', choices: ['relu', 'gelu', 'tanh', 'silu'] },
-};
+const mixed = MIXED_SPACE;
 /** 12 configurations: a campaign of 16 exhausts it, so the enumeration fallback and the repeat run. */
 const small: SearchSpace = {
   layers: { type: 'int', low: 1, high: 3, log: false },

@@ -1,18 +1,13 @@
 // The built-in proposer: determinism, legality of every proposal, de-duplication, and evidence that TPE beats
 // random search on synthetic objectives (a test that would fail if TPE were random search).
 import type { Params, SearchSpace } from '../../core/spec';
+import { MIXED_SPACE } from '../helpers/search-spaces';
 import { isNearDuplicate, paramsKey, proposeBatch, validateParams, type SamplerKind, type Trial } from '../../core/sampler';
 import { createRng, mixSeed } from '../../core/sampler/rng';
 import { sampleParam, spaceSize } from '../../core/sampler/space';
 import { splitTrials } from '../../core/sampler/tpe';
 
-const mixed: SearchSpace = {
-  lr: { type: 'float', low: 1e-5, high: 1, log: true },
-  dropout: { type: 'float', low: 0, high: 0.5, log: false },
-  layers: { type: 'int', low: 1, high: 8, log: false },
-  width: { type: 'int', low: 16, high: 1024, log: true },
-  act: { type: 'categorical', choices: ['relu', 'gelu', 'tanh', 'silu'] },
-};
+const mixed = MIXED_SPACE;
 
 /** A shifted quadratic in each knob's own scale (log10 lr, log2 width), plus a per-choice penalty; minimum 0. */
 function quadratic(p: Params): number {
