@@ -3,6 +3,7 @@ import type { QueueFamily } from '../contracts/queues';
 import type { EvalActivities, OrchestrationActivities, TrainingActivities } from '../contracts/activities';
 import { prepareTask } from './task/prepare-task';
 import { loopSettings } from './task/loop-settings';
+import { resolveCampaignVersion } from './task/resolve-campaign-version';
 import { withDefaults, type ActivityDeps } from './deps';
 import { scoreCheckpoint } from './eval/score-checkpoint';
 import { finishExperiment, finishInnerLoop, selectBest, startInnerLoop } from './inner/loop-records';
@@ -46,6 +47,7 @@ export function createActivities(given: ActivityDeps): FamilyActivities & Record
   return {
     orchestration: retryBoundaryAll(
       autoHeartbeatAll<OrchestrationActivities>({
+        resolveCampaignVersion: (i) => resolveCampaignVersion(deps, i),
         loopSettings: (i) => loopSettings(deps, i),
         prepareTask: (i) => prepareTask(deps, i),
         startInnerLoop: (i) => startInnerLoop(deps, i),

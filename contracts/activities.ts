@@ -7,6 +7,7 @@ import type { AcquireCapacityInput, CapacityGrant } from './training';
 import type { ReleaseCapacityInput, RunTrainingInput } from './training';
 import type { CheckTrainerInput, TrainerCheck } from './training';
 import type { ScoreCheckpointInput, ScoreResult } from './eval';
+import type { CampaignRef } from './loop-input';
 import type { LoopSettingsInput } from './campaign';
 import type { PrepareTaskInput, PreparedTask } from './campaign';
 import type {
@@ -32,6 +33,8 @@ import type { CheckContaminationInput, ContaminationReport } from './eval';
 import type { AnalyzeBatchInput } from './inner-activities';
 
 export interface OrchestrationActivities {
+  /** A loop input's campaign name or spec as a version id (a spec is registered first). */
+  resolveCampaignVersion(input: CampaignRef): Promise<{ campaignVersionId: string }>;
   /** The loop settings of a campaign version (its budget, selection, pruning, …). */
   loopSettings(input: LoopSettingsInput): Promise<LoopSettings>;
   prepareTask(input: PrepareTaskInput): Promise<PreparedTask>;

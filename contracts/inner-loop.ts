@@ -2,6 +2,7 @@
 // researchers use from the CLI and the Temporal UI.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { LoopSettings } from '../core/loop-settings';
+import type { CampaignRef } from './loop-input';
 import type { PreparedTask } from './campaign';
 import type { Params } from '../core/spec';
 
@@ -27,6 +28,12 @@ export interface InnerLoopInput {
   /** Carried across continue-as-new; never set by a caller. */
   carry?: InnerLoopState;
 }
+
+/**
+ * What a caller may start `innerLoop` with: its input, or instead of the version id a campaign's name (its newest
+ * version) or a spec to register first (the Temporal UI, `temporal workflow start`). The loop carries the id only.
+ */
+export type InnerLoopStart = Omit<InnerLoopInput, 'campaignVersionId'> & CampaignRef;
 
 export interface LeaderEntry {
   experimentId: string;

@@ -20,6 +20,12 @@ export interface OuterLoopInput {
   carry?: { done: OuterIterationSummary[] };
 }
 
+/**
+ * What a caller may start `outerLoop` with: its input, or a spec to register first (the Temporal UI, `temporal
+ * workflow start`), whose name is the campaign's when `campaignId` is absent. The loop carries the version id only.
+ */
+export type OuterLoopStart = Omit<OuterLoopInput, 'campaignId'> & { campaignId?: string; spec?: unknown };
+
 /** What one iteration did, small enough for history: ids, counts and scores only. */
 export interface OuterIterationSummary {
   /** `${campaignId}/outer/i${iteration}`, or `…/i${iteration}-a${attempt}` for a later attempt of the iteration */

@@ -8,7 +8,7 @@ export type StackEvent =
   | { kind: 'search-attributes-added'; names: string[] }
   | { kind: 'worker-ready'; family: QueueFamily; taskQueue: string; pid: number; restart: number }
   | { kind: 'worker-exited'; family: QueueFamily; pid: number; how: string; restartInMs: number }
-  | { kind: 'stack-up'; uiUrl: string | undefined; namespace: string; taskQueues: string[] }
+  | { kind: 'stack-up'; uiUrl: string | undefined; namespace: string; taskQueues: string[]; address?: string }
   | { kind: 'warning'; message: string }
   | { kind: 'stopping' }
   | { kind: 'stopped' };
@@ -32,6 +32,7 @@ export function formatStackEvent(e: StackEvent): string {
         `  Temporal UI  ${e.uiUrl ?? '(external cluster: use its UI)'}`,
         `  namespace    ${e.namespace}`,
         `  task queues  ${e.taskQueues.join(', ')}`,
+        ...startCommandLines(e),
         `  Ctrl-C stops everything`,
       ].join('\n');
     case 'warning':
@@ -41,4 +42,18 @@ export function formatStackEvent(e: StackEvent): string {
     case 'stopped':
       return 'stopped';
   }
+}
+
+/**
+ * A ready-to-paste start of an inner loop with the stock `temporal` CLI, on this stack's orchestration queue (its
+ * prefix included): the input docs/operations.md documents (contracts/loop-input.ts checks it).
+ */
+function startCommandLines(e: Extract<StackEvent, { kind: 'stack-up' }>): string[] {
+  const queue = e.taskQueues.find((q) => q.endsWith('-orchestration'));
+  if (!queue) return [];
+  const address = e.address ? ` --address ${e.address}` : '';
+  return [
+    `  start a loop temporal workflow start${address} --namespace ${e.namespace} --task-queue ${queue} \\`,
+    `                 --type innerLoop --workflow-id NAME/inner/ui-1 --input '{"campaignId": "NAME"}'`,
+  ];
 }

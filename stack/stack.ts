@@ -123,7 +123,13 @@ export async function startStack(config: FlywheelConfig, opts: StartStackOptions
 
     writeStackState(state);
     await Promise.all(supervisors.map((s) => s.start(workerEnv(config, temporal.address, db.url))));
-    emit({ kind: 'stack-up', uiUrl: temporal.uiUrl, namespace: config.namespace, taskQueues: families.map((f) => taskQueues[f]) });
+    emit({
+      kind: 'stack-up',
+      uiUrl: temporal.uiUrl,
+      address: temporal.address,
+      namespace: config.namespace,
+      taskQueues: families.map((f) => taskQueues[f]),
+    });
 
     let stopped: Promise<void> | undefined;
     return {

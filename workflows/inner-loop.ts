@@ -8,14 +8,16 @@
 // the baseline after a fresh start's preparation (both updates' validators refuse until the state exists), and the
 // workflow's completion (a reply to a synchronous handler precedes it either way).
 import { continueAsNew } from '@temporalio/workflow';
-import type { InnerLoopInput, InnerLoopResult } from '../contracts/inner-loop';
+import type { InnerLoopResult, InnerLoopStart } from '../contracts/inner-loop';
 import { analyzeBatch, endsBy, historyIsLong, keepBatchBest, proposeBatch, runBatch, unpausedOrStopped } from './inner-loop-batch';
 import { endSearch, scoreAndRecord } from './inner-loop-end';
 import { handleInnerLoopMessages } from './inner-loop-handlers';
 import { isRunning, openInnerLoop } from './inner-loop-runtime';
 import { baselineRun, markRunning, prepareInnerLoop, startBaseline } from './inner-loop-start';
+import { innerLoopInputOf } from './loop-input';
 
-export async function innerLoop(input: InnerLoopInput): Promise<InnerLoopResult> {
+export async function innerLoop(given: InnerLoopStart): Promise<InnerLoopResult> {
+  const input = await innerLoopInputOf(given);
   const opened = openInnerLoop(input);
   handleInnerLoopMessages(opened);
   // A continued execution has its state already, and takes no await before its first batch.

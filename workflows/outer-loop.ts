@@ -6,17 +6,19 @@
 // fails ends its row with the reason (failOuterIteration) before the workflow fails, so the next start makes a new
 // attempt of it with ids of its own. The steps live in outer-loop-*.ts.
 import { CancellationScope, ContinueAsNew, continueAsNew, upsertSearchAttributes } from '@temporalio/workflow';
-import { OUTER_SUMMARY_CAP, type OuterLoopInput, type OuterLoopResult } from '../contracts/outer-loop';
+import { OUTER_SUMMARY_CAP, type OuterLoopResult, type OuterLoopStart } from '../contracts/outer-loop';
 import { failureReason } from '../contracts/failure-reason';
 import { CampaignId, LoopKind } from '../contracts/search-attributes';
 import { decidePromotion } from './outer-loop-approval';
+import { outerLoopInputOf } from './loop-input';
 import { gateCandidate } from './outer-loop-gate';
 import { finish, handleOuterLoopMessages, openOuterLoop, type OuterLoopRuntime } from './outer-loop-runtime';
 import { buildDataset, claimIteration, critique, recordIteration, runInnerLoop, startIteration } from './outer-loop-steps';
 
 export { SEED_NOISE_PATCH, SEED_REFERENCE_PATCH } from './outer-loop-gate';
 
-export async function outerLoop(input: OuterLoopInput): Promise<OuterLoopResult> {
+export async function outerLoop(given: OuterLoopStart): Promise<OuterLoopResult> {
+  const input = await outerLoopInputOf(given);
   const loop = openOuterLoop(input);
   handleOuterLoopMessages(loop);
   upsertSearchAttributes([
