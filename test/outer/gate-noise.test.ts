@@ -92,7 +92,7 @@ test('seed reruns are trained and scored before the gate, recorded with the deci
   const promoted = it.status === 'promoted' ? 1 : 0;
   const survivors = `survivors per 100 experiments: ${promoted * 100} (${promoted} promoted of 1 experiments run)`;
   const noiseLine = new RegExp(
-    `Δ -?\\d\\.\\d{4} vs 2σ \\d\\.\\d{4} \\(σ \\d\\.\\d{4}: σ_seed \\d\\.\\d{4} from 2 of 2 seeds, σ_items \\d\\.\\d{4}\\): (above|within) noise`,
+    `Δ -?\\d\\.\\d{4} vs \\d+\\.\\d\\dσ \\(2σ as t, df \\d+\\.\\d\\) \\d+\\.\\d{4} \\(σ \\d\\.\\d{4}: σ_seed \\d\\.\\d{4} from 2 of 2 seeds, σ_items \\d\\.\\d{4}\\): (above|within) noise`,
   );
   const report = reportMarkdown(await collectReport(h.db.db, name), { loops: [] });
   expect(report).toContain(`- ${survivors}`);

@@ -2,7 +2,8 @@
 // multiple refused and one outside it promoted, the figures every decision records, and the settings.
 import { DEFAULT_CHECKS, runGate } from '../../core/gate/checks';
 import type { GateEvidence, PairedItem } from '../../core/gate/evidence';
-import { heldoutAboveNoise, noiseOf, NOISE_RULE } from '../../core/gate/noise-check';
+import { heldoutAboveNoise, noiseLine, noiseOf, noiseSummaryOf, NOISE_RULE, satterthwaite } from '../../core/gate/noise-check';
+import { normalCdf, studentTCdf, studentTQuantile, tMultiple } from '../../core/gate/student-t';
 import { seededUniform } from '../../core/gate/paired-test';
 import { gateSettingsWithDefaults, type GateSettingsInput } from '../../core/gate/settings';
 import { InvalidSpecError } from '../../core/spec';
@@ -46,9 +47,68 @@ test('σ combines the seed reruns and the items: √(2σ_seed² + σ_items²), �
   expect(noiseOf([0.1, 0.3], [2], 2, 3)).toMatchObject({ sigmaSeed: 0, seedsScored: 1 });
 });
 
+test('Student t quantiles match the tables; the multiple keeps the normal tail', () => {
+  // Two-sided 95% (one-sided 0.975) from the standard tables, and a few more.
+  expect(studentTQuantile(0.975, 2)).toBeCloseTo(4.303, 3);
+  expect(studentTQuantile(0.975, 10)).toBeCloseTo(2.228, 3);
+  expect(studentTQuantile(0.95, 1)).toBeCloseTo(6.314, 3);
+  expect(studentTQuantile(0.995, 30)).toBeCloseTo(2.75, 3);
+  expect(studentTQuantile(0.025, 4)).toBeCloseTo(-2.776, 3);
+  expect(studentTCdf(-1, 3)).toBeCloseTo(0.1955, 5);
+  expect(normalCdf(2)).toBeCloseTo(0.97725, 5);
+  // 2σ as a t multiple: about 4.53 at 2 df, near 2 with many, exactly the stated multiple at df = ∞.
+  expect(tMultiple(2, 2)).toBeCloseTo(4.527, 2);
+  expect(tMultiple(2, 1000)).toBeCloseTo(2.006, 2);
+  expect(tMultiple(2, Infinity)).toBe(2);
+  expect(studentTCdf(tMultiple(2, 3.7), 3.7)).toBeCloseTo(normalCdf(2), 9);
+});
+
+test('Welch–Satterthwaite degrees of freedom: σ_seed with k − 1, σ_items with n − 1, combined', () => {
+  // One part alone keeps its own df; equal parts with equal df add their df.
+  expect(satterthwaite([[0.0008, 2]])).toBeCloseTo(2, 12);
+  expect(
+    satterthwaite([
+      [1, 4],
+      [1, 4],
+    ]),
+  ).toBeCloseTo(8, 12);
+  // (a + b)² / (a²/ν_a + b²/ν_b): a part not measured (0) adds nothing; nothing measured is 0.
+  expect(
+    satterthwaite([
+      [2, 2],
+      [1, 99],
+    ]),
+  ).toBeCloseTo(9 / (4 / 2 + 1 / 99), 12);
+  expect(
+    satterthwaite([
+      [0, 2],
+      [1, 99],
+    ]),
+  ).toBeCloseTo(99, 12);
+  expect(
+    satterthwaite([
+      [0, 2],
+      [0, 0],
+    ]),
+  ).toBe(0);
+  // noiseOf: m·σ_seed² with k − 1 = 2, σ_items² with n − 1 = 3; the multiple is the t quantile at that df.
+  const n = noiseOf([0.1, 0.3, 0.2, 0.4], [1, 2, 3], 2, 3);
+  const seedPart = 2 * n.sigmaSeed ** 2;
+  const itemsPart = n.sigmaItems ** 2;
+  expect(n.df).toBeCloseTo((seedPart + itemsPart) ** 2 / (seedPart ** 2 / 2 + itemsPart ** 2 / 3), 9);
+  expect(n.multiple).toBeCloseTo(tMultiple(2, n.df), 12);
+  // No reruns: the items' df alone, n − 1.
+  expect(noiseOf([0.1, 0.3, 0.2, 0.4], [], 2, 0).df).toBeCloseTo(3, 12);
+  // The one-line summary names the multiple and df; a decision recorded before them shows the stated multiple.
+  const summary = noiseSummaryOf(n, true);
+  expect(noiseLine(summary)).toMatch(/^Δ 0\.2500 vs \d+\.\d\dσ \(2σ as t, df 2\.\d\) \d+\.\d{4} \(σ /);
+  const { df: _df, multiple: _multiple, ...before } = summary;
+  expect(noiseLine({ ...before, bound: 2 * summary.sigma })).toMatch(/^Δ 0\.2500 vs 2σ /);
+});
+
 test('a gain inside 2σ is refused: significant on items, within the seed spread', () => {
-  // σ_items ≈ 0.05/√200 ≈ 0.0035, σ_seed = 0.02: σ = √(2 · 0.02² + 0.0035²) ≈ 0.0285, 2σ ≈ 0.057. A gain of 0.03
-  // passes the paired test easily.
+  // σ_items ≈ 0.05/√200 ≈ 0.0035, σ_seed = 0.02: σ = √(2 · 0.02² + 0.0035²) ≈ 0.0285; σ_seed dominates and has 2
+  // degrees of freedom, so 2σ as a t multiple is about 4.4σ ≈ 0.125. A gain of 0.03 passes the paired test easily.
   const e = evidence(0.03, SEEDS);
   const out = runGate(e);
   expect(out.promote).toBe(false);
@@ -57,21 +117,24 @@ test('a gain inside 2σ is refused: significant on items, within the seed spread
   expect(check.passed).toBe(true); // the paired test alone would promote it
   const noise = out.results.find((r) => r.rule === NOISE_RULE)!;
   expect(noise.figures.sigmaSeed).toBeCloseTo(0.02, 6);
-  expect(noise.figures.bound as number).toBeGreaterThan(0.056);
+  expect(noise.figures.bound as number).toBeGreaterThan(0.12);
   expect(noise.reason).toMatch(
-    /^held-out bits_per_byte improves by Δ = 0\.0\d{3}; 2σ = 0\.05\d\d \(σ = 0\.02\d\d: σ_seed 0\.0200 from 3 seed reruns, σ_items 0\.00\d\d; σ_seed counted for both models\): within noise$/,
+    /^held-out bits_per_byte improves by Δ = 0\.0\d{3}; 4\.\d\dσ \(2σ as t, df 2\.\d\) = 0\.1\d{3} \(σ = 0\.02\d\d: σ_seed 0\.0200 from 3 seed reruns, σ_items 0\.00\d\d; σ_seed counted for both models\): within noise$/,
   );
 });
 
 test('a gain outside 2σ is promoted, and the decision records σ in both parts, the multiple and Δ', () => {
-  const out = runGate(evidence(0.08, SEEDS));
+  // 0.15 ≈ 5.3σ clears the t multiple (≈ 4.4σ at df ≈ 2); 0.08 ≈ 2.8σ, above a normal 2σ, no longer does (below).
+  const out = runGate(evidence(0.15, SEEDS));
   expect(out).toMatchObject({ promote: true });
   const noise = out.results.find((r) => r.rule === NOISE_RULE)!;
   expect(noise.passed).toBe(true);
   expect(Object.keys(noise.figures).sort()).toEqual(
-    ['bound', 'delta', 'seededModels', 'seedsAsked', 'seedsScored', 'sigma', 'sigmaItems', 'sigmaSeed', 'sigmas'].sort(),
+    ['bound', 'delta', 'df', 'multiple', 'seededModels', 'seedsAsked', 'seedsScored', 'sigma', 'sigmaItems', 'sigmaSeed', 'sigmas'].sort(),
   );
   expect(noise.figures.delta as number).toBeGreaterThan(noise.figures.bound as number);
+  // With σ_seed from 3 reruns, 2.8σ is within the seed spread's own uncertainty: refused.
+  expect(heldoutAboveNoise(evidence(0.08, SEEDS)).passed).toBe(false);
 });
 
 test('the multiple is the stated one: the same gain passes at 1σ and fails at 3σ', () => {
