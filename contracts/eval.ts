@@ -4,7 +4,10 @@ export interface ScoreCheckpointInput {
   checkpointId: string;
   suiteId: string;
   split: EvalSplit;
-  /** Why the split is read (`select`, `winner`, `baseline`, `gate`): recorded with every held-out read. */
+  /**
+   * Why the split is read (`select`, `winner`, `baseline`, `gate`, `critique`): recorded with every held-out and test
+   * read. The sealed `test` split is read for `report` only (what production really scores): a decision never reads it.
+   */
   purpose: string;
 }
 
@@ -58,4 +61,4 @@ export interface CritiqueEvalFailuresResult {
   revisions?: { revised: number; verified: number };
 }
 
-export type EvalSplit = 'public' | 'heldout' | 'probe';
+export type EvalSplit = 'public' | 'heldout' | 'test' | 'probe';

@@ -34,7 +34,7 @@ export interface TaskSuiteShape {
 /** One eval item of a suite a task builds (its id is local to the suite; services prefix it with the suite id). */
 export interface SuiteItemDraft {
   id: string;
-  split: 'public' | 'heldout' | 'probe';
+  split: 'public' | 'heldout' | 'test' | 'probe';
   grader: string;
   category: string;
   prompt: string;

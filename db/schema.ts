@@ -295,6 +295,8 @@ export const evalResults = pgTable('eval_results', {
 export const heldoutReads = pgTable('heldout_reads', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
   suiteId: text('suite_id').notNull(),
+  /** The sealed split read: `heldout`, or `test` (read for reports only). */
+  split: text('split').notNull().default('heldout'),
   reader: text('reader').notNull(),
   purpose: text('purpose').notNull(),
   readAt: timestamp('read_at', { withTimezone: true }).notNull().defaultNow(),

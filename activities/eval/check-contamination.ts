@@ -23,7 +23,7 @@ export async function checkContamination(deps: ActivityDeps, input: CheckContami
       { key: `pair ${p.source}:${p.sourceRef}`, text: p.prompt + p.rejected },
     ]),
   ];
-  const { items, canaries } = await contaminationSources(db, `checkContamination:${input.reader}`, ['public', 'heldout', 'probe']);
+  const { items, canaries } = await contaminationSources(db, `checkContamination:${input.reader}`, ['public', 'heldout', 'test', 'probe']);
 
   const findings: ContaminationFinding[] = findContamination(texts, items, canaries);
   if (findings.length > 0) throw new ContaminatedDatasetError(describeContamination(version.id, findings));

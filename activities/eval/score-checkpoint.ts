@@ -1,8 +1,9 @@
 // scoreCheckpoint: grades a frozen checkpoint on one split of an eval suite. The trainer's `predict` answers
-// the prompts; Flywheel's graders score them and Flywheel computes the loss itself. Held-out items never leave
-// this activity: the result carries ids and scores only, and every read of them is logged with its reader.
+// the prompts; Flywheel's graders score them and Flywheel computes the loss itself. Held-out and test items never
+// leave this activity: the result carries ids and scores only, and every read of them is logged with its reader. The
+// sealed test split is scored for reports only (purpose `report`); no decision reads its scores.
 import { Context } from '@temporalio/activity';
-import { NotFoundError } from '../../core/errors';
+import { NotFoundError, UsageError } from '../../core/errors';
 import { computeMetrics, type ScoredItem } from '../../core/eval-suite/suite-metrics';
 import { predictBudgetOf } from '../../core/eval-suite/predict-budget';
 import { graderConfigSchema, type GradeOutcome } from '../../core/graders';
@@ -20,7 +21,7 @@ import { trainerSetupOf } from '../training/trainer-isolation';
 import { gradeItem, type GradeContext } from './graders/grade-item';
 import { openTestProgramGrader } from './graders/test-program-grader';
 import { utf8Prefix } from '../../core/utf8-prefix';
-import { readHeldoutItems } from './heldout-items';
+import { readSealedItems } from './heldout-items';
 import { lossScorerFor } from './loss-scorers';
 import { mapLimit } from './map-limit';
 import { answerPrompts } from './answer-prompts';
@@ -35,14 +36,18 @@ const GRADE_CONCURRENCY = 2;
 
 export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpointInput): Promise<ScoreResult> {
   const { db } = deps;
+  // Refused before the cache answers too: a test score asked for anything but a report would feed a decision.
+  if (input.split === 'test' && input.purpose !== 'report')
+    throw new UsageError(`the sealed test split is scored for reports only, not for "${input.purpose}"`);
   const id = evalResultIdOf(input.checkpointId, input.suiteId, input.split);
   const done = await evalResultById(db, id);
   if (done) return { checkpointId: input.checkpointId, split: input.split, itemCount: done.itemCount, metrics: done.metrics };
 
   const { ckpt, exp, spec } = await checkpointToScore(deps, input.checkpointId);
   const items = await itemsToScore(deps, input);
-  // A suite without probes has nothing for the hacking guard to score: an empty result, not an error.
-  if (items.length === 0 && input.split === 'probe')
+  // A suite without probes has nothing for the hacking guard to score, one without a test split nothing to report:
+  // an empty result, not an error.
+  if (items.length === 0 && (input.split === 'probe' || input.split === 'test'))
     return { checkpointId: input.checkpointId, split: input.split, itemCount: 0, metrics: {} };
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no ${input.split} items`);
   const settings = await suiteSettings(db, input.suiteId);
@@ -86,13 +91,14 @@ async function checkpointToScore(deps: ActivityDeps, checkpointId: string): Prom
   return { ckpt, exp, spec };
 }
 
-/** The split's items; a held-out read is logged with this activity's workflow as its reader. */
+/** The split's items; a held-out or test read is logged with this activity's workflow as its reader. */
 async function itemsToScore(deps: ActivityDeps, input: ScoreCheckpointInput): Promise<EvalItem[]> {
   const info = Context.current().info;
-  return input.split === 'heldout'
-    ? await readHeldoutItems(
+  return input.split === 'heldout' || input.split === 'test'
+    ? await readSealedItems(
         deps.db,
         input.suiteId,
+        input.split,
         `${info.workflowExecution?.workflowId ?? 'standalone'}:${info.activityType}`,
         input.purpose,
       )

@@ -60,7 +60,7 @@ export function registerSuite(program: Command): void {
 }
 
 const splits = (counts: Record<string, number>) =>
-  ['public', 'heldout', 'probe']
+  ['public', 'heldout', 'test', 'probe']
     .filter((s) => counts[s] !== undefined)
     .map((s) => `${s} ${counts[s]}`)
     .join(', ') || 'no items';
@@ -75,9 +75,10 @@ const clip = (s: string, n = 80) => JSON.stringify(s.length > n ? `${s.slice(0, 
 
 function printSuite(d: SuiteDetail): void {
   console.log(d.id);
-  console.log(`  items: ${splits(d.bySplit)}${d.bySplit.heldout ? ' (held-out items are counted, never shown)' : ''}`);
+  const sealed = d.bySplit.test ? 'held-out and test items' : d.bySplit.heldout ? 'held-out items' : undefined;
+  console.log(`  items: ${splits(d.bySplit)}${sealed ? ` (${sealed} are counted, never shown)` : ''}`);
   console.log(`  canaries: ${d.canaries}, held-out canaries: ${d.heldoutCanaries}`);
-  for (const split of ['public', 'heldout', 'probe']) {
+  for (const split of ['public', 'heldout', 'test', 'probe']) {
     if (!d.bySplit[split]) continue;
     console.log(`  ${split}: categories ${listed(d.byCategory[split])}; graders ${listed(d.byGrader[split])}`);
   }

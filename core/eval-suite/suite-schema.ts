@@ -1,4 +1,4 @@
-// An eval suite as data: items with a prompt, a reference and a grader, in a public, held-out or probe split, plus
+// An eval suite as data: items with a prompt, a reference and a grader, in a public, held-out, test or probe split, plus
 // the suite's LLM-judge rubrics, canary strings and held-out canaries. `parseSuite` rejects a malformed suite naming
 // every failing item.
 import { z } from 'zod';
@@ -6,7 +6,14 @@ import { graderConfigSchema, type GraderConfig } from '../graders';
 import { UsageError } from '../errors';
 import { itemLabel, MAX_SUITE_ITEMS, oversizedFields } from './suite-limits';
 
-export type SuiteSplit = 'public' | 'heldout' | 'probe';
+/**
+ * `test` is the sealed split: scored only for reports (what production really scores), never read by a decision; it is
+ * kept like held-out.
+ */
+export type SuiteSplit = 'public' | 'heldout' | 'test' | 'probe';
+
+/** The splits whose items never leave the eval activity: an external LLM judge cannot grade them. */
+const SEALED_SPLITS: readonly SuiteSplit[] = ['heldout', 'test'];
 
 /** What a probe is for (see DESIGN.md, "Eval integrity"). */
 export type ProbeKind = 'perturbed' | 'paraphrased' | 'canary' | 'cheat_only';
@@ -21,7 +28,7 @@ export type Probe = z.output<typeof probeSchema>;
 export const suiteItemSchema = z.strictObject({
   /** Unique within the suite; letters, digits and `._:-`. */
   id: z.string().regex(/^[\w.:-]{1,120}$/, 'letters, digits and ._:- only, at most 120'),
-  split: z.enum(['public', 'heldout', 'probe']),
+  split: z.enum(['public', 'heldout', 'test', 'probe']),
   grader: graderConfigSchema,
   prompt: z.string(),
   reference: z.string(),
@@ -139,8 +146,8 @@ function crossCheck(item: SuiteItem, byId: Map<string, SuiteItem>, rubrics: Reco
   if (item.probe?.kind === 'cheat_only' && item.grader.kind !== 'test_program') return 'a cheat-only item needs a test_program grader';
   if (item.grader.kind === 'llm_judge' && rubrics[item.grader.rubric] === undefined)
     return `rubric "${item.grader.rubric}" is not in the suite's rubrics`;
-  if (item.split === 'heldout' && item.grader.kind === 'llm_judge')
-    return 'held-out items never leave the eval activity, so an external LLM judge cannot grade them';
+  if (SEALED_SPLITS.includes(item.split) && item.grader.kind === 'llm_judge')
+    return `${item.split === 'test' ? 'test' : 'held-out'} items never leave the eval activity, so an external LLM judge cannot grade them`;
   return undefined;
 }
 

@@ -56,7 +56,7 @@ export class MalformedDatasetError extends UsageError {
 }
 
 /**
- * A line that holds a registered suite's held-out or probe item, or a canary: `FILE:LINE: field: overlaps held-out
+ * A line that holds a registered suite's held-out, test or probe item, or a canary: `FILE:LINE: field: overlaps held-out
  * item SUITE@N/ID (13-gram "…")` or `FILE:LINE: field: carries canary SUITE@N#canaryK`, the first such line; nothing
  * is registered.
  */
@@ -135,12 +135,12 @@ export async function registerDataset(
 }
 
 /**
- * Every registered suite's held-out and probe items and canaries, indexed for pass 1. Public items are left to the
- * loop: its check refuses a version that copies one, and the outer loop's versions drop such examples. Held-out and
- * probe text, or a canary, in training data is a leak whatever the campaign.
+ * Every registered suite's held-out, test and probe items and canaries, indexed for pass 1. Public items are left to
+ * the loop: its check refuses a version that copies one, and the outer loop's versions drop such examples. Held-out,
+ * test and probe text, or a canary, in training data is a leak whatever the campaign.
  */
 async function registrationIndex(db: Db, name: string): Promise<ContaminationIndex> {
-  const { items, canaries } = await contaminationSources(db, `checkContamination:dataset add ${name}`, ['heldout', 'probe']);
+  const { items, canaries } = await contaminationSources(db, `checkContamination:dataset add ${name}`, ['heldout', 'test', 'probe']);
   return new ContaminationIndex(items, canaries);
 }
 

@@ -134,6 +134,40 @@ describe('suite items and budgets', () => {
   });
 });
 
+describe('the sealed test split', () => {
+  const judge = { kind: 'llm_judge', rubric: 'r', model: 'm' };
+  const suite = (items: Record<string, unknown>[], over: Record<string, unknown> = {}) => ({
+    name: 's',
+    rubrics: { r: 'Judge it.' },
+    items: [{ id: 'p', split: 'public', grader: { kind: 'exact_match' }, prompt: 'p', reference: 'r' }, ...items],
+    ...over,
+  });
+  test('a suite may carry test items, graded like held-out ones', () => {
+    const s = parseSuite(
+      suite([{ id: 't', split: 'test', grader: { kind: 'numeric_tolerance', absolute: 0 }, prompt: '1+1=', reference: '2' }]),
+    );
+    expect(s.items.map((i) => i.split)).toEqual(['public', 'test']);
+  });
+  test('an LLM judge cannot grade a test item, as it cannot a held-out one (both never leave the eval activity)', () => {
+    expect(() => parseSuite(suite([{ id: 't', split: 'test', grader: judge, prompt: 'why?', reference: 'because' }]))).toThrow(
+      /item "t": test items never leave the eval activity, so an external LLM judge cannot grade them/,
+    );
+    expect(() => parseSuite(suite([{ id: 'h', split: 'heldout', grader: judge, prompt: 'why?', reference: 'because' }]))).toThrow(
+      /item "h": held-out items never leave the eval activity/,
+    );
+    expect(parseSuite(suite([{ id: 'q', split: 'public', grader: judge, prompt: 'why?', reference: 'because' }])).items).toHaveLength(2);
+  });
+  test('a held-out canary in a test item is refused: it would prove nothing about held-out text', () => {
+    const canary = 'c0ffee0123456789abcdef0123456789abcdef01';
+    const held = { id: 'h', split: 'heldout', grader: { kind: 'exact_match' }, prompt: `# ${canary}`, reference: 'x' };
+    expect(parseSuite(suite([held], { heldoutCanaries: [canary] })).heldoutCanaries).toEqual([canary]);
+    const test = { id: 't', split: 'test', grader: { kind: 'exact_match' }, prompt: `// ${canary}`, reference: 'y' };
+    expect(() => parseSuite(suite([held, test], { heldoutCanaries: [canary] }))).toThrow(
+      /heldoutCanaries\[0\]: "t" outside the held-out split/,
+    );
+  });
+});
+
 describe('spec defaults that follow the metric', () => {
   const spec = (over: Record<string, unknown>) =>
     parseSpec({ name: 'm', searchSpace: { lr: { type: 'float', low: 0.1, high: 1 } }, ...over });

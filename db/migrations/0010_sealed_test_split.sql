@@ -1,0 +1,1 @@
+ALTER TABLE "heldout_reads" ADD COLUMN "split" text DEFAULT 'heldout' NOT NULL;
