@@ -4,6 +4,7 @@
 import { higherIsBetter } from '../eval-suite/suite-metrics';
 import { mean, orientedDeltas, pairedTest } from './paired-test';
 import { INTEGRITY_CHECKS } from './integrity-checks';
+import { pairedTestAtLevel } from './test-at-level';
 import { heldoutAboveNoise } from './noise-check';
 import { boundOf, type GateMetric } from './settings';
 import type { CheckResult, GateCheck, GateEvidence } from './evidence';
@@ -52,9 +53,13 @@ export const heldoutImprovement: GateCheck = (e) => {
     items.map((i) => i.incumbent),
     higherIsBetter(metric),
   );
-  const t = pairedTest(deltas, e.settings);
-  const bigEnough = t.meanDelta >= margin;
-  const significant = t.pValue < alpha;
+  // With α-spending the test is held to this gate's level α_t, and the margin to Thresholdout's answer (heldout-budget.ts).
+  const granted = e.heldoutBudget;
+  const level = granted?.alpha?.level ?? alpha;
+  const t = granted?.alpha ? pairedTestAtLevel(deltas, e.settings, level) : pairedTest(deltas, e.settings);
+  const gain = granted?.answer?.answer ?? t.meanDelta;
+  const bigEnough = gain >= margin;
+  const significant = t.pValue < level;
   const figures = {
     metric,
     n: t.n,
@@ -68,8 +73,12 @@ export const heldoutImprovement: GateCheck = (e) => {
     lowerBound: round(t.lowerBound),
     resamples: t.resamples,
     exact: t.exact ? 'yes' : 'no',
+    ...(granted?.alpha ? { level: granted.alpha.level, significant: significant ? 'yes' : 'no' } : {}),
+    ...(granted?.answer ? { claimedDelta: round(gain), answeredFrom: granted.answer.answeredFrom } : {}),
   };
-  const stated = `held-out ${metric} improves by ${f4(t.meanDelta)} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (alpha ${alpha}) over ${t.n} items`;
+  const claimed = granted?.answer ? `, claimed ${f4(gain)} (answered from ${granted.answer.answeredFrom})` : '';
+  const levelText = granted?.alpha ? `α_${granted.alpha.index} ${level.toPrecision(3)} of campaign alpha ${alpha}` : `alpha ${alpha}`;
+  const stated = `held-out ${metric} improves by ${f4(t.meanDelta)}${claimed} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (${levelText}) over ${t.n} items`;
   const why =
     !bigEnough && !significant
       ? 'below the margin and not significant'

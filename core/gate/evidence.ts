@@ -1,5 +1,7 @@
 // What the gate's checks read and return: the paired held-out items, the hacking guard's evidence, and one check's
 // result. Types only, shared by the checks and the activity that gathers the evidence.
+import type { AlphaGrant } from './alpha-spending';
+import type { HoldoutAnswer } from './reusable-holdout';
 import type { GateMetric, GateSettings } from './settings';
 
 export interface CheckResult {
@@ -93,4 +95,10 @@ export interface GateEvidence {
   seedScores?: number[];
   /** The incumbent is the untrained baseline (no seed's draw): σ_seed counts once, for the candidate alone. */
   incumbentUntrained?: boolean;
+  /**
+   * What the ledger grants this decision (core/gate/heldout-budget.ts): Thresholdout's answer to "mean held-out gain",
+   * which heldoutImprovement holds to the margin, and LORD++'s level α_t for its paired test. Absent: the held-out
+   * mean and the fixed `alpha`, as before.
+   */
+  heldoutBudget?: { answer?: HoldoutAnswer; alpha?: AlphaGrant };
 }

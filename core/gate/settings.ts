@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import { higherIsBetter } from '../eval-suite/suite-metrics';
 import { InvalidSpecError, formatIssues } from '../spec-errors';
+import type { AlphaSpendingSettings } from './alpha-spending';
+import type { HeldoutBudgetSettings } from './reusable-holdout';
 
 /**
  * A metric the gate reads from `evalResults.perItem`: any metric the suite reports (core/eval-suite/suite-metrics.ts);
@@ -44,7 +46,11 @@ export interface GateSettings {
    * @default 0.02
    */
   margin: number;
-  /** One-sided significance level of the paired test (H0: the candidate is no better). @default 0.05 */
+  /**
+   * One-sided significance level of the paired test (H0: the candidate is no better). With `alphaSpending` on it is the
+   * campaign's target: each gate's test is held to its LORD++ level α_t, and α bounds the chance of any false promotion
+   * over the campaign's gates (under the global null), not each gate's. @default 0.05
+   */
   alpha: number;
   /**
    * The most any one category's mean may get worse, per metric, in that metric's units. Every metric the gate
@@ -97,6 +103,20 @@ export interface GateSettings {
    * @default { enabled: true, seeds: 3, sigmas: 2 }
    */
   noise: NoiseSettings;
+  /**
+   * Held-out as a budget (core/gate/reusable-holdout.ts): the gate's gain is answered through Thresholdout, and a suite
+   * version's held-out split gives at most `queries` held-out answers over all campaigns; then the gate rejects
+   * (`heldoutBudgetSpent`) and asks for a new suite version. T and σ are in standard errors of the public-minus-held-out
+   * difference of the mean gains.
+   * @default { enabled: true, queries: 20, threshold: 3, noiseScale: 0.25 }
+   */
+  heldoutBudget: HeldoutBudgetSettings;
+  /**
+   * α-spending across the campaign's gates (core/gate/alpha-spending.ts, LORD++): the paired test of gate t is held to
+   * α_t, so that `alpha` bounds the campaign's chance of any false promotion (under the global null), not each gate's.
+   * @default { enabled: true, initialWealth: 0.5, decay: 1.5 }
+   */
+  alphaSpending: AlphaSpendingSettings;
 }
 
 export interface NoiseSettings {
@@ -167,6 +187,30 @@ export const gateSettingsSchema = z.strictObject({
       seeds: z.number().int().min(0).max(20).default(3),
       /** @default 2 */
       sigmas: z.number().min(0).default(2),
+    })
+    .prefault({}),
+  /** Held-out as a budget: Thresholdout, B answers per suite version. @default { enabled: true, queries: 20, threshold: 3, noiseScale: 0.25 } */
+  heldoutBudget: z
+    .strictObject({
+      /** @default true */
+      enabled: z.boolean().default(true),
+      /** B: held-out answers per suite version, all campaigns. @default 20 */
+      queries: z.number().int().min(1).default(20),
+      /** T, in standard errors of the split difference. @default 3 */
+      threshold: z.number().min(0).default(3),
+      /** σ, in the same standard errors. @default 0.25 */
+      noiseScale: z.number().gt(0).default(0.25),
+    })
+    .prefault({}),
+  /** LORD++ levels across the campaign's gates; `alpha` is then the campaign's target. @default { enabled: true, initialWealth: 0.5, decay: 1.5 } */
+  alphaSpending: z
+    .strictObject({
+      /** @default true */
+      enabled: z.boolean().default(true),
+      /** W0 as a share of alpha. @default 0.5 */
+      initialWealth: z.number().gt(0).max(1).default(0.5),
+      /** s of γ_j ∝ j^(−s). @default 1.5 */
+      decay: z.number().gt(1).max(10).default(1.5),
     })
     .prefault({}),
 });

@@ -224,6 +224,8 @@ describe('gate settings', () => {
       heldoutOutrunSigmas: 3,
       heldoutOutrun: 'reject',
       noise: { enabled: true, seeds: 3, sigmas: 2 },
+      heldoutBudget: { enabled: true, queries: 20, threshold: 3, noiseScale: 0.25 },
+      alphaSpending: { enabled: true, initialWealth: 0.5, decay: 1.5 },
     });
     expect(gateSettingsWithDefaults({ maxCategoryRegression: { exact_match: 0.1 } }).maxCategoryRegression).toEqual({
       bits_per_byte: 0.05,
