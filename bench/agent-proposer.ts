@@ -23,6 +23,7 @@ import { sampleParams } from '../core/sampler/space';
 import type { Params, SearchSpace } from '../core/spec';
 import { startChatServer, type ChatReply, type ChatRequest } from '../test/helpers/chat-server';
 import { builtinEvaluator, heldoutOfBest, type Scored } from './lib/builtin-evaluator';
+import { runBench } from './lib/run-bench';
 
 const HAND_OVER_AFTER = 2;
 const NEAR_DUPLICATE = 0.02;
@@ -195,7 +196,4 @@ async function run(): Promise<void> {
   await server?.close();
 }
 
-run().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(run);

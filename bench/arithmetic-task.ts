@@ -18,6 +18,7 @@ import type { InnerLoopResult } from '../contracts/inner-loop';
 import { runOuterDemo } from '../cli/outer-demo';
 import { pickMetrics } from '../cli/task-demo';
 import { loadAverage } from './lib/load-average';
+import { runBench } from './lib/run-bench';
 
 async function main(): Promise<void> {
   const [iterations, seed, events] = [3, 1, 150].map((d, i) => Number(process.argv[2 + i] ?? d));
@@ -56,7 +57,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -11,6 +11,7 @@ import { COMPLETION_BUDGET, gradeExactToken } from '../core/graders';
 import { CharLm, greedyComplete, scoreLossItems } from '../formats/charlm/model';
 import { resolveTrainParams, trainCharLm } from '../trainers/charlm/train';
 import type { Params } from '../core/spec';
+import { runBench } from './lib/run-bench';
 
 /** The search space's most expensive corner (widest, longest context), at a learning rate that trains. */
 const high = (k: string): number => {
@@ -66,7 +67,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

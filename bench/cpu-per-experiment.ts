@@ -12,6 +12,7 @@ import { registerCampaignVersion } from '../services/campaigns/campaign-versions
 import { fixtureSpec } from '../test/helpers/specs';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { loadAverage } from './lib/load-average';
+import { runBench } from './lib/run-bench';
 
 const TICK_MS = 1000 / 100; // USER_HZ
 
@@ -126,7 +127,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -11,6 +11,7 @@ import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/em
 import { applyMigrations } from '../db/migrate';
 import { DASHBOARD_LOOP as LOOP, seedDashboard as seed } from './lib/seed-dashboard';
 import { freePort } from '../test/helpers/ports';
+import { runBench } from './lib/run-bench';
 
 function quantile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
@@ -80,7 +81,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -18,6 +18,7 @@ import { registerDataset } from '../services/datasets/register-dataset';
 import { registerEvalSuite } from '../services/suites/register-suite';
 import { freePort } from '../test/helpers/ports';
 import { loadAverage } from './lib/load-average';
+import { runBench } from './lib/run-bench';
 
 interface ChildResult {
   seconds: number;
@@ -159,13 +160,7 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === '--child') {
-  child(process.argv[3], process.argv[4], process.argv[5], process.argv[6]).catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
+  runBench(() => child(process.argv[3], process.argv[4], process.argv[5], process.argv[6]));
 } else {
-  main().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
+  runBench(main);
 }

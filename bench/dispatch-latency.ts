@@ -15,6 +15,7 @@ import { quantile } from './lib/bench-stack';
 import { activitySpans, ms } from './lib/history-timeline';
 import type { RoundTripActivities, RoundTripCall, roundTrips } from './lib/round-trip-workflow';
 import { loadAverage } from './lib/load-average';
+import { runBench } from './lib/run-bench';
 
 const WARMUP = 3;
 
@@ -99,7 +100,4 @@ async function main(): Promise<void> {
   console.log(`\nwall time per workflow, peer / Flywheel's: ${ratio.toFixed(2)}x; load average at the end: ${loadAverage()}`);
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -17,6 +17,7 @@ import { registerCampaignVersion } from '../services/campaigns/campaign-versions
 import { fixtureSpec } from '../test/helpers/specs';
 import { dropDatabase, startBenchStack, type BenchStack } from './lib/bench-stack';
 import { loadAverage } from './lib/load-average';
+import { runBench } from './lib/run-bench';
 
 const VENV = path.join(os.tmpdir(), 'flywheel-bench-optuna-venv');
 const PEER = path.join(__dirname, 'lib', 'optuna-peer.py');
@@ -131,7 +132,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -27,6 +27,7 @@ import { loadAverage } from './lib/load-average';
 import { runOneProgram } from './lib/one-program-test-runner';
 import { predictScratchRoot } from '../services/paths';
 import { eq } from 'drizzle-orm';
+import { runBench } from './lib/run-bench';
 
 /** Items per second of `grade` over `n` items, two at a time (as the eval activity grades). */
 async function rate(n: number, grade: () => Promise<GradeOutcome>): Promise<{ perSecond: number; passed: number }> {
@@ -178,7 +179,4 @@ async function main(): Promise<void> {
   if (seeds > 0) await detection(seeds);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -12,6 +12,7 @@ import type { CampaignSpec } from '../core/spec';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPg } from '../db/embedded-server';
 import { applyMigrations } from '../db/migrate';
 import { freePort } from '../test/helpers/ports';
+import { runBench } from './lib/run-bench';
 
 const CLIENTS = 16;
 const BATCH = 100;
@@ -107,7 +108,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -15,6 +15,7 @@ import { InferenceProcess } from '../server/hf/inference-process';
 import { openAiComplete } from '../server/hf/openai-completions';
 import { sha256Folder } from '../services/checkpoint-manifest';
 import { hfPython } from '../stack/hf-env';
+import { runBench } from './lib/run-bench';
 
 const TINY_MODEL = path.join(__dirname, '..', 'trainers', 'hf', 'tiny_model.py');
 const TEXT = Array.from({ length: 300 }, (_, i) => `export function f${i}(a, b) {\n  return a * ${i % 7} + b;\n}\n`).join('');
@@ -112,7 +113,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

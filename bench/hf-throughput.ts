@@ -12,6 +12,7 @@ import { resolveConfig } from '../core/config';
 import type { MetricLine, RunJson } from '../core/job-contract';
 import { hfEnvReady, hfPython } from '../stack/hf-env';
 import { loadAverage } from './lib/load-average';
+import { runBench } from './lib/run-bench';
 
 const REPO = path.join(__dirname, '..');
 const MAIN = path.join(REPO, 'trainers', 'hf', 'main.py');
@@ -123,4 +124,4 @@ function main(): void {
   }
 }
 
-main();
+runBench(main);

@@ -11,6 +11,7 @@ import { fixtureSpec } from '../test/helpers/specs';
 import { quantile, startBenchStack } from './lib/bench-stack';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { launchDirOf } from '../backends/run-dir-files';
+import { runBench } from './lib/run-bench';
 
 const answers = (cmd: string, args: string[]) => {
   try {
@@ -82,7 +83,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

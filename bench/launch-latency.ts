@@ -12,6 +12,7 @@ import { LocalBackend } from '../backends/local/local-backend';
 import { RayBackend } from '../backends/ray/ray-backend';
 import { RayJobsClient } from '../backends/ray/ray-jobs-client';
 import { SlurmBackend } from '../backends/slurm/slurm-backend';
+import { runBench } from './lib/run-bench';
 
 const FIXTURE_TRAINER = path.join(__dirname, '..', 'test', 'fixtures', 'fixture-trainer.js');
 
@@ -79,7 +80,4 @@ async function main(): Promise<void> {
   fs.rmSync(root, { recursive: true, force: true });
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

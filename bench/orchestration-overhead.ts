@@ -22,6 +22,7 @@ import { activitySpans, timelineOf, type ActivitySpan, type SetApart } from './l
 import type { RoundTripCall, roundTrips } from './lib/round-trip-workflow';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { launchDirOf } from '../backends/run-dir-files';
+import { runBench } from './lib/run-bench';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -320,7 +321,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -9,6 +9,7 @@ import type { OuterLoopResult } from '../contracts/outer-loop';
 import { startBenchStack } from './lib/bench-stack';
 import { timelineOf } from './lib/history-timeline';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
+import { runBench } from './lib/run-bench';
 
 async function main(): Promise<void> {
   const [iterations, experiments, feedback] = [3, 6, 200].map((d, i) => Number(process.argv[2 + i] ?? d));
@@ -62,7 +63,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

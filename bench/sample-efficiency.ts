@@ -7,6 +7,7 @@ import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../tasks/builtin-c
 import { builtinEvaluator, heldoutOfBest, type Scored } from './lib/builtin-evaluator';
 import { proposeBatch, type SamplerKind, type TpeOptions, type Trial } from '../core/sampler';
 import type { Params } from '../core/spec';
+import { runBench } from './lib/run-bench';
 
 /** The proposers the bench can compare; `random` is the baseline every ratio is taken against. */
 const SAMPLERS: Record<string, { kind: SamplerKind; tpe?: TpeOptions }> = {
@@ -130,7 +131,4 @@ async function run(): Promise<void> {
   console.log(`\n${ev.trained()} training runs in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-run().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(run);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { probeSandbox } from '../backends/sandbox/bubblewrap';
 import { isolatedEntry, trainerSetupOf } from '../activities/training/trainer-isolation';
 import { parseSpec } from '../core/spec';
+import { runBench } from './lib/run-bench';
 
 const N = Number(process.argv[2] ?? 50);
 
@@ -73,4 +74,4 @@ function main(): void {
   }
 }
 
-main();
+runBench(main);

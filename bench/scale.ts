@@ -14,6 +14,7 @@ import { registerCampaignVersion } from '../services/campaigns/campaign-versions
 import { fixtureSpec } from '../test/helpers/specs';
 import { quantile, startBenchStack, type BenchStack } from './lib/bench-stack';
 import { loadAverage } from './lib/load-average';
+import { runBench } from './lib/run-bench';
 
 /** Temporal's per-execution limits (the server's defaults: history count and size error limits, blob size). */
 const LIMITS = { events: 51_200, historyBytes: 50 * 1024 * 1024, payloadBytes: 2 * 1024 * 1024 };
@@ -222,9 +223,7 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .then(() => process.exit(process.exitCode ?? 0))
-  .catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
+runBench(async () => {
+  await main();
+  process.exit(process.exitCode ?? 0);
+});

@@ -9,6 +9,7 @@ import { startTemporalDevServer } from '../stack/temporal-dev-server';
 import { cachedWorkflowBundle } from '../workers/workflow-bundle';
 import { freePort } from '../test/helpers/ports';
 import { spawnUp, stackEnv } from '../test/stack/up-process';
+import { runBench } from './lib/run-bench';
 
 const REPS = Number(process.argv[process.argv.indexOf('--reps') + 1]) || 3;
 
@@ -164,7 +165,4 @@ async function main(): Promise<void> {
   console.log(`wal/defaults: ${(rates['wal + synchronous=normal'] / rates['sqlite defaults']).toFixed(2)}`);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -14,6 +14,7 @@ import { parseSpec } from '../core/spec';
 import { buildCompletionItems } from '../tasks/builtin-code/eval-items';
 import { COMPLETION_BUDGET, gradeExactToken } from '../core/graders';
 import type { MetricLine, RunJson } from '../core/job-contract';
+import { runBench } from './lib/run-bench';
 
 const MAIN = path.join(__dirname, '..', 'trainers', 'torch', 'main.py');
 const PARAMS = { n_layer: 2, n_head: 4, d_model: 64, context: 64, batchSize: 16, lr: 0.003, lrWarmup: 20, logEvery: 50 };
@@ -87,7 +88,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

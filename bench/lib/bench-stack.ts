@@ -15,6 +15,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded-server'
 import { applyMigrations } from '../../db/migrate';
 import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../../test/helpers/ports';
+import { causeLine, stopOnSignal } from './run-bench';
 
 export interface BenchStack {
   client: Client;
@@ -47,55 +48,72 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-'));
   fs.chmodSync(home, 0o755);
-  const env = await startTemporalDevServer({ home, port: await freePort(), dbFile: 'memory', readyTimeoutMs: 120_000 });
-  const pg = opts.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port });
-  const dbName = opts.databaseUrl ? `flywheel_bench_${Date.now().toString(36)}` : 'bench';
-  const adminUrl = opts.databaseUrl ?? pg!.adminUrl;
-  const adminDbUrl = await ensureDatabase(adminUrl, dbName);
-  await applyMigrations(adminDbUrl);
-  let url = adminDbUrl;
-  if (pg) {
-    url = urlAsRole(adminDbUrl, APP_ROLE, await ensureAppRole(pg.adminUrl));
-    await grantAppAccess(adminDbUrl);
-  }
-  const db = openDb(url, { max: opts.poolSize ?? 20 });
-  const connection = await NativeConnection.connect({ address: env.address });
-  const prefix = 'bench';
-  const predictServers = new PredictServers();
-  const activities = createActivities({ db: db.db, home, predictServers });
-  const workers = await Promise.all(
-    QUEUE_FAMILIES.map((family) =>
-      Worker.create({
-        connection,
-        taskQueue: taskQueue(family, prefix),
-        activities: activities[family],
-        ...(family === 'orchestration' ? { workflowsPath: require.resolve('../../workflows') } : {}),
-        maxConcurrentActivityTaskExecutions: opts.activitySlots ?? 32,
-      }),
-    ),
-  );
-  const runs = workers.map((w) => w.run());
-  return {
-    client: new Client({ connection: env.connection }),
-    connection,
-    db,
-    home,
-    prefix,
-    databaseUrl: url,
-    adminUrl,
-    temporalAddress: env.address,
-    async stop() {
+  // What has started so far, stopped newest first: by stop(), by Ctrl-C, or here when a later step fails, so a stack
+  // that cannot start leaves no Temporal dev server or PostgreSQL behind.
+  const started: Array<() => Promise<void>> = [async () => fs.rmSync(home, { recursive: true, force: true })];
+  const stopAll = async () => {
+    for (const stop of started.splice(0).reverse())
+      await stop().catch((e: unknown) => console.error(`stopping the bench stack: ${causeLine(e)}`));
+  };
+  const forgetSignals = stopOnSignal(stopAll);
+  try {
+    const env = await startTemporalDevServer({ home, port: await freePort(), dbFile: 'memory', readyTimeoutMs: 120_000 });
+    started.push(() => env.stop());
+    const pg = opts.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port });
+    if (pg) started.push(() => pg.stop());
+    const dbName = opts.databaseUrl ? `flywheel_bench_${Date.now().toString(36)}` : 'bench';
+    const adminUrl = opts.databaseUrl ?? pg!.adminUrl;
+    const adminDbUrl = await ensureDatabase(adminUrl, dbName);
+    if (!pg) started.push(() => dropDatabase(opts.databaseUrl!, dbName));
+    await applyMigrations(adminDbUrl);
+    let url = adminDbUrl;
+    if (pg) {
+      url = urlAsRole(adminDbUrl, APP_ROLE, await ensureAppRole(pg.adminUrl));
+      await grantAppAccess(adminDbUrl);
+    }
+    const db = openDb(url, { max: opts.poolSize ?? 20 });
+    started.push(() => db.close());
+    const connection = await NativeConnection.connect({ address: env.address });
+    started.push(() => connection.close());
+    const prefix = 'bench';
+    const predictServers = new PredictServers();
+    started.push(async () => predictServers.close());
+    const activities = createActivities({ db: db.db, home, predictServers });
+    const workers = await Promise.all(
+      QUEUE_FAMILIES.map((family) =>
+        Worker.create({
+          connection,
+          taskQueue: taskQueue(family, prefix),
+          activities: activities[family],
+          ...(family === 'orchestration' ? { workflowsPath: require.resolve('../../workflows') } : {}),
+          maxConcurrentActivityTaskExecutions: opts.activitySlots ?? 32,
+        }),
+      ),
+    );
+    const runs = workers.map((w) => w.run());
+    started.push(async () => {
       workers.forEach((w) => w.shutdown());
       await Promise.allSettled(runs);
-      predictServers.close();
-      await connection.close();
-      await db.close();
-      await env.stop();
-      if (pg) await pg.stop();
-      else await dropDatabase(opts.databaseUrl!, dbName);
-      fs.rmSync(home, { recursive: true, force: true });
-    },
-  };
+    });
+    return {
+      client: new Client({ connection: env.connection }),
+      connection,
+      db,
+      home,
+      prefix,
+      databaseUrl: url,
+      adminUrl,
+      temporalAddress: env.address,
+      async stop() {
+        forgetSignals();
+        await stopAll();
+      },
+    };
+  } catch (e) {
+    forgetSignals();
+    await stopAll();
+    throw e;
+  }
 }
 
 /** Drops a bench's own database on a server it does not own. */
