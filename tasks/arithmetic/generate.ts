@@ -1,5 +1,5 @@
 // The arithmetic task's files, from one seed: `train.jsonl` (what `flywheel dataset add` registers) and `suite.json`
-// (what `flywheel suite add` registers). No held-out or public problem, nor any twin, is a training problem.
+// (what `flywheel suite add` registers). No held-out, test or public problem, nor any twin, is a training problem.
 // As a command: tasks/arithmetic/main.ts.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,6 +44,7 @@ export function generateArithmetic(seed: number = DEFAULT_SEED, sizes: SplitSize
   const s = splitProblems(seed, sizes);
   const pub = s.public.map((p, k) => problemItem(`public-${pad(k)}`, 'public', p));
   const heldout = s.heldout.map((p, k) => problemItem(`heldout-${pad(k)}`, 'heldout', p));
+  const test = s.test.map((p, k) => problemItem(`test-${pad(k)}`, 'test', p));
   const canaries = canaryStrings(seed, 2);
   const heldoutCanaries = heldoutCanaryStrings(seed, heldout, 2);
   const items = [
@@ -53,6 +54,8 @@ export function generateArithmetic(seed: number = DEFAULT_SEED, sizes: SplitSize
     ...pub.map((item, k) => twinItem(item, s.twins[k])),
     ...canaries.map(canaryItem),
     ...cheatOnlyItems(),
+    // Last: the items before them are what they were before the suite had a test split.
+    ...test,
   ];
   const train = s.train.map((p) => ({ prompt: promptOf(p), completion: completionOf(p), category: categoryOf(p) }));
   return { train, suite: { name: ARITHMETIC_NAME, canaries, heldoutCanaries, items } };

@@ -12,7 +12,7 @@ import { answerOf, categoryOf, promptOf, type Problem } from './problems';
 /** A suite item as `core/eval-suite/suite-schema.ts` reads it. */
 export interface ArithmeticItem {
   id: string;
-  split: 'public' | 'heldout' | 'probe';
+  split: 'public' | 'heldout' | 'test' | 'probe';
   grader:
     | { kind: 'numeric_tolerance'; absolute: number; relative: number }
     | { kind: 'exact_match' }
@@ -33,7 +33,7 @@ const EXACT_SUM = { kind: 'numeric_tolerance', absolute: 0, relative: 0 } as con
 const hex = (s: string, n: number) => createHash('sha256').update(s).digest('hex').slice(0, n);
 
 /** An eval item asking one problem. */
-export const problemItem = (id: string, split: 'public' | 'heldout' | 'probe', p: Problem): ArithmeticItem => ({
+export const problemItem = (id: string, split: ArithmeticItem['split'], p: Problem): ArithmeticItem => ({
   id,
   split,
   grader: EXACT_SUM,

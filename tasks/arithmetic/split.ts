@@ -1,6 +1,7 @@
 // Deals the task's problems into disjoint sets from one seed: public and held-out eval problems (balanced by
-// category), a perturbed twin for each public problem, the training problems, and the pool simulated users ask from
-// (every problem outside the suite). Pure and deterministic.
+// category), a perturbed twin for each public problem, the training problems, the sealed test problems (dealt last,
+// from what the others left), and the pool simulated users ask from (every problem outside the suite). Pure and
+// deterministic.
 import { Rng } from '../../core/stream-rng';
 import { CATEGORIES, allProblems, answerOf, categoryOf, keyOf, type Category, type Problem } from './problems';
 
@@ -11,6 +12,12 @@ export interface SplitSizes {
   publicPerCategory?: number;
   /** Held-out eval problems per category (enough that the gate can tell a gain of a few points from noise). @default 150 */
   heldoutPerCategory?: number;
+  /**
+   * Sealed test problems per category (at most: fewer where training leaves fewer): scored only for reports, so fewer
+   * than held-out. Dealt after training, from the end of the seeded order, so the other sets are what they were
+   * without them. @default 50
+   */
+  testPerCategory?: number;
   /**
    * Share of the training problems that carry, when set: a first dataset that lacks what users ask most (the outer
    * loop's ablation, bench/outer-ablation.ts). The eval problems and the users' pool do not change. @default unset
@@ -23,6 +30,8 @@ export interface ArithmeticSplit {
   train: Problem[];
   public: Problem[];
   heldout: Problem[];
+  /** The sealed test split's problems: in no other set, and never asked by simulated users. */
+  test: Problem[];
   /** twins[k] is the perturbed twin of public[k]: same category, other digits, another answer. */
   twins: Problem[];
   /** Problems outside the suite (the training ones among them), for simulated users. */
@@ -33,6 +42,7 @@ export const DEFAULT_SPLIT_SIZES: Required<Omit<SplitSizes, 'trainCarryShare'>> 
   train: 3000,
   publicPerCategory: 100,
   heldoutPerCategory: 150,
+  testPerCategory: 50,
 };
 
 /** Every problem in a seeded order (Fisher-Yates over the fixed order of allProblems). */
@@ -66,7 +76,21 @@ export function splitProblems(seed: number, sizes: SplitSizes = {}): ArithmeticS
   const twins = pub.map((p) => take(categoryOf(p), 1, (t) => t.a !== p.a && t.b !== p.b && answerOf(t) !== answerOf(p))[0]);
   const rest = order.filter((p) => !used.has(keyOf(p)));
   if (rest.length < s.train) throw new RangeError(`splitProblems: ${rest.length} problems left for training, ${s.train} asked`);
-  return { train: trainingProblems(rest, s.train, sizes.trainCarryShare), public: pub, heldout, twins, userPool: rest };
+  const train = trainingProblems(rest, s.train, sizes.trainCarryShare);
+  const test = testProblems(rest, new Set(train.map(keyOf)), s.testPerCategory);
+  const sealed = new Set(test.map(keyOf));
+  return { train, public: pub, heldout, test, twins, userPool: rest.filter((p) => !sealed.has(keyOf(p))) };
+}
+
+/**
+ * The last `perCategory` problems of each category in `rest` that training did not take (in the seeded order); fewer
+ * where training took nearly all of a category (a low `trainCarryShare` leaves few no-carry problems).
+ */
+function testProblems(rest: Problem[], trained: Set<string>, perCategory: number): Problem[] {
+  return CATEGORIES.flatMap((c) => {
+    const left = rest.filter((p) => categoryOf(p) === c && !trained.has(keyOf(p)));
+    return perCategory > 0 ? left.slice(-perCategory) : [];
+  });
 }
 
 /** The first `n` of `rest`, or, with `carryShare`, the first round(n × share) that carry and the first of the rest that do not. */

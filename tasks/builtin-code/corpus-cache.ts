@@ -48,7 +48,8 @@ let collected: Promise<BuiltinCorpus> | undefined;
  * One eval split's source files, rebuilt in memory from the installed packages (the same lockfile gives the same
  * bytes) and kept for the life of the process, never on disk.
  */
-export async function evalSplitFiles(split: 'public' | 'heldout'): Promise<CorpusFile[]> {
+export async function evalSplitFiles(split: 'public' | 'heldout' | 'test'): Promise<CorpusFile[]> {
   collected ??= collectBuiltinCorpus();
-  return (await collected).splits[split];
+  const corpus = await collected;
+  return split === 'test' ? corpus.test : corpus.splits[split];
 }

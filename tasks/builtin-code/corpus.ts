@@ -72,6 +72,12 @@ export interface BuiltinCorpus {
   manifest: CorpusManifest;
   trainText: string;
   splits: Record<Split, SourceFile[]>;
+  /**
+   * The sealed test split's source: files of the same packages that the package cap leaves out, so no training,
+   * public or held-out text comes from them. Neither in the manifest nor in its hash (the corpus on disk is unchanged);
+   * the suite's content hash covers the items cut from them.
+   */
+  test: SourceFile[];
 }
 
 export async function collectBuiltinCorpus(opts: BuildCorpusOptions = {}): Promise<BuiltinCorpus> {
@@ -80,6 +86,7 @@ export async function collectBuiltinCorpus(opts: BuildCorpusOptions = {}): Promi
   const maxPackageBytes = opts.maxPackageBytes ?? 200_000;
   const packages: CorpusManifest['packages'] = [];
   const sources: SourceFile[] = [];
+  const spare: SourceFile[] = [];
   for (const pkg of [...(opts.packages ?? BUILTIN_CORPUS_PACKAGES)].sort((a, b) => cmp(a.name, b.name))) {
     const root = path.join(nodeModules, pkg.name);
     const { version, license, licenseFile } = await readLicense(root, pkg.name);
@@ -91,7 +98,11 @@ export async function collectBuiltinCorpus(opts: BuildCorpusOptions = {}): Promi
         if (!pkg.ext.some((e) => rel.endsWith(e)) || EXCLUDED.test(`/${dir}/${rel}`)) continue;
         const text = normalise(await fs.readFile(path.join(root, dir, rel), 'utf8'), maxFileBytes);
         const size = Buffer.byteLength(text);
-        if (text.trim() === '' || bytes + size > maxPackageBytes) continue;
+        if (text.trim() === '') continue;
+        if (bytes + size > maxPackageBytes) {
+          spare.push({ file, text });
+          continue;
+        }
         bytes += size;
         files += 1;
         sources.push({ file, text });
@@ -117,7 +128,7 @@ export async function collectBuiltinCorpus(opts: BuildCorpusOptions = {}): Promi
     options: { maxFileBytes, maxPackageBytes },
     contentSha256: hash.digest('hex'),
   };
-  return { manifest, trainText, splits };
+  return { manifest, trainText, splits, test: spare };
 }
 
 /**

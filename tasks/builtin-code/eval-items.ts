@@ -6,6 +6,8 @@ import { Rng } from '../../core/stream-rng';
 import { tokenAt, type TokenClass } from '../../core/graders/code-tokens';
 
 export type Split = 'train' | 'public' | 'heldout';
+/** What an item is cut for: a split of the corpus's files, or the sealed test split (files the package cap leaves out). */
+export type ItemSplit = Split | 'test';
 
 export interface SourceFile {
   /** Stable path, e.g. `zod/src/v4/core/api.ts` (the package name, then the path inside it). */
@@ -73,11 +75,11 @@ export function languageOf(path: string): Language {
   return 'other';
 }
 
-function itemId(kind: 'c' | 'l', split: Split, file: string, offset: number): string {
+function itemId(kind: 'c' | 'l', split: ItemSplit, file: string, offset: number): string {
   return `${kind}-${createHash('sha256').update(`${split}\0${file}\0${offset}`).digest('hex').slice(0, 16)}`;
 }
 
-export function buildCompletionItems(split: Split, files: readonly SourceFile[], opts: CompletionItemOptions): CompletionItem[] {
+export function buildCompletionItems(split: ItemSplit, files: readonly SourceFile[], opts: CompletionItemOptions): CompletionItem[] {
   const minPrompt = opts.minPrompt ?? 64;
   const maxPrompt = opts.maxPrompt ?? 160;
   const sorted = [...files].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
@@ -107,7 +109,7 @@ export function buildCompletionItems(split: Split, files: readonly SourceFile[],
   });
 }
 
-export function buildLossItems(split: Split, files: readonly SourceFile[], opts: LossItemOptions): LossItem[] {
+export function buildLossItems(split: ItemSplit, files: readonly SourceFile[], opts: LossItemOptions): LossItem[] {
   const size = opts.chunkBytes ?? 256;
   const sorted = [...files].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const chunks: { f: number; offset: number }[] = [];

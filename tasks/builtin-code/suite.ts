@@ -1,5 +1,6 @@
 // The built-in code task's eval suite, built from the corpus: public and held-out items (disjoint by file from the
-// training text and from each other), probes, and held-out canaries. Deterministic for a corpus and seed; services
+// training text and from each other), probes, held-out canaries, and the sealed test split (cut from files the corpus
+// leaves out: no training, public or held-out text comes from them). Deterministic for a corpus and seed; services
 // store it once under its content hash (services/suites/built-suite.ts).
 import crypto from 'node:crypto';
 import { findOverlaps } from '../../core/dataset/overlap';
@@ -12,12 +13,15 @@ import type { CorpusManifest } from './corpus';
 import { BUILTIN_SUITE_LABEL } from './suite-shape';
 
 export interface BuiltinSuiteOptions {
-  /** Completion items per eval split. */
+  /** Completion items per eval split (the test split: half as many, rounded up). */
   completions: number;
-  /** Loss chunks per eval split. */
+  /** Loss chunks per eval split (the test split: half as many, rounded up). */
   losses: number;
   seed: number;
 }
+
+/** The test split is scored only when production changes, for the record: half a split's items keep that cheap. */
+const testCountOf = (n: number) => Math.ceil(n / 2);
 
 export async function buildBuiltinSuite(corpusDir: string, manifest: CorpusManifest, o: BuiltinSuiteOptions): Promise<BuiltSuite> {
   const { completions, losses, seed } = o;
@@ -42,6 +46,8 @@ export async function buildBuiltinSuite(corpusDir: string, manifest: CorpusManif
   // Held-out canaries (heldout-canaries.ts): held-out items only, derived from the held-out text.
   const heldoutDigest = sha256(JSON.stringify(built.filter((d) => d.split === 'heldout').map((d) => [d.id, d.prompt, d.reference])));
   const heldoutCanaries = buildHeldoutCanaries(seed, heldoutDigest);
+  // Built apart from the others, after them: the public and held-out draws (and what derives from them) stay as they were.
+  const test = await buildTestItems(built, { completions: testCountOf(completions), losses: testCountOf(losses), seed });
   const all: SuiteItemDraft[] = [
     ...[...built, ...heldoutCanaries.items.map((d) => ({ ...d, split: 'heldout' as const }))].map((d) => ({
       id: d.id,
@@ -65,6 +71,7 @@ export async function buildBuiltinSuite(corpusDir: string, manifest: CorpusManif
       graderConfig: p.grader as Record<string, unknown>,
       probe: p.probe,
     })),
+    ...test.map((d) => ({ ...d, split: 'test' as const, graderConfig: null, probe: null })),
   ];
   const { text: train } = readTrainFiles(corpusDir, manifest);
   const leaked = new Set(
@@ -84,6 +91,26 @@ export async function buildBuiltinSuite(corpusDir: string, manifest: CorpusManif
     items,
     settings: { corpusHash, droppedForOverlapWithTrain: leaked.size, canaries, heldoutCanaries: heldoutCanaryTexts },
   };
+}
+
+/**
+ * The sealed test split's items, cut from the files the corpus leaves out (corpus.ts `test`). An item that nearly copies
+ * a public or held-out item (code repeats across a package's files) is dropped: what the test split measures must not
+ * be what the other splits already showed or chose on.
+ */
+async function buildTestItems(others: readonly { id: string; prompt: string; reference: string }[], o: BuiltinSuiteOptions) {
+  const files = await evalSplitFiles('test');
+  const items = [
+    ...buildCompletionItems('test', files, { count: o.completions, seed: o.seed }),
+    ...buildLossItems('test', files, { count: o.losses, seed: o.seed }),
+  ];
+  const copies = new Set(
+    findOverlaps(
+      others.map((d) => ({ key: d.id, text: d.prompt + d.reference })),
+      items.map((d) => ({ id: d.id, text: d.prompt + d.reference })),
+    ).flatMap((x) => x.evalIds),
+  );
+  return items.filter((d) => !copies.has(d.id));
 }
 
 function sha256(s: string): string {

@@ -40,13 +40,14 @@ test('no eval problem (public, held-out or twin) is a training problem, and the 
   expect(evalPrompts.filter((p) => train.has(p))).toEqual([]);
   expect(new Set(evalPrompts).size).toBe(evalPrompts.length);
   expect(bySplit('heldout').filter((i) => train.has(i.prompt))).toEqual([]);
+  expect(bySplit('test')).toHaveLength(100); // the sealed split: 50 a category, in no other split (above)
   // Nor does any held-out text appear inside the training file.
   const trainText = task.train.map((l) => l.prompt + l.completion).join('\n');
   for (const i of bySplit('heldout')) expect(trainText.includes(i.prompt)).toBe(false);
 });
 
 test('both categories are in every split and in training; the labels are right', () => {
-  for (const split of ['public', 'heldout'])
+  for (const split of ['public', 'heldout', 'test'])
     expect(new Set(bySplit(split).map((i) => i.category))).toEqual(
       new Set(split === 'heldout' ? ['carry', 'no-carry', 'canary'] : ['carry', 'no-carry']),
     );

@@ -15,11 +15,14 @@ let manifest: CorpusManifest;
 let publicFiles: SourceFile[];
 
 let heldoutFiles: SourceFile[];
+let testFiles: SourceFile[];
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'builtin-task-'));
   manifest = await buildBuiltinCorpus(path.join(scratch, 'a'));
-  ({ public: publicFiles, heldout: heldoutFiles } = (await collectBuiltinCorpus()).splits);
+  const corpus = await collectBuiltinCorpus();
+  ({ public: publicFiles, heldout: heldoutFiles } = corpus.splits);
+  testFiles = corpus.test;
 });
 
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -85,6 +88,14 @@ describe('buildBuiltinCorpus', () => {
     // train.txt is the train files joined by the separator, in manifest order.
     const trainSizes = manifest.files.filter((f) => f.split === 'train').map((f) => f.bytes);
     expect(Buffer.byteLength(train)).toBe(trainSizes.reduce((a, b) => a + b, 0) + (trainSizes.length - 1) * manifest.separator.length);
+  });
+
+  test('the sealed test split is cut from files the package cap leaves out: in no split, not in the training text', () => {
+    expect(testFiles.length).toBeGreaterThan(0);
+    const listed = new Set(manifest.files.map((f) => f.file));
+    expect(testFiles.filter((f) => listed.has(f.file))).toEqual([]);
+    const train = fs.readFileSync(path.join(scratch, 'a', 'train.txt'), 'utf8');
+    for (const f of testFiles.filter((x) => x.text.length > 2000)) expect(train.includes(f.text)).toBe(false);
   });
 });
 
