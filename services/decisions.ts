@@ -2,6 +2,7 @@
 // (`<workflow id>/<kind>`), so recording one again (a retried activity) changes nothing: the first write wins.
 import { eq } from 'drizzle-orm';
 import type { GateNoiseSummary } from '../contracts/outer-activities';
+import type { AlphaFigures, BudgetFigures } from '../core/gate/heldout-budget';
 import { decisions } from '../db/schema';
 import type { Queryable } from './queryable';
 
@@ -17,6 +18,9 @@ export type GateFigures = {
   meanDelta?: number;
   pValue?: number;
   noise?: GateNoiseSummary;
+  /** The held-out budget this decision spent, and its LORD++ level (core/gate/heldout-budget.ts; the ledger sums them). */
+  budget?: BudgetFigures;
+  alpha?: AlphaFigures;
   candidateCheckpointId?: string;
   incumbentCheckpointId?: string;
   /** The gate settings that applied (core/gate/settings); `metric` is the one it paired. */

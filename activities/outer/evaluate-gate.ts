@@ -10,6 +10,8 @@ import type { GateEvidence } from '../../core/gate/evidence';
 import { gateSettingsWithDefaults, type GateMetric } from '../../core/gate/settings';
 import type { Db } from '../../db/client';
 import { gateDecisionById, recordDecision, type GateDecision, type GateFigures } from '../../services/decisions';
+import { withHeldoutLedger } from '../../services/heldout-budget';
+import { budgetSpentOutcome, discoveryOf, grantOf, ledgerFiguresOf } from '../../core/gate/heldout-budget';
 import { itemCategories } from '../../services/suites/suite-items';
 import { logHeldoutRead } from '../../services/suites/heldout-items';
 import { scoresOfCheckpoints, splitScores } from '../../services/eval-results';
@@ -25,19 +27,32 @@ export async function evaluateGate(db: Db, input: EvaluateGateInput): Promise<Ga
   if (recorded) return summaryOf(recorded, input);
 
   const settings = gateSettingsWithDefaults(input.settings);
-  const evidence = await loadGateEvidence(db, input, settings);
-  const outcome = runGate(evidence);
-  const figures = figuresOf(evidence, outcome);
-  await recordDecision(db, {
-    id: input.decisionId,
-    campaignId: input.campaignId,
-    kind: outcome.promote ? 'promote' : outcome.hold ? 'hold' : 'reject',
-    checkpointId: input.candidateCheckpointId,
-    experimentId: evidence.candidateExperimentId,
-    rule: outcome.rule,
-    reason: outcome.reason,
-    figures,
-    accepted: outcome.promote,
+  // Under the ledger's locks (services/heldout-budget.ts): the suite version's spent budget and the campaign's earlier
+  // tests are read, the held-out split is read and this decision recorded, so no two gates spend the same last unit.
+  await withHeldoutLedger(db, input, async (tx, ledger) => {
+    // An attempt that waited on the lock may find its decision recorded by another: it spends nothing twice.
+    if (await gateDecisionById(tx, input.decisionId)) return;
+    const decision = { id: input.decisionId, campaignId: input.campaignId, checkpointId: input.candidateCheckpointId };
+    const refused = budgetSpentOutcome(input.suiteId, ledger, settings);
+    if (refused) {
+      // Nothing of held-out is read: the refusal says so, and asks for fresh items.
+      const figures = { ...ledgerFiguresOf(input.suiteId, ledger, settings, undefined, false), settings, checks: {} };
+      await recordDecision(tx, { ...decision, kind: 'reject', rule: refused.rule, reason: refused.reason, figures, accepted: false });
+      return;
+    }
+    const evidence = await loadGateEvidence(db, input, settings);
+    evidence.heldoutBudget = grantOf(evidence, ledger, input);
+    const outcome = runGate(evidence);
+    const spent = ledgerFiguresOf(input.suiteId, ledger, settings, evidence.heldoutBudget, discoveryOf(outcome));
+    await recordDecision(tx, {
+      ...decision,
+      kind: outcome.promote ? 'promote' : outcome.hold ? 'hold' : 'reject',
+      experimentId: evidence.candidateExperimentId,
+      rule: outcome.rule,
+      reason: outcome.reason,
+      figures: { ...figuresOf(evidence, outcome), ...spent },
+      accepted: outcome.promote,
+    });
   });
   // Another attempt may have won the insert race: report what is recorded, not what this attempt computed.
   return summaryOf((await gateDecisionById(db, input.decisionId))!, input);

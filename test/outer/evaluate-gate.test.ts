@@ -6,6 +6,7 @@ import { NotFoundError } from '../../core/errors';
 import type { DbHandle } from '../../db/client';
 import { decisions, evalItems, evalResults, heldoutReads } from '../../db/schema';
 import { gateDecisionById } from '../../services/decisions';
+import { heldoutSpent } from '../../services/heldout-budget';
 import { freshDatabase } from '../helpers/env';
 
 let db: DbHandle;
@@ -156,5 +157,114 @@ test('a decision id reused for another candidate is a non-retryable conflict', a
   await expect(evaluateGate(db.db, input('outer/1/gate', 'noisy'))).rejects.toMatchObject({
     type: 'DecisionConflictError',
     nonRetryable: true,
+  });
+});
+
+describe('the held-out budget and α-spending (services/heldout-budget.ts)', () => {
+  const budgeted = (decisionId: string, candidate: string, campaign: string, settings: Record<string, unknown> = {}) => ({
+    ...input(decisionId, candidate),
+    campaignId: campaign,
+    settings: { margin: 0.02, ...settings },
+  });
+
+  test('each decision records what it spent and its level; a retry spends nothing twice; a decision from before the budget counts one', async () => {
+    const before = await heldoutSpent(db.db, suiteId);
+    const first = await evaluateGate(db.db, budgeted('budget/1/gate', 'good', 'budget-campaign'));
+    expect(first).toMatchObject({ promote: true });
+    const row = await gateDecisionById(db.db, 'budget/1/gate');
+    // No public scores here: the held-out answer is given, noised, and paid for.
+    expect(row!.figures.budget).toMatchObject({ suiteId, spent: 1, of: 20, remaining: 20 - before - 1, answeredFrom: 'heldout' });
+    const alpha = row!.figures.alpha!;
+    expect(alpha).toMatchObject({ index: 1, target: 0.05, wealthBefore: 0.025, discovery: true });
+    expect(alpha.wealthAfter).toBeCloseTo(0.025 - alpha.level + 0.025, 12);
+    expect(row!.figures.checks!.heldoutImprovement).toMatchObject({ level: alpha.level, significant: 'yes' });
+
+    expect(await evaluateGate(db.db, budgeted('budget/1/gate', 'good', 'budget-campaign'))).toEqual(first);
+    expect(await heldoutSpent(db.db, suiteId)).toBe(before + 1);
+
+    // The campaign's next gate is its second test, granted from the wealth the first left.
+    await evaluateGate(db.db, budgeted('budget/2/gate', 'noisy', 'budget-campaign'));
+    const second = (await gateDecisionById(db.db, 'budget/2/gate'))!.figures.alpha!;
+    expect(second).toMatchObject({ index: 2, discovery: false });
+    expect(second.wealthBefore).toBeCloseTo(alpha.wealthAfter, 12);
+    expect(await heldoutSpent(db.db, suiteId)).toBe(before + 2);
+
+    // A gate decision recorded before the budget existed (no `budget` figures) read held-out exactly: one unit.
+    await db.db
+      .insert(decisions)
+      .values({
+        id: 'old/1/gate',
+        campaignId: 'old',
+        kind: 'reject',
+        rule: 'heldoutImprovement',
+        reason: 'old',
+        figures: {},
+        accepted: false,
+      });
+    await db.db.insert(heldoutReads).values({ suiteId, reader: 'evaluateGate:old/1/gate', purpose: 'gate' });
+    expect(await heldoutSpent(db.db, suiteId)).toBe(before + 3);
+  });
+
+  test('two gates at once cannot both spend the last unit; a spent budget rejects and asks for fresh held-out items', async () => {
+    const spent = await heldoutSpent(db.db, suiteId);
+    const last = { heldoutBudget: { queries: spent + 1 } };
+    const [a, b] = await Promise.all([
+      evaluateGate(db.db, budgeted('race/a/gate', 'good', 'race-a', last)),
+      evaluateGate(db.db, budgeted('race/b/gate', 'good', 'race-b', last)),
+    ]);
+    const rules = [a.rule, b.rule].sort();
+    expect(rules).toEqual(['allChecksPassed', 'heldoutBudgetSpent']);
+    expect(await heldoutSpent(db.db, suiteId)).toBe(spent + 1);
+
+    const refused = a.rule === 'heldoutBudgetSpent' ? a : b;
+    expect(refused).toMatchObject({ promote: false, hold: false });
+    expect(refused.reason).toMatch(
+      /^rejected by heldoutBudgetSpent: suite "gate-suite@1"'s held-out split has given all \d+ answers .*register a new suite version with fresh held-out items \(`flywheel suite add`\)/,
+    );
+    const id = a.rule === 'heldoutBudgetSpent' ? 'race/a/gate' : 'race/b/gate';
+    expect((await gateDecisionById(db.db, id))!.figures.budget).toMatchObject({ spent: 0, remaining: 0, answeredFrom: 'none' });
+    // The refusal read nothing of held-out.
+    expect(
+      await db.db
+        .select()
+        .from(heldoutReads)
+        .where(eq(heldoutReads.reader, `evaluateGate:${id}`)),
+    ).toHaveLength(0);
+  });
+
+  test('a public gain that held-out bears out is answered from public and spends nothing', async () => {
+    const inc = incumbentScores();
+    const pub = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p-${i}`, 2.4 + 0.1 * Math.sin(i)]));
+    // Better by 0.1 bits per byte on both splits, with a small per-item wobble.
+    const good = Object.fromEntries(
+      heldout.map((it, i) => [it.id, it.id.startsWith('l-') ? inc[it.id] - 0.1 + 0.01 * Math.cos(i) : inc[it.id]]),
+    );
+    for (const [ckpt, perItem, split] of [
+      ['inc-pub', inc, 'heldout'],
+      ['good-pub', good, 'heldout'],
+      ['inc-pub', pub, 'public'],
+      ['good-pub', Object.fromEntries(Object.entries(pub).map(([id, s], i) => [id, s - 0.1 + 0.01 * Math.sin(3 * i)])), 'public'],
+    ] as const)
+      await db.db.insert(evalResults).values({
+        id: `${ckpt}|${suiteId}|${split}`,
+        checkpointId: ckpt,
+        experimentId: `exp-of-${ckpt}`,
+        suiteId,
+        split,
+        itemCount: Object.keys(perItem).length,
+        metrics: {},
+        perItem,
+      });
+    const spent = await heldoutSpent(db.db, suiteId);
+    const summary = await evaluateGate(db.db, {
+      ...budgeted('public/1/gate', 'good-pub', 'public-campaign', { heldoutBudget: { queries: spent + 1 } }),
+      incumbentCheckpointId: 'inc-pub',
+    });
+    expect(summary).toMatchObject({ promote: true });
+    const row = await gateDecisionById(db.db, 'public/1/gate');
+    expect(row!.figures.budget).toMatchObject({ spent: 0, remaining: 1, answeredFrom: 'public' });
+    // The claim is the public gain, which held-out agreed with to within the threshold.
+    expect(row!.figures.budget!.answer).toBeCloseTo(0.1, 2);
+    expect(await heldoutSpent(db.db, suiteId)).toBe(spent);
   });
 });
