@@ -2,7 +2,8 @@
 // before each iteration (once there is a production model) the task's seeded population of simulated users asks it
 // for completions and sends feedback through the same API; then one outer iteration runs to its
 // decision. One line per iteration: new feedback, critiques, dataset size, the inner loop's best, the gate's
-// decision and the production model's held-out score.
+// decision and the production model's held-out score; at the end, what production really scores on the sealed test
+// split (which no decision read), before the first promotion and after the last.
 import crypto from 'node:crypto';
 import { simulateUsers } from '../services/simulate-users';
 import type { SimulatedUsersOfTask } from '../services/simulated-users-task';
@@ -33,6 +34,11 @@ export interface OuterDemoResult {
   production: (number | undefined)[];
   /** True when production's held-out score after the last iteration beats the first iteration's. */
   improved: boolean;
+  /**
+   * The sealed test split's figure (the gate's metric), scored on each promotion for the record: the checkpoint the
+   * first promotion replaced, and the production model after the last promotion.
+   */
+  test: { metric?: string; before?: number; after?: number };
 }
 
 export async function runOuterDemo(
@@ -44,7 +50,7 @@ export async function runOuterDemo(
   const token = crypto.randomBytes(16).toString('hex');
   const server = await startFeedbackServer({ db: s.db, port: 0, token });
   const lower = spec.outerLoop.promotion.metric === 'bits_per_byte';
-  const out: OuterDemoResult = { campaign: spec.name, seed: o.seed, iterations: [], production: [], improved: false };
+  const out: OuterDemoResult = { campaign: spec.name, seed: o.seed, iterations: [], production: [], improved: false, test: {} };
   try {
     console.error(`feedback and completion API on ${server.url} (a fresh token for this demo)`);
     for (let i = 1; i <= o.iterations; i++) {
@@ -67,15 +73,31 @@ export async function runOuterDemo(
     }
     const [first, last] = [out.production[0], out.production[out.production.length - 1]];
     out.improved = first !== undefined && last !== undefined && out.iterations.length > 1 && (lower ? last < first : last > first);
+    out.test = sealedTestOfDemo(out.iterations);
     if (o.json) console.log(JSON.stringify(out, null, 2));
-    else
+    else {
       console.log(
         `production held-out ${spec.outerLoop.promotion.metric}: ${out.production.map((p) => (p === undefined ? '-' : p.toFixed(3))).join(' → ')}`,
       );
+      console.log(sealedTestSummary(out.test));
+    }
     return out;
   } finally {
     await server.close();
   }
+}
+
+/** The first scored promotion's before and the last one's production on the sealed test split. */
+function sealedTestOfDemo(iterations: OuterIterationSummary[]): OuterDemoResult['test'] {
+  const scored = iterations.filter((i) => i.status === 'promoted' && i.test?.production !== undefined);
+  const [first, last] = [scored[0]?.test, scored.at(-1)?.test];
+  return last ? { metric: last.metric, before: first?.metric === last.metric ? first.before : undefined, after: last.production } : {};
+}
+
+function sealedTestSummary(t: OuterDemoResult['test']): string {
+  const head = 'production on the sealed test split (what production really scores; no decision read it)';
+  if (t.after === undefined) return `${head}: - (no promotion scored on it)`;
+  return `${head}: ${t.metric} ${t.before === undefined ? '-' : t.before.toFixed(3)} → ${t.after.toFixed(3)}`;
 }
 
 async function hasProduction(s: Session, campaignId: string): Promise<boolean> {
@@ -106,5 +128,10 @@ export function formatIteration(i: number, it: OuterIterationSummary, metric: st
     `  inner loop best: ${it.innerBest ? `${it.innerBest.experimentId} public ${metric} ${fmt(it.innerBest.publicScore)}` : 'none'}`,
     `  gate: ${it.reason}`,
     `  held-out ${h?.metric ?? ''}: candidate ${fmt(h?.candidate)}, incumbent ${fmt(h?.incumbent)}, production now ${fmt(h?.production)}`,
+    ...(it.test
+      ? [
+          `  sealed test ${it.test.metric}: production now ${fmt(it.test.production)}, before ${fmt(it.test.before)}${it.test.error ? ` (${it.test.error})` : ''}`,
+        ]
+      : []),
   ].join('\n');
 }

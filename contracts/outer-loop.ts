@@ -47,6 +47,11 @@ export interface OuterIterationSummary {
   decisionId?: string;
   /** Held-out `metric` of the candidate and of the incumbent it was compared with, and the gate's metric. */
   heldout?: { metric: string; candidate?: number; incumbent?: number; production?: number };
+  /**
+   * On a promotion, the sealed test split's `metric` (the gate's) of the new production model and of the checkpoint
+   * it replaced, over `items` test items; `error` when scoring failed. Reports only: no decision reads it.
+   */
+  test?: { metric: string; items?: number; production?: number; before?: number; error?: string };
 }
 
 /** A failed attempt's summary: its reason, and the attempt a retry of the iteration counts on from. */

@@ -17,6 +17,8 @@ import { formatAnalysis, latestAnalysis } from '../../services/latest-analysis';
 import { loopEndReason } from '../../services/loop-failures';
 import { printRunningLoops } from '../running-loops';
 import { survivorsLine, survivorsOf } from '../../services/queries/survivors';
+import { outerIterationsOf } from '../../services/queries/outer-iterations';
+import { sealedTestLine, sealedTestOf } from '../../services/queries/sealed-test';
 import { summaryMetricsOfSpec } from '../../services/task-registry';
 import type { CampaignSpec } from '../../core/spec';
 
@@ -34,7 +36,10 @@ export function registerStatus(program: Command): void {
       await withSession(async (s) => {
         // The outer loop first (to stderr with --json, where stdout stays one JSON document).
         const outer = await outerStatusBlock(s.client, s.endpoints, campaignId);
-        if (outer) (opts.json ? console.error : console.log)(`${outer}\n  ${survivorsLine(await survivorsOf(s.db, campaignId))}\n`);
+        if (outer) {
+          const test = sealedTestLine(sealedTestOf(await outerIterationsOf(s.db, campaignId)));
+          (opts.json ? console.error : console.log)(`${outer}\n  ${survivorsLine(await survivorsOf(s.db, campaignId))}\n  ${test}\n`);
+        }
         const handle = await latestInnerLoop(s.client, campaignId);
         if (!handle && outer) return;
         if (!handle) throw new UsageError(`no inner or outer loop found for campaign "${campaignId}"`);

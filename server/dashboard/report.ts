@@ -9,6 +9,7 @@ import { decisionsOf, type DecisionRow } from '../../services/queries/decisions'
 import { innerLoopsOf, type InnerLoopRow } from '../../services/queries/inner-loops';
 import { leaderboardPage, type LeaderboardRow } from '../../services/queries/leaderboard';
 import { outerIterationsOf, type OuterIterationRow } from '../../services/queries/outer-iterations';
+import { sealedTestLine, sealedTestOf } from '../../services/queries/sealed-test';
 import { lineChart } from './svg-chart';
 import { gateDecisionsSection } from './report-gate-section';
 import { NonRetryableError } from '../../core/errors';
@@ -82,6 +83,7 @@ const iterationCols = [
   { head: 'held-out candidate', cell: (i: OuterIterationRow) => fmtNum(i.heldout_candidate) },
   { head: 'held-out incumbent', cell: (i: OuterIterationRow) => fmtNum(i.heldout_incumbent) },
   { head: 'held-out production', cell: (i: OuterIterationRow) => fmtNum(i.heldout_production) },
+  { head: 'sealed test production', cell: (i: OuterIterationRow) => fmtNum(i.test_production) },
   { head: 'reason', cell: (i: OuterIterationRow) => i.reason ?? '' },
 ];
 const boardCols = (metric: string) => [
@@ -117,6 +119,7 @@ ${l.board.length ? table(l.board, boardCols(l.loop.metric)) : message('No experi
   );
   const body = html`<h1>Campaign ${c.id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
 <p>Report made ${fmtTime(generatedAt)} UTC · production checkpoint <code>${c.production_checkpoint_id ?? 'none'}</code> · selection ${c.metric} (${c.mode}) · ${c.experiments} experiments (untrained baselines not counted) in ${c.inner_loops} inner loops, ${c.outer_iterations} outer iterations</p>
+<p id="sealed-test">${sealedTestLine(sealedTestOf(r.iterations))}</p>
 <h2>Production held-out score</h2>${r.heldoutSvg ? raw(r.heldoutSvg) : message('No held-out scores yet: the gate measures them in outer iterations.')}
 <h2>Outer iterations</h2>${r.iterations.length ? table(r.iterations, iterationCols) : message('No outer iterations.')}
 <h2>Inner loops${c.inner_loops > r.loops.length ? ` (newest ${r.loops.length} of ${c.inner_loops})` : ''}</h2>${loops.length ? loops : message('No inner loops.')}
@@ -138,6 +141,8 @@ export function reportMarkdown(
     '',
     ...(c.unsandboxed ? [`**${UNSANDBOXED_NOTE}**`, ''] : []),
     `Report made ${fmtTime(generatedAt)} UTC · production checkpoint \`${c.production_checkpoint_id ?? 'none'}\` · selection ${c.metric} (${c.mode}) · ${c.experiments} experiments (untrained baselines not counted) in ${c.inner_loops} inner loops, ${c.outer_iterations} outer iterations`,
+    '',
+    sealedTestLine(sealedTestOf(r.iterations)),
     '',
     '## Production held-out score',
     '',

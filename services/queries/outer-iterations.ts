@@ -1,4 +1,5 @@
-// A campaign's outer iterations, with the held-out figures their summaries carry (the production score over time).
+// A campaign's outer iterations, with the held-out and sealed test figures their summaries carry (the production score
+// over time).
 import { count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { innerLoops, outerIterations } from '../../db/schema';
@@ -23,6 +24,12 @@ export const outerIterationsOf = (db: Db, campaignId: string) =>
       heldout_candidate: sql<number | null>`(${outerIterations.summary}->'heldout'->>'candidate')::float8`,
       heldout_incumbent: sql<number | null>`(${outerIterations.summary}->'heldout'->>'incumbent')::float8`,
       heldout_production: sql<number | null>`(${outerIterations.summary}->'heldout'->>'production')::float8`,
+      /** The sealed test split, scored on a promotion for the record (contracts/outer-loop.ts `test`). */
+      test_metric: sql<string | null>`${outerIterations.summary}->'test'->>'metric'`,
+      test_production: sql<number | null>`(${outerIterations.summary}->'test'->>'production')::float8`,
+      test_before: sql<number | null>`(${outerIterations.summary}->'test'->>'before')::float8`,
+      test_items: sql<number | null>`(${outerIterations.summary}->'test'->>'items')::int`,
+      test_error: sql<string | null>`${outerIterations.summary}->'test'->>'error'`,
       created_at: outerIterations.createdAt,
       finished_at: outerIterations.finishedAt,
       /** The inner loop winner's public score (the selection metric). */

@@ -57,5 +57,7 @@ test('flywheel demo --outer 2: simulated users, two outer iterations, production
   const [first, last] = result.production;
   expect(result.improved).toBe(last < first);
   expect(r.code).toBe(result.improved ? 0 : 1);
+  // What production really scores: the sealed test split before the first promotion and after the last.
+  expect(result.test).toEqual({ metric: 'bits_per_byte', before: expect.any(Number), after: expect.any(Number) });
   expect(fs.existsSync(path.join(home, 'stack.json'))).toBe(false);
 }, 420_000);

@@ -1,8 +1,9 @@
 // The outer loop end to end on the built-in task: a bootstrap iteration promoted through the gate with a
 // researcher's approval; user feedback ingested once by two concurrent starts (one iteration, one dataset version);
-// a warm-started second iteration; a start with no new feedback skipped; held-out text never in a history.
+// a warm-started second iteration; a start with no new feedback skipped; held-out and test text never in a history;
+// the sealed test split scored for production and the baseline only, for reports, and read by no decision.
 import type { WorkflowHandle } from '@temporalio/client';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { storeFeedback } from '../../services/feedback-store';
 import {
   checkpoints,
@@ -10,7 +11,9 @@ import {
   datasetVersions,
   decisions,
   evalItems,
+  evalResults,
   examples,
+  heldoutReads,
   experiments,
   feedbackEvents,
   innerLoops,
@@ -92,6 +95,14 @@ test('iteration 1: the bootstrap candidate waits for approval with its evidence,
   const [it] = result.iterations;
   expect(it).toMatchObject({ iteration: 1, status: 'promoted', newFeedback: 0 });
   expect(it.heldout!.candidate).toBeLessThan(it.heldout!.incumbent!);
+  // Once promoted, production and the baseline it replaced are scored on the sealed test split, for the record.
+  expect(it.test).toEqual({
+    metric: 'bits_per_byte',
+    items: expect.any(Number),
+    production: expect.any(Number),
+    before: expect.any(Number),
+  });
+  expect(it.test!.production).toBeLessThan(it.test!.before!);
 
   const [c] = await h.db.db.select().from(campaigns).where(eq(campaigns.id, name));
   expect(c.productionCheckpointId).toBe(it.candidateCheckpointId);
@@ -234,17 +245,47 @@ test('a start with no new feedback is skipped with its reason and writes nothing
   expect(await count(outerIterations, eq(outerIterations.campaignId, name))).toBe(before);
 });
 
-test('held-out prompts and references appear in no outer- or inner-loop history', async () => {
+test('held-out and test prompts and references appear in no outer- or inner-loop history', async () => {
   const held = await h.db.db
     .select({ prompt: evalItems.prompt, reference: evalItems.reference })
     .from(evalItems)
-    .where(eq(evalItems.split, 'heldout'));
+    .where(inArray(evalItems.split, ['heldout', 'test']));
   const needles = held.flatMap((x) => [x.prompt, x.reference]).filter((t) => t.length >= 24);
   expect(needles.length).toBeGreaterThan(10);
   for (const id of [`${name}/outer/first`, `${name}/outer/i1/inner`, `${name}/outer/i2/inner`]) {
     const text = JSON.stringify(await h.client.workflow.getHandle(id).fetchHistory());
     for (const n of needles) expect(text.includes(JSON.stringify(n).slice(1, -1))).toBe(false);
   }
+});
+
+test('no decision read the sealed test split: test scores exist only for production and baseline models, read for reports', async () => {
+  const [c] = await h.db.db.select().from(campaigns).where(eq(campaigns.id, name));
+  const results = await h.db.db.select().from(evalResults).where(eq(evalResults.split, 'test'));
+  // The production model has a test score, and every test score is a production model's or an untrained baseline's.
+  expect(results.map((r) => r.checkpointId)).toContain(c.productionCheckpointId);
+  const promoted = await h.db.db
+    .select({ id: outerIterations.candidateCheckpointId })
+    .from(outerIterations)
+    .where(and(eq(outerIterations.campaignId, name), eq(outerIterations.status, 'promoted')));
+  const baselines = await h.db.db
+    .select({ id: experiments.bestCheckpointId })
+    .from(experiments)
+    .where(and(eq(experiments.campaignId, name), eq(experiments.proposer, 'baseline')));
+  const allowed = new Set([...promoted, ...baselines].map((r) => r.id));
+  expect(results.filter((r) => !allowed.has(r.checkpointId))).toEqual([]);
+  // Every read of the test split was for a report (scoreCheckpoint) or the contamination check's comparison with
+  // training text: no selection, gate, critique or agent read it.
+  const reads = await h.db.db.select().from(heldoutReads).where(eq(heldoutReads.split, 'test'));
+  expect(reads.filter((r) => r.purpose === 'report').length).toBeGreaterThan(0);
+  for (const r of reads) {
+    if (r.purpose === 'report') expect(r.reader).toMatch(/:scoreCheckpoint$/);
+    else expect(r).toMatchObject({ purpose: 'contamination', reader: expect.stringMatching(/^checkContamination:/) });
+  }
+  // `flywheel status` shows it as what production really scores.
+  const shown = await runCli(cliEnv(h, w.prefix), ['status', name, '--once']);
+  expect(shown.stdout + shown.stderr).toMatch(
+    /production on the sealed test split \(what production really scores; no decision reads it\): bits_per_byte \d\.\d{4} over \d+ items/,
+  );
 });
 
 test('the outer loop history is recordable for the replay suite', async () => {

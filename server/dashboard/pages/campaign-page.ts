@@ -11,8 +11,10 @@ import type { DecisionFigures } from '../../../services/decisions';
 import { countDecisions, decisionsOf, type DecisionRow } from '../../../services/queries/decisions';
 import { survivorsLine, survivorsOf } from '../../../services/queries/survivors';
 import { noiseLine } from '../../../core/gate/noise-check';
+import { ledgerLine } from '../../../core/gate/heldout-budget';
 import { countInnerLoops, innerLoopsOf } from '../../../services/queries/inner-loops';
 import { outerIterationsOf, type OuterIterationRow } from '../../../services/queries/outer-iterations';
+import { sealedTestLine, sealedTestOf } from '../../../services/queries/sealed-test';
 import { chartBox, heldoutOption, type HeldoutPoint } from '../charts';
 import { failedLoopsOf, failedLoopsTable } from '../failed-loops';
 import { actionButton } from './action-pages';
@@ -42,6 +44,7 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
   const body = html`<h1>Campaign ${id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
 <p id="survivors">${survivorsLine(survivors)}</p>
 <p>Production checkpoint: <code>${c.production_checkpoint_id ?? 'none yet'}</code> · selection ${c.metric} (${c.mode}) · <span id="experiment-count">${c.experiments} experiments (the untrained baseline${c.baselines === 1 ? '' : 's'} of ${c.baselines} inner loop${c.baselines === 1 ? '' : 's'} not counted)</span>, ${c.running} running</p>
+<p id="sealed-test">${sealedTestLine(sealedTestOf(iterations))}</p>
 <section id="actions"><h2>Actions</h2>${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
 ${pending ? promotionBlock(ctx, pending) : ''}</section>
 <h2>Held-out and public scores per outer iteration</h2>${heldoutChart(iterations, c.metric)}
@@ -139,6 +142,7 @@ function iterationsTable(ctx: DashboardContext, iterations: OuterIterationRow[])
       { head: 'held-out candidate', cell: (i) => fmtNum(i.heldout_candidate), num: true },
       { head: 'held-out incumbent', cell: (i) => fmtNum(i.heldout_incumbent), num: true },
       { head: 'held-out production', cell: (i) => fmtNum(i.heldout_production), num: true },
+      { head: 'sealed test production', cell: (i) => fmtNum(i.test_production), num: true },
       { head: 'reason', cell: (i) => i.reason ?? '' },
       { head: 'workflow', cell: (i) => html`<code>${i.workflow_id}</code>${temporalLink(ctx.link(i.workflow_id))}` },
     ],
@@ -154,7 +158,7 @@ export function decisionsTable(decisions: DecisionRow[]): Safe {
       { head: 'accepted', cell: (d) => (d.accepted ? 'yes' : 'no') },
       { head: 'rule', cell: (d) => d.rule },
       { head: 'reason', cell: (d) => html`<span class="clip" title="${d.reason}">${d.reason}</span>` },
-      { head: 'noise (Δ vs kσ)', cell: (d) => noiseCell(d.figures) },
+      { head: 'noise (Δ vs kσ); held-out budget, α', cell: (d) => noiseCell(d.figures) },
       { head: 'figures', cell: (d) => figuresCell(d.figures) },
       {
         head: 'experiment',
@@ -166,9 +170,13 @@ export function decisionsTable(decisions: DecisionRow[]): Safe {
   );
 }
 
-/** A gate decision's Δ against the multiple of σ (across seeds and items); '–' for other decisions and older gates. */
-function noiseCell({ noise }: DecisionFigures): string {
-  return noise ? noiseLine(noise) : '–';
+/**
+ * A gate decision's Δ against the multiple of σ (across seeds and items), then what it spent of the held-out budget and
+ * its α-spending level; '–' for other decisions and older gates.
+ */
+function noiseCell(figures: DecisionFigures): string {
+  const lines = [figures.noise ? noiseLine(figures.noise) : undefined, ledgerLine(figures)].filter((l) => l !== undefined);
+  return lines.length > 0 ? lines.join('; ') : '–';
 }
 
 /** A gate decision's checks as a table (check, verdict, reason, figures); other decisions' figures as short JSON. */
