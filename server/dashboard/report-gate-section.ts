@@ -4,6 +4,7 @@ import type { Db } from '../../db/client';
 import { gateDecisionsOf } from '../../services/queries/decisions';
 import { survivorsLine, survivorsOf } from '../../services/queries/survivors';
 import { noiseLine } from '../../core/gate/noise-check';
+import { ledgerLine } from '../../core/gate/heldout-budget';
 
 /** Gate decisions (kinds promote, reject and hold; approvals and selections are other sections), oldest first. */
 export async function gateDecisionsSection(db: Db, campaignId: string): Promise<string[]> {
@@ -19,6 +20,8 @@ export async function gateDecisionsSection(db: Db, campaignId: string): Promise<
     );
     const { noise, checks = {} } = d.figures;
     if (noise) out.push(`- noise: ${noiseLine(noise)}`);
+    const spent = ledgerLine(d.figures);
+    if (spent) out.push(`- ${spent}`);
     out.push('', '| check | verdict | figures |', '| --- | --- | --- |');
     for (const [rule, c] of Object.entries(checks).sort(([a], [b]) => (a < b ? -1 : 1))) {
       const figures = Object.entries(c)
