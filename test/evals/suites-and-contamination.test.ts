@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { checkContamination } from '../../activities/eval/check-contamination';
-import { readHeldoutItems } from '../../activities/eval/heldout-items';
+import { readHeldoutItems, readSealedItems } from '../../activities/eval/heldout-items';
 import { itemContentHash, registerEvalSuite } from '../../services/suites/register-suite';
 import { MalformedSuiteError } from '../../core/eval-suite/suite-schema';
 import { ContaminatedDatasetError } from '../../core/errors';
@@ -209,5 +209,46 @@ describe('held-out canaries of a registered suite', () => {
     expect(err).toBeInstanceOf(ContaminatedDatasetError);
     expect((err as Error).message).toContain(`corpus:leak.ts carries canary ${suiteId}#heldout-canary0`);
     expect((err as Error).message).not.toContain(HELD_CANARY);
+  });
+});
+
+describe('the sealed test split of a registered suite', () => {
+  const TEST_PROMPT = 'export function median(xs) {\n  const s = [...xs].sort((a, b) => a - b);\n  const m = s.length >> 1;\n  return ';
+  const sealed = () =>
+    suite({
+      name: 'sealed',
+      items: [...suite().items, { id: 's1', split: 'test', grader: { kind: 'exact_match' }, prompt: TEST_PROMPT, reference: 's[m]' }],
+    });
+
+  test('test items are read for a report or the contamination check only, each read logged with split test', async () => {
+    const { suiteId, counts } = await registerEvalSuite(h.db, sealed());
+    expect(counts).toMatchObject({ test: 1, heldout: 1 });
+    const reads = () => h.db.select().from(heldoutReads).where(eq(heldoutReads.suiteId, suiteId));
+    const rows = await readSealedItems(h.db, suiteId, 'test', 'w:scoreCheckpoint', 'report');
+    expect(rows.map((r) => r.id)).toEqual([`${suiteId}/s1`]);
+    expect(await reads()).toMatchObject([{ split: 'test', reader: 'w:scoreCheckpoint', purpose: 'report' }]);
+    await expect(readSealedItems(h.db, suiteId, 'test', 'w:evaluateGate', 'gate')).rejects.toThrow(
+      /the sealed test split is read for reports only, not for "gate"/,
+    );
+    expect(await reads()).toHaveLength(1); // a refused read reads and logs nothing
+  });
+
+  test('a dataset copying a test item is refused like one copying a held-out item, through the logged read', async () => {
+    const { suiteId } = await registerEvalSuite(h.db, sealed());
+    await h.db.insert(datasets).values({ id: 'c/code', campaignId: 'c', name: 'code' }).onConflictDoNothing();
+    const content = `// stats\n${TEST_PROMPT}s[m];\n}\n`;
+    await h.db
+      .insert(examples)
+      .values({ datasetVersionId: 'c/code@test', contentHash: sha(content), source: 'corpus', sourceRef: 'median.ts', content });
+    await h.db
+      .insert(datasetVersions)
+      .values({ id: 'c/code@test', datasetId: 'c/code', path: `${home}/test`, contentHash: sha('test'), countsBySource: {} });
+    const err = await checkContamination({ db: h.db, home }, { datasetVersionId: 'c/code@test', reader: 'c/inner/4' }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ContaminatedDatasetError);
+    expect((err as Error).message).toContain(`corpus:median.ts contains ${suiteId}/s1 (test)`);
+    const reads = await h.db.select().from(heldoutReads).where(eq(heldoutReads.reader, 'checkContamination:c/inner/4'));
+    expect(reads.filter((r) => r.split === 'test')).toMatchObject([{ suiteId, purpose: 'contamination' }]);
   });
 });
