@@ -53,6 +53,11 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'gate-noise.ts',
     measures: "the gate's false-rejection and false-acceptance rates over seeds, with its noise check and without",
   },
+  'heldout-reuse': {
+    file: 'heldout-reuse.ts',
+    measures:
+      "an adaptive analyst against the gate (candidates with no true improvement, whatever is promoted kept): false promotions per gate and per campaign, held-out claims against the sealed test split, today's gate beside the held-out budget and α-spending",
+  },
   'eval-integrity': { file: 'eval-integrity.ts', measures: "eval scoring items/s per grader kind; the gate's detection table over seeds" },
   'sandbox-startup': {
     file: 'sandbox-startup.ts',
