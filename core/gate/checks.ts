@@ -2,11 +2,13 @@
 // when every check passes; each check states its rule, its figures and its reason, and all of them are
 // recorded. Adding a check (the eval-integrity probes, the public/held-out gap) is adding one function.
 import { higherIsBetter } from '../eval-suite/suite-metrics';
-import { mean, orientedDeltas, pairedTest } from './paired-test';
+import { clusterDeltas, orientedDeltas, pairedTest } from './paired-test';
+import { layoutOf, weightedMean } from './item-layout';
 import { INTEGRITY_CHECKS } from './integrity-checks';
 import { pairedTestAtLevel } from './test-at-level';
 import { heldoutAboveNoise } from './noise-check';
-import { boundOf, type GateMetric } from './settings';
+import { noCategoryRegression } from './category-regression';
+import type { GateMetric } from './settings';
 import type { CheckResult, GateCheck, GateEvidence } from './evidence';
 
 /**
@@ -31,6 +33,7 @@ export interface GateOutcome {
 }
 
 export const ALL_CHECKS_PASSED = 'allChecksPassed';
+export { noCategoryRegression };
 
 const f4 = (x: number) => x.toFixed(4);
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -48,10 +51,15 @@ export const heldoutImprovement: GateCheck = (e) => {
       figures: { metric, n: 0 },
     };
   }
-  const deltas = orientedDeltas(
-    items.map((i) => i.candidate),
-    items.map((i) => i.incumbent),
-    higherIsBetter(metric),
+  // One value per cluster (items of one source file flip together), items weighed as the metric's figure weighs them.
+  const layout = layoutOf(items, metric, e.settings.clusterBy);
+  const deltas = clusterDeltas(
+    orientedDeltas(
+      items.map((i) => i.candidate),
+      items.map((i) => i.incumbent),
+      higherIsBetter(metric),
+    ),
+    layout,
   );
   // With α-spending the test is held to this gate's level α_t, and the margin to Thresholdout's answer (heldout-budget.ts).
   const granted = e.heldoutBudget;
@@ -62,9 +70,21 @@ export const heldoutImprovement: GateCheck = (e) => {
   const significant = t.pValue < level;
   const figures = {
     metric,
-    n: t.n,
-    candidateMean: round(mean(items.map((i) => i.candidate))),
-    incumbentMean: round(mean(items.map((i) => i.incumbent))),
+    n: items.length,
+    clusters: layout.clusterCount,
+    weighting: layout.weighting,
+    candidateMean: round(
+      weightedMean(
+        items.map((i) => i.candidate),
+        layout,
+      ),
+    ),
+    incumbentMean: round(
+      weightedMean(
+        items.map((i) => i.incumbent),
+        layout,
+      ),
+    ),
     meanDelta: round(t.meanDelta),
     margin,
     test: t.test,
@@ -78,7 +98,7 @@ export const heldoutImprovement: GateCheck = (e) => {
   };
   const claimed = granted?.answer ? `, claimed ${f4(gain)} (answered from ${granted.answer.answeredFrom})` : '';
   const levelText = granted?.alpha ? `α_${granted.alpha.index} ${level.toPrecision(3)} of campaign alpha ${alpha}` : `alpha ${alpha}`;
-  const stated = `held-out ${metric} improves by ${f4(t.meanDelta)}${claimed} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (${levelText}) over ${t.n} items`;
+  const stated = `held-out ${metric} improves by ${f4(t.meanDelta)}${claimed} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (${levelText}) over ${items.length} items${t.n === items.length ? '' : ` in ${t.n} clusters`}`;
   const why =
     !bigEnough && !significant
       ? 'below the margin and not significant'
@@ -88,47 +108,6 @@ export const heldoutImprovement: GateCheck = (e) => {
           ? 'not significant: within noise'
           : 'passes';
   return { rule, passed: bigEnough && significant, reason: `${stated}: ${why}`, figures };
-};
-
-/** No category's mean, on any metric with held-out scores, gets worse by more than `maxCategoryRegression`. */
-export const noCategoryRegression: GateCheck = (e) => {
-  const rule = 'noCategoryRegression';
-  const figures: Record<string, number | string> = {};
-  const failures: string[] = [];
-  let worst: { metric: GateMetric; category: string; regression: number } | undefined;
-  // The two built-in families first, as before metrics were open, then any other by name: a stable order of figures.
-  const rank = (m: string) => ['bits_per_byte', 'exact_match'].indexOf(m) >>> 0;
-  const metrics = Object.keys(e.items).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-  for (const metric of metrics) {
-    const items = e.items[metric];
-    if (!items?.length) continue;
-    const bound = boundOf(e.settings.maxCategoryRegression, metric);
-    const higher = higherIsBetter(metric);
-    const byCategory = new Map<string, number[]>();
-    for (const i of items) {
-      const d = higher ? i.candidate - i.incumbent : i.incumbent - i.candidate;
-      const list = byCategory.get(i.category);
-      if (list) list.push(d);
-      else byCategory.set(i.category, [d]);
-    }
-    for (const [category, deltas] of [...byCategory].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const delta = mean(deltas);
-      const gated = deltas.length >= e.settings.minCategoryItems;
-      figures[`${metric}.${category}.delta`] = round(delta);
-      figures[`${metric}.${category}.n`] = deltas.length;
-      if (!gated) continue;
-      if (!worst || -delta > worst.regression) worst = { metric, category, regression: -delta };
-      if (-delta > bound)
-        failures.push(`category "${category}" is worse on held-out ${metric} by ${f4(-delta)} (bound ${bound}, ${deltas.length} items)`);
-    }
-  }
-  if (worst) Object.assign(figures, { worstMetric: worst.metric, worstCategory: worst.category, worstRegression: round(worst.regression) });
-  figures.minCategoryItems = e.settings.minCategoryItems;
-  if (failures.length > 0) return { rule, passed: false, reason: failures.join('; '), figures };
-  const reason = worst
-    ? `no category regresses past its bound (worst: "${worst.category}" on ${worst.metric}, ${f4(worst.regression)})`
-    : `no category has ${e.settings.minCategoryItems} or more held-out items: nothing to gate`;
-  return { rule, passed: true, reason, figures };
 };
 
 /** The held-out checks (the gain against the gate's own noise: core/gate/noise-check.ts), then the hacking guard's (core/gate/integrity-checks.ts). */

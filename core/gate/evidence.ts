@@ -2,6 +2,7 @@
 // result. Types only, shared by the checks and the activity that gathers the evidence.
 import type { AlphaGrant } from './alpha-spending';
 import type { HoldoutAnswer } from './reusable-holdout';
+import type { CategoryAnchor } from './category-anchor';
 import type { GateMetric, GateSettings } from './settings';
 
 export interface CheckResult {
@@ -74,6 +75,14 @@ export interface PairedItem {
    * trained on the iteration's data and never saw held-out text (heldoutOutrunsPublic's second control).
    */
   reference?: number;
+  /** The source file the item was cut from (eval_items.source_file; absent or '': none): its cluster (core/gate/item-layout.ts). */
+  cluster?: string;
+  /** The reference's UTF-8 bytes: the item's weight in byte-weighted bits per byte. */
+  bytes?: number;
+  /** Each scored seed rerun's score on this item, in the order of `seedScores` (noise-check.ts seedSpread). */
+  seeds?: number[];
+  /** The category anchor's score on this item (noCategoryRegression bounds the candidate against it). */
+  anchor?: number;
 }
 
 export interface GateEvidence {
@@ -95,6 +104,11 @@ export interface GateEvidence {
   seedScores?: number[];
   /** The incumbent is the untrained baseline (no seed's draw): σ_seed counts once, for the candidate alone. */
   incumbentUntrained?: boolean;
+  /**
+   * The fixed reference noCategoryRegression bounds categories against (core/gate/category-anchor.ts), whose scores
+   * are the items' `anchor`; absent: the incumbent, as before anchors.
+   */
+  anchor?: CategoryAnchor;
   /**
    * What the ledger grants this decision (core/gate/heldout-budget.ts): Thresholdout's answer to "mean held-out gain",
    * which heldoutImprovement holds to the margin, and LORD++'s level α_t for its paired test. Absent: the held-out

@@ -11,8 +11,9 @@
 // sum is too narrow: the bar is `sigmas` turned into the Student t multiple with the same one-sided tail,
 // t_df⁻¹(Φ(sigmas)), where df is the Welch–Satterthwaite degrees of freedom of the sum (core/gate/student-t.ts).
 import { higherIsBetter } from '../eval-suite/suite-metrics';
-import { mean, orientedDeltas, sampleVariance } from './paired-test';
+import { clusteredMean, clusterTotals, mean, orientedDeltas, sampleVariance, type ItemLayout } from './paired-test';
 import { tMultiple } from './student-t';
+import { layoutOf, type Weighting } from './item-layout';
 import type { CheckResult, GateCheck, GateEvidence } from './evidence';
 
 export const NOISE_RULE = 'heldoutAboveNoise';
@@ -23,19 +24,26 @@ export const SEED_RERUN_PROPOSER = 'seed-rerun';
 export interface GateNoise {
   /** Mean paired held-out gain, oriented so positive = better. */
   delta: number;
-  /** Sample standard deviation of the seed reruns' held-out scores; 0 when fewer than two were scored. */
+  /** Sample standard deviation of the seed reruns' held-out means (under the items' weights); 0 when fewer than two were scored. */
   sigmaSeed: number;
-  /** Standard error of the mean paired difference: sd(deltas) / √n. */
+  /** Standard error of the mean paired difference, cluster-robust and weighted (sd(deltas) / √n with neither). */
   sigmaItems: number;
-  /** √(m·σ_seed² + σ_items²). */
+  /**
+   * The part of σ_seed that is per-item seed noise (η: an item's score moves with the seed apart from the model's
+   * whole shift), which σ_items already counts; absent when the reruns' per-item scores were not at hand.
+   */
+  sigmaSeedPerItem?: number;
+  /** √(σ_seed² − η²)₊: the seeds' shift common to every item, the seed term of σ once η is taken out. */
+  sigmaSeedShift?: number;
+  /** √(m·σ_shift² + σ_items²), σ_shift = σ_seed where η was not measured (η then counts twice: conservative). */
   sigma: number;
   /** m: the compared models whose scores are one seed's draw (2, or 1 when the incumbent is the untrained baseline). */
   seededModels: number;
   /** The stated multiple of σ the gain must exceed, as if σ were known (a normal tail). */
   sigmas: number;
   /**
-   * Welch–Satterthwaite degrees of freedom of σ²: σ⁴ / ((m·σ_seed²)²/(k − 1) + σ_items⁴/(n − 1)), each term only
-   * where it was measured; 0 when nothing was (σ = 0, no bar to widen).
+   * Welch–Satterthwaite degrees of freedom of σ²: σ⁴ / (m²σ_seed⁴/(k − 1) + m²η⁴/df_η + σ_items⁴/(G − 1)), each term
+   * only where it was measured; 0 when nothing was (σ = 0, no bar to widen).
    */
   df: number;
   /** The multiple the gain must exceed: t_df⁻¹(Φ(sigmas)), the same tail as `sigmas` with σ estimated (`sigmas` at df 0). */
@@ -43,6 +51,19 @@ export interface GateNoise {
   /** Seed reruns asked for, and those whose held-out score went into σ_seed. */
   seedsAsked: number;
   seedsScored: number;
+  /** G: the clusters behind σ_items (the items' count when each is its own), G − 1 its df. */
+  clusters: number;
+  /** How Δ, σ_items and the reruns' means weigh items (core/gate/item-layout.ts). */
+  weighting: Weighting;
+}
+
+/** How the items are weighed and grouped (core/gate/item-layout.ts), and the reruns' per-item scores. */
+export interface NoiseLayout extends ItemLayout {
+  /**
+   * Per paired item (in the deltas' order), each scored rerun's score on it, in one rerun order. With them σ_seed
+   * is split in two (seedSpread) and its per-item part, which σ_items already counts, is taken out of the seed term.
+   */
+  seedItems?: readonly (readonly number[])[];
 }
 
 /** σ from the paired deltas and the seed reruns' held-out scores (pure; `seedScores` may be empty). */
@@ -52,27 +73,77 @@ export function noiseOf(
   sigmas: number,
   seedsAsked: number,
   seededModels: 1 | 2 = 2,
+  layout: NoiseLayout = {},
 ): GateNoise {
-  const sigmaItems = deltas.length >= 2 ? Math.sqrt(sampleVariance(deltas) / deltas.length) : 0;
-  const sigmaSeed = seedScores.length >= 2 ? Math.sqrt(sampleVariance(seedScores)) : 0;
-  const seedPart = seededModels * sigmaSeed * sigmaSeed;
-  const itemsPart = sigmaItems * sigmaItems;
-  const df = satterthwaite([
-    [seedPart, seedScores.length - 1],
-    [itemsPart, deltas.length - 1],
-  ]);
+  const items = clusteredMean(deltas, layout);
+  const spread = layout.seedItems ? seedSpread(layout.seedItems, layout) : undefined;
+  const scores = spread?.scores ?? seedScores;
+  const k = scores.length;
+  const sigmaSeed = k >= 2 ? Math.sqrt(sampleVariance(scores)) : 0;
+  // The per-item part η² of σ_seed² (σ_items already holds it), and what is left: the shift common to all items.
+  const perItem = spread && k >= 2 ? spread.perItem : undefined;
+  const shift = perItem === undefined ? sigmaSeed : Math.sqrt(Math.max(0, sigmaSeed ** 2 - perItem ** 2));
+  const seedPart = seededModels * shift * shift;
+  const itemsPart = items.se * items.se;
+  // Satterthwaite for σ_seed² − η² (a difference of two mean squares): both estimates' variances count, so a seed
+  // term mostly made of per-item noise keeps the few df of σ_seed rather than borrowing the items' many.
+  const m2 = seededModels * seededModels;
+  const denominator =
+    (k >= 2 && sigmaSeed > 0 ? (m2 * sigmaSeed ** 4) / (k - 1) : 0) +
+    (perItem && spread ? (m2 * perItem ** 4) / spread.df : 0) +
+    (itemsPart > 0 && items.clusters >= 2 ? (itemsPart * itemsPart) / (items.clusters - 1) : 0);
+  const total = seedPart + itemsPart;
+  const df = denominator > 0 && total > 0 ? (total * total) / denominator : 0;
   return {
-    delta: mean(deltas),
+    delta: items.mean,
     sigmaSeed,
-    sigmaItems,
-    sigma: Math.sqrt(seedPart + itemsPart),
+    ...(perItem === undefined ? {} : { sigmaSeedPerItem: perItem, sigmaSeedShift: shift }),
+    sigmaItems: items.se,
+    sigma: Math.sqrt(total),
     seededModels,
     sigmas,
     df,
     multiple: df > 0 ? tMultiple(sigmas, df) : sigmas,
     seedsAsked,
-    seedsScored: seedScores.length,
+    seedsScored: k,
+    clusters: items.clusters,
+    weighting: layout.weights ? 'bytes' : 'items',
   };
+}
+
+/**
+ * The seed reruns' held-out means under the layout's weights, and η, the part of their spread that is per-item seed
+ * noise. Model: rerun r's score on item j is μ_j + γ_r + ε_rj. σ_seed² estimates Var(γ) + η², η² = Var(Σ_j v_j ε_rj)
+ * (v the normalised weights); σ_items², from candidate − incumbent per item, already holds each seeded model's η².
+ * η² is estimated from the double-centred residuals e_rj = x_rj − x̄_j − (M_r − M̄), cluster by cluster:
+ * η² = 1/(k − 1) · Σ_r G/(G − 1) · Σ_c (Σ_{j∈c} v_j e_rj)², with (k − 1)(G − 1) df (the two-way ANOVA's residual
+ * mean square over n when each item is its own cluster with equal weights).
+ */
+export function seedSpread(
+  seedItems: readonly (readonly number[])[],
+  layout: ItemLayout = {},
+): { scores: number[]; perItem: number; df: number } | undefined {
+  const n = seedItems.length;
+  const k = n > 0 ? seedItems[0].length : 0;
+  if (k === 0 || seedItems.some((s) => s.length !== k)) return undefined;
+  const w = layout.weights ?? seedItems.map(() => 1);
+  const total = w.reduce((a, b) => a + b, 0);
+  if (!(total > 0)) return undefined;
+  const v = w.map((x) => x / total);
+  const scores = Array.from({ length: k }, (_, r) => seedItems.reduce((s, x, j) => s + v[j] * x[r], 0));
+  if (k < 2) return { scores, perItem: 0, df: 0 };
+  const grand = mean(scores);
+  const itemMeans = seedItems.map((x) => mean(x));
+  let sum = 0;
+  let clusters = 0;
+  for (let r = 0; r < k; r++) {
+    const residuals = seedItems.map((x, j) => v[j] * (x[r] - itemMeans[j] - (scores[r] - grand)));
+    const { totals } = clusterTotals(residuals, { clusters: layout.clusters });
+    clusters = totals.length;
+    if (clusters >= 2) sum += (clusters / (clusters - 1)) * totals.reduce((s, t) => s + t * t, 0);
+  }
+  if (clusters < 2) return { scores, perItem: 0, df: 0 };
+  return { scores, perItem: Math.sqrt(sum / (k - 1)), df: (k - 1) * (clusters - 1) };
 }
 
 /**
@@ -103,7 +174,12 @@ export function gateNoiseOf(e: GateEvidence): GateNoise | undefined {
     higherIsBetter(e.settings.metric),
   );
   const seeded = e.incumbentUntrained ? 1 : 2;
-  return noiseOf(deltas, e.seedScores ?? [], e.settings.noise.sigmas, e.settings.noise.enabled ? e.settings.noise.seeds : 0, seeded);
+  const layout = layoutOf(items, e.settings.metric, e.settings.clusterBy);
+  // The reruns' per-item scores, where every paired item has them from the same reruns: σ_seed's per-item part.
+  const k = e.seedScores?.length ?? 0;
+  const seedItems = k >= 2 && items.every((i) => i.seeds?.length === k) ? items.map((i) => i.seeds!) : undefined;
+  const asked = e.settings.noise.enabled ? e.settings.noise.seeds : 0;
+  return noiseOf(deltas, e.seedScores ?? [], e.settings.noise.sigmas, asked, seeded, { ...layout, ...(seedItems ? { seedItems } : {}) });
 }
 
 /** Reject a held-out gain that does not exceed the t multiple of `noise.sigmas` × σ (strictly). Off: passes and says so. */
@@ -150,7 +226,7 @@ const multipleText = (n: { sigmas: number; df?: number; multiple?: number }) =>
 const seededText = (n: GateNoise) =>
   n.seededModels === 1 ? 'σ_seed counted once: the incumbent is the untrained baseline' : 'σ_seed counted for both models';
 
-function figuresOf(n: GateNoise): Record<string, number> {
+function figuresOf(n: GateNoise): Record<string, number | string> {
   const { enabled: _enabled, bound: _bound, ...figures } = noiseSummaryOf(n, true);
   return figures;
 }
@@ -161,6 +237,7 @@ export function noiseSummaryOf(n: GateNoise, enabled: boolean): NoiseSummary & {
   return {
     delta: r(n.delta),
     sigmaSeed: r(n.sigmaSeed),
+    ...(n.sigmaSeedPerItem === undefined ? {} : { sigmaSeedPerItem: r(n.sigmaSeedPerItem), sigmaSeedShift: r(n.sigmaSeedShift ?? 0) }),
     sigmaItems: r(n.sigmaItems),
     sigma: r(n.sigma),
     seededModels: n.seededModels,
@@ -170,15 +247,29 @@ export function noiseSummaryOf(n: GateNoise, enabled: boolean): NoiseSummary & {
     seedsAsked: n.seedsAsked,
     seedsScored: n.seedsScored,
     bound: r(n.multiple * n.sigma),
+    clusters: n.clusters,
+    weighting: n.weighting,
+    claim: enabled && n.seedsScored >= 2 ? 'recipe' : 'checkpoint',
     enabled,
   };
 }
 
+export type GateClaim = 'checkpoint' | 'recipe';
+
 /** GateNoise rounded, with the bound (`multiple` × σ) and whether the check applied. */
-export interface NoiseSummary extends Omit<GateNoise, 'df' | 'multiple'> {
+export interface NoiseSummary extends Omit<GateNoise, 'df' | 'multiple' | 'clusters' | 'weighting'> {
   /** Absent in decisions recorded before the t multiple (their bound was `sigmas` × σ). */
   df?: number;
   multiple?: number;
+  /** Absent in decisions recorded before clusters and weighting (items alone, unweighted). */
+  clusters?: number;
+  weighting?: Weighting;
+  /**
+   * What a pass claims. `recipe`: σ_seed is in the bar, so the gain is beyond what retraining the incumbent's recipe
+   * with another seed moves (the candidate's recipe is better). `checkpoint`: no seed spread in the bar (no reruns, or
+   * the check off), so the gain is beyond another draw of items only (this checkpoint beats that one).
+   */
+  claim?: GateClaim;
   bound: number;
   enabled: boolean;
 }
@@ -189,5 +280,8 @@ export function noiseLine(n: NoiseSummary): string {
   const verdict = !n.enabled ? 'check off' : n.delta > n.bound ? 'above noise' : 'within noise';
   // Decisions recorded before `seededModels` counted σ_seed once.
   const m = n.seededModels ?? 1;
-  return `Δ ${f(n.delta)} vs ${multipleText(n)} ${f(n.bound)} (σ ${f(n.sigma)}: σ_seed ${f(n.sigmaSeed)}${m === 2 ? ' ×√2' : ''} from ${n.seedsScored} of ${n.seedsAsked} seeds, σ_items ${f(n.sigmaItems)}): ${verdict}`;
+  const shift = n.sigmaSeedShift === undefined ? '' : ` (${f(n.sigmaSeedShift)} shared by all items)`;
+  const clusters = n.clusters === undefined ? '' : ` over ${n.clusters} clusters`;
+  const claim = n.claim ? `; ${n.claim} claim${n.weighting === 'bytes' ? ', byte-weighted' : ''}` : '';
+  return `Δ ${f(n.delta)} vs ${multipleText(n)} ${f(n.bound)} (σ ${f(n.sigma)}: σ_seed ${f(n.sigmaSeed)}${shift}${m === 2 ? ' ×√2' : ''} from ${n.seedsScored} of ${n.seedsAsked} seeds, σ_items ${f(n.sigmaItems)}${clusters}${claim}): ${verdict}`;
 }

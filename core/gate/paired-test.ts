@@ -8,6 +8,12 @@
 // kept for the one-sided lower confidence bound on the mean difference, which the decision records; as a
 // test it is anti-conservative on few items (its spread is (n−1)/n of the sample's), which is the wrong way
 // round for a gate whose job is to reject noise.
+//
+// Items are not always independent: the built-in task's items are cut from a few source files, and items from one
+// file rise and fall together. With a layout (core/gate/item-layout.ts: a weight and a cluster per item) the test
+// runs on clusterDeltas: one value per cluster, so the sign flips flip a whole cluster at once, the bootstrap
+// resamples clusters, and the mean is the weighted item mean. One cluster per item with equal weights gives the
+// item deltas back unchanged: the item-level test exactly.
 
 // Bound once: a global lookup per call is slow inside jest's vm sandbox, and these run in every resample.
 const { imul, floor, trunc, min, max, abs } = Math;
@@ -95,6 +101,67 @@ export function sampleVariance(xs: readonly number[]): number {
   let s = 0;
   for (const x of xs) s += (x - m) * (x - m);
   return s / (xs.length - 1);
+}
+
+/** Per item: its weight in the mean (default 1) and its cluster (default: its own). */
+export interface ItemLayout {
+  weights?: readonly number[];
+  clusters?: readonly string[];
+}
+
+/** Each cluster's total weighted difference Σ w·d and total weight Σ w, in the order clusters first appear. */
+export function clusterTotals(deltas: readonly number[], layout: ItemLayout = {}): { totals: number[]; weights: number[] } {
+  const { weights, clusters } = layout;
+  if (weights && weights.length !== deltas.length) throw new RangeError(`${weights.length} weights for ${deltas.length} differences`);
+  if (clusters && clusters.length !== deltas.length) throw new RangeError(`${clusters.length} clusters for ${deltas.length} differences`);
+  const totals: number[] = [];
+  const totalWeights: number[] = [];
+  const index = new Map<string, number>();
+  deltas.forEach((d, i) => {
+    const w = weights ? weights[i] : 1;
+    const key = clusters?.[i];
+    let c = key === undefined ? undefined : index.get(key);
+    if (c === undefined) {
+      c = totals.length;
+      if (key !== undefined) index.set(key, c);
+      totals.push(0);
+      totalWeights.push(0);
+    }
+    totals[c] += w * d;
+    totalWeights[c] += w;
+  });
+  return { totals, weights: totalWeights };
+}
+
+/**
+ * One value per cluster, T_c · G / W (T_c its total weighted difference, G clusters, W the total weight): their plain
+ * mean is the weighted item mean, and their sign flips are the cluster sign-flip test (a constant scale changes no
+ * p-value). One cluster per item with unit weights returns the item differences themselves.
+ */
+export function clusterDeltas(deltas: readonly number[], layout: ItemLayout = {}): number[] {
+  if (!layout.weights && !layout.clusters) return [...deltas];
+  const { totals, weights } = clusterTotals(deltas, layout);
+  const w = weights.reduce((s, x) => s + x, 0);
+  if (!(w > 0)) return totals.map(() => 0);
+  const scale = totals.length / w;
+  return totals.map((t) => t * scale);
+}
+
+/**
+ * The weighted mean difference and its cluster-robust standard error: Δ = Σ T_c / W and
+ * SE² = G/(G − 1) · Σ_c (T_c − W_c·Δ)² / W² (the linearised variance of a ratio mean over G clusters). One cluster per
+ * item with unit weights gives sd(d)/√n. `clusters` is G, whose G − 1 are the error's degrees of freedom.
+ */
+export function clusteredMean(deltas: readonly number[], layout: ItemLayout = {}): { mean: number; se: number; clusters: number } {
+  const { totals, weights } = clusterTotals(deltas, layout);
+  const g = totals.length;
+  const w = weights.reduce((s, x) => s + x, 0);
+  if (g === 0 || !(w > 0)) return { mean: 0, se: 0, clusters: g };
+  const m = totals.reduce((s, x) => s + x, 0) / w;
+  if (g < 2) return { mean: m, se: 0, clusters: g };
+  let ss = 0;
+  for (let c = 0; c < g; c++) ss += (totals[c] - weights[c] * m) ** 2;
+  return { mean: m, se: Math.sqrt((g / (g - 1)) * ss) / w, clusters: g };
 }
 
 /** Seeded paired bootstrap of the mean difference: resamples items with replacement. */

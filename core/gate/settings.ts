@@ -6,6 +6,7 @@ import { higherIsBetter } from '../eval-suite/suite-metrics';
 import { InvalidSpecError, formatIssues } from '../spec-errors';
 import type { AlphaSpendingSettings } from './alpha-spending';
 import type { HeldoutBudgetSettings } from './reusable-holdout';
+import type { ClusterBy } from './item-layout';
 
 /**
  * A metric the gate reads from `evalResults.perItem`: any metric the suite reports (core/eval-suite/suite-metrics.ts);
@@ -66,6 +67,17 @@ export interface GateSettings {
   minCategoryItems: number;
   /** The paired test behind the p-value. @default "sign-flip" */
   test: GateTest;
+  /**
+   * What the paired test and the noise check's σ_items treat as one unit of evidence: `source`, the items cut from
+   * one source file (eval_items.source_file) together, their signs flipped as one; `item`, each item alone.
+   * @default "source"
+   */
+  clusterBy: ClusterBy;
+  /**
+   * The checkpoint the per-category bound is measured against (noCategoryRegression), so that small losses cannot
+   * compound across promotions. Unset: the campaign's first promoted checkpoint, or the incumbent before one.
+   */
+  anchor?: string;
   /** Random resamples of the paired test and of the bootstrap confidence bound. @default 2000 */
   resamples: number;
   /** Seed of the resampling, so a decision can be recomputed exactly. @default 1 */
@@ -158,6 +170,10 @@ export const gateSettingsSchema = z.strictObject({
   minCategoryItems: z.number().int().min(1).default(10),
   /** The paired test behind the p-value. @default "sign-flip" */
   test: z.enum(['sign-flip', 'bootstrap']).default('sign-flip'),
+  /** One unit of evidence: the items of one source file, or each item. @default "source" */
+  clusterBy: z.enum(['source', 'item']).default('source'),
+  /** The checkpoint categories are bounded against; unset: the campaign's first promotion, else the incumbent. */
+  anchor: z.string().min(1).optional(),
   /** Random resamples of the paired test and the bootstrap bound. @default 2000 */
   resamples: z.number().int().min(100).max(100_000).default(2000),
   /** Seed of the resampling. @default 1 */

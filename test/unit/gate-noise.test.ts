@@ -2,9 +2,18 @@
 // multiple refused and one outside it promoted, the figures every decision records, and the settings.
 import { DEFAULT_CHECKS, runGate } from '../../core/gate/checks';
 import type { GateEvidence, PairedItem } from '../../core/gate/evidence';
-import { heldoutAboveNoise, noiseLine, noiseOf, noiseSummaryOf, NOISE_RULE, satterthwaite } from '../../core/gate/noise-check';
+import {
+  gateNoiseOf,
+  heldoutAboveNoise,
+  noiseLine,
+  noiseOf,
+  noiseSummaryOf,
+  NOISE_RULE,
+  satterthwaite,
+  seedSpread,
+} from '../../core/gate/noise-check';
 import { normalCdf, studentTCdf, studentTQuantile, tMultiple } from '../../core/gate/student-t';
-import { seededUniform } from '../../core/gate/paired-test';
+import { mean, seededUniform } from '../../core/gate/paired-test';
 import { gateSettingsWithDefaults, type GateSettingsInput } from '../../core/gate/settings';
 import { InvalidSpecError } from '../../core/spec';
 
@@ -130,7 +139,22 @@ test('a gain outside 2σ is promoted, and the decision records σ in both parts,
   const noise = out.results.find((r) => r.rule === NOISE_RULE)!;
   expect(noise.passed).toBe(true);
   expect(Object.keys(noise.figures).sort()).toEqual(
-    ['bound', 'delta', 'df', 'multiple', 'seededModels', 'seedsAsked', 'seedsScored', 'sigma', 'sigmaItems', 'sigmaSeed', 'sigmas'].sort(),
+    [
+      'bound',
+      'claim',
+      'clusters',
+      'delta',
+      'df',
+      'multiple',
+      'weighting',
+      'seededModels',
+      'seedsAsked',
+      'seedsScored',
+      'sigma',
+      'sigmaItems',
+      'sigmaSeed',
+      'sigmas',
+    ].sort(),
   );
   expect(noise.figures.delta as number).toBeGreaterThan(noise.figures.bound as number);
   // With σ_seed from 3 reruns, 2.8σ is within the seed spread's own uncertainty: refused.
@@ -172,4 +196,46 @@ test('settings: defaults k = 3, 2σ, on; bad values are spec errors', () => {
   expect(() => gateSettingsWithDefaults({ noise: { seeds: -1 } })).toThrow(InvalidSpecError);
   expect(() => gateSettingsWithDefaults({ noise: { sigmas: -2 } })).toThrow(InvalidSpecError);
   expect(() => gateSettingsWithDefaults({ noise: { k: 3 } } as never)).toThrow(InvalidSpecError);
+});
+
+test('per-item seed noise is counted once: η, the per-item part of σ_seed, leaves the seed term (σ_items has it)', () => {
+  // 300 items, k = 3 reruns: item j's score is μ_j + γ_r + ε_rj.
+  const n = 300;
+  const mu = normals(41, n).map((z) => 2.5 + 0.3 * z);
+  const eps = [normals(42, n), normals(43, n), normals(44, n)];
+  const reruns = (shifts: number[], tau: number) => mu.map((m, j) => shifts.map((g, r) => m + g + tau * eps[r][j]));
+  const deltas = normals(45, n).map((z) => 0.01 + 0.1 * z);
+  // No shared shift, only per-item noise: σ_seed is nearly all η, and the seed term nearly vanishes.
+  const perItemOnly = noiseOf(deltas, [], 2, 3, 2, { seedItems: reruns([0, 0, 0], 0.2) });
+  expect(perItemOnly.sigmaSeedPerItem!).toBeGreaterThan(0.5 * perItemOnly.sigmaSeed);
+  expect(perItemOnly.sigma).toBeLessThan(Math.sqrt(2 * perItemOnly.sigmaSeed ** 2 + perItemOnly.sigmaItems ** 2));
+  // A pure shift (every item moves with the seed alike): η = 0 and the seed term is σ_seed whole.
+  const shiftOnly = noiseOf(deltas, [], 2, 3, 2, { seedItems: reruns([-0.02, 0, 0.02], 0) });
+  expect(shiftOnly.sigmaSeed).toBeCloseTo(0.02, 9);
+  expect(shiftOnly.sigmaSeedPerItem!).toBeCloseTo(0, 9);
+  expect(shiftOnly.sigmaSeedShift!).toBeCloseTo(0.02, 9);
+  expect(shiftOnly.sigma).toBeCloseTo(Math.sqrt(2 * 0.02 ** 2 + shiftOnly.sigmaItems ** 2), 9);
+  // η² with equal weights and one cluster per item is the two-way ANOVA's residual mean square over n.
+  const x = reruns([-0.01, 0.005, 0.01], 0.2);
+  const rowMeans = [0, 1, 2].map((r) => mean(x.map((xi) => xi[r])));
+  const grand = mean(rowMeans);
+  let ss = 0;
+  x.forEach((xi) => xi.forEach((v, r) => (ss += (v - mean(xi) - (rowMeans[r] - grand)) ** 2)));
+  const spread = seedSpread(x)!;
+  expect(spread.perItem ** 2).toBeCloseTo(ss / (2 * (n - 1)) / n, 12);
+  expect(spread.scores).toEqual(rowMeans.map((m) => expect.closeTo(m, 12)));
+  expect(spread.df).toBe(2 * (n - 1));
+  // Without the per-item scores the sum stays as before (η in both terms: conservative).
+  const before = noiseOf(deltas, spread.scores, 2, 3);
+  expect(before.sigmaSeedPerItem).toBeUndefined();
+  expect(before.sigma).toBeCloseTo(Math.sqrt(2 * before.sigmaSeed ** 2 + before.sigmaItems ** 2), 12);
+});
+
+test('the decision says which claim it makes: recipe with σ_seed in the bar, checkpoint without', () => {
+  const summary = (e: GateEvidence) => noiseSummaryOf(gateNoiseOf(e)!, e.settings.noise.enabled);
+  expect(summary(evidence(0.03, SEEDS)).claim).toBe('recipe');
+  expect(summary(evidence(0.03, [], { noise: { seeds: 0 } })).claim).toBe('checkpoint');
+  expect(summary(evidence(0.03, [2.5])).claim).toBe('checkpoint');
+  expect(summary(evidence(0.03, SEEDS, { noise: { enabled: false } })).claim).toBe('checkpoint');
+  expect(noiseLine(summary(evidence(0.03, SEEDS)))).toMatch(/ over 200 clusters; recipe claim\): within noise$/);
 });

@@ -3,7 +3,20 @@ import { ALL_CHECKS_PASSED, DEFAULT_CHECKS, heldoutImprovement, noCategoryRegres
 import type { PairedItem } from '../../core/gate/evidence';
 import type { GateEvidence } from '../../core/gate/evidence';
 import type { GateCheck } from '../../core/gate/evidence';
-import { mean, orientedDeltas, pairedBootstrap, pairedTest, seededUniform, signFlipTest } from '../../core/gate/paired-test';
+import {
+  clusterDeltas,
+  clusteredMean,
+  mean,
+  orientedDeltas,
+  pairedBootstrap,
+  pairedTest,
+  sampleVariance,
+  seededUniform,
+  signFlipTest,
+} from '../../core/gate/paired-test';
+import { wantedAnchor } from '../../core/gate/category-anchor';
+import { layoutOf } from '../../core/gate/item-layout';
+import { gateNoiseOf } from '../../core/gate/noise-check';
 import { gateSettingsWithDefaults, type GateMetric, type GateSettingsInput } from '../../core/gate/settings';
 import { InvalidSpecError } from '../../core/spec';
 
@@ -217,6 +230,7 @@ describe('gate settings', () => {
       maxCategoryRegression: { bits_per_byte: 0.05, exact_match: 0.05 },
       minCategoryItems: 10,
       test: 'sign-flip',
+      clusterBy: 'source',
       resamples: 2000,
       seed: 1,
       maxGapGrowth: { bits_per_byte: 0.25, exact_match: 0.2 },
@@ -235,5 +249,135 @@ describe('gate settings', () => {
     expect(() => gateSettingsWithDefaults({ heldoutOutrunSigmas: 0 })).toThrow(InvalidSpecError);
     expect(() => gateSettingsWithDefaults({ heldoutOutrun: 'warn' } as never)).toThrow(InvalidSpecError);
     expect(() => gateSettingsWithDefaults({ marginn: 0.1 } as GateSettingsInput)).toThrow(/promotion settings is invalid/);
+  });
+});
+
+describe('clusters and weighting (issue 33: items cut from one file are not independent; one weighting, stated)', () => {
+  const opts = { resamples: 2000, seed: 1, alpha: 0.05, test: 'sign-flip' as const };
+
+  test('one cluster per item with unit weights is exactly the item-level test', () => {
+    for (const n of [10, 40]) {
+      const d = normals(5 + n, n).map((z) => 0.02 + 0.05 * z);
+      const singletons = { clusters: d.map((_, i) => `f${i}`), weights: d.map(() => 1) };
+      expect(clusterDeltas(d, singletons)).toEqual(d);
+      expect(pairedTest(clusterDeltas(d, singletons), opts)).toEqual(pairedTest(d, opts));
+      const c = clusteredMean(d, singletons);
+      expect(c.clusters).toBe(n);
+      expect(c.se).toBeCloseTo(Math.sqrt(sampleVariance(d) / n), 12);
+    }
+    // In the gate: items that carry a source, with clusterBy: item, decide as items without one.
+    const inc = incumbentBpb(60);
+    const items = paired(
+      inc.map((b, i) => b - 0.03 + 0.05 * normals(8, 60)[i]),
+      inc,
+    );
+    const sourced = items.map((i, k) => ({ ...i, cluster: `file${k % 3}.ts` }));
+    const plain = heldoutImprovement(evidence('bits_per_byte', items));
+    const byItem = heldoutImprovement(evidence('bits_per_byte', sourced, { clusterBy: 'item' }));
+    expect(byItem).toEqual(plain);
+    expect(plain.figures).toMatchObject({ n: 60, clusters: 60, weighting: 'items' });
+  });
+
+  test('items that move together within their file: the cluster test is far less sure than the item test', () => {
+    // 5 files of 8 items; each file's items share one shift (two files got worse), plus small per-item noise.
+    const shifts = [0.3, 0.2, -0.1, 0.25, -0.05];
+    const noise = normals(21, 40);
+    const items: PairedItem[] = noise.map((z, k) => ({
+      category: 'code',
+      incumbent: 0,
+      candidate: shifts[Math.floor(k / 8)] + 0.02 * z,
+      cluster: `file${Math.floor(k / 8)}.ts`,
+    }));
+    const settings = { margin: 0, noise: { enabled: false } };
+    const byItem = heldoutImprovement(evidence('pass_rate', items, { ...settings, clusterBy: 'item' }));
+    const bySource = heldoutImprovement(evidence('pass_rate', items, settings));
+    expect(byItem.figures.pValue as number).toBeLessThan(0.01);
+    expect(byItem.passed).toBe(true);
+    // 5 clusters: 2^5 sign patterns, exact; at least 4 of 32 are as extreme.
+    expect(bySource.figures).toMatchObject({ clusters: 5, n: 40, exact: 'yes' });
+    expect(bySource.figures.pValue as number).toBeGreaterThan(0.05);
+    expect(bySource.passed).toBe(false);
+    expect(bySource.reason).toMatch(/over 40 items in 5 clusters: not significant/);
+    expect(bySource.figures.meanDelta).toBeCloseTo(byItem.figures.meanDelta as number, 12);
+    // The noise check's σ_items is the clusters' too: wider, with G − 1 = 4 df.
+    const n = gateNoiseOf(evidence('pass_rate', items, { noise: { seeds: 0 } }))!;
+    const flat = gateNoiseOf(evidence('pass_rate', items, { noise: { seeds: 0 }, clusterBy: 'item' }))!;
+    expect(n.clusters).toBe(5);
+    expect(n.df).toBeCloseTo(4, 9);
+    expect(n.sigmaItems).toBeGreaterThan(2 * flat.sigmaItems);
+  });
+
+  test('bits per byte is byte-weighted in the test and its means, like the suite figure; shares of items are not', () => {
+    // One long item got much worse, four short ones a little better: unweighted the candidate gains, by bytes it loses.
+    const items: PairedItem[] = [
+      { category: 'code', incumbent: 2, candidate: 2.5, bytes: 1000 },
+      ...[0, 1, 2, 3].map(() => ({ category: 'code', incumbent: 2, candidate: 1.8, bytes: 10 })),
+    ];
+    const r = heldoutImprovement(evidence('bits_per_byte', items, { margin: 0 }));
+    expect(r.figures.weighting).toBe('bytes');
+    const bits = (f: (i: PairedItem) => number) => items.reduce((s, i) => s + f(i) * i.bytes!, 0) / 1040;
+    expect(r.figures.candidateMean).toBeCloseTo(
+      bits((i) => i.candidate),
+      6,
+    );
+    expect(r.figures.meanDelta).toBeCloseTo(-(bits((i) => i.candidate) - 2), 6);
+    expect(r.figures.meanDelta as number).toBeLessThan(0);
+    // An item without a byte count: the items' plain mean, and the figures say so.
+    const unweighed = heldoutImprovement(
+      evidence(
+        'bits_per_byte',
+        items.map(({ bytes: _b, ...i }) => i),
+        { margin: 0 },
+      ),
+    );
+    expect(unweighed.figures).toMatchObject({ weighting: 'items' });
+    expect(unweighed.figures.meanDelta as number).toBeGreaterThan(0);
+    // exact_match ignores bytes: one item one vote.
+    expect(layoutOf(items, 'exact_match', 'source')).toMatchObject({ weighting: 'items', clusterCount: 5 });
+    expect(layoutOf(items, 'exact_match', 'source').weights).toBeUndefined();
+  });
+});
+
+describe('category bounds against a fixed anchor (issue 33: losses must not compound)', () => {
+  // One category of 1000 exact-match items; `share` of them passed.
+  const passed = (share: number) => Array.from({ length: 1000 }, (_, i) => (i < Math.round(share * 1000) ? 1 : 0));
+
+  test('0.997 → 0.983 → 0.943: each step passes against the incumbent, the second fails against the anchor', () => {
+    const [first, second, third] = [passed(0.997), passed(0.983), passed(0.943)];
+    const step = (candidate: number[], incumbent: number[], anchor?: number[]) =>
+      noCategoryRegression({
+        ...evidence(
+          'exact_match',
+          candidate.map((c, i) => ({
+            category: 'no-carry',
+            candidate: c,
+            incumbent: incumbent[i],
+            ...(anchor ? { anchor: anchor[i] } : {}),
+          })),
+        ),
+        ...(anchor ? { anchor: { checkpointId: 'first', source: 'first-promotion' as const } } : {}),
+      });
+    // Step one: the incumbent is the first promotion, the anchor itself.
+    expect(step(second, first).passed).toBe(true);
+    // Step two, against the incumbent alone (as before anchors): a 0.04 loss inside the 0.05 bound.
+    expect(step(third, second).passed).toBe(true);
+    // Against the anchor: 0.054 lost since the first promotion.
+    const anchored = step(third, second, first);
+    expect(anchored.passed).toBe(false);
+    expect(anchored.reason).toBe(
+      'category "no-carry" is worse on held-out exact_match than the anchor first by 0.0540 (bound 0.05, 1000 items)',
+    );
+    expect(anchored.figures).toMatchObject({
+      'exact_match.no-carry.delta': -0.04,
+      'exact_match.no-carry.anchorDelta': -0.054,
+      anchor: 'first',
+      anchorSource: 'first-promotion',
+    });
+  });
+
+  test('the anchor wanted: the setting, else the first promotion, else the incumbent', () => {
+    expect(wantedAnchor('pinned', 'first', 'inc')).toEqual({ checkpointId: 'pinned', source: 'setting' });
+    expect(wantedAnchor(undefined, 'first', 'inc')).toEqual({ checkpointId: 'first', source: 'first-promotion' });
+    expect(wantedAnchor(undefined, undefined, 'inc')).toEqual({ checkpointId: 'inc', source: 'incumbent' });
   });
 });
