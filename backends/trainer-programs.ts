@@ -38,6 +38,9 @@ export function trainerBase(command: TrainerCommandSpec, home: string): string[]
   return command;
 }
 
-export function trainerArgv(command: TrainerCommandSpec, home: string, entry: 'train' | 'predict', args: string[]): string[] {
+/** The training-job contract's entry points (core/job-contract.ts). */
+export type TrainerEntry = 'train' | 'predict' | 'describe';
+
+export function trainerArgv(command: TrainerCommandSpec, home: string, entry: TrainerEntry, args: string[]): string[] {
   return [...trainerBase(command, home), entry, ...args];
 }

@@ -3,6 +3,9 @@
 // `predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl` answers eval prompts from a frozen checkpoint.
 // `predict --serve` (a trainer whose spec sets `trainer.warmPredict`) does the same for one request a line on stdin
 // until stdin ends, so the eval worker starts it once and scores many public splits through it (PredictRequest).
+// Optionally, `describe` prints one JSON line, `{"knobs": {"NAME": {"default": …, "meaning": "…"}, …}}` (a
+// TrainerDescription), and exits 0: the knobs run.json `params` may hold, which `flywheel validate` and `flywheel run`
+// check a spec's knob names against (core/knob-check.ts); a trainer without it has its knobs reported as not checked.
 // Before an inner loop writes anything, the training worker checks that the trainer can start (checkTrainer): its
 // program resolves on the worker's PATH, an interpreter's script exists, the sandbox can be made. Nothing is run.
 
@@ -32,7 +35,10 @@ export interface RunJson {
      * `<path>/train.jsonl`: one example a line, `{prompt, completion, category, weight, source}` or
      * `{messages, category, weight, source}` (core/dataset/example-line.ts `TrainExample`), `weight` already the
      * effective one (mix × the example's weight × its category's loss weight). A trainer that can masks the loss to
-     * the completion and draws examples in proportion to `weight` × (completion bytes + 1). Absent on versions written before it existed.
+     * the completion, and `weight` is per example: an example's share of the loss is its weight's share of the
+     * total, whatever its length. The built-in trainers and the Hugging Face trainer draw examples in proportion to
+     * `weight` alone and average the loss first over each drawn example's own targets (its completion bytes or
+     * tokens and its end), then uniformly over the drawn examples. Absent on versions written before it existed.
      */
     examplesFile?: string;
     /**
@@ -116,3 +122,9 @@ export interface PredictReply {
 
 // The contract's file names live with every other in core/contract-files.ts.
 export { MANIFEST_FILE, METRICS_FILE, RUN_JSON } from './contract-files';
+
+/** What a trainer's `describe` entry point prints (one JSON line on stdout). */
+export interface TrainerDescription {
+  /** Every knob run.json `params` may hold, with its default (absent: off unless given) and what it does. */
+  knobs: Record<string, { default?: unknown; meaning?: string }>;
+}

@@ -1,39 +1,20 @@
-// How a campaign's trainer is run, isolated: its argv for an entry point, the environment the spec allows, the
-// code it may read, and what is hidden from it (FLYWHEEL_HOME, the task's eval sources). The launch activity and
-// the eval activity both go through here, so `train` and `predict` get the same sandbox.
+// How a campaign's trainer is run, isolated, by the workers: the spec's trainer block plus what this worker hides from
+// it (FLYWHEEL_HOME, the eval activity's predict scratch, the task's eval sources), and the isolated command of an
+// entry point. The launch activity and the eval activity both go through here, so `train` and `predict` get the same
+// sandbox; the request itself is backends/sandbox/trainer-request.ts's.
 import path from 'node:path';
-import { isolate, type IsolatedCommand, type IsolationRequest } from '../../backends/sandbox/sandbox';
-import { resolveLimits, type ResourceLimits } from '../../core/resource-limits';
+import { isolate, type IsolatedCommand } from '../../backends/sandbox/sandbox';
+import { isolationRequest, type EntryPaths, type TrainerSetup } from '../../backends/sandbox/trainer-request';
 import type { CampaignSpec } from '../../core/spec';
-import { trainerEnvironment } from '../../core/trainer-environment';
 import { predictScratchRoot } from '../../services/paths';
 import { hiddenTaskSources } from '../../services/task-registry';
-import { HF_TRAINER_CODE, REPO, hfPython, trainerArgv } from '../../backends/trainer-programs';
-import { HF_SETUP_HINT, interpreterHome } from '../../core/trainer-program';
+import { REPO } from '../../backends/trainer-programs';
 
-/** The spec's trainer block plus what the worker hides from it. */
-export interface TrainerSetup {
-  trainer: Pick<
-    CampaignSpec['trainer'],
-    'command' | 'env' | 'passEnv' | 'readOnlyPaths' | 'network' | 'unsandboxed' | 'warmPredict' | 'limits'
-  >;
-  /** FLYWHEEL_HOME, the eval activity's predict scratch and the task's eval sources. */
-  hide: string[];
-  /** FLYWHEEL_HOME: where `trainer.command: hf` finds its interpreter (the hf-venv). */
-  home: string;
-}
+export { isolationRequest, type EntryPaths, type TrainerSetup };
 
 export function trainerSetupOf(spec: Pick<CampaignSpec, 'trainer' | 'task'>, home: string): TrainerSetup {
   const sources = hiddenTaskSources(spec.task, REPO);
   return { trainer: spec.trainer, hide: [path.resolve(home), predictScratchRoot(), ...sources], home };
-}
-
-export interface EntryPaths {
-  cwd: string;
-  /** Read-only inputs: the dataset version and base checkpoint, or predict's checkpoint and prompts. */
-  data: string[];
-  /** The run directory, or predict's scratch folder. */
-  readWrite: string[];
 }
 
 /** The command that runs one entry point of the trainer under the campaign's isolation. */
@@ -41,35 +22,3 @@ export function isolatedEntry(setup: TrainerSetup, entry: 'train' | 'predict', a
   return isolate(isolationRequest(setup, entry, args, paths));
 }
 
-/** What isolating one entry point asks of the sandbox: the argv, environment and paths (checkTrainer asks it too). */
-export function isolationRequest(setup: TrainerSetup, entry: 'train' | 'predict', args: string[], paths: EntryPaths): IsolationRequest {
-  const { trainer } = setup;
-  const builtin = trainer.command === 'builtin';
-  const hf = trainer.command === 'hf';
-  return {
-    argv: trainerArgv(trainer.command, setup.home, entry, args),
-    env: trainerEnvironment(process.env, trainer),
-    cwd: paths.cwd,
-    // The checkout and its node_modules (a worktree links it from elsewhere) for the built-in trainer's TypeScript.
-    // The HF trainer's own folders of the checkout, and nothing else of it.
-    code: [...(builtin ? [REPO, path.join(REPO, 'node_modules')] : []), ...(hf ? HF_TRAINER_CODE : []), ...trainer.readOnlyPaths],
-    data: paths.data,
-    readWrite: paths.readWrite,
-    hide: setup.hide,
-    // The hf-venv lives under FLYWHEEL_HOME, which is masked: its folder alone is bound back, read-only, after the masks.
-    unmasked: hf ? [interpreterHome(hfPython(setup.home))] : [],
-    ...(hf ? { programHint: HF_SETUP_HINT } : {}),
-    // Only `train` may have a network: `predict` holds held-out prompts, and a network would carry them out.
-    network: entry === 'train' && trainer.network,
-    unsandboxed: trainer.unsandboxed,
-    trusted: builtin,
-    limits: kernelLimitsOf(resolveLimits(trainer.limits)),
-    // One uid per run directory or predict scratch: each counts its own processes.
-    uidKey: paths.cwd,
-  };
-}
-
-/** The limits the kernel enforces inside the sandbox (the local backend watches the rest). */
-function kernelLimitsOf(l: ResourceLimits): Partial<ResourceLimits> {
-  return { memoryMb: l.memoryMb, processes: l.processes, openFiles: l.openFiles, diskMb: l.diskMb };
-}

@@ -4,12 +4,15 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { startInnerLoopWorkflow } from '../../services/campaign-loops';
-import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { campaignVersionOf, registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { detachOnSigint } from '../detach';
 import { followLoop } from '../follow-loop';
 import { withSession } from '../session';
 import { uiLink } from '../../temporal/ui-links';
 import { loadSpecFile } from '../spec-file';
+import { checkKnobs } from '../knob-check';
+import { InvalidSpecError } from '../../core/spec';
+import { resolveConfig } from '../../core/config';
 import { agentNotice } from '../agent-notice';
 import { DEFAULT_EXAMPLE_TASK, exampleTask } from '../../services/example-tasks';
 
@@ -27,6 +30,12 @@ export function registerRun(program: Command): void {
     .addHelpText('after', `\nExample:\n  $ flywheel run ${EXAMPLE_SPEC}\n`)
     .action(async (file: string, opts: { id?: string; detach?: boolean; json?: boolean }) => {
       const spec = loadSpecFile(file);
+      // A knob the trainer does not have fails every experiment: refused here, before anything is registered (after
+      // the size cap, which campaignVersionOf applies as registration will).
+      campaignVersionOf(spec, file);
+      const knobs = await checkKnobs(spec, resolveConfig(process.env, process.cwd()).home);
+      if (knobs.problems.length > 0) throw new InvalidSpecError(knobs.problems, file);
+      if (knobs.unchecked) console.error(`note: trainer knobs not checked: ${knobs.unchecked}`);
       const notice = agentNotice(spec, process.env);
       if (notice) console.error(notice);
       const ctrlC = detachOnSigint();

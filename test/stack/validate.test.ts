@@ -27,7 +27,7 @@ const good = 'name: demo\nsearchSpace:\n  lr: { type: float, low: 0.0001, high: 
 
 it('prints ok for a valid YAML or JSON spec', () => {
   expect(validate('good.yaml', good)).toMatchObject({ code: 0, stdout: 'ok\n' });
-  const json = JSON.stringify({ name: 'demo', searchSpace: { layers: { type: 'int', low: 1, high: 4 } } });
+  const json = JSON.stringify({ name: 'demo', searchSpace: { hidden: { type: 'int', low: 16, high: 64 } } });
   expect(validate('good.json', json)).toMatchObject({ code: 0, stdout: 'ok\n' });
 });
 
@@ -53,6 +53,17 @@ it('rejects an invalid spec with one line per problem, each with its path, and e
       expect.stringMatching(/^innerLoop\.proposer: /),
     ]),
   );
+});
+
+it('refuses a knob the trainer does not have, naming the nearest one, before anything is registered', () => {
+  const typo = `${good}  hiden: { type: int, low: 16, high: 64 }\ntrainer:\n  fixed: { stpes: 10 }\n`;
+  const r = validate('typo.yaml', typo);
+  expect(r.code).toBe(2);
+  const knobs = 'its knobs: context, embed, hidden, lr, steps, batchSize, weightDecay, lrWarmup, lrSchedule, logEvery';
+  expect(r.stdout.trim().split('\n')).toEqual([
+    `trainer.fixed.stpes: "stpes" is not a knob of the built-in trainer (did you mean "steps"? ${knobs})`,
+    `searchSpace.hiden: "hiden" is not a knob of the built-in trainer (did you mean "hidden"? ${knobs})`,
+  ]);
 });
 
 it("refuses a parallelism past Temporal's pending-children limit in one line, exit code 2", () => {
@@ -166,5 +177,20 @@ describe('trainer.command: hf, resolved on this host into the hf-venv interprete
     expect(
       validate('torch-ok.yaml', spec(torch, 'selection: { metric: exact_match }\nouterLoop: { promotion: { metric: exact_match } }\n')),
     ).toMatchObject({ code: 0, stdout: 'ok\n' });
+  });
+
+  it("asks a trainer of one's own for its knobs through its describe entry point, and says when it cannot", () => {
+    const torch = `[python3, ${path.resolve(__dirname, '../../trainers/torch/main.py')}]`;
+    const exact = 'selection: { metric: exact_match }\nouterLoop: { promotion: { metric: exact_match } }\n';
+    const typo = spec(torch, exact).replace('  lr: {', '  n_layr: { type: int, low: 1, high: 4 }\n  lr: {');
+    const r = validate('torch-typo.yaml', typo);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(
+      /^searchSpace\.n_layr: "n_layr" is not a knob of the trainer \(python3 main\.py\) \(did you mean "n_layer"\? its knobs: n_layer, /,
+    );
+    // The flywheel CLI as a "trainer" has no describe entry point: not checked, said on stderr, and still ok.
+    const none = validate('no-describe.yaml', spec(`[${process.execPath}, ${BIN}]`));
+    expect(none).toMatchObject({ code: 0, stdout: 'ok\n' });
+    expect(none.stderr).toMatch(/^note: trainer knobs not checked: it has no describe entry point \(exit \d/);
   });
 });

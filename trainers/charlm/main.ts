@@ -2,17 +2,20 @@
 //   node bin/run-ts.js trainers/charlm/main.ts train --run-dir DIR
 //   node bin/run-ts.js trainers/charlm/main.ts predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl
 //   node bin/run-ts.js trainers/charlm/main.ts predict --serve     (the warm protocol: serve-predict.ts)
+//   node bin/run-ts.js trainers/charlm/main.ts describe            (its knobs, one JSON line: core/job-contract.ts)
 // No SIGTERM handler on purpose: the default action ends the process at once, even inside the synchronous
 // training loop, and every file it writes is a whole-line append or a rename, so nothing needs cleaning up.
 import { parseArgs } from 'node:util';
 import { CheckpointFormatError } from '../../formats/charlm/model';
+import type { TrainerDescription } from '../../core/job-contract';
 import { InvalidTrainParamsError, TrainingDivergedError, TrainingInputError } from './train';
+import { DEFAULT_TRAIN_PARAMS } from './train-params';
 import { predictCommand } from './predict-command';
 import { servePredict } from './serve-predict';
 import { TrainerError } from './run-files';
 import { trainCommand } from './train-command';
 
-const USAGE = 'usage: main.ts train --run-dir DIR | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl | predict --serve';
+const USAGE = 'usage: main.ts train --run-dir DIR | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl | predict --serve | describe';
 
 function run(argv: string[]): void {
   const [command, ...rest] = argv;
@@ -27,6 +30,7 @@ function run(argv: string[]): void {
     },
     strict: true,
   });
+  if (command === 'describe' && rest.length === 0) return describe();
   if (command === 'train' && values['run-dir']) return trainCommand(values['run-dir']);
   if (command === 'predict' && values.serve && !values.checkpoint && !values.prompts && !values.out) {
     servePredict().catch((err: Error) => fail(err));
@@ -36,6 +40,12 @@ function run(argv: string[]): void {
     return predictCommand(values.checkpoint, values.prompts, values.out);
   }
   throw new TrainerError(USAGE);
+}
+
+/** The `describe` entry point: every knob with its default (core/job-contract.ts TrainerDescription). */
+function describe(): void {
+  const knobs = Object.fromEntries(Object.entries(DEFAULT_TRAIN_PARAMS).map(([name, value]) => [name, { default: value }]));
+  console.log(JSON.stringify({ knobs } satisfies TrainerDescription));
 }
 
 function fail(err: unknown): never {

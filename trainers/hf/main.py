@@ -2,6 +2,7 @@
     <hf-venv>/bin/python3 trainers/hf/main.py train --run-dir DIR          (or under torchrun / accelerate launch)
     <hf-venv>/bin/python3 trainers/hf/main.py predict --checkpoint FOLDER --prompts IN.jsonl --out OUT.jsonl
     <hf-venv>/bin/python3 trainers/hf/main.py predict --serve     (the warm protocol: trainers/torch/serve_predict.py)
+    <hf-venv>/bin/python3 trainers/hf/main.py describe            (its knobs, one JSON line)
 It shares the PyTorch trainer's run.json reading, example rendering, metrics writer and atomic writes
 (trainers/torch/) and Flywheel's frozen-folder checks (formats/hf/frozen_model.py). An expected failure is one line
 on stderr, `hf-trainer: <what and where>`, exit 1, as for trainers/torch."""
@@ -29,6 +30,11 @@ from run_config import TrainerError  # noqa: E402
 
 def main(argv):
     command, a = parse_entry(argv, checkpoint='FOLDER')
+    if command == 'describe':
+        from entry_args import describe
+        from knobs import KNOBS
+
+        return describe(KNOBS)
     warnings.filterwarnings('ignore')  # the libraries' advice goes to stderr, where a failure's one line belongs
     if command == 'train':
         from train import train

@@ -1,7 +1,8 @@
 """The training-job contract's command line, shared by the PyTorch and Hugging Face trainers: `train --run-dir DIR`,
-`predict --checkpoint X --prompts IN.jsonl --out OUT.jsonl`, or `predict --serve` (serve_predict.py). Anything else is
-a TrainerError naming the usage."""
+`predict --checkpoint X --prompts IN.jsonl --out OUT.jsonl`, `predict --serve` (serve_predict.py), or `describe` (the
+knobs, as one JSON line). Anything else is a TrainerError naming the usage."""
 import argparse
+import json
 
 from run_config import TrainerError
 
@@ -10,7 +11,9 @@ def parse_entry(argv, checkpoint='FILE'):
     """('train', args), ('predict', args) or ('serve', args); `checkpoint` is how the usage line names predict's
     checkpoint."""
     usage = (f'usage: main.py train --run-dir DIR | predict --checkpoint {checkpoint} --prompts IN.jsonl --out OUT.jsonl'
-             ' | predict --serve')
+             ' | predict --serve | describe')
+    if argv == ['describe']:
+        return 'describe', None
 
     class Parser(argparse.ArgumentParser):
         def error(self, message):
@@ -29,3 +32,9 @@ def parse_entry(argv, checkpoint='FILE'):
     if a.command == 'predict' and a.checkpoint and a.prompts and a.out and not a.run_dir:
         return 'predict', a
     raise TrainerError(usage)
+
+
+def describe(knobs):
+    """The `describe` entry point (core/job-contract.ts TrainerDescription): every knob with its default and meaning."""
+    print(json.dumps({'knobs': {name: {'default': default, 'meaning': meaning}
+                                for name, (default, _check, meaning) in knobs.items()}}, default=str))

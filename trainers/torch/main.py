@@ -2,6 +2,7 @@
     python3 trainers/torch/main.py train --run-dir DIR          (or under torchrun)
     python3 trainers/torch/main.py predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl
     python3 trainers/torch/main.py predict --serve          (the warm protocol: serve_predict.py)
+    python3 trainers/torch/main.py describe                 (its knobs, one JSON line)
 No SIGTERM handler on purpose: the default action ends the process at once, and every file it writes is a
 whole-line append or a rename, so nothing needs cleaning up."""
 import os
@@ -15,6 +16,10 @@ from run_config import TrainerError  # noqa: E402
 
 def main(argv):
     command, a = parse_entry(argv)
+    if command == 'describe':
+        from entry_args import describe
+        from run_config import KNOBS
+        return describe(KNOBS)
     if command == 'train':
         from train import train
         return train(a.run_dir)
