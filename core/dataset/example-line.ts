@@ -92,7 +92,8 @@ export function exampleContent(e: ExampleLine): string {
 /**
  * A line of a dataset version's `train.jsonl`, as every trainer reads it: the example's own fields, its category and
  * its effective weight (its own weight × the version's mix weight for its source × the loss weight of its category).
- * A trainer draws examples in proportion to `weight` × (completion bytes + 1); 0 keeps an example in the version but out of training.
+ * `weight` is per example: a trainer draws examples in proportion to it and averages each drawn example's loss over
+ * its own targets, so its share of the loss does not grow with its length; 0 keeps an example in the version but out of training.
  */
 export type TrainExample = ExampleLine & { source: string };
 

@@ -1,6 +1,9 @@
 """Looks inside the HF trainer for its tests (run with the hf-venv's python3), printing one JSON value:
     hf_probe.py targets RUN_DIR        the first training batch TRL builds: each row's prompt text and the text of the
                                        tokens that are loss targets (labels != -100)
+    hf_probe.py example-loss RUN_DIR   the training loss of the first batch as the trainer computes it, and computed
+                                       here from plain logits as the mean of each row's mean over its targets and as the
+                                       mean over all targets; and the draw weight of every example
     hf_probe.py logprobs FOLDER PAIRS  per pair of pairs.jsonl, log p(chosen | prompt) and log p(rejected | prompt)
                                        under the frozen checkpoint FOLDER, computed here with plain transformers
     hf_probe.py nll FOLDER EXAMPLES    the mean cross-entropy (nats per target token: completion tokens and EOS) of
@@ -33,6 +36,24 @@ def targets(run_dir):
             'notTargets': tok.decode([i for i, l, m in zip(ids, labels, mask) if m and l == -100]),
         })
     return {'rows': rows, 'eos': tok.eos_token}
+
+
+def example_loss(run_dir):
+    import torch
+
+    from train import build_trainer, plan_run
+
+    plan = plan_run(run_dir)
+    trainer = build_trainer(plan, plan.dataset())
+    batch = next(iter(trainer.get_train_dataloader()))
+    with torch.no_grad():
+        trained = float(trainer.compute_loss(trainer.model, dict(batch)))
+        logits = trainer.model(input_ids=batch['input_ids'], attention_mask=batch['attention_mask']).logits[:, :-1].float()
+    labels = batch['labels'][:, 1:]
+    mask = labels != -100
+    nll = -logits.log_softmax(-1).gather(-1, labels.clamp(min=0)[..., None])[..., 0] * mask
+    return {'trained': trained, 'perExample': float((nll.sum(1) / mask.sum(1)).mean()), 'perToken': float(nll.sum() / mask.sum()),
+            'tokens': mask.sum(1).tolist(), 'drawWeights': sorted({w for _, w in plan.rows})}
 
 
 def logprobs(folder, pairs_file):
@@ -106,5 +127,5 @@ def tensor_names(folder):
 
 if __name__ == '__main__':
     command, *args = sys.argv[1:]
-    print(json.dumps({'targets': targets, 'logprobs': logprobs, 'nll': nll, 'digest': digest, 'parameters': parameters,
+    print(json.dumps({'targets': targets, 'example-loss': example_loss, 'logprobs': logprobs, 'nll': nll, 'digest': digest, 'parameters': parameters,
                       'tensor-names': tensor_names}[command](*args)))

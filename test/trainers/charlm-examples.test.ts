@@ -1,5 +1,5 @@
 // The built-in trainer on a dataset version's examples (run.json `dataset.examplesFile`): targets are drawn only
-// from completions, in proportion to the examples' weights (0: never); a task made here (copy the digit) is learnt
+// from completions, an example in proportion to its weight whatever its length (0: never); a task made here (copy the digit) is learnt
 // well enough that `predict` answers held-out prompts the untrained model cannot; a resumed run is bit-for-bit the
 // uninterrupted one; a dataset that cannot train anything, or a bad line, fails with one line; a version without
 // train.jsonl still trains on its text.
@@ -69,17 +69,33 @@ describe('drawing a training window', () => {
     expect(outside).toBe(0);
     expect(counts[2]).toBe(0); // weight 0
     expect(counts[3]).toBe(0); // no completion to learn
-    // In proportion to weight × (completion bytes + 1) among the drawable (1×3 : 3×2 : 2×4), within a few standard deviations.
+    // In proportion to weight among the drawable (1 : 3 : 2), whatever their lengths, within a few standard deviations.
     for (const [i, share] of [
-      [0, 3 / 17],
-      [1, 6 / 17],
-      [4, 8 / 17],
+      [0, 1 / 6],
+      [1, 3 / 6],
+      [4, 2 / 6],
     ]) {
       expect(Math.abs(counts[i] / N - share)).toBeLessThan(0.01);
     }
     // The end of each completion is one target among its bytes + 1: "xy" → a third, "z" → a half.
     expect(Math.abs(ends[0] / counts[0] - 1 / 3)).toBeLessThan(0.02);
     expect(Math.abs(ends[1] / counts[1] - 1 / 2)).toBeLessThan(0.02);
+  });
+
+  test('a long and a short example of equal weight are drawn equally often: the weight is per example, not per byte', () => {
+    const c = corpusOf([
+      { prompt: 'A=', completion: 'x', weight: 1 },
+      { prompt: 'B=', completion: 'y'.repeat(99), weight: 1 },
+      { prompt: 'C=', completion: 'z'.repeat(9), weight: 2 },
+    ]);
+    const rng = new Rng(5);
+    const counts = [0, 0, 0];
+    const N = 40_000;
+    for (let n = 0; n < N; n++) counts[drawTarget(c, rng).example] += 1;
+    // Shares 1/4, 1/4, 1/2 (by bytes + 1 they were 2/122, 100/122 and 20/122); 0.01 is over 4 standard deviations.
+    expect(Math.abs(counts[0] / N - 1 / 4)).toBeLessThan(0.01);
+    expect(Math.abs(counts[1] / N - 1 / 4)).toBeLessThan(0.01);
+    expect(Math.abs(counts[2] / N - 1 / 2)).toBeLessThan(0.01);
   });
 
   test("a window's target is a completion byte or BOS (the end), its context the example's own bytes, BOS before its start", () => {

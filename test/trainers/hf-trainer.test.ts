@@ -1,8 +1,8 @@
 // The Hugging Face trainer (trainers/hf/) against the training-job contract, run as the backends run it: the
 // hf-venv's python3 on a run directory, argv as data, real transformers/TRL/peft on the CPU, a tiny Llama built from a
 // config and a tokenizer trained on the task's own text (no hub). SFT, full and LoRA, lowers the completion loss with
-// only completion tokens as targets; checkpoints are frozen folders whose digest is sha256Folder's; predict answers
-// exactly the prompts given, one-shot and as a warm `predict --serve`; trust_remote_code, an unknown knob and a bad
+// only completion tokens as targets, an example drawn by its weight and weighing as one in the loss; checkpoints are
+// frozen folders whose digest is sha256Folder's; predict answers exactly the prompts given, one-shot and as a warm `predict --serve`; trust_remote_code, an unknown knob and a bad
 // value are refused in one line.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -173,6 +173,30 @@ test('only completion tokens (and the EOS after them) are loss targets; prompt t
     expect(row.targets).toBe(byPrompt.get(row.notTargets) + eos);
     expect(row.input).toBe(row.notTargets + row.targets);
   }
+}, 300_000);
+
+test('an example weighs per example: drawn by its weight alone, each sequence its own mean in the loss', () => {
+  // Completions of 2 to 9 tokens (a colour repeated), one example of weight 2.
+  const uneven = path.join(scratch, 'uneven-data');
+  fs.mkdirSync(uneven, { recursive: true });
+  const lines = COLOURS.map(([t, c], i) => ({
+    prompt: promptOf(t),
+    completion: Array.from({ length: 1 + (i % 4) * 2 }, () => c).join(' '),
+    category: 'colour',
+    weight: i === 0 ? 2 : 1,
+    source: 'base',
+  }));
+  fs.writeFileSync(path.join(uneven, 'train.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  fs.writeFileSync(path.join(uneven, 'train.txt'), '');
+  const dir = makeHfRunDir(path.join(scratch, 'uneven'), uneven, { model, ...TRAIN, steps: 2 }, 0);
+  const r = hfProbe<{ trained: number; perExample: number; perToken: number; tokens: number[]; drawWeights: number[] }>(
+    'example-loss',
+    dir,
+  );
+  expect(r.drawWeights).toEqual([1, 2]); // the weights themselves, not weight × (completion bytes + 1)
+  expect(new Set(r.tokens).size).toBeGreaterThan(1); // the batch's sequences differ in length...
+  expect(Math.abs(r.perExample - r.perToken)).toBeGreaterThan(0.01); // ...enough that the two means differ
+  expect(r.trained).toBeCloseTo(r.perExample, 4);
 }, 300_000);
 
 test('SFT with LoRA: the completion loss falls and the checkpoint holds the adapter merged into the weights', () => {

@@ -1,6 +1,6 @@
 // The reference PyTorch trainer on a dataset version's examples (run.json `dataset.examplesFile`): it renders chat
 // lines exactly as core/dataset/example-line.ts does; its windows count only completion targets and never draw an
-// example of weight 0; on a task made here it learns to answer held-out prompts the untrained model cannot; a run
+// example of weight 0; an example is drawn by its weight and each window is one example's mean in the loss; on a task made here it learns to answer held-out prompts the untrained model cannot; a run
 // resumed on the examples path reaches the uninterrupted run's weights; a dataset that cannot train fails in one line.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -107,6 +107,36 @@ print(json.dumps({'shape': list(x.shape), 'targets': sorted(set(counted.tolist()
   expect(r.targets).toEqual([...new Set(completionBytes)].concat(r.bos));
   // The weight-0 example's bytes never appear in a window at all.
   for (const ch of 'CDq') expect(r.inputs).not.toContain(ch.charCodeAt(0));
+});
+
+test('an example weighs per example: a long and a short one of equal weight are drawn equally often, and each window is one example in the loss', () => {
+  const lines = [
+    { prompt: 'A=', completion: 'x', category: 'c', weight: 1, source: 's' },
+    { prompt: 'B=', completion: 'y'.repeat(99), category: 'c', weight: 1, source: 's' },
+    { prompt: 'C=', completion: 'z'.repeat(9), category: 'c', weight: 2, source: 's' },
+  ];
+  const file = path.join(scratch, 'per-example.jsonl');
+  fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const r = python(
+    `import torch
+from data import ExampleWindows, data_generator
+from model import IGNORE, VOCAB, window_loss
+w = ExampleWindows(sys.argv[1])
+ex = w.draw(40000, data_generator(5, 0))
+shares = [float((ex == i).double().mean()) for i in range(3)]
+# Two windows: one counted target of loss log(VOCAB) (uniform logits), and seven of loss about 0 (a confident logit).
+logits = torch.zeros(2, 8, VOCAB)
+logits[1, :, 65] = 50.0
+targets = torch.full((2, 8), IGNORE)
+targets[0, 7] = 66
+targets[1, 1:] = 65
+print(json.dumps({'shares': shares, 'loss': float(window_loss(logits, targets)), 'uniform': float(torch.log(torch.tensor(float(VOCAB))))}))`,
+    [file],
+  ) as { shares: number[]; loss: number; uniform: number };
+  // Shares 1/4, 1/4, 1/2 by weight (by completion bytes + 1 they were 2/122, 100/122, 20/122); 0.01 is over 4 sd.
+  for (const [i, share] of [1 / 4, 1 / 4, 1 / 2].entries()) expect(Math.abs(r.shares[i] - share)).toBeLessThan(0.01);
+  // The mean of the two windows' own means (half of log 257), not the mean over their eight targets (an eighth).
+  expect(r.loss).toBeCloseTo(r.uniform / 2, 4);
 });
 
 describe('training on the copy task', () => {

@@ -2,9 +2,8 @@
 // array of token ids, and the draw of a training window from them. An example is drawn in proportion to its weight
 // (0: never), then a target uniformly among its completion bytes and the end of the completion; the context is the
 // bytes of prompt + completion before the target, BOS-padded at the example's start, as `predict` sees a prompt.
-// An example's draw weight is its weight × (completion bytes + 1): every completion byte of equal weight is as likely a
-// target as any other, as in token-averaged fine-tuning, and a version of whole files (the built-in corpus) trains as its
-// text did.
+// A window trains one target, so an example's share of the loss is its weight's share of the total, whatever its
+// length (the job contract's per-example weight; a long example is not worth more draws than a short one).
 // The end of the completion is trained with BOS as its target: greedy decoding stops there, so `predict` answers
 // with the completion alone. Prompt bytes are never a target.
 import type { Rng } from '../../core/stream-rng';
@@ -24,7 +23,7 @@ export interface ExampleCorpus {
   readonly completionStarts: Int32Array;
   /** The examples that can be drawn (weight > 0, completion not empty), in file order. */
   readonly drawable: Int32Array;
-  /** Running sums of the drawable examples' weight × (completion bytes + 1): drawable[k] is drawn when a uniform u × total falls below cum[k]. */
+  /** Running sums of the drawable examples' weights: drawable[k] is drawn when a uniform u × total falls below cum[k]. */
   readonly cumWeights: Float64Array;
 }
 
@@ -61,7 +60,7 @@ export class ExampleCorpusBuilder {
     let total = 0;
     for (let i = 0; i < this.weights.length; i++) {
       if (!(this.weights[i] > 0) || this.completionStarts[i] === this.starts[i + 1]) continue;
-      total += this.weights[i] * (this.starts[i + 1] - this.completionStarts[i] + 1);
+      total += this.weights[i];
       drawable.push(i);
       cum.push(total);
     }
@@ -97,7 +96,7 @@ export interface DrawnTarget {
   pos: number;
 }
 
-/** Draws an example in proportion to its weight × (completion bytes + 1) (binary search of the running sums), then a target in its completion. */
+/** Draws an example in proportion to its weight (binary search of the running sums), then a target in its completion. */
 export function drawTarget(corpus: ExampleCorpus, rng: Rng): DrawnTarget {
   const cum = corpus.cumWeights;
   const u = rng.next() * cum[cum.length - 1];

@@ -15,8 +15,8 @@ DPO_KEYS = {'rewards/margins': 'reward_margin', 'rewards/accuracies': 'reward_ac
 
 
 class MetricsCallback(TrainerCallback):
-    """`{step, loss, lr, tokens, tokens_per_s, mfu?}`: loss is TRL's mean cross-entropy over the logging window, in
-    nats per target token (SFT: completion tokens; DPO: the DPO loss); tokens are the non-padding tokens trained on
+    """`{step, loss, lr, tokens, tokens_per_s, mfu?}`: loss is the training loss over the logging window (SFT: the
+    mean over sequences of each one's cross-entropy in nats per completion token, example_loss.py; DPO: the DPO loss); tokens are the non-padding tokens trained on
     so far, over every process. A resumed run writes nothing for the steps its metrics already hold, so the curve
     continues where it stopped, with no step twice."""
 

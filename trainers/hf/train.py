@@ -1,5 +1,6 @@
 """`train --run-dir DIR`: fine-tunes a causal LM with TRL as DIR/run.json says: SFT on the dataset version's
-examples with the loss on the completions only (full or LoRA), or DPO on its preference pairs (`objective`, see
+examples with the loss on the completions only, each example's mean over its own tokens (example_loss.py; full or
+LoRA), or DPO on its preference pairs (`objective`, see
 knobs.py). Appends metrics.jsonl, writes frozen checkpoints (checkpoints/step-<N>/, manifest.py) and keeps its resume
 state (optimizer, scheduler, RNG, data position: TRL's own checkpoint) in DIR/hf-state/, outside every listed
 folder. Restarted on the same directory it resumes from the newest listed checkpoint on the same data order. Under
@@ -154,10 +155,12 @@ def build_trainer(plan, dataset):
         config = DPOConfig(**common, beta=p['dpoBeta'], **losses)
         trainer = PretokenizedDPOTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
     else:
-        from trl import SFTConfig, SFTTrainer
+        from trl import SFTConfig
+
+        from example_loss import PerExampleSFTTrainer
 
         config = SFTConfig(**common, completion_only_loss=True, packing=False)
-        trainer = SFTTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
+        trainer = PerExampleSFTTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config, callbacks=callbacks)
     trainer.remove_callback(PrinterCallback)  # it prints every log dict; metrics.jsonl has what matters
     return trainer
 

@@ -1,6 +1,6 @@
 """What the HF trainer trains on, as a `datasets.Dataset` in the order it is trained: a dataset version's examples
 (train.jsonl, for SFT) or its preference pairs (pairs.jsonl, for DPO), tokenized once here, drawn with replacement from the run's seed,
-an example in proportion to weight x (completion bytes + 1) and a pair in proportion to its weight (docs/backends.md
+an example or a pair in proportion to its weight, whatever its length (docs/backends.md
 "The dataset in run.json"). The draws are made once, before training, so a resumed run (which skips the batches it
 already trained on) continues on exactly the sequence the uninterrupted run would have seen."""
 import json
@@ -61,7 +61,7 @@ def read_sft_rows(file, tokenizer, max_length):
         p, c = prompt_ids(tokenizer, prompt), answer_ids(tokenizer, completion)
         ids, mask = (p + c)[:max_length], ([0] * len(p) + [1] * len(c))[:max_length]
         if any(mask):  # a prompt that fills max_length leaves nothing to learn
-            out.append(({'input_ids': ids, 'completion_mask': mask}, weight * (len(completion.encode('utf-8')) + 1)))
+            out.append(({'input_ids': ids, 'completion_mask': mask}, weight))
     return out
 
 

@@ -75,18 +75,21 @@ class ExampleWindows:
         self.offset = torch.cumsum(lengths, 0) - lengths
         self.length = lengths
         self.prompt = torch.tensor([len(p) for p, _, _ in kept], dtype=torch.long)
-        # Drawn in proportion to weight x (completion bytes + 1): every completion byte of equal weight is as likely a
-        # target, as in token-averaged fine-tuning (and as the built-in trainer draws).
-        self.cum_weight = torch.cumsum(torch.tensor([w * (len(c) + 1) for _, c, w in kept], dtype=torch.float64), 0)
+        # Drawn in proportion to weight alone (as the built-in trainer draws): with the loss averaged per window
+        # (model.py), an example's share of the loss is its weight's share, whatever its length.
+        self.cum_weight = torch.cumsum(torch.tensor([w for _, _, w in kept], dtype=torch.float64), 0)
+
+    def draw(self, batch_size, gen):
+        """The indices (among the drawable examples) of batch_size examples drawn in proportion to their weights."""
+        u = torch.rand(batch_size, generator=gen, dtype=torch.float64) * self.cum_weight[-1]
+        return torch.searchsorted(self.cum_weight, u, right=True).clamp(max=self.cum_weight.numel() - 1)
 
     def sample(self, batch_size, context, gen):
-        """(inputs, targets), each (batch_size, context) int64. An example is drawn in proportion to its weight x
-        (completion bytes + 1) and a
+        """(inputs, targets), each (batch_size, context) int64. An example is drawn in proportion to its weight and a
         target uniformly among its completion bytes and its end; the window is the `context` sequence positions
         from max(0, target - context), so it starts at BOS whenever the example fits, as predict sees a prompt.
         Every completion target inside the window counts; positions past the example's end are padding."""
-        u = torch.rand(batch_size, generator=gen, dtype=torch.float64) * self.cum_weight[-1]
-        ex = torch.searchsorted(self.cum_weight, u, right=True).clamp(max=self.cum_weight.numel() - 1)
+        ex = self.draw(batch_size, gen)
         length, prompt, offset = self.length[ex], self.prompt[ex], self.offset[ex]
         completion_targets = length - prompt + 1  # completion bytes and the end
         first = 1 + prompt  # sequence index of the first completion byte (index 0 is the leading BOS)

@@ -15,6 +15,17 @@ VOCAB = 257
 IGNORE = -1
 
 
+def window_loss(logits, targets):
+    """Each row's (window's) mean cross-entropy in nats over its targets not IGNORE, then the mean over the rows
+    that have any: a row is one drawn example, so an example's share of the loss is set by how often it is drawn
+    (its weight), not by how many of its bytes a window holds. On the text path every row has `context` targets and
+    this is the plain mean over targets."""
+    per_target = F.cross_entropy(logits.float().view(-1, VOCAB), targets.reshape(-1), ignore_index=IGNORE, reduction='none')
+    counted = (targets != IGNORE).sum(1)
+    per_row = per_target.view(targets.shape).sum(1) / counted.clamp(min=1)
+    return per_row[counted > 0].mean()
+
+
 @dataclass(frozen=True)
 class GPTConfig:
     n_layer: int
@@ -80,7 +91,8 @@ class GPT(nn.Module):
             nn.init.zeros_(m.bias)
 
     def forward(self, idx, targets=None):
-        """Logits (B, T, VOCAB); with targets, also the mean cross-entropy in nats over the targets not IGNORE."""
+        """Logits (B, T, VOCAB); with targets, also the loss in nats: each row's mean cross-entropy over its
+        targets not IGNORE, averaged over the rows that have any (window_loss)."""
         t = idx.shape[1]
         pos = torch.arange(t, device=idx.device)
         x = self.drop(self.tok_emb(idx) + self.pos_emb(pos))
@@ -89,7 +101,7 @@ class GPT(nn.Module):
         logits = F.linear(self.ln_f(x), self.tok_emb.weight)  # the head is the token embedding, transposed
         if targets is None:
             return logits, None
-        return logits, F.cross_entropy(logits.float().view(-1, VOCAB), targets.reshape(-1), ignore_index=IGNORE)
+        return logits, window_loss(logits, targets)
 
     def flops_per_token(self) -> float:
         """Training FLOPs per token: 6N for the weights (N without the position table, which is a lookup)
