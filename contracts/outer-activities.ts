@@ -183,8 +183,16 @@ export interface BuildDatasetVersionResult {
     added: number;
     /** Critique examples whose content the version already held. */
     duplicates: number;
-    /** Examples dropped for overlapping an eval item (parent's and new alike). */
+    /**
+     * What was dropped for overlapping an eval item: examples and pairs as built (parent's and new alike), and the
+     * feedback events counted in `droppedEvents`.
+     */
     removed: number;
+    /**
+     * Feedback events (one per critique) whose raw fields (prompt, output, correction, revision, critique text, before
+     * any wrapping or escaping) overlap an eval item: no example or pair of any builder was made from them.
+     */
+    droppedEvents: number;
     /** The teacher's stored signals that are not SFT targets: `pair` (the `pairs` builder reads the event instead) and `none`. */
     skippedSignals: { pair: number; none: number };
     /** Bytes of train.txt, repetitions included. */
@@ -192,7 +200,10 @@ export interface BuildDatasetVersionResult {
     /** Preference pairs in the version (its pairs.jsonl); absent when it has none. */
     pairs?: number;
   };
-  /** The first {@link MAX_REMOVED_LISTED} removed examples, with the eval items each overlaps. */
+  /**
+   * The first {@link MAX_REMOVED_LISTED} removed examples and pairs and dropped events (their critique's id as
+   * `sourceRef`, listed first), with the eval items each overlaps.
+   */
   removed: { sourceRef: string; evalItemIds: string[] }[];
 }
 

@@ -1,11 +1,14 @@
 // buildDatasetVersion: one outer iteration's immutable dataset: the parent version's examples plus the examples made
-// from the teacher's critiques, minus everything that overlaps an eval item (checked here, every time), with mixing
+// from the teacher's critiques, minus everything that overlaps an eval item (checked here, every time: each feedback
+// event on its raw fields before any signal is built from it, then every built example and pair), with mixing
 // weights per source and loss weights per category. The trainer reads the version's files (train.jsonl, train.txt:
 // services/datasets/version-files.ts) through run.json. A version derived from a dataset a user registered (no
 // campaign) belongs to the dataset `<campaignId>/<NAME>`, the campaign's own line of versions of it.
 import { trainPairLine, type SignalBuilder, type TrainPair } from '../../core/dataset/example-line';
 import { buildSignals, pairHashOf } from '../../core/dataset/signal-builders';
-import { findOverlaps } from '../../core/dataset/overlap';
+import { CONTAMINATION_THRESHOLDS } from '../../core/dataset/contamination';
+import { OverlapIndex } from '../../core/dataset/overlap';
+import { rawOverlapOf } from '../../core/dataset/raw-overlap';
 import { NotFoundError, NonRetryableError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { critiquesWithSources, type CritiqueWithSources } from '../../services/critiques';
@@ -82,8 +85,10 @@ const pairOfRow = (p: PairRow): TrainPair => ({
  * before the one transaction that inserts the examples and the version (ON CONFLICT DO NOTHING), so a version row
  * always has its files.
  *
- * Eval items of every suite and split (public, held-out, probes) are checked with `findOverlaps` at its defaults
- * (13-character n-grams, 0.5 share), each as its prompt followed by its reference.
+ * Eval items of every suite and split (public, held-out, test, probes) are checked at the contamination check's
+ * thresholds (13-character n-grams, 0.5 share), each as its prompt followed by its reference: first each feedback
+ * event's raw fields (core/dataset/raw-overlap.ts), so an event that overlaps an item yields no example or pair of
+ * any builder, then every example and pair of the pool as built.
  */
 export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatasetVersionInput): Promise<BuildDatasetVersionResult> {
   const { db } = deps;
@@ -92,8 +97,13 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   const mix = canonical({ ...parent.mixWeights, ...input.mix }, 'mix');
   const lossWeights = canonical({ ...parent.lossWeights, ...input.lossWeights }, 'lossWeights');
 
-  const pool = await poolOf(deps, parent.id, input);
-  const removed = await removeOverlaps(deps, pool);
+  const evals = await allEvalItemTexts(db);
+  const index = new OverlapIndex(
+    evals.map((e) => ({ id: e.id, text: e.prompt + e.reference })),
+    CONTAMINATION_THRESHOLDS,
+  );
+  const pool = await poolOf(deps, parent.id, input, index);
+  const removed = [...pool.droppedEvents, ...removeOverlaps(pool, index)];
   const version = keptVersion(pool, mix, lossWeights);
   const dataset = await childDatasetOf(deps, parent.datasetId, input.campaignId);
   const versionId = `${dataset.id}@${sha256(versionKeyOf(parent.id, version)).slice(0, 12)}`;
@@ -111,34 +121,48 @@ interface Pool {
   fromCritiques: Set<string>;
   duplicates: number;
   skippedSignals: { pair: number; none: number };
+  /** The feedback events (by critique) whose raw fields overlap an eval item: nothing was built from them. */
+  droppedEvents: Removed;
 }
 
 /** The parent version's examples and pairs, then those the signal builders derive from the critiques. */
-async function poolOf(deps: ActivityDeps, parentId: string, input: BuildDatasetVersionInput): Promise<Pool> {
+async function poolOf(deps: ActivityDeps, parentId: string, input: BuildDatasetVersionInput, index: OverlapIndex): Promise<Pool> {
   const pool: Pool = {
     examples: new Map(),
     pairs: new Map(),
     fromCritiques: new Set(),
     duplicates: 0,
     skippedSignals: { pair: 0, none: 0 },
+    droppedEvents: [],
   };
   for (const e of await examplesOfVersion(deps.db, parentId)) pool.examples.set(e.contentHash, e);
   const signals = input.signals ?? ['reference'];
   for (const p of await pairsOfVersion(deps.db, parentId)) pool.pairs.set(p.contentHash, p);
-  for (const c of await loadCritiques(deps, input.campaignId, input.critiqueIds)) addCritique(pool, c, signals, input.categoryOf);
+  for (const c of await loadCritiques(deps, input.campaignId, input.critiqueIds)) addCritique(pool, c, signals, input.categoryOf, index);
   return pool;
 }
 
-/** Adds one critique's examples and pairs to the pool; an example already there counts as a duplicate. */
+/**
+ * Adds one critique's examples and pairs to the pool; an example already there counts as a duplicate. A feedback
+ * critique whose event overlaps an eval item on its raw fields adds nothing and is recorded as dropped.
+ */
 function addCritique(
   pool: Pool,
   c: CritiqueWithSources,
   signals: readonly SignalBuilder[],
   categoryOf: BuildDatasetVersionInput['categoryOf'],
+  index: OverlapIndex,
 ): void {
   // A single signal object (another teacher's shape) is read as a list of one.
   const stored = (Array.isArray(c.signal) ? c.signal : [c.signal]) as TrainingSignal[];
   for (const s of stored) if (s.kind !== 'sft') pool.skippedSignals[s.kind]++;
+  if (c.sourceKind === 'feedback') {
+    const evalItemIds = rawOverlapOf(index, { event: c.event, text: c.text, signals: stored, revision: c.revision });
+    if (evalItemIds.length > 0) {
+      pool.droppedEvents.push({ sourceRef: c.id, evalItemIds });
+      return;
+    }
+  }
   const built = buildSignals(
     {
       critiqueId: c.id,
@@ -184,19 +208,19 @@ function addCritique(
 type Removed = { sourceRef: string; evalItemIds: string[] }[];
 
 /** Drops from the pool every example and pair that overlaps an eval item; what was dropped, and which items it overlaps. */
-async function removeOverlaps(deps: ActivityDeps, pool: Pool): Promise<Removed> {
-  const evals = await allEvalItemTexts(deps.db);
+function removeOverlaps(pool: Pool, index: OverlapIndex): Removed {
   // A pair is checked as two texts (prompt + chosen, prompt + rejected), keyed apart from the examples.
-  const overlaps = findOverlaps(
-    [
-      ...[...pool.examples.values()].map((e) => ({ key: e.contentHash, text: e.content })),
-      ...[...pool.pairs.values()].flatMap((p) => [
-        { key: `pair:${p.contentHash}`, text: p.prompt + p.chosen },
-        { key: `pair:${p.contentHash}`, text: p.prompt + p.rejected },
-      ]),
-    ],
-    evals.map((e) => ({ id: e.id, text: e.prompt + e.reference })),
-  );
+  const candidates = [
+    ...[...pool.examples.values()].map((e) => ({ key: e.contentHash, text: e.content })),
+    ...[...pool.pairs.values()].flatMap((p) => [
+      { key: `pair:${p.contentHash}`, text: p.prompt + p.chosen },
+      { key: `pair:${p.contentHash}`, text: p.prompt + p.rejected },
+    ]),
+  ];
+  const overlaps = candidates.flatMap((c) => {
+    const o = index.overlapOf(c.text);
+    return o ? [{ key: c.key, evalIds: o.evalIds }] : [];
+  });
   const removed: Removed = [];
   for (const o of overlaps) {
     const pairHash = o.key.startsWith('pair:') ? o.key.slice('pair:'.length) : undefined;
@@ -260,6 +284,7 @@ function resultOf(versionId: string, created: boolean, pool: Pool, v: KeptVersio
       added: v.kept.filter((e) => pool.fromCritiques.has(e.contentHash)).length,
       duplicates: pool.duplicates,
       removed: removed.length,
+      droppedEvents: pool.droppedEvents.length,
       skippedSignals: pool.skippedSignals,
       trainBytes: trainBytesOf(v.records),
       ...(v.keptPairs.length ? { pairs: v.keptPairs.length } : {}),

@@ -9,7 +9,7 @@ import { critiqueFeedback } from '../../activities/outer/critique-feedback';
 import { datasetDirOf } from '../../services/paths';
 import { repetitions, uniformOf } from '../../core/dataset/loss-weights';
 import type { DbHandle } from '../../db/client';
-import { critiques, datasetVersions, datasets, evalItems, examples, feedbackEvents } from '../../db/schema';
+import { critiques, datasetVersions, datasets, evalItems, examples, feedbackEvents, trainPairs } from '../../db/schema';
 import { freshDatabase, scratchDir } from '../helpers/env';
 
 const home = scratchDir('dataset-version');
@@ -128,6 +128,7 @@ test('a version: parent plus critique examples, minus eval overlaps (listed); co
     added: 1,
     duplicates: 0,
     removed: 2,
+    droppedEvents: 1, // e-leak, on its raw correction, before any example was built from it
     skippedSignals: { pair: 2, none: 2 },
   });
 
@@ -175,6 +176,23 @@ test('a version: parent plus critique examples, minus eval overlaps (listed); co
   const other = await buildDatasetVersion(deps, { ...input, mix: { critique: 1 } });
   expect(other.versionId).not.toBe(r.versionId);
   expect(other.created).toBe(true);
+});
+
+test('an event that overlaps an eval item on its raw fields yields no signal of any builder, and its drop is recorded', async () => {
+  const deps = { db: h.db, home };
+  const signals = ['reference', 'critique', 'pairs'] as const;
+  const r = await buildDatasetVersion(deps, { campaignId: 'c1', parentVersionId: PARENT, critiqueIds, signals });
+  expect(r.counts.droppedEvents).toBe(1);
+  expect(r.removed).toContainEqual({ sourceRef: 'c1/critique/e-leak', evalItemIds: ['s@1/held-1'] });
+  // Its critic example (the output JSON-escaped in an instruction, the critique's token lists) passes the check on
+  // built text; it is left out all the same, as are its reference example and its pair.
+  const rows = await h.db.select().from(examples).where(eq(examples.datasetVersionId, r.versionId));
+  expect(rows.filter((e) => e.sourceRef === 'c1/critique/e-leak')).toEqual([]);
+  expect(rows.filter((e) => e.sourceRef === 'c1/critique/e-edit').map((e) => e.builder)).toEqual(
+    expect.arrayContaining(['reference', 'critique']),
+  );
+  const pairs = await h.db.select().from(trainPairs).where(eq(trainPairs.datasetVersionId, r.versionId));
+  expect(pairs.map((p) => p.sourceRef)).toEqual(['c1/critique/e-edit']);
 });
 
 test('a child of the child keeps its weights and stays clean; unknown ids are NotFoundErrors', async () => {
