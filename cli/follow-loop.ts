@@ -7,6 +7,8 @@ import { endReason } from '../services/loop-failures';
 import { summaryMetricsOfSpec } from '../services/task-registry';
 import { LoopFailedError } from './errors';
 import { formatResult } from './print-result';
+import { noSuccessReason } from './no-success';
+import { loopExperiments } from '../services/inner-loops';
 import type { Session } from './session';
 import { watchLoop } from './watch';
 
@@ -33,6 +35,9 @@ export async function followLoop(
     return undefined;
   }
   console.log(json ? JSON.stringify(outcome.result, null, 2) : formatResult(outcome.result, summaryMetricsOfSpec(spec)));
+  // A search in which nothing succeeded is a failure of the run, with its reason, not exit 0 over an empty summary.
+  if (!outcome.result.best && outcome.result.experiments > 0)
+    throw new LoopFailedError(noSuccessReason(handle.workflowId, await loopExperiments(s.db, outcome.result.innerLoopId)));
   return outcome.result;
 }
 

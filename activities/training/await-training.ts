@@ -8,6 +8,7 @@
 // The metrics it reports only ever prune (named trainer-reported there); they never reach the promotion gate.
 import fs from 'node:fs';
 import path from 'node:path';
+import { stderrReason } from '../../core/stderr-reason';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { JobStatus, TrainingBackend } from '../../backends';
@@ -274,8 +275,18 @@ async function finish(
 ): Promise<TrainingOutcome> {
   const stderrTail = await backend.stderrTail(input.handle, 20);
   const unsuccessful = unsuccessfulEnd(input, status);
-  if (unsuccessful)
-    return record(deps, input, { runId: input.runId, ...unsuccessful, exitCode: status.exitCode }, stderrTail, status.trainerSeconds);
+  if (unsuccessful) {
+    // The trainer's own last word on why, beside the exit code (a limit or a time-out is its own reason).
+    const said = status.state === 'failed' && status.reason === undefined ? stderrReason(stderrTail) : undefined;
+    const error = said ? `${unsuccessful.error}: ${said}` : unsuccessful.error;
+    return record(
+      deps,
+      input,
+      { runId: input.runId, ...unsuccessful, error, exitCode: status.exitCode },
+      stderrTail,
+      status.trainerSeconds,
+    );
+  }
   let entries;
   try {
     if (truncated) throw new Error(truncated);

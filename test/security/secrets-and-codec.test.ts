@@ -330,6 +330,6 @@ test("the workflow code's own failure is encoded inside the workflow bundle, and
   expect(failure).toBeInstanceOf(WorkflowFailedError);
   expect((failure as WorkflowFailedError).cause).toMatchObject({
     type: 'BaselineFailed',
-    message: expect.stringMatching(/^the untrained baseline failed: the trainer exited with code 3$/),
+    message: expect.stringMatching(/^the untrained baseline failed: the trainer exited with code 3: fixture-trainer: exploding on purpose/),
   });
 });

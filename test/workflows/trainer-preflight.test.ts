@@ -148,7 +148,10 @@ test('a loop that fails after it started (its baseline) shows the reason in stat
   const status = await runCli(env, ['status', name]);
   const [head, reason] = status.stdout.trim().split('\n');
   expect(head).toMatch(/: FAILED/);
-  expect(reason).toMatch(/^  reason: the untrained baseline failed: the trainer exited with code 3/);
+  // The trainer's own last line says why, not only its exit code.
+  expect(reason).toMatch(
+    /^  reason: the untrained baseline failed: the trainer exited with code 3: fixture-trainer: exploding on purpose \(run /,
+  );
 
   const loopId = head.split(':')[0];
   const loopPage = await get(`/loops/${encodeURIComponent(loopId)}`);
@@ -159,6 +162,22 @@ test('a loop that fails after it started (its baseline) shows the reason in stat
   const campaign = await get(`/campaigns/${name}`);
   expect(campaign.text).toMatch(/<table id="failed-loops">/);
   expect(campaign.text).toContain('the untrained baseline failed: the trainer exited with code 3');
+});
+
+test('a search in which every experiment failed exits 1 with the reason they share, not 0 over an empty summary', async () => {
+  const name = uniqueName('all-fail');
+  // The baseline gets trainer.fixed alone and succeeds; every searched experiment gets crash: true.
+  const spec = fixtureSpec(name, { steps: 5, crash: true }, { maxTrainingAttempts: 1 });
+  const file = path.join(harness.home, `${name}.yaml`);
+  fs.writeFileSync(file, YAML.stringify(spec));
+  const run = await runCli(env, ['run', file]);
+  expect(run.stdout).toContain('no experiment succeeded');
+  expect(run.status).toBe(1);
+  expect(run.stderr.trim().split('\n').at(-1)).toMatch(
+    new RegExp(
+      `^flywheel: no experiment of ${name}/inner/\\S+ succeeded \\(1 failed\\); every one: the trainer exited with code 3: fixture-trainer: exploding on purpose`,
+    ),
+  );
 });
 
 test('an outer loop whose inner loop cannot start its trainer: the iteration row, `flywheel outer` and `status` give the reason', async () => {
