@@ -4,7 +4,8 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { listDatasets, showDataset, type DatasetListRow, type DatasetVersionDetail } from '../../services/datasets/dataset-queries';
-import { registerDataset as addDataset, type RegisterProgress } from '../../services/datasets/register-dataset';
+import { checkDatasetFile, registerDataset as addDataset, type RegisterProgress } from '../../services/datasets/register-dataset';
+import { NoStackError } from '../../stack/endpoints';
 import { withDb } from '../with-db';
 
 export function registerDataset(program: Command): void {
@@ -30,7 +31,13 @@ export function registerDataset(program: Command): void {
       const tty = process.stderr.isTTY === true;
       const bar = tty ? progressBar() : undefined;
       try {
-        const r = await withDb((db) => addDataset(db, name, file, { home: config.home, onProgress: bar?.update }));
+        const r = await withDb((db) => addDataset(db, name, file, { home: config.home, onProgress: bar?.update })).catch(
+          async (e: unknown) => {
+            // No stack: the file's own problems first (FILE:LINE, exit 2), which need no database; then the missing stack.
+            if (e instanceof NoStackError) await checkDatasetFile(file);
+            throw e;
+          },
+        );
         bar?.stop();
         console.log(r.versionId);
         if (!tty) return;

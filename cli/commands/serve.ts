@@ -13,6 +13,8 @@ import { ENGINE_CHOICES, type EngineChoice } from '../../server/hf/inference-eng
 import { UsageError } from '../../core/errors';
 
 export function registerServe(program: Command): void {
+  // The port the dashboard will really use without --dashboard-port, shown as such in --help.
+  const uiPortDefault = process.env.FLYWHEEL_DASHBOARD_PORT ?? '8788';
   program
     .command('serve')
     .description(
@@ -23,7 +25,7 @@ export function registerServe(program: Command): void {
     .option(
       '--dashboard-port <port>',
       'TCP port of the web dashboard (0: any free port; env FLYWHEEL_DASHBOARD_PORT)',
-      process.env.FLYWHEEL_DASHBOARD_PORT ?? '8788',
+      uiPortDefault,
     )
     .option('--no-dashboard', 'serve the API only')
     .option(
@@ -37,7 +39,7 @@ export function registerServe(program: Command): void {
         '',
         'Writes and completions need "Authorization: Bearer $FLYWHEEL_API_TOKEN" when FLYWHEEL_API_TOKEN is set.',
         'The dashboard (campaigns, leaderboards, curves, decisions) is on --dashboard-port; with a token, open it once',
-        'as http://127.0.0.1:8788/?token=$FLYWHEEL_API_TOKEN (a cookie keeps you signed in).',
+        `as http://127.0.0.1:${uiPortDefault}/?token=$FLYWHEEL_API_TOKEN (a cookie keeps you signed in).`,
         'A Hugging Face (hf-causal-lm-v1) production checkpoint is answered by a warm inference process on the HF',
         "environment's interpreter (FLYWHEEL_HF_PYTHON, else $FLYWHEEL_HOME/hf-venv): Flywheel's own server loading the",
         'frozen safetensors, or vLLM; a promotion starts the new one and switches once it answers.',

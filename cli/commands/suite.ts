@@ -4,7 +4,7 @@
 // (cli/suite-file.ts) or a malformed suite is one line naming the file and every failing item, exit 2, nothing
 // stored. `show` counts held-out items and never prints one: only public and probe items are sampled.
 import type { Command } from 'commander';
-import { MalformedSuiteError } from '../../core/eval-suite/suite-schema';
+import { MalformedSuiteError, parseSuite } from '../../core/eval-suite/suite-schema';
 import { registerEvalSuite } from '../../services/suites/register-suite';
 import { listSuites, showSuite, type SuiteDetail } from '../../services/suites/suite-queries';
 import { UsageError } from '../errors';
@@ -25,6 +25,13 @@ export function registerSuite(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ flywheel suite add evals/arith.yaml\n  arith@1\n')
     .action(async (file: string) => {
       const { raw, realPath } = readSuiteFile(file);
+      // The suite's own problems first, which need no database (registration checks it again).
+      try {
+        parseSuite(raw);
+      } catch (e) {
+        if (e instanceof MalformedSuiteError) throw new UsageError(`${file}: ${e.message}`);
+        throw e;
+      }
       const r = await withDb((db) => registerEvalSuite(db, raw, { sourcePath: realPath })).catch((e: unknown) => {
         if (e instanceof MalformedSuiteError) throw new UsageError(`${file}: ${e.message}`);
         throw e;

@@ -205,6 +205,14 @@ async function checkFile(file: string, index: ContaminationIndex, onBytes?: (lin
   return { lines, contentHash: hash.digest('hex') };
 }
 
+/**
+ * The file's lines alone, against no eval item (nothing to read from a database): `flywheel dataset add` says what is
+ * wrong with a file even when no stack is up. Registration checks it again, with the contamination check.
+ */
+export async function checkDatasetFile(file: string): Promise<void> {
+  await checkFile(file, new ContaminationIndex([], []));
+}
+
 /** The version when it exists, with its counts from the database. */
 async function existing(q: Pick<PoolClient, 'query'>, versionId: string, lines: number): Promise<RegisteredDataset | undefined> {
   const { rows } = await q.query<{ category: string; n: number }>(

@@ -97,3 +97,23 @@ test('dataset add of a bad file: one line per problem with its location, exit 2,
     fs.existsSync(path.join(home, 'datasets')) ? fs.readdirSync(path.join(home, 'datasets')).filter((d) => d.startsWith('bad')) : [],
   ).toEqual([]);
 });
+
+test('with no stack up, dataset add and suite add still say what is wrong with the file (FILE:LINE, exit 2), then that no stack is up', async () => {
+  const noStack = { ...env, DATABASE_URL: '', FLYWHEEL_HOME: path.join(home, 'no-stack-home') };
+  const bad = path.join(home, 'no-stack-bad.jsonl');
+  fs.writeFileSync(bad, '{"prompt": "1+1=", "completion": "2"}\n{"prompt": "2+2=", "completion": 4}\n');
+  const r = await runCli(noStack, ['dataset', 'add', 'nostack', bad]);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain(`${bad}:2: completion: Invalid input: expected string, received number`);
+  const suite = path.join(home, 'no-stack-suite.yaml');
+  fs.writeFileSync(suite, 'name: nostack\nitems: []\n');
+  expect(await runCli(noStack, ['suite', 'add', suite])).toMatchObject({
+    status: 2,
+    stderr: `flywheel: ${suite}: malformed eval suite: items: a suite needs at least one item\n`,
+  });
+  const good = path.join(home, 'no-stack-good.jsonl');
+  fs.writeFileSync(good, '{"prompt": "1+1=", "completion": "2"}\n');
+  const later = await runCli(noStack, ['dataset', 'add', 'nostack', good]);
+  expect(later.status).toBe(1);
+  expect(later.stderr).toMatch(/^flywheel: no database: set DATABASE_URL or start a stack/);
+});
