@@ -14,6 +14,8 @@ import { queueOf } from './queues';
 export const SEED_NOISE_PATCH = 'gate-seed-noise';
 /** The seed reruns scored on public as well: the reference model of the gate's held-out leak check. */
 export const SEED_REFERENCE_PATCH = 'gate-seed-reference';
+/** A pinned category anchor (promotion.anchor) scored on held-out before the gate, so its bound has scores to use. */
+export const CATEGORY_ANCHOR_PATCH = 'gate-category-anchor';
 
 /** What the gate decided, and on which checkpoints' held-out scores. */
 export interface Gated {
@@ -48,6 +50,11 @@ export async function gateCandidate(
       })
     : undefined;
   const { cand, inc } = await scoreBoth(loop, task.suiteId, candidate, against);
+  // Asked only when an anchor is pinned, so that loops without one record no marker. The first promotion, the default
+  // anchor, was scored on held-out at its own gate; on a suite it never saw the gate says it fell back to the incumbent.
+  const anchor = settings.gate.anchor;
+  if (anchor && anchor !== candidate && anchor !== against && patched(CATEGORY_ANCHOR_PATCH))
+    await loop.ev.scoreCheckpoint({ checkpointId: anchor, suiteId: task.suiteId, split: 'heldout', purpose: 'gate' });
   const decisionId = `${it.outerIterationId}/gate`;
   const gate = await loop.orch.evaluateGate({
     decisionId,

@@ -18,6 +18,7 @@ import { scoresOfCheckpoints, splitScores } from '../../services/eval-results';
 import { experimentById } from '../../services/experiments';
 import { loadIntegrityEvidence } from './integrity-evidence';
 import { loadSeedReference } from './seed-reference';
+import { fallback as anchorFallback, loadCategoryAnchor } from './category-anchor';
 import { BASELINE_PROPOSER } from '../inner/loop-records';
 import { gateNoiseOf, noiseSummaryOf } from '../../core/gate/noise-check';
 import type { EvaluateGateInput, GateSummary } from '../../contracts/outer-activities';
@@ -89,8 +90,10 @@ export async function loadGateEvidence(
 
   // The seed reruns as a reference model that never saw held-out text: heldoutOutrunsPublic's second control.
   const reference = await loadSeedReference(db, input.suiteId, input.seedRerunCheckpointIds ?? []);
+  // The fixed reference of the per-category bound (activities/outer/category-anchor.ts).
+  const { anchor, perItem: anchorScores } = await loadCategoryAnchor(db, { ...input, setting: settings.anchor });
   const byMetric: Partial<Record<GateMetric, PairedItem[]>> = {};
-  const primaryIds: string[] = [];
+  const primary = new Map<string, PairedItem>();
   const unscored = new Map<string, number>();
   for (const item of items) {
     const c = candidate.perItem[item.id];
@@ -103,10 +106,22 @@ export async function loadGateEvidence(
       continue;
     }
     const r = reference?.heldout[item.id];
-    const paired: PairedItem = { category: item.category, candidate: c, incumbent: i, ...(r === undefined ? {} : { reference: r }) };
+    const a = anchorScores?.[item.id];
+    const paired: PairedItem = {
+      category: item.category,
+      candidate: c,
+      incumbent: i,
+      ...(r === undefined ? {} : { reference: r }),
+      // Its source file (the cluster its signs flip with) and its reference's bytes (its weight in bits per byte).
+      ...(item.sourceFile ? { cluster: item.sourceFile } : {}),
+      ...(item.referenceBytes > 0 ? { bytes: item.referenceBytes } : {}),
+      ...(a === undefined ? {} : { anchor: a }),
+    };
     for (const metric of metricsOfItem(item)) (byMetric[metric] ??= []).push(paired);
-    if (metricsOfItem(item).includes(settings.metric)) primaryIds.push(item.id);
+    if (metricsOfItem(item).includes(settings.metric)) primary.set(item.id, paired);
   }
+  const allPaired = new Set(Object.values(byMetric).flatMap((list) => list ?? []));
+  const unanchored = anchorScores ? [...allPaired].filter((p) => p.anchor === undefined).length : 0;
   if (unscored.size > 0) {
     const which = [...unscored].map(([ckpt, n]) => `"${ckpt}" lacks ${n}`).join(', ');
     throw new NotFoundError(
@@ -131,7 +146,8 @@ export async function loadGateEvidence(
     items: byMetric,
     settings,
     integrity,
-    seedScores: await seedScoresOf(db, input, primaryIds),
+    seedScores: await seedScoresOf(db, input, primary),
+    anchor: unanchored > 0 ? anchorFallback(anchor, input.incumbentCheckpointId, `it lacks ${unanchored} paired held-out scores`) : anchor,
     incumbentUntrained: await isBaseline(db, incumbent.experimentId),
     candidateExperimentId: candidate.experimentId,
   };
@@ -142,14 +158,17 @@ export async function loadGateEvidence(
  * items the candidate and the incumbent are paired on. A rerun not scored on every one of them is left out (the
  * decision says how many went in). These scores measure noise only: no rerun is ever a candidate.
  */
-async function seedScoresOf(db: Db, input: EvaluateGateInput, itemIds: string[]): Promise<number[]> {
+async function seedScoresOf(db: Db, input: EvaluateGateInput, items: Map<string, PairedItem>): Promise<number[]> {
   const ids = input.seedRerunCheckpointIds ?? [];
-  if (ids.length === 0 || itemIds.length === 0) return [];
+  if (ids.length === 0 || items.size === 0) return [];
   const rows = await scoresOfCheckpoints(db, input.suiteId, ids, ['heldout']);
   const scores: number[] = [];
   for (const { perItem } of rows) {
-    const values = itemIds.map((id) => perItem[id]);
-    if (values.every((v) => v !== undefined)) scores.push(values.reduce((s, v) => s + v, 0) / values.length);
+    const values = [...items.keys()].map((id) => perItem[id]);
+    if (!values.every((v) => v !== undefined)) continue;
+    scores.push(values.reduce((s, v) => s + v, 0) / values.length);
+    // Each item's scores across the reruns, in this order: σ_seed's per-item part (core/gate/noise-check.ts seedSpread).
+    [...items.values()].forEach((p, k) => (p.seeds ??= []).push(values[k]));
   }
   return scores;
 }

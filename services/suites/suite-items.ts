@@ -2,7 +2,7 @@
 // through the logged read, heldout-items.ts) and its settings (rubrics, canaries); what the outer loop reads to judge
 // checkpoints: the items' ids, graders and categories of any split, never held-out text, and the public items a
 // teacher critiques.
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { EvalSplit } from '../../contracts/eval';
 import type { SuiteSettings } from '../../core/eval-suite/suite-schema';
 import { evalItems, evalSuites } from '../../db/schema';
@@ -24,14 +24,25 @@ export async function suiteSettings(q: Queryable, suiteId: string): Promise<Suit
   return suite?.settings ?? {};
 }
 
-/** The suite's items of `splits`: ids, splits, graders, categories and probe kinds, never their text. */
+/**
+ * The suite's items of `splits`: ids, splits, graders, categories, probe kinds and source file names, and the
+ * reference's length in UTF-8 bytes (a number: the weight of a loss item in bits per byte), never their text.
+ */
 export async function itemCategories(
   q: Queryable,
   suiteId: string,
   splits: readonly EvalSplit[],
-): Promise<Pick<EvalItem, 'id' | 'split' | 'grader' | 'category' | 'probe'>[]> {
+): Promise<(Pick<EvalItem, 'id' | 'split' | 'grader' | 'category' | 'probe' | 'sourceFile'> & { referenceBytes: number })[]> {
   return q
-    .select({ id: evalItems.id, split: evalItems.split, grader: evalItems.grader, category: evalItems.category, probe: evalItems.probe })
+    .select({
+      id: evalItems.id,
+      split: evalItems.split,
+      grader: evalItems.grader,
+      category: evalItems.category,
+      probe: evalItems.probe,
+      sourceFile: evalItems.sourceFile,
+      referenceBytes: sql<number>`octet_length(${evalItems.reference})`.mapWith(Number),
+    })
     .from(evalItems)
     .where(
       and(eq(evalItems.suiteId, suiteId), splits.length === 1 ? eq(evalItems.split, splits[0]) : inArray(evalItems.split, [...splits])),

@@ -48,7 +48,8 @@ beforeAll(async () => {
     prompt: `${SECRET}prompt-${r.id}`,
     reference: `${SECRET}ref-${r.id}`,
     contentHash: `h-${r.id}`,
-    sourceFile: `${SECRET}file.ts`,
+    // One file per item: independent items (items of one file would be one cluster, core/gate/item-layout.ts).
+    sourceFile: `${SECRET}file-${r.id}.ts`,
   }));
   await db.db.insert(evalItems).values(rows);
 
@@ -190,17 +191,15 @@ describe('the held-out budget and α-spending (services/heldout-budget.ts)', () 
     expect(await heldoutSpent(db.db, suiteId)).toBe(before + 2);
 
     // A gate decision recorded before the budget existed (no `budget` figures) read held-out exactly: one unit.
-    await db.db
-      .insert(decisions)
-      .values({
-        id: 'old/1/gate',
-        campaignId: 'old',
-        kind: 'reject',
-        rule: 'heldoutImprovement',
-        reason: 'old',
-        figures: {},
-        accepted: false,
-      });
+    await db.db.insert(decisions).values({
+      id: 'old/1/gate',
+      campaignId: 'old',
+      kind: 'reject',
+      rule: 'heldoutImprovement',
+      reason: 'old',
+      figures: {},
+      accepted: false,
+    });
     await db.db.insert(heldoutReads).values({ suiteId, reader: 'evaluateGate:old/1/gate', purpose: 'gate' });
     expect(await heldoutSpent(db.db, suiteId)).toBe(before + 3);
   });
@@ -267,4 +266,30 @@ describe('the held-out budget and α-spending (services/heldout-budget.ts)', () 
     expect(row!.figures.budget!.answer).toBeCloseTo(0.1, 2);
     expect(await heldoutSpent(db.db, suiteId)).toBe(spent);
   });
+});
+
+test('categories are bounded against the anchor too: a pinned one from its held-out scores, or the incumbent, said, when it has none', async () => {
+  // The anchor got every completion right; the incumbent (and so `good`) half of them: `good` is 0.5 below the anchor
+  // on "identifier" though level with the incumbent.
+  await insertResult('anchor', Object.fromEntries(Object.entries(incumbentScores()).map(([id, s]) => [id, id.startsWith('c-') ? 1 : s])));
+  const unbudgeted = { margin: 0.02, heldoutBudget: { enabled: false }, alphaSpending: { enabled: false } };
+  const anchored = await evaluateGate(db.db, { ...input('outer/anchor/gate', 'good'), settings: { ...unbudgeted, anchor: 'anchor' } });
+  expect(anchored).toMatchObject({ promote: false, rule: 'noCategoryRegression' });
+  expect(anchored.reason).toContain('category "identifier" is worse on held-out exact_match than the anchor anchor by 0.5000');
+  const row = await gateDecisionById(db.db, 'outer/anchor/gate');
+  expect(row!.figures.checks!.noCategoryRegression).toMatchObject({
+    anchor: 'anchor',
+    anchorSource: 'setting',
+    'exact_match.identifier.delta': 0,
+    'exact_match.identifier.anchorDelta': -0.5,
+  });
+  // A pinned anchor never scored on this suite: the incumbent stands in, and the figures say why.
+  const missing = await evaluateGate(db.db, {
+    ...input('outer/anchor-missing/gate', 'good'),
+    settings: { ...unbudgeted, anchor: 'nowhere' },
+  });
+  expect(missing.promote).toBe(true);
+  const fell = (await gateDecisionById(db.db, 'outer/anchor-missing/gate'))!.figures.checks!.noCategoryRegression;
+  expect(fell).toMatchObject({ anchor: 'inc', anchorSource: 'incumbent' });
+  expect(fell.anchorFallback).toMatch(/^the pinned anchor \(promotion\.anchor\) "nowhere" is not used: it has no held-out result on suite/);
 });
