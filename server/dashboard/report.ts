@@ -129,7 +129,13 @@ ${l.board.length ? table(l.board, boardCols(l.loop.metric)) : message('No experi
   return page(`Report: ${c.id}`, body, { subtitle: 'campaign report' }).replace('<a href="/">Flywheel</a>', '<b>Flywheel</b>');
 }
 
-/** Markdown of the same report; `images` maps each plot to the file name the caller writes it under. */
+/** What the Markdown says where a plot exists but is not written (`report --stdout`): never "no data". */
+const PLOT_OMITTED = (what: string, where: string) => `Plot of ${what} omitted on stdout (\`--out DIR\` writes it); ${where}.`;
+
+/**
+ * Markdown of the same report; `images` maps each plot to the file name the caller writes it under (an empty name: a
+ * plot that is drawn but not written, as `report --stdout` prints).
+ */
 export function reportMarkdown(
   r: CampaignReport,
   images: { heldout?: string; loops: (string | undefined)[] },
@@ -146,9 +152,11 @@ export function reportMarkdown(
     '',
     '## Production held-out score',
     '',
-    r.heldoutSvg && images.heldout
-      ? `![production held-out score](${images.heldout})`
-      : 'No held-out scores yet: the gate measures them in outer iterations.',
+    !r.heldoutSvg
+      ? 'No held-out scores yet: the gate measures them in outer iterations.'
+      : images.heldout
+        ? `![production held-out score](${images.heldout})`
+        : PLOT_OMITTED('the production held-out score', 'the outer iterations below hold its figures'),
     '',
     '## Outer iterations',
     '',
@@ -157,7 +165,14 @@ export function reportMarkdown(
     '## Inner loops',
   ];
   r.loops.forEach((l, i) => {
-    const img = l.curvesSvg && images.loops[i] ? `![training curves](${images.loops[i]})` : 'No training metrics recorded.';
+    const img = !l.curvesSvg
+      ? 'No training metrics recorded.'
+      : images.loops[i]
+        ? `![training curves](${images.loops[i]})`
+        : PLOT_OMITTED(
+            `training curves (${l.metric}) of the best ${Math.min(CURVES, l.board.length)}`,
+            'the table below holds their scores',
+          );
     out.push(
       '',
       `### ${l.loop.id} (${l.loop.status}, ${l.loop.experiments} experiments, untrained baseline included)`,

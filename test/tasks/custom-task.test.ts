@@ -217,6 +217,10 @@ test('dataset add, suite add, run, outer iterations; held-out text reaches no tr
     found.push(...leaks(`flywheel ${args.join(' ')}`, r.stdout + r.stderr));
   }
   expect(found).toEqual([]);
+  // report --stdout omits its plots but never says there is no data where there is (issue 36).
+  const stdoutReport = (await cli(['report', name, '--stdout'])).stdout;
+  expect(stdoutReport).not.toContain('No training metrics recorded.');
+  expect(stdoutReport).toMatch(/Plot of training curves \(\S+\) of the best \d+ omitted on stdout/);
 
   const readers = (await h.db.select({ reader: heldoutReads.reader }).from(heldoutReads)).map((r) => r.reader);
   expect(readers.length).toBeGreaterThan(0);
