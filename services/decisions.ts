@@ -21,6 +21,8 @@ export type GateFigures = {
   /** The held-out budget this decision spent, and its LORD++ level (core/gate/heldout-budget.ts; the ledger sums them). */
   budget?: BudgetFigures;
   alpha?: AlphaFigures;
+  /** Whether the seed reruns, the leak check's reference model, share the candidate's trainer (core/gate/reference-control.ts). */
+  referenceControl?: string;
   candidateCheckpointId?: string;
   incumbentCheckpointId?: string;
   /** The gate settings that applied (core/gate/settings); `metric` is the one it paired. */

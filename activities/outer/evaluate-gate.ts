@@ -19,6 +19,8 @@ import { experimentById } from '../../services/experiments';
 import { loadIntegrityEvidence } from './integrity-evidence';
 import { loadSeedReference } from './seed-reference';
 import { fallback as anchorFallback, loadCategoryAnchor } from './category-anchor';
+import { BLIND_REFERENCE, referenceControlOf } from '../../core/gate/reference-control';
+import { loadCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { BASELINE_PROPOSER } from '../inner/loop-records';
 import { gateNoiseOf, noiseSummaryOf } from '../../core/gate/noise-check';
 import type { EvaluateGateInput, GateSummary } from '../../contracts/outer-activities';
@@ -149,6 +151,7 @@ export async function loadGateEvidence(
     seedScores: await seedScoresOf(db, input, primary),
     anchor: unanchored > 0 ? anchorFallback(anchor, input.incumbentCheckpointId, `it lacks ${unanchored} paired held-out scores`) : anchor,
     incumbentUntrained: await isBaseline(db, incumbent.experimentId),
+    ...(reference ? { referenceControl: await referenceControlOfRun(db, candidate.experimentId) } : {}),
     candidateExperimentId: candidate.experimentId,
   };
 }
@@ -173,6 +176,12 @@ async function seedScoresOf(db: Db, input: EvaluateGateInput, items: Map<string,
   return scores;
 }
 
+/** The reruns run the candidate's campaign version's trainer: whether that is code the candidate could have written. */
+async function referenceControlOfRun(db: Db, experimentId: string): Promise<string> {
+  const versionId = (await experimentById(db, experimentId))?.campaignVersionId;
+  return versionId ? referenceControlOf((await loadCampaignVersion(db, versionId)).spec.trainer.command) : BLIND_REFERENCE;
+}
+
 /** The experiment is a search's untrained baseline (zero steps: the same model from any seed). */
 async function isBaseline(db: Db, experimentId: string): Promise<boolean> {
   return (await experimentById(db, experimentId))?.proposer === BASELINE_PROPOSER;
@@ -188,6 +197,7 @@ function figuresOf(evidence: GateEvidence, outcome: GateOutcome): GateFigures {
     ...(noise ? { noise: noiseSummaryOf(noise, evidence.settings.noise.enabled) } : {}),
     candidateCheckpointId: evidence.candidateCheckpointId,
     incumbentCheckpointId: evidence.incumbentCheckpointId,
+    ...(evidence.referenceControl ? { referenceControl: evidence.referenceControl } : {}),
     settings: evidence.settings,
     checks: Object.fromEntries(outcome.results.map((r) => [r.rule, { passed: r.passed, reason: r.reason, ...r.figures }])),
   };

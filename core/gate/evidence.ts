@@ -109,6 +109,8 @@ export interface GateEvidence {
    * are the items' `anchor`; absent: the incumbent, as before anchors.
    */
   anchor?: CategoryAnchor;
+  /** Whether the seed reruns' reference model could share the candidate's trainer (core/gate/reference-control.ts). */
+  referenceControl?: string;
   /**
    * What the ledger grants this decision (core/gate/heldout-budget.ts): Thresholdout's answer to "mean held-out gain",
    * which heldoutImprovement holds to the margin, and LORD++'s level α_t for its paired test. Absent: the held-out

@@ -65,6 +65,8 @@ test('seed reruns are trained and scored before the gate, recorded with the deci
   // The built-in task's items are cut from a few files (clusters), and bits per byte is byte-weighted; with σ_seed in
   // the bar the gate claims the recipe.
   expect(noise).toMatchObject({ weighting: 'bytes', claim: 'recipe' });
+  // The reruns (the leak check's reference) ran Flywheel's own trainer, not code of the campaign's.
+  expect(gate.figures.referenceControl).toBe("independent: the reruns ran Flywheel's own trainer (builtin), which no candidate writes");
   expect(noise.clusters).toBeLessThan(gate.figures.checks!.heldoutImprovement.n as number);
   expect(checks.heldoutAboveNoise.reason).toMatch(
     /^held-out bits_per_byte improves by Δ = -?\d\.\d{4}; \d+\.\d\dσ \(2σ as t, df \d+\.\d\) = .*from 2 seed reruns/,

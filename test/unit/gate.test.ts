@@ -15,6 +15,7 @@ import {
   signFlipTest,
 } from '../../core/gate/paired-test';
 import { wantedAnchor } from '../../core/gate/category-anchor';
+import { referenceControlOf } from '../../core/gate/reference-control';
 import { layoutOf } from '../../core/gate/item-layout';
 import { gateNoiseOf } from '../../core/gate/noise-check';
 import { gateSettingsWithDefaults, type GateMetric, type GateSettingsInput } from '../../core/gate/settings';
@@ -373,6 +374,12 @@ describe('category bounds against a fixed anchor (issue 33: losses must not comp
       anchor: 'first',
       anchorSource: 'first-promotion',
     });
+  });
+
+  test("the seed reruns as reference: independent with Flywheel's own trainer, blind with the campaign's own command", () => {
+    expect(referenceControlOf('builtin')).toMatch(/^independent: /);
+    expect(referenceControlOf('hf')).toMatch(/^independent: /);
+    expect(referenceControlOf(['python3', 'train.py'])).toBe("blind: the reruns share the candidate's trainer");
   });
 
   test('the anchor wanted: the setting, else the first promotion, else the incumbent', () => {
