@@ -9,6 +9,8 @@
 // task's simulated users' feedback on the production model first. Prints the held-out pass rate of the production
 // model, overall and per category, per arm and iteration (mean ± sd over seeds), then which arm differences are
 // above noise: |Δ| > 2σ, σ = √(sd_a²/n + sd_b²/n) over the n seeds (seed spread only; n = 3 makes σ rough).
+// The base data's share of what training draws is the same in every arm that has feedback (SHARES): the arms differ
+// in where their feedback targets come from, not in how much of training they take.
 // The base dataset is 1800 training sums with CARRY_SHARE of them carrying (default 0.1; the task's own draw is about
 // 0.64, and its pool holds about 1930 sums that do not carry, so 1800 is the most a share of 0.1 can fill): a first
 // dataset that lacks what most users ask (three in four care about sums that carry), the case the outer loop exists
@@ -41,6 +43,13 @@ const PINNED = { lr: 0.01, hidden: 96, embed: 12, context: 12 };
  * yields are 7 % of what training draws and move nothing a 3-seed table can see; the arms still train the same steps.
  */
 const MIX = { user: 1, critique: 8, revision: 8, critic: 1 };
+/**
+ * outerLoop.sourceShares for every arm: the base examples take half of what training draws (examples are drawn by
+ * effective weight, one example a draw), the feedback-derived sources the other half, split among them by MIX. Without
+ * it the critique arm's critic examples, as many as its corrections, took draws from the base and the corrections
+ * alike, so its feedback took a larger share than the reference arm's: the comparison measured the mix, not the signal.
+ */
+const SHARES = { user: 0.5 };
 
 async function main(): Promise<void> {
   const [iterations, seeds, events, steps] = [3, 3, 300, 1000].map((d, i) => Number(process.argv[2 + i] ?? d));
@@ -54,7 +63,7 @@ async function main(): Promise<void> {
     console.log(
       `settings: ${iterations} outer iterations after the bootstrap, seeds 1..${seeds}, ${events} user events per iteration; ` +
         `every iteration trains 1 experiment of ${steps} steps (batch 64) at ${JSON.stringify(PINNED)}, warm-started from production; ` +
-        `built-in trainer; mixWeights ${JSON.stringify(MIX)}; gate at its defaults except promotion.noise.seeds 0 (σ from items only, to keep the bench affordable)`,
+        `built-in trainer; mixWeights ${JSON.stringify(MIX)}, sourceShares ${JSON.stringify(SHARES)}; gate at its defaults except promotion.noise.seeds 0 (σ from items only, to keep the bench affordable)`,
     );
     console.log(
       `base dataset: ${share === 'natural' ? '3000 training sums, as the task draws them' : `1800 training sums, ${share} of them carrying`}`,
@@ -82,6 +91,7 @@ async function main(): Promise<void> {
           ...raw.outerLoop,
           signals,
           mixWeights: MIX,
+          sourceShares: SHARES,
           minNewFeedback: 0,
           evalFailureSample: 20,
           innerBudget: { experiments: 1 },
@@ -116,15 +126,22 @@ async function main(): Promise<void> {
 
     // What each arm's feedback added: the examples of its last version by source (the base's are `corpus`).
     const added = await stack.db.db.execute(sql`
-      SELECT split_part(d.campaign_id, '-', 2) AS arm, e.source, count(*)::int AS n, round(avg(e.weight)::numeric, 2)::float AS weight
+      SELECT split_part(d.campaign_id, '-', 2) AS arm, e.source, count(*)::int AS n, round(avg(e.weight)::numeric, 2)::float AS weight,
+        sum(e.weight * (v.mix_weights->>e.source)::float * coalesce((v.loss_weights->>e.category)::float, 1))::float AS drawn
       FROM examples e JOIN dataset_versions v ON v.id = e.dataset_version_id JOIN datasets d ON d.id = v.dataset_id
       WHERE d.campaign_id LIKE 'abl-%' AND v.id IN (
         SELECT DISTINCT ON (v2.dataset_id) v2.id FROM dataset_versions v2 JOIN datasets d2 ON d2.id = v2.dataset_id
         WHERE d2.campaign_id LIKE 'abl-%' ORDER BY v2.dataset_id, v2.created_at DESC)
       GROUP BY 1, 2 ORDER BY 1, 2`);
-    console.log(`\nexamples in each arm's last dataset version, by source (summed over seeds; mean example weight):`);
-    for (const r of added.rows as { arm: string; source: string; n: number; weight: number }[])
-      console.log(`  ${r.arm.padEnd(10)} ${r.source.padEnd(10)} ${String(r.n).padStart(6)}  weight ${r.weight}`);
+    console.log(
+      `\nexamples in each arm's last dataset version, by source (summed over seeds; mean example weight; share of what training draws):`,
+    );
+    const rows = added.rows as { arm: string; source: string; n: number; weight: number; drawn: number }[];
+    const drawnOf = (arm: string) => rows.filter((r) => r.arm === arm).reduce((a, r) => a + r.drawn, 0);
+    for (const r of rows)
+      console.log(
+        `  ${r.arm.padEnd(10)} ${r.source.padEnd(10)} ${String(r.n).padStart(6)}  weight ${r.weight}  drawn ${((100 * r.drawn) / drawnOf(r.arm)).toFixed(1)}%`,
+      );
 
     const all = Object.values(results).flatMap((its) => its.flat());
     // The canary category holds the suite's canary items, which no honest model passes: not a skill to compare.

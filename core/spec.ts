@@ -392,6 +392,16 @@ const outerLoopSchema = z.strictObject({
   /** Mixing weight per example source (`corpus`, `critique`); a source not named weighs 1. @default { critique: 2 } */
   mixWeights: z.record(z.string(), z.number().min(0)).default({ critique: 2 }),
   /**
+   * A fixed share of what training draws (the examples' summed effective weight) per named source, e.g. `{ user: 0.75
+   * }`: each dataset version's mix weights are set to realise it whatever each source's count, the sources not named
+   * sharing the rest by `mixWeights` (core/dataset/source-shares.ts). Each share in [0, 1], together at most 1. No
+   * default: the mix weights alone.
+   */
+  sourceShares: z
+    .record(z.string(), z.number().min(0).max(1))
+    .refine((s) => Object.values(s).reduce((a, b) => a + b, 0) <= 1 + 1e-9, 'the shares must sum to at most 1')
+    .optional(),
+  /**
    * Loss weights per category come from the production model's public-split scores per category: a category
    * whose loss is worse than the mean weighs more, clamped to [min, max].
    */

@@ -9,6 +9,7 @@ import { buildSignals, pairHashOf } from '../../core/dataset/signal-builders';
 import { CONTAMINATION_THRESHOLDS } from '../../core/dataset/contamination';
 import { OverlapIndex } from '../../core/dataset/overlap';
 import { rawOverlapOf } from '../../core/dataset/raw-overlap';
+import { mixForShares } from '../../core/dataset/source-shares';
 import { NotFoundError, NonRetryableError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
 import { critiquesWithSources, type CritiqueWithSources } from '../../services/critiques';
@@ -57,6 +58,13 @@ export interface BuildDatasetVersionInput {
   signals?: readonly SignalBuilder[];
   /** The category of a feedback prompt (the task's teacher, spec `outerLoop.teacher.task`), for a revision of a failure with no reference. */
   categoryOf?: (prompt: string) => string | undefined;
+  /**
+   * A fixed share of the examples' summed effective weight (what training draws) per named source (spec
+   * `outerLoop.sourceShares`): the version's mix weights are set to realise it (core/dataset/source-shares.ts) and
+   * recorded as its mix weights. Not merged over the parent's.
+   * @default none: the mix weights as given
+   */
+  shares?: Record<string, number>;
 }
 
 export const MAX_REMOVED_LISTED = 100;
@@ -104,7 +112,7 @@ export async function buildDatasetVersion(deps: ActivityDeps, input: BuildDatase
   );
   const pool = await poolOf(deps, parent.id, input, index);
   const removed = [...pool.droppedEvents, ...removeOverlaps(pool, index)];
-  const version = keptVersion(pool, mix, lossWeights);
+  const version = keptVersion(pool, mix, lossWeights, input.shares);
   const dataset = await childDatasetOf(deps, parent.datasetId, input.campaignId);
   const versionId = `${dataset.id}@${sha256(versionKeyOf(parent.id, version)).slice(0, 12)}`;
   const result = (created: boolean) => resultOf(versionId, created, pool, version, removed);
@@ -245,14 +253,27 @@ interface KeptVersion {
   records: VersionRecord[];
 }
 
-/** The pool left after the overlap check, sorted, with a mix weight (1 unless named) for every source it holds. */
-function keptVersion(pool: Pool, mix: Record<string, number>, lossWeights: Record<string, number>): KeptVersion {
+/**
+ * The pool left after the overlap check, sorted, with a mix weight (1 unless named) for every source it holds, set to
+ * realise `shares` when given.
+ */
+function keptVersion(
+  pool: Pool,
+  mix: Record<string, number>,
+  lossWeights: Record<string, number>,
+  shares?: Record<string, number>,
+): KeptVersion {
   const kept = [...pool.examples.values()].sort((a, b) => (a.contentHash < b.contentHash ? -1 : 1));
   const keptPairs = [...pool.pairs.values()].sort((a, b) => (a.contentHash < b.contentHash ? -1 : 1));
   const bySource: Record<string, number> = {};
   for (const e of kept) bySource[e.source] = (bySource[e.source] ?? 0) + 1;
   for (const source of Object.keys(bySource)) mix[source] ??= 1;
   for (const p of keptPairs) mix[p.source] ??= 1;
+  if (shares) {
+    const weightOf: Record<string, number> = {};
+    for (const e of kept) weightOf[e.source] = (weightOf[e.source] ?? 0) + mix[e.source] * e.weight * (lossWeights[e.category] ?? 1);
+    mix = mixForShares(mix, weightOf, canonical(shares, 'shares'));
+  }
   const mixWeights = canonical(mix, 'mix');
   const effective = (e: { source: string; weight: number; category: string }) =>
     mixWeights[e.source] * e.weight * (lossWeights[e.category] ?? 1);

@@ -28,6 +28,7 @@ export async function buildIterationDataset(deps: ActivityDeps, input: BuildIter
     parentVersionId,
     critiqueIds,
     mix: spec.outerLoop.mixWeights,
+    ...(spec.outerLoop.sourceShares ? { shares: spec.outerLoop.sourceShares } : {}),
     lossWeights,
     signals: spec.outerLoop.signals,
     categoryOf: taskTeacherOf(spec.outerLoop.teacher.task)?.categoryOf,

@@ -195,6 +195,30 @@ test('an event that overlaps an eval item on its raw fields yields no signal of 
   expect(pairs.map((p) => p.sourceRef)).toEqual(['c1/critique/e-edit']);
 });
 
+test('source shares: the version records the mix weights that give the named source its share of what training draws', async () => {
+  const deps = { db: h.db, home };
+  const r = await buildDatasetVersion(deps, {
+    campaignId: 'c1',
+    parentVersionId: PARENT,
+    critiqueIds,
+    mix: { critique: 2 },
+    shares: { corpus: 0.8 },
+  });
+  const [v] = await h.db.select().from(datasetVersions).where(eq(datasetVersions.id, r.versionId));
+  const rows = await h.db.select().from(examples).where(eq(examples.datasetVersionId, r.versionId));
+  const drawn = (source: string) =>
+    rows.filter((e) => e.source === source).reduce((a, e) => a + v.mixWeights[e.source] * e.weight * (v.lossWeights[e.category] ?? 1), 0);
+  expect(drawn('corpus') / (drawn('corpus') + drawn('critique'))).toBeCloseTo(0.8, 4);
+  // train.jsonl's effective weights are the same figures.
+  const lines = fs
+    .readFileSync(path.join(v.path, 'train.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { source: string; weight: number });
+  const inFile = (source: string) => lines.filter((l) => l.source === source).reduce((a, l) => a + l.weight, 0);
+  expect(inFile('corpus') / (inFile('corpus') + inFile('critique'))).toBeCloseTo(0.8, 4);
+});
+
 test('a child of the child keeps its weights and stays clean; unknown ids are NotFoundErrors', async () => {
   const deps = { db: h.db, home };
   const first = await buildDatasetVersion(deps, { campaignId: 'c1', parentVersionId: PARENT, critiqueIds, mix: { critique: 2 } });

@@ -50,3 +50,10 @@ test('a task without a built-in teacher is refused when the spec is registered',
 test("the arithmetic task's spec names its own teacher", () => {
   expect(loadSpecFile(exampleTask('arithmetic').spec).outerLoop.teacher.task).toBe('arithmetic');
 });
+
+test('outerLoop.sourceShares: absent by default; shares in [0, 1] summing to at most 1, else refused by field', () => {
+  expect(withOuter({}).outerLoop.sourceShares).toBeUndefined();
+  expect(withOuter({ sourceShares: { user: 0.5, critic: 0.1 } }).outerLoop.sourceShares).toEqual({ user: 0.5, critic: 0.1 });
+  expect(refusal({ sourceShares: { user: 0.7, critique: 0.4 } })).toContain('outerLoop.sourceShares: the shares must sum to at most 1');
+  expect(refusal({ sourceShares: { user: 1.5 } })).toContain('outerLoop.sourceShares.user');
+});
