@@ -3,6 +3,10 @@
 // false acceptance (a "null" candidate, the incumbent's own recipe from another seed, promoted). Each seed trains
 // its own incumbent, honest and null candidates and k = 3 seed reruns of the incumbent's recipe (real charlm runs
 // on the built-in task's data), scores them with the real scoreCheckpoint and gates with the real evaluateGate.
+// Three gates over the same checkpoints: the noise check as configured by default (a t multiple, items of one source
+// file as one cluster, bits per byte byte-weighted), the same with every item its own cluster (`clusterBy: item`), and
+// no noise check. The held-out budget and α-spending are off in all three, so the table is the noise check's alone
+// (every gate here reads one suite version; its budget would be spent within the first seeds).
 // Figures only; nothing here is asserted.
 // Run: node bin/run-ts.js bench/gate-noise.ts [SEEDS] [INCUMBENT_STEPS] [HONEST_STEPS]   (defaults 20, 100, 300)
 import fs from 'node:fs';
@@ -41,21 +45,31 @@ async function main(): Promise<void> {
       return id;
     };
     type Row = { promote: boolean; rule: string; noise?: NoiseSummary };
-    const out: Record<'honest' | 'null', { on: Row[]; off: Row[] }> = { honest: { on: [], off: [] }, null: { on: [], off: [] } };
+    const unbudgeted = { heldoutBudget: { enabled: false }, alphaSpending: { enabled: false } };
+    const arms = {
+      on: { label: 'with the noise check (2σ as t, k = 3, clusters by source file)', settings: unbudgeted },
+      item: { label: 'the same, every item its own cluster', settings: { ...unbudgeted, clusterBy: 'item' as const } },
+      off: { label: 'without (paired test and margin alone)', settings: { ...unbudgeted, noise: { enabled: false } } },
+    };
+    type Arm = keyof typeof arms;
+    const out: Record<'honest' | 'null', Record<Arm, Row[]>> = {
+      honest: { on: [], item: [], off: [] },
+      null: { on: [], item: [], off: [] },
+    };
     for (let s = 1; s <= seeds; s++) {
       const incumbent = await ckpt(`-inc-s${s}`, s, incSteps);
       const reruns = [];
       for (const j of [1, 2, 3]) reruns.push(await ckpt(`-rerun${j}-s${s}`, 3000 + 10 * s + j, incSteps));
       const candidates = { honest: await ckpt(`-hon-s${s}`, 1000 + s, honestSteps), null: await ckpt(`-null-s${s}`, 2000 + s, incSteps) };
       for (const kind of ['honest', 'null'] as const)
-        for (const on of [true, false]) {
-          const tag = `-${kind}-${on ? 'on' : 'off'}-s${s}`;
-          const { summary } = await p.gate('honest', tag, candidates[kind], incumbent, on ? {} : { noise: { enabled: false } }, reruns);
+        for (const arm of Object.keys(arms) as Arm[]) {
+          const tag = `-${kind}-${arm}-s${s}`;
+          const { summary } = await p.gate('honest', tag, candidates[kind], incumbent, arms[arm].settings, reruns);
           const [row] = await dbh.db
             .select()
             .from(decisions)
             .where(eq(decisions.id, `gn-honest${tag}/outer/i1/gate`));
-          out[kind][on ? 'on' : 'off'].push({
+          out[kind][arm].push({
             promote: summary.promote,
             rule: summary.rule,
             noise: (row.figures as { noise?: NoiseSummary }).noise,
@@ -72,18 +86,28 @@ async function main(): Promise<void> {
     };
     const avg = (rows: Row[], f: (n: NoiseSummary) => number) => mean(rows.flatMap((r) => (r.noise ? [f(r.noise)] : []))).toFixed(4);
     console.log(`\n| gate | false rejection (honest rejected) | false acceptance (null promoted) |\n| --- | ---: | ---: |`);
-    for (const on of ['on', 'off'] as const)
-      console.log(
-        `| ${on === 'on' ? 'with the noise check (2σ, k = 3)' : 'without (paired test and margin alone)'} | ${rate(out.honest[on], false)} | ${rate(out.null[on], true)} |`,
-      );
+    for (const arm of Object.keys(arms) as Arm[])
+      console.log(`| ${arms[arm].label} | ${rate(out.honest[arm], false)} | ${rate(out.null[arm], true)} |`);
     console.log(`\nmeans over seeds (noise figures recorded either way):`);
-    console.log(`| candidate | Δ | σ_seed | σ_items | σ | Δ/σ |\n| --- | ---: | ---: | ---: | ---: | ---: |`);
-    for (const kind of ['honest', 'null'] as const) {
-      const rows = out[kind].on;
-      console.log(
-        `| ${kind} | ${avg(rows, (n) => n.delta)} | ${avg(rows, (n) => n.sigmaSeed)} | ${avg(rows, (n) => n.sigmaItems)} | ${avg(rows, (n) => n.sigma)} | ${avg(rows, (n) => (n.sigma > 0 ? n.delta / n.sigma : 0))} |`,
-      );
-    }
+    console.log(
+      `| candidate | clusters | Δ | σ_seed | σ_shift | σ_items | σ | df | multiple | Δ/σ |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
+    );
+    for (const kind of ['honest', 'null'] as const)
+      for (const arm of ['on', 'item'] as const) {
+        const rows = out[kind][arm];
+        const cells = [
+          (n: NoiseSummary) => n.clusters ?? 0,
+          (n: NoiseSummary) => n.delta,
+          (n: NoiseSummary) => n.sigmaSeed,
+          (n: NoiseSummary) => n.sigmaSeedShift ?? n.sigmaSeed,
+          (n: NoiseSummary) => n.sigmaItems,
+          (n: NoiseSummary) => n.sigma,
+          (n: NoiseSummary) => n.df ?? 0,
+          (n: NoiseSummary) => n.multiple ?? n.sigmas,
+          (n: NoiseSummary) => (n.sigma > 0 ? n.delta / n.sigma : 0),
+        ].map((f) => avg(rows, f));
+        console.log(`| ${kind}${arm === 'item' ? ' (by item)' : ''} | ${cells.join(' | ')} |`);
+      }
     console.log(`\n${((Date.now() - t0) / 1000).toFixed(0)} s in all; load at the end ${loadAverage()}`);
   } finally {
     await dbh.close();

@@ -42,8 +42,8 @@ export interface GateNoise {
   /** The stated multiple of σ the gain must exceed, as if σ were known (a normal tail). */
   sigmas: number;
   /**
-   * Welch–Satterthwaite degrees of freedom of σ²: σ⁴ / (m²σ_seed⁴/(k − 1) + m²η⁴/df_η + σ_items⁴/(G − 1)), each term
-   * only where it was measured; 0 when nothing was (σ = 0, no bar to widen).
+   * Welch–Satterthwaite degrees of freedom of σ²: σ⁴ / ((m·σ_shift²)²/(k − 1) + σ_items⁴/(G − 1)), each term only
+   * where it was measured; 0 when nothing was (σ = 0, no bar to widen). At least the smaller of k − 1 and G − 1.
    */
   df: number;
   /** The multiple the gain must exceed: t_df⁻¹(Φ(sigmas)), the same tail as `sigmas` with σ estimated (`sigmas` at df 0). */
@@ -85,15 +85,15 @@ export function noiseOf(
   const shift = perItem === undefined ? sigmaSeed : Math.sqrt(Math.max(0, sigmaSeed ** 2 - perItem ** 2));
   const seedPart = seededModels * shift * shift;
   const itemsPart = items.se * items.se;
-  // Satterthwaite for σ_seed² − η² (a difference of two mean squares): both estimates' variances count, so a seed
-  // term mostly made of per-item noise keeps the few df of σ_seed rather than borrowing the items' many.
-  const m2 = seededModels * seededModels;
-  const denominator =
-    (k >= 2 && sigmaSeed > 0 ? (m2 * sigmaSeed ** 4) / (k - 1) : 0) +
-    (perItem && spread ? (m2 * perItem ** 4) / spread.df : 0) +
-    (itemsPart > 0 && items.clusters >= 2 ? (itemsPart * itemsPart) / (items.clusters - 1) : 0);
+  // Welch–Satterthwaite over the two parts: the seed term with k − 1 df, σ_items with G − 1. The η subtracted from the
+  // seed term has (k − 1)(G − 1) df, so its own uncertainty is left out: carrying it (the exact Satterthwaite of a
+  // difference of mean squares) sends df towards 0 whenever σ_seed is mostly η, and the t multiple to absurd heights
+  // (bench/gate-noise.ts measured a mean multiple of 10^8 for honest candidates that way).
+  const df = satterthwaite([
+    [seedPart, k - 1],
+    [itemsPart, items.clusters - 1],
+  ]);
   const total = seedPart + itemsPart;
-  const df = denominator > 0 && total > 0 ? (total * total) / denominator : 0;
   return {
     delta: items.mean,
     sigmaSeed,

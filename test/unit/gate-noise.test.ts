@@ -225,6 +225,18 @@ test('per-item seed noise is counted once: η, the per-item part of σ_seed, lea
   expect(spread.perItem ** 2).toBeCloseTo(ss / (2 * (n - 1)) / n, 12);
   expect(spread.scores).toEqual(rowMeans.map((m) => expect.closeTo(m, 12)));
   expect(spread.df).toBe(2 * (n - 1));
+  // σ_seed nearly all η and σ_items small: the df stays at least min(k − 1, G − 1) and the multiple finite (carrying
+  // η's subtraction into the df sent it towards 0 and the multiple to 10^8 on the bench's honest candidates).
+  const quiet = noiseOf(
+    deltas.map((d) => 0.01 + d / 100),
+    [],
+    2,
+    3,
+    2,
+    { seedItems: reruns([0, 0, 0], 0.2) },
+  );
+  expect(quiet.df).toBeGreaterThanOrEqual(2 - 1e-9);
+  expect(quiet.multiple).toBeLessThanOrEqual(tMultiple(2, 2) + 1e-9);
   // Without the per-item scores the sum stays as before (η in both terms: conservative).
   const before = noiseOf(deltas, spread.scores, 2, 3);
   expect(before.sigmaSeedPerItem).toBeUndefined();
