@@ -47,7 +47,10 @@ async function main(): Promise<void> {
     type Row = { promote: boolean; rule: string; noise?: NoiseSummary };
     const unbudgeted = { heldoutBudget: { enabled: false }, alphaSpending: { enabled: false } };
     const arms = {
-      on: { label: 'with the noise check (2σ as t, k = 3, clusters by source file)', settings: unbudgeted },
+      on: {
+        label: 'with the noise check (2σ as t, k = 3, clusters by source file)',
+        settings: { ...unbudgeted, clusterBy: 'source' as const },
+      },
       item: { label: 'the same, every item its own cluster', settings: { ...unbudgeted, clusterBy: 'item' as const } },
       off: { label: 'without (paired test and margin alone)', settings: { ...unbudgeted, noise: { enabled: false } } },
     };

@@ -194,7 +194,10 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
         candidateCheckpointId: candidate,
         incumbentCheckpointId: incumbent,
         suiteId,
-        settings,
+        // The fast suite's 20 held-out loss items come from 5 source files: as clusters (the default) no test reaches
+        // α-spending's first level (the least p is 1/32), so these gates pair items alone unless a caller says otherwise
+        // (test/helpers/specs.ts fastBuiltinSpec does the same; the cluster test has tests of its own).
+        settings: { clusterBy: 'item', ...settings },
         ...(seedReruns ? { seedRerunCheckpointIds: seedReruns } : {}),
       });
       const row = await gateDecisionById(db, decisionId);
