@@ -28,7 +28,12 @@ test('seed reruns are trained and scored before the gate, recorded with the deci
   const spec = fastBuiltinSpec(name, {
     searchSpace: { steps: { type: 'categorical', choices: [200] }, hidden: { type: 'categorical', choices: [32] } },
     innerLoop: { budget: { experiments: 1, parallelism: 1 }, batchSize: 1, startupTrials: 0 },
-    outerLoop: { innerBudget: { experiments: 1 }, evalFailureSample: 0, minNewFeedback: 0, promotion: { noise: { seeds: 2 } } },
+    outerLoop: {
+      innerBudget: { experiments: 1 },
+      evalFailureSample: 0,
+      minNewFeedback: 0,
+      promotion: { noise: { seeds: 2 }, clusterBy: 'source' },
+    },
   } as never);
   const campaignVersionId = await h.version(spec);
   const handle = await h.client.workflow.start('outerLoop', {
@@ -62,8 +67,8 @@ test('seed reruns are trained and scored before the gate, recorded with the deci
   // σ_seed's per-item part η is counted once, in σ_items: the seed term is the shift common to every item.
   expect(noise.sigmaSeedShift).toBeLessThanOrEqual(noise.sigmaSeed);
   expect(noise.sigma).toBeCloseTo(Math.hypot(noise.sigmaSeedShift!, noise.sigmaItems), 5);
-  // The built-in task's items are cut from a few files (clusters), and bits per byte is byte-weighted; with σ_seed in
-  // the bar the gate claims the recipe.
+  // The built-in task's items are cut from a few files (clusters, asked for here: fastBuiltinSpec pairs items alone),
+  // and bits per byte is byte-weighted; with σ_seed in the bar the gate claims the recipe.
   expect(noise).toMatchObject({ weighting: 'bytes', claim: 'recipe' });
   // The reruns (the leak check's reference) ran Flywheel's own trainer, not code of the campaign's.
   expect(gate.figures.referenceControl).toBe("independent: the reruns ran Flywheel's own trainer (builtin), which no candidate writes");
