@@ -38,6 +38,15 @@ export { noCategoryRegression };
 const f4 = (x: number) => x.toFixed(4);
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
+/**
+ * What the p-value assumes when items cut from fewer source files than there are items are paired one by one
+ * (`clusterBy: item`): said in the reason, so nobody reads the p as if the items were independent draws.
+ */
+function independenceCaveat(items: number, units: number, sources: number): string {
+  if (units !== items || sources === 0 || sources >= items) return '';
+  return ` (cut from ${sources} source files, counted as independent items: promotion.clusterBy: source flips each file as one)`;
+}
+
 /** The primary metric improves by at least `margin` and the paired test is significant at `alpha`. */
 export const heldoutImprovement: GateCheck = (e) => {
   const { metric, margin, alpha } = e.settings;
@@ -72,6 +81,7 @@ export const heldoutImprovement: GateCheck = (e) => {
     metric,
     n: items.length,
     clusters: layout.clusterCount,
+    sources: layout.sourceCount,
     weighting: layout.weighting,
     candidateMean: round(
       weightedMean(
@@ -98,7 +108,7 @@ export const heldoutImprovement: GateCheck = (e) => {
   };
   const claimed = granted?.answer ? `, claimed ${f4(gain)} (answered from ${granted.answer.answeredFrom})` : '';
   const levelText = granted?.alpha ? `α_${granted.alpha.index} ${level.toPrecision(3)} of campaign alpha ${alpha}` : `alpha ${alpha}`;
-  const stated = `held-out ${metric} improves by ${f4(t.meanDelta)}${claimed} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (${levelText}) over ${items.length} items${t.n === items.length ? '' : ` in ${t.n} clusters`}`;
+  const stated = `held-out ${metric} improves by ${f4(t.meanDelta)}${claimed} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (${levelText}) over ${items.length} items${t.n === items.length ? '' : ` in ${t.n} clusters`}${independenceCaveat(items.length, t.n, layout.sourceCount)}`;
   const why =
     !bigEnough && !significant
       ? 'below the margin and not significant'

@@ -24,6 +24,8 @@ export interface PairedLayout extends ItemLayout {
   weighting: Weighting;
   /** G: the clusters the test flips (the items' count when each is its own). */
   clusterCount: number;
+  /** The distinct source files the items were cut from (0: none named), whatever `clusterBy` is: the record's caveat. */
+  sourceCount: number;
 }
 
 /** The weighting a metric's figure uses: bytes for bits per byte, items for every share of items passed. */
@@ -43,6 +45,7 @@ export function layoutOf(items: readonly LaidOutItem[], metric: string, clusterB
     ...(byBytes ? { weights: items.map((i) => i.bytes!) } : {}),
     ...(clusters ? { clusters } : {}),
     clusterCount: clusters ? new Set(clusters).size : items.length,
+    sourceCount: new Set(items.flatMap((i) => (i.cluster ? [i.cluster] : []))).size,
   };
 }
 

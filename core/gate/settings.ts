@@ -69,8 +69,12 @@ export interface GateSettings {
   test: GateTest;
   /**
    * What the paired test and the noise check's σ_items treat as one unit of evidence: `source`, the items cut from
-   * one source file (eval_items.source_file) together, their signs flipped as one; `item`, each item alone.
-   * @default "source"
+   * one source file (eval_items.source_file) together, their signs flipped as one; `item`, each item alone. The
+   * default is `item` because the least p of a cluster test is 2^-G: the built-in task's held-out loss items come from
+   * 5 files and the arithmetic task names one generator as every item's source, so neither could ever promote under
+   * `source` (LORD++'s first level needs G ≥ 7). Every decision records `sources` (the distinct files), and its reason
+   * says when items from fewer files were counted as independent. Set `source` for a suite whose items come from many
+   * files. @default "item"
    */
   clusterBy: ClusterBy;
   /**
@@ -171,7 +175,7 @@ export const gateSettingsSchema = z.strictObject({
   /** The paired test behind the p-value. @default "sign-flip" */
   test: z.enum(['sign-flip', 'bootstrap']).default('sign-flip'),
   /** One unit of evidence: the items of one source file, or each item. @default "source" */
-  clusterBy: z.enum(['source', 'item']).default('source'),
+  clusterBy: z.enum(['source', 'item']).default('item'),
   /** The checkpoint categories are bounded against; unset: the campaign's first promotion, else the incumbent. */
   anchor: z.string().min(1).optional(),
   /** Random resamples of the paired test and the bootstrap bound. @default 2000 */

@@ -231,7 +231,7 @@ describe('gate settings', () => {
       maxCategoryRegression: { bits_per_byte: 0.05, exact_match: 0.05 },
       minCategoryItems: 10,
       test: 'sign-flip',
-      clusterBy: 'source',
+      clusterBy: 'item',
       resamples: 2000,
       seed: 1,
       maxGapGrowth: { bits_per_byte: 0.25, exact_match: 0.2 },
@@ -275,8 +275,18 @@ describe('clusters and weighting (issue 33: items cut from one file are not inde
     const sourced = items.map((i, k) => ({ ...i, cluster: `file${k % 3}.ts` }));
     const plain = heldoutImprovement(evidence('bits_per_byte', items));
     const byItem = heldoutImprovement(evidence('bits_per_byte', sourced, { clusterBy: 'item' }));
-    expect(byItem).toEqual(plain);
-    expect(plain.figures).toMatchObject({ n: 60, clusters: 60, weighting: 'items' });
+    // The same decision and figures, but the record says the items came from 3 files and were counted as independent.
+    const { sources, ...byItemFigures } = byItem.figures;
+    expect({ ...plain.figures, sources: 0 }).toEqual({ ...byItemFigures, sources: 0 });
+    expect(sources).toBe(3);
+    expect(byItem.passed).toBe(plain.passed);
+    expect(byItem.reason).toBe(
+      plain.reason.replace(
+        ' over 60 items:',
+        ' over 60 items (cut from 3 source files, counted as independent items: promotion.clusterBy: source flips each file as one):',
+      ),
+    );
+    expect(plain.figures).toMatchObject({ n: 60, clusters: 60, sources: 0, weighting: 'items' });
   });
 
   test('items that move together within their file: the cluster test is far less sure than the item test', () => {
@@ -291,7 +301,7 @@ describe('clusters and weighting (issue 33: items cut from one file are not inde
     }));
     const settings = { margin: 0, noise: { enabled: false } };
     const byItem = heldoutImprovement(evidence('pass_rate', items, { ...settings, clusterBy: 'item' }));
-    const bySource = heldoutImprovement(evidence('pass_rate', items, settings));
+    const bySource = heldoutImprovement(evidence('pass_rate', items, { ...settings, clusterBy: 'source' }));
     expect(byItem.figures.pValue as number).toBeLessThan(0.01);
     expect(byItem.passed).toBe(true);
     // 5 clusters: 2^5 sign patterns, exact; at least 4 of 32 are as extreme.
@@ -301,7 +311,7 @@ describe('clusters and weighting (issue 33: items cut from one file are not inde
     expect(bySource.reason).toMatch(/over 40 items in 5 clusters: not significant/);
     expect(bySource.figures.meanDelta).toBeCloseTo(byItem.figures.meanDelta as number, 12);
     // The noise check's σ_items is the clusters' too: wider, with G − 1 = 4 df.
-    const n = gateNoiseOf(evidence('pass_rate', items, { noise: { seeds: 0 } }))!;
+    const n = gateNoiseOf(evidence('pass_rate', items, { noise: { seeds: 0 }, clusterBy: 'source' }))!;
     const flat = gateNoiseOf(evidence('pass_rate', items, { noise: { seeds: 0 }, clusterBy: 'item' }))!;
     expect(n.clusters).toBe(5);
     expect(n.df).toBeCloseTo(4, 9);
