@@ -21,4 +21,3 @@ export function trainerSetupOf(spec: Pick<CampaignSpec, 'trainer' | 'task'>, hom
 export function isolatedEntry(setup: TrainerSetup, entry: 'train' | 'predict', args: string[], paths: EntryPaths): IsolatedCommand {
   return isolate(isolationRequest(setup, entry, args, paths));
 }
-

@@ -22,11 +22,7 @@ export function registerServe(program: Command): void {
     )
     .option('--port <port>', 'TCP port (0: any free port)', '8787')
     .option('--host <host>', 'address to bind; anything but loopback exposes the API to the network', '127.0.0.1')
-    .option(
-      '--dashboard-port <port>',
-      'TCP port of the web dashboard (0: any free port; env FLYWHEEL_DASHBOARD_PORT)',
-      uiPortDefault,
-    )
+    .option('--dashboard-port <port>', 'TCP port of the web dashboard (0: any free port; env FLYWHEEL_DASHBOARD_PORT)', uiPortDefault)
     .option('--no-dashboard', 'serve the API only')
     .option(
       '--hf-engine <engine>',

@@ -15,7 +15,8 @@ import { servePredict } from './serve-predict';
 import { TrainerError } from './run-files';
 import { trainCommand } from './train-command';
 
-const USAGE = 'usage: main.ts train --run-dir DIR | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl | predict --serve | describe';
+const USAGE =
+  'usage: main.ts train --run-dir DIR | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl | predict --serve | describe';
 
 function run(argv: string[]): void {
   const [command, ...rest] = argv;
