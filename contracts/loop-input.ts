@@ -84,8 +84,8 @@ export function innerLoopInputProblem(input: unknown): string | undefined {
   for (const key of ['datasetVersionId', 'baseCheckpointId'])
     if (input[key] !== undefined && !isText(input[key])) problems.push(`"${key}" must be an id (text)`);
   if (input.iteration !== undefined && !isCount(input.iteration, 0)) problems.push('"iteration" must be a whole number ≥ 0');
-  if (input.historyEventsLimit !== undefined && !isCount(input.historyEventsLimit, 100))
-    problems.push('"historyEventsLimit" must be a whole number ≥ 100');
+  if (input.historyEventsLimit !== undefined && !isCount(input.historyEventsLimit, 1))
+    problems.push('"historyEventsLimit" must be a whole number ≥ 1');
   return oneLine('innerLoop', problems, INNER_LOOP_EXAMPLE);
 }
 
