@@ -7,6 +7,7 @@ import { proposeRandom } from './random';
 import type { Rng } from './rng';
 import { distinctBatch, type ProposalLabel, type Sampler, type SamplerContext } from './sampler';
 import { checkParam, type Trial } from './space';
+import { erfc } from '../erfc';
 
 // Bound once: a global lookup (Math, Infinity, Array) is slow inside jest's vm sandbox, and these run in the
 // scoring loop.
@@ -303,23 +304,6 @@ function normalMass(a: number, b: number): number {
   if (a >= 0) return 0.5 * (erfc(a * SQRT1_2) - erfc(b * SQRT1_2));
   if (b <= 0) return 0.5 * (erfc(-b * SQRT1_2) - erfc(-a * SQRT1_2));
   return 1 - 0.5 * (erfc(-a * SQRT1_2) + erfc(b * SQRT1_2));
-}
-
-/** Complementary error function, Chebyshev fit with relative error below 1.2e-7 everywhere (Numerical Recipes). */
-function erfc(x: number): number {
-  const z = x < 0 ? -x : x;
-  const t = 1 / (1 + 0.5 * z);
-  const poly =
-    -1.26551223 +
-    t *
-      (1.00002368 +
-        t *
-          (0.37409196 +
-            t *
-              (0.09678418 +
-                t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
-  const r = t * exp(-z * z + poly);
-  return x >= 0 ? r : 2 - r;
 }
 
 /**
