@@ -69,39 +69,47 @@ function budgetProblems(budget: unknown, field: string): string[] {
   return problems;
 }
 
-function oneLine(loop: string, problems: string[], example: string): string | undefined {
-  return problems.length === 0 ? undefined : `${loop} input: ${problems.join('; ')}; expected ${example}`;
+/**
+ * The one line for `input`: not an object, or the shared checks (unknown keys, the campaign named, the budget) and the
+ * loop's own (`more`), joined, with what is expected; undefined when nothing is wrong.
+ */
+function problemLine(
+  loop: string,
+  input: unknown,
+  shape: { keys: string[]; needsRef: boolean; budget: string; example: string },
+  more: (input: Record<string, unknown>) => string[],
+): string | undefined {
+  const problems = !isObject(input)
+    ? [`not a JSON object (${JSON.stringify(input) ?? 'nothing'})`]
+    : [
+        ...unknownKeys(input, shape.keys).map((k) => `unknown field ${k}`),
+        ...refProblems(input, shape.needsRef),
+        ...budgetProblems(input[shape.budget], shape.budget),
+        ...more(input),
+      ];
+  return problems.length === 0 ? undefined : `${loop} input: ${problems.join('; ')}; expected ${shape.example}`;
 }
 
 /** What is wrong with an `innerLoop` input, in one line; undefined when it is good. */
 export function innerLoopInputProblem(input: unknown): string | undefined {
-  if (!isObject(input)) return oneLine('innerLoop', [`not a JSON object (${JSON.stringify(input) ?? 'nothing'})`], INNER_LOOP_EXAMPLE);
-  const problems = [
-    ...unknownKeys(input, INNER_KEYS).map((k) => `unknown field ${k}`),
-    ...refProblems(input, true),
-    ...budgetProblems(input.budget, 'budget'),
-  ];
-  for (const key of ['datasetVersionId', 'baseCheckpointId'])
-    if (input[key] !== undefined && !isText(input[key])) problems.push(`"${key}" must be an id (text)`);
-  if (input.iteration !== undefined && !isCount(input.iteration, 0)) problems.push('"iteration" must be a whole number ≥ 0');
-  if (input.historyEventsLimit !== undefined && !isCount(input.historyEventsLimit, 1))
-    problems.push('"historyEventsLimit" must be a whole number ≥ 1');
-  return oneLine('innerLoop', problems, INNER_LOOP_EXAMPLE);
+  return problemLine('innerLoop', input, { keys: INNER_KEYS, needsRef: true, budget: 'budget', example: INNER_LOOP_EXAMPLE }, (i) => [
+    ...['datasetVersionId', 'baseCheckpointId']
+      .filter((k) => i[k] !== undefined && !isText(i[k]))
+      .map((k) => `"${k}" must be an id (text)`),
+    ...(i.iteration !== undefined && !isCount(i.iteration, 0) ? ['"iteration" must be a whole number ≥ 0'] : []),
+    ...(i.historyEventsLimit !== undefined && !isCount(i.historyEventsLimit, 1) ? ['"historyEventsLimit" must be a whole number ≥ 1'] : []),
+  ]);
 }
 
 /** What is wrong with an `outerLoop` input, in one line; undefined when it is good. */
 export function outerLoopInputProblem(input: unknown): string | undefined {
-  if (!isObject(input)) return oneLine('outerLoop', [`not a JSON object (${JSON.stringify(input) ?? 'nothing'})`], OUTER_LOOP_EXAMPLE);
-  const problems = [
-    ...unknownKeys(input, OUTER_KEYS).map((k) => `unknown field ${k}`),
-    ...refProblems(input, false),
-    ...budgetProblems(input.innerBudget, 'innerBudget'),
-  ];
-  if (input.campaignId === undefined && !(isObject(input.spec) && isText(input.spec.name)))
-    problems.push('it needs "campaignId" (or a "spec" with a "name")');
-  if (input.iterations !== undefined && !isCount(input.iterations, 1)) problems.push('"iterations" must be a whole number ≥ 1');
-  if (input.trigger !== undefined && !isText(input.trigger)) problems.push('"trigger" must be text');
-  return oneLine('outerLoop', problems, OUTER_LOOP_EXAMPLE);
+  return problemLine('outerLoop', input, { keys: OUTER_KEYS, needsRef: false, budget: 'innerBudget', example: OUTER_LOOP_EXAMPLE }, (i) => [
+    ...(i.campaignId === undefined && !(isObject(i.spec) && isText(i.spec.name))
+      ? ['it needs "campaignId" (or a "spec" with a "name")']
+      : []),
+    ...(i.iterations !== undefined && !isCount(i.iterations, 1) ? ['"iterations" must be a whole number ≥ 1'] : []),
+    ...(i.trigger !== undefined && !isText(i.trigger) ? ['"trigger" must be text'] : []),
+  ]);
 }
 
 /** The error type both loops fail with on a bad input (non-retryable). */

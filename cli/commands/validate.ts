@@ -16,7 +16,7 @@ import { InvalidSpecError, type CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
 import { trainerArgv } from '../../backends/trainer-programs';
 import { HF_SETUP_HINT } from '../../core/trainer-program';
-import { checkKnobs } from '../knob-check';
+import { checkKnobs, type KnobCheck } from '../knob-check';
 import { pinTask } from '../../services/campaigns/pin-task';
 import { predictScratchRoot } from '../../services/paths';
 import { registeredSuiteSources } from '../../services/suites/suite-sources';
@@ -73,13 +73,13 @@ export function registerValidate(program: Command): void {
         console.log(
           `warning: trainer.command: ${finding.text}${finding.here ? ' (on this host; the training worker checks on its own before a loop writes anything)' : ''}`,
         );
-      const knobs = finding?.here ? { problems: [] } : await checkKnobs(spec, resolveConfig(process.env, process.cwd()).home);
+      const knobs: KnobCheck = finding?.here ? { problems: [] } : await checkKnobs(spec, resolveConfig(process.env, process.cwd()).home);
       if (knobs.problems.length > 0) {
         for (const p of knobs.problems) console.log(p);
         process.exitCode = EXIT_USAGE;
         return;
       }
-      if ('unchecked' in knobs && knobs.unchecked) console.error(`note: trainer knobs not checked: ${knobs.unchecked}`);
+      if (knobs.unchecked) console.error(`note: trainer knobs not checked: ${knobs.unchecked}`);
       console.log('ok');
     });
 }
