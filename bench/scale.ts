@@ -9,6 +9,7 @@ import os from 'node:os';
 import { inArray, sql } from 'drizzle-orm';
 import { temporal } from '@temporalio/proto';
 import { experiments } from '../db/schema';
+import { BASELINE_PROPOSER } from '../contracts/experiment';
 import { startDashboard } from '../server/dashboard/server';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { fixtureSpec } from '../test/helpers/specs';
@@ -70,7 +71,9 @@ async function finishedCount(stack: BenchStack, names: string[]): Promise<number
   const [{ n }] = await stack.db.db
     .select({ n: sql<number>`count(*)::int` })
     .from(experiments)
-    .where(sql`${experiments.campaignId} IN ${names} AND ${inArray(experiments.status, FINAL)} AND ${experiments.proposer} <> 'baseline'`);
+    .where(
+      sql`${experiments.campaignId} IN ${names} AND ${inArray(experiments.status, FINAL)} AND ${experiments.proposer} <> ${BASELINE_PROPOSER}`,
+    );
   return n;
 }
 

@@ -1,6 +1,7 @@
 // Why a loop ended with no experiment succeeded, in one line: how many failed, were pruned or timed out, and the
 // reason most of the failures share (the trainer's own last stderr line, core/stderr-reason.ts). `run` and `status`
 // end with it and exit 1, instead of exit 0 above a summary with nothing in it.
+import { BASELINE_PROPOSER } from '../contracts/experiment';
 
 interface Ended {
   proposer: string;
@@ -9,7 +10,7 @@ interface Ended {
 }
 
 export function noSuccessReason(loopId: string, experiments: readonly Ended[]): string {
-  const searched = experiments.filter((e) => e.proposer !== 'baseline');
+  const searched = experiments.filter((e) => e.proposer !== BASELINE_PROPOSER);
   const byStatus = new Map<string, number>();
   for (const e of searched) byStatus.set(e.status, (byStatus.get(e.status) ?? 0) + 1);
   const counts = [...byStatus].map(([status, n]) => `${n} ${status}`).join(', ');

@@ -1,4 +1,8 @@
 // The experiment child workflow's input and result: what the inner loop starts it with and reads back.
+
+/** The proposer of a search's baseline experiment: zero steps, the reference every held-out score is compared with. */
+export const BASELINE_PROPOSER = 'baseline';
+
 export interface ExperimentInput {
   experimentId: string;
   innerLoopId: string;

@@ -5,6 +5,7 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import { analyses, checkpoints, experiments, innerLoops, metricPoints, proposalBatches, trainingRuns } from '../db/schema';
 import type { Queryable } from './queryable';
+import { BASELINE_PROPOSER } from '../contracts/experiment';
 
 export type InnerLoop = typeof innerLoops.$inferSelect;
 export type NewInnerLoop = typeof innerLoops.$inferInsert;
@@ -109,7 +110,9 @@ export async function campaignTrials(
       proposer: experiments.proposer,
     })
     .from(experiments)
-    .where(and(eq(experiments.campaignId, campaignId), ne(experiments.innerLoopId, innerLoopId), ne(experiments.proposer, 'baseline')))
+    .where(
+      and(eq(experiments.campaignId, campaignId), ne(experiments.innerLoopId, innerLoopId), ne(experiments.proposer, BASELINE_PROPOSER)),
+    )
     .orderBy(asc(experiments.createdAt), asc(experiments.innerLoopId), asc(experiments.index));
 }
 

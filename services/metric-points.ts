@@ -6,6 +6,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { PeerCurve } from '../core/pruning';
 import { experiments, metricPoints, trainingRuns } from '../db/schema';
 import type { Queryable } from './queryable';
+import { BASELINE_PROPOSER } from '../contracts/experiment';
 
 /** One metric line as read from metrics.jsonl: the byte offset makes a replay recognisable. */
 export interface StoredMetricPoint {
@@ -51,7 +52,7 @@ export async function peerCurves(q: Queryable, innerLoopId: string, runId: strin
       and(
         eq(experiments.innerLoopId, innerLoopId),
         eq(trainingRuns.status, 'succeeded'),
-        ne(experiments.proposer, 'baseline'),
+        ne(experiments.proposer, BASELINE_PROPOSER),
         lt(experiments.createdAt, batchCreatedAt),
       ),
     )

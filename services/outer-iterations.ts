@@ -1,7 +1,7 @@
 // Outer iterations: one row per attempt of an iteration of a campaign's outer loop (`…/outer/i3`, `…/i3-a2`), which
 // claimOuterIteration opens under a per-campaign lock, and which ends `failed` with its reason or with the iteration's
 // summary. The claim, the fail and the finish write here; the dataset step records the version it built.
-import { and, desc, eq, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, lt, sql } from 'drizzle-orm';
 import type { FailedIterationSummary, OuterIterationSummary } from '../contracts/outer-loop';
 import { outerIterations } from '../db/schema';
 import type { Queryable } from './queryable';
@@ -104,4 +104,24 @@ export async function previousDatasetVersionId(q: Queryable, campaignId: string,
 
 export async function setIterationDatasetVersion(q: Queryable, id: string, datasetVersionId: string): Promise<void> {
   await q.update(outerIterations).set({ datasetVersionId }).where(eq(outerIterations.id, id));
+}
+
+/**
+ * The campaign's first promoted checkpoint (its first production model): the category anchor of later gates
+ * (core/gate/category-anchor.ts); undefined before the first promotion.
+ */
+export async function firstPromotedCheckpointOf(q: Queryable, campaignId: string): Promise<string | undefined> {
+  const [row] = await q
+    .select({ checkpointId: outerIterations.candidateCheckpointId })
+    .from(outerIterations)
+    .where(
+      and(
+        eq(outerIterations.campaignId, campaignId),
+        eq(outerIterations.status, 'promoted'),
+        isNotNull(outerIterations.candidateCheckpointId),
+      ),
+    )
+    .orderBy(asc(outerIterations.iteration), asc(outerIterations.attempt))
+    .limit(1);
+  return row?.checkpointId ?? undefined;
 }

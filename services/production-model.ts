@@ -1,7 +1,7 @@
 // A campaign's production model: which checkpoint it is, and the promotion that moves it (the checkpoint's row is
 // services/checkpoints.ts's checkpointById).
-import { and, asc, eq, isNotNull, isNull, or } from 'drizzle-orm';
-import { campaigns, outerIterations } from '../db/schema';
+import { and, eq, isNull, or } from 'drizzle-orm';
+import { campaigns } from '../db/schema';
 import type { Queryable } from './queryable';
 
 /** The campaign's production checkpoint id: null before the first promotion, undefined for an unknown campaign. */
@@ -20,24 +20,4 @@ export async function promoteIfIncumbent(q: Queryable, campaignId: string, candi
     .update(campaigns)
     .set({ productionCheckpointId: candidate })
     .where(and(eq(campaigns.id, campaignId), or(stillIncumbent, eq(campaigns.productionCheckpointId, candidate))));
-}
-
-/**
- * The campaign's first promoted checkpoint (its first production model): the category anchor of later gates
- * (core/gate/category-anchor.ts); undefined before the first promotion.
- */
-export async function firstPromotedCheckpointOf(q: Queryable, campaignId: string): Promise<string | undefined> {
-  const [row] = await q
-    .select({ checkpointId: outerIterations.candidateCheckpointId })
-    .from(outerIterations)
-    .where(
-      and(
-        eq(outerIterations.campaignId, campaignId),
-        eq(outerIterations.status, 'promoted'),
-        isNotNull(outerIterations.candidateCheckpointId),
-      ),
-    )
-    .orderBy(asc(outerIterations.iteration), asc(outerIterations.attempt))
-    .limit(1);
-  return row?.checkpointId ?? undefined;
 }

@@ -14,9 +14,7 @@ import type {
   SelectedBest,
   StartInnerLoopInput,
 } from '../../contracts/inner-activities';
-
-/** The proposer of a search's baseline experiment: zero steps, the reference every held-out score is compared with. */
-export const BASELINE_PROPOSER = 'baseline';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 
 export const baselineIdOf = (innerLoopId: string) => `${innerLoopId}/baseline`;
 

@@ -10,6 +10,7 @@ import { campaignsOf, type ActivityDeps } from '../deps';
 import { agentBatch, type BatchEntry } from './agent-batch';
 import { earlierTrials } from './campaign-trials';
 import type { Proposal, ProposeInput } from '../../contracts/inner-activities';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 import { pinKnobs, warmStartOfLoop } from './warm-start';
 
 export const experimentIdOf = (innerLoopId: string, index: number) => `${innerLoopId}/e${index}`;
@@ -23,7 +24,7 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
   const rows = await loopExperiments(db, input.innerLoopId, { to: input.startIndex });
   const sign = spec.selection.mode === 'min' ? 1 : -1;
   const own: Trial[] = rows
-    .filter((r) => r.proposer !== 'baseline')
+    .filter((r) => r.proposer !== BASELINE_PROPOSER)
     .map((r) => ({
       params: r.params,
       value: r.publicScore === null ? undefined : sign * r.publicScore,

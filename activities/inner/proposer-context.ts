@@ -5,6 +5,7 @@ import type { ProposerContext } from '../../agents/proposer';
 import { improves } from '../../core/loop-settings';
 import type { PastBatch } from '../../core/sampler/hybrid-mode';
 import type { CampaignSpec } from '../../core/spec';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 import type { Db } from '../../db/client';
 import { lastRunIds, loopBatches, loopExperiments, lossPoints, recentAnalysisTexts, type ExperimentRow } from '../../services/inner-loops';
 
@@ -32,7 +33,7 @@ export async function proposerContext(
   rows: ExperimentRow[],
   count: number,
 ): Promise<ProposerContext> {
-  const shown = rows.filter((r) => r.proposer !== 'baseline').slice(-LEADERBOARD_ROWS);
+  const shown = rows.filter((r) => r.proposer !== BASELINE_PROPOSER).slice(-LEADERBOARD_ROWS);
   const curves = await lossCurves(
     db,
     shown.map((r) => r.id),
@@ -73,7 +74,7 @@ async function lossCurves(db: Db, experimentIds: string[]): Promise<Map<string, 
 /** The loop's recorded batches in order, each with whether an agent proposal in it set a new best. */
 export async function pastBatches(db: Db, innerLoopId: string, spec: CampaignSpec): Promise<PastBatch[]> {
   const batches = await loopBatches(db, innerLoopId);
-  const rows = (await loopExperiments(db, innerLoopId)).filter((r) => r.proposer !== 'baseline');
+  const rows = (await loopExperiments(db, innerLoopId)).filter((r) => r.proposer !== BASELINE_PROPOSER);
   const { mode } = spec.selection;
   return batches.map((b, k) => {
     const end = batches[k + 1]?.startIndex ?? Infinity;

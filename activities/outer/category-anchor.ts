@@ -4,7 +4,7 @@
 import { wantedAnchor, type CategoryAnchor } from '../../core/gate/category-anchor';
 import type { Db } from '../../db/client';
 import { splitScores } from '../../services/eval-results';
-import { firstPromotedCheckpointOf } from '../../services/production-model';
+import { firstPromotedCheckpointOf } from '../../services/outer-iterations';
 
 export interface LoadedAnchor {
   anchor: CategoryAnchor;

@@ -21,7 +21,7 @@ import { loadSeedReference } from './seed-reference';
 import { fallback as anchorFallback, loadCategoryAnchor } from './category-anchor';
 import { BLIND_REFERENCE, referenceControlOf } from '../../core/gate/reference-control';
 import { loadCampaignVersion } from '../../services/campaigns/campaign-versions';
-import { BASELINE_PROPOSER } from '../inner/loop-records';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 import { gateNoiseOf, noiseSummaryOf } from '../../core/gate/noise-check';
 import type { EvaluateGateInput, GateSummary } from '../../contracts/outer-activities';
 

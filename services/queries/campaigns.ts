@@ -2,6 +2,7 @@
 import { and, count, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { campaigns, experiments, innerLoops, outerIterations } from '../../db/schema';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 
 /** The line every page and report shows beside an unsandboxed campaign. */
 export const UNSANDBOXED_NOTE =
@@ -23,8 +24,8 @@ const columns = (db: Db) => ({
   mode: sql<'min' | 'max'>`coalesce(${campaigns.spec}->'selection'->>'mode', 'min')`,
   inner_loops: countWhere(db, innerLoops, eq(innerLoops.campaignId, campaigns.id)),
   /** Experiments, the untrained baselines (one per inner loop) not counted. */
-  experiments: countWhere(db, experiments, and(eq(experiments.campaignId, campaigns.id), ne(experiments.proposer, 'baseline'))),
-  baselines: countWhere(db, experiments, and(eq(experiments.campaignId, campaigns.id), eq(experiments.proposer, 'baseline'))),
+  experiments: countWhere(db, experiments, and(eq(experiments.campaignId, campaigns.id), ne(experiments.proposer, BASELINE_PROPOSER))),
+  baselines: countWhere(db, experiments, and(eq(experiments.campaignId, campaigns.id), eq(experiments.proposer, BASELINE_PROPOSER))),
   running: countWhere(db, experiments, and(eq(experiments.campaignId, campaigns.id), eq(experiments.status, 'running'))),
   outer_iterations: countWhere(db, outerIterations, eq(outerIterations.campaignId, campaigns.id)),
   last_outer_status: sql<string | null>`${db

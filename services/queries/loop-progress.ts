@@ -3,6 +3,7 @@
 import { and, count, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { experiments, metricPoints, trainingRuns } from '../../db/schema';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 
 export interface RunningExperimentRow {
   id: string;
@@ -46,5 +47,5 @@ export const experimentCountsOf = (db: Db, innerLoopId: string) =>
       ),
     })
     .from(experiments)
-    .where(and(eq(experiments.innerLoopId, innerLoopId), ne(experiments.proposer, 'baseline')))
+    .where(and(eq(experiments.innerLoopId, innerLoopId), ne(experiments.proposer, BASELINE_PROPOSER)))
     .groupBy(experiments.status);

@@ -5,6 +5,7 @@ import { and, count, eq, inArray, notInArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { experiments as experimentsTable, outerIterations } from '../../db/schema';
 import { SEED_RERUN_PROPOSER } from '../../core/gate/noise-check';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 
 export interface Survivors {
   /** Experiments of the search that ran to an end (succeeded, pruned, failed or timed out). */
@@ -23,7 +24,7 @@ export async function survivorsOf(db: Db, campaignId: string): Promise<Survivors
       .where(
         and(
           eq(experimentsTable.campaignId, campaignId),
-          notInArray(experimentsTable.proposer, ['baseline', SEED_RERUN_PROPOSER]),
+          notInArray(experimentsTable.proposer, [BASELINE_PROPOSER, SEED_RERUN_PROPOSER]),
           inArray(experimentsTable.status, ['succeeded', 'pruned', 'failed', 'timed_out']),
         ),
       ),

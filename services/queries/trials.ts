@@ -4,6 +4,7 @@ import { and, count, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { campaigns, experiments } from '../../db/schema';
 import type { SearchSpace } from '../../core/spec';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 
 export const TRIALS = 2000;
 
@@ -17,18 +18,18 @@ export async function trialsOf(
     db
       .select({ index: experiments.index, params: experiments.params, status: experiments.status, score: experiments.publicScore })
       .from(experiments)
-      .where(and(ofLoop, ne(experiments.proposer, 'baseline')))
+      .where(and(ofLoop, ne(experiments.proposer, BASELINE_PROPOSER)))
       .orderBy(desc(experiments.index))
       .limit(limit),
     db
       .select({ n: count() })
       .from(experiments)
-      .where(and(ofLoop, ne(experiments.proposer, 'baseline'))),
+      .where(and(ofLoop, ne(experiments.proposer, BASELINE_PROPOSER))),
     // The untrained baseline's public score, when a loop recorded one.
     db
       .select({ score: experiments.publicScore })
       .from(experiments)
-      .where(and(ofLoop, eq(experiments.proposer, 'baseline')))
+      .where(and(ofLoop, eq(experiments.proposer, BASELINE_PROPOSER)))
       .limit(1),
   ]);
   // The most recent `limit`, oldest first (an experiment's index is unique in its loop).
@@ -41,7 +42,7 @@ export const baselineCount = async (db: Db, innerLoopId: string): Promise<number
     await db
       .select({ n: count() })
       .from(experiments)
-      .where(and(eq(experiments.innerLoopId, innerLoopId), eq(experiments.proposer, 'baseline')))
+      .where(and(eq(experiments.innerLoopId, innerLoopId), eq(experiments.proposer, BASELINE_PROPOSER)))
   )[0]?.n ?? 0;
 
 /** The campaign's search space as its spec states it (empty when the spec has none). */

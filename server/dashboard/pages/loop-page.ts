@@ -23,6 +23,7 @@ import { lineChart } from '../svg-chart';
 import { actionButton, actionForm } from './action-pages';
 import { pageParam } from './campaigns-page';
 import { chartScripts } from './live-script';
+import { BASELINE_PROPOSER } from '../../../contracts/experiment';
 
 const SIZE = 50;
 /** Curves drawn: the page's first rows (best first), so the chart stays readable. */
@@ -82,7 +83,10 @@ export async function loopCurvesFragment(ctx: DashboardContext, url: URL, id: st
 
 /** Running experiments first (the curves that move), then the page's best, and the loop's winner always. */
 function curveIds(board: LeaderboardRow[], loop: InnerLoopRow): string[] {
-  const ids = [...board.filter((e) => e.status === 'running'), ...board.filter((e) => e.status !== 'running' && e.proposer !== 'baseline')]
+  const ids = [
+    ...board.filter((e) => e.status === 'running'),
+    ...board.filter((e) => e.status !== 'running' && e.proposer !== BASELINE_PROPOSER),
+  ]
     .slice(0, CURVES)
     .map((e) => e.id);
   if (loop.best_experiment_id && !ids.includes(loop.best_experiment_id)) ids.push(loop.best_experiment_id);
