@@ -4,6 +4,7 @@
 // decision. One line per iteration: new feedback, critiques, dataset size, the inner loop's best, the gate's
 // decision and the production model's held-out score; at the end, what production really scores on the sealed test
 // split (which no decision read), before the first promotion and after the last.
+import { decisionText } from '../core/gate/decision-lines';
 import crypto from 'node:crypto';
 import { simulateUsers } from '../services/simulate-users';
 import type { SimulatedUsersOfTask } from '../services/simulated-users-task';
@@ -126,7 +127,7 @@ export function formatIteration(i: number, it: OuterIterationSummary, metric: st
     `iteration ${i} (${it.outerIterationId || 'skipped'}): ${it.status.toUpperCase()}`,
     `  new feedback ${it.newFeedback}, critiques ${it.critiques}, dataset ${it.datasetExamples ?? '-'} examples (${it.datasetVersionId ?? '-'})`,
     `  inner loop best: ${it.innerBest ? `${it.innerBest.experimentId} public ${metric} ${fmt(it.innerBest.publicScore)}` : 'none'}`,
-    `  gate: ${it.reason}`,
+    ...decisionText(it.reason),
     `  held-out ${h?.metric ?? ''}: candidate ${fmt(h?.candidate)}, incumbent ${fmt(h?.incumbent)}, production now ${fmt(h?.production)}`,
     ...(it.test
       ? [

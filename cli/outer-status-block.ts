@@ -1,5 +1,6 @@
 // The block `flywheel status CAMPAIGN` prints first when the campaign has an outer loop: which one, its phase and
 // iteration, and a promotion awaiting approval with its evidence and the command that answers it.
+import { decisionText } from '../core/gate/decision-lines';
 import type { Client } from '@temporalio/client';
 import { latestOuterLoop } from '../services/campaign-loops';
 import { loopEndReason } from '../services/loop-failures';
@@ -10,7 +11,7 @@ import { uiLink } from '../temporal/ui-links';
 import type { OuterIterationSummary } from '../contracts/outer-loop';
 
 const lastLine = (s: OuterIterationSummary | undefined): string[] =>
-  s ? [`  last iteration: ${s.iteration} ${s.status}: ${s.reason}`] : [];
+  s ? decisionText(s.reason, '  ', `last iteration: ${s.iteration} ${s.status}: `) : [];
 
 /** The block's text, or undefined when the campaign never had an outer loop. */
 export async function outerStatusBlock(client: Client, e: Endpoints, campaignId: string): Promise<string | undefined> {

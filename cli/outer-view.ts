@@ -1,5 +1,6 @@
 // How the CLI shows an outer loop: one line per phase, the evidence of a promotion awaiting approval (with the
 // command that answers it), and the iterations' summaries as a table.
+import { decisionLines } from '../core/gate/decision-lines';
 import type { OuterIterationSummary, OuterLoopStatus, PromotionEvidence } from '../contracts/outer-loop';
 
 const num = (v: number | undefined, digits = 4): string => (v === undefined ? '-' : v.toFixed(digits));
@@ -17,7 +18,7 @@ export const promoteCommand = (campaignId: string): string => `flywheel promote 
 export function formatEvidence(e: PromotionEvidence, campaignId: string): string {
   const lines = [
     `promotion awaiting approval (${e.outerIterationId}): candidate ${e.candidateCheckpointId} vs production ${e.incumbentCheckpointId}`,
-    `  gate: ${e.gate.promote ? 'PROMOTE' : 'HOLD'} (${e.gate.rule}): ${e.gate.reason}`,
+    `  gate: ${e.gate.promote ? 'PROMOTE' : 'HOLD'} (${e.gate.rule}): ${decisionLines(e.gate.reason).verdict}`,
     ...e.gate.checks.map((c) => `    ${c.passed ? 'pass' : 'FAIL'}  ${c.rule}: ${c.reason}`),
     '  held-out, candidate minus production (positive = better):',
     ...(e.categoryDeltas.length
@@ -31,7 +32,10 @@ export function formatEvidence(e: PromotionEvidence, campaignId: string): string
   return lines.join('\n');
 }
 
-/** One row per iteration: what it did, what it scored on held-out, and why it ended as it did. */
+/**
+ * One row per iteration: what it did, what it scored on held-out, and its verdict; then the last decision's checks,
+ * one a line (a reason in full is ~1,500 characters).
+ */
 export function formatIterations(done: OuterIterationSummary[]): string {
   if (done.length === 0) return 'no iteration finished';
   const header = ['iter', 'status', 'feedback', 'critiques', 'dataset', 'held-out cand/incumb', 'reason'];
@@ -42,9 +46,12 @@ export function formatIterations(done: OuterIterationSummary[]): string {
     String(s.critiques),
     s.datasetVersionId ? `${s.datasetVersionId}${s.datasetExamples !== undefined ? ` (${s.datasetExamples})` : ''}` : '-',
     s.heldout ? `${s.heldout.metric} ${num(s.heldout.candidate)}/${num(s.heldout.incumbent)}` : '-',
-    s.reason,
+    decisionLines(s.reason).verdict,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   // The reason (last column) is left unpadded: it is free text.
-  return [header, ...rows].map((r) => r.map((v, i) => (i === r.length - 1 ? v : v.padEnd(widths[i]))).join('  ')).join('\n');
+  const table = [header, ...rows].map((r) => r.map((v, i) => (i === r.length - 1 ? v : v.padEnd(widths[i]))).join('  '));
+  const last = done.at(-1)!;
+  const { checks } = decisionLines(last.reason);
+  return [...table, ...(checks.length ? [`iteration ${last.iteration}'s checks:`, ...checks.map((c) => `  ${c}`)] : [])].join('\n');
 }

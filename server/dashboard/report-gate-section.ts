@@ -5,6 +5,13 @@ import { gateDecisionsOf } from '../../services/queries/decisions';
 import { survivorsLine, survivorsOf } from '../../services/queries/survivors';
 import { noiseLine } from '../../core/gate/noise-check';
 import { ledgerLine } from '../../core/gate/heldout-budget';
+import { decisionLines } from '../../core/gate/decision-lines';
+
+/** `- verdict: …` and each check a bullet under it, instead of the record's one line of every check. */
+function reasonLines(reason: string): string[] {
+  const { verdict, checks } = decisionLines(reason);
+  return [`- verdict: ${verdict}`, ...checks.map((c) => `  - ${c}`)];
+}
 
 /** Gate decisions (kinds promote, reject and hold; approvals and selections are other sections), oldest first. */
 export async function gateDecisionsSection(db: Db, campaignId: string): Promise<string[]> {
@@ -16,7 +23,7 @@ export async function gateDecisionsSection(db: Db, campaignId: string): Promise<
       `### ${d.id}: ${d.kind === 'promote' ? 'promoted' : d.kind === 'hold' ? 'HELD for approval' : 'REJECTED'} (rule: ${d.rule})`,
       '',
       `- candidate: ${d.checkpoint_id ?? '?'}`,
-      `- reason: ${d.reason}`,
+      ...reasonLines(d.reason),
     );
     const { noise, checks = {} } = d.figures;
     if (noise) out.push(`- noise: ${noiseLine(noise)}`);

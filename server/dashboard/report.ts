@@ -13,6 +13,7 @@ import { sealedTestLine, sealedTestOf } from '../../services/queries/sealed-test
 import { lineChart } from './svg-chart';
 import { gateDecisionsSection } from './report-gate-section';
 import { NonRetryableError } from '../../core/errors';
+import { decisionLines } from '../../core/gate/decision-lines';
 
 /** Inner loops in a report (newest first), leaderboard rows per loop, curves per loop, decisions. */
 const LOOPS = 10;
@@ -84,7 +85,8 @@ const iterationCols = [
   { head: 'held-out incumbent', cell: (i: OuterIterationRow) => fmtNum(i.heldout_incumbent) },
   { head: 'held-out production', cell: (i: OuterIterationRow) => fmtNum(i.heldout_production) },
   { head: 'sealed test production', cell: (i: OuterIterationRow) => fmtNum(i.test_production) },
-  { head: 'reason', cell: (i: OuterIterationRow) => i.reason ?? '' },
+  // The verdict: the checks are the gate section's, one a line.
+  { head: 'reason', cell: (i: OuterIterationRow) => decisionLines(i.reason ?? '').verdict },
 ];
 const boardCols = (metric: string) => [
   { head: '#', cell: (e: LeaderboardRow) => e.index },
@@ -100,7 +102,7 @@ const decisionCols = [
   { head: 'kind', cell: (d: DecisionRow) => d.kind },
   { head: 'accepted', cell: (d: DecisionRow) => (d.accepted ? 'yes' : 'no') },
   { head: 'rule', cell: (d: DecisionRow) => d.rule },
-  { head: 'reason', cell: (d: DecisionRow) => d.reason },
+  { head: 'reason', cell: (d: DecisionRow) => decisionLines(d.reason).verdict },
   { head: 'figures', cell: (d: DecisionRow) => fmtJson(d.figures, 400) },
   { head: 'experiment', cell: (d: DecisionRow) => d.experiment_id ?? '–' },
   { head: 'when', cell: (d: DecisionRow) => fmtTime(d.created_at) },

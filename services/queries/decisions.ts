@@ -48,3 +48,20 @@ export const gateDecisionsOf = (db: Db, campaignId: string): Promise<DecisionRow
 /** Decisions that name an experiment (its selection, its gate). */
 export const decisionsOfExperiment = (db: Db, experimentId: string): Promise<DecisionRow[]> =>
   db.select(columns).from(decisions).where(eq(decisions.experimentId, experimentId)).orderBy(decisions.createdAt);
+
+/** The campaign's latest promotion-gate decision (promote, reject or hold), or undefined before its first. */
+export const lastGateDecisionOf = async (db: Db, campaignId: string): Promise<DecisionRow | undefined> =>
+  (
+    await db
+      .select(columns)
+      .from(decisions)
+      .where(
+        and(
+          eq(decisions.campaignId, campaignId),
+          inArray(decisions.kind, ['promote', 'reject', 'hold']),
+          sql`${decisions.figures} ? 'checks'`,
+        ),
+      )
+      .orderBy(desc(decisions.createdAt), desc(decisions.id))
+      .limit(1)
+  )[0];

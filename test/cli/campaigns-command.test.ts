@@ -29,27 +29,58 @@ beforeAll(async () => {
     ('alpha/inner/1/baseline', 'alpha', 'alpha/inner/1', -1, 'v', '{}', 'baseline', 'succeeded'),
     ('alpha/inner/1/e0', 'alpha', 'alpha/inner/1', 0, 'v', '{}', 'tpe', 'succeeded'),
     ('alpha/inner/1/e1', 'alpha', 'alpha/inner/1', 1, 'v', '{}', 'tpe', 'running')`);
+  // Two iterations: the first promoted (held-out and test scored), the second rejected (production's held-out again).
+  const summary = (heldout: number, test?: number) =>
+    JSON.stringify({
+      heldout: { metric: 'pass_rate', candidate: 0.5, incumbent: heldout, production: heldout },
+      ...(test === undefined ? {} : { test: { metric: 'pass_rate', production: test, items: 20 } }),
+    });
+  await q(
+    `INSERT INTO outer_iterations (id, campaign_id, iteration, workflow_id, trigger, status, summary) VALUES
+    ('alpha/outer/i1', 'alpha', 1, 'w', 'manual', 'promoted', $1), ('alpha/outer/i2', 'alpha', 2, 'w', 'manual', 'rejected', $2)`,
+    [summary(0.4125), summary(0.4125)],
+  );
+  await q(
+    `UPDATE outer_iterations SET summary = jsonb_set(summary, '{test}', '{"metric":"pass_rate","production":0.3875,"items":20}') WHERE id = 'alpha/outer/i1'`,
+  );
+  await q(`INSERT INTO decisions (id, campaign_id, kind, rule, reason, figures, accepted, created_at) VALUES
+    ('alpha/outer/i1/gate', 'alpha', 'promote', 'allChecksPassed', 'promoted', '{"checks":{}}', true, now() - interval '1 hour'),
+    ('alpha/outer/i2/gate', 'alpha', 'reject', 'heldoutImprovement', 'rejected by heldoutImprovement: below the margin', '{"checks":{}}', false, now())`);
 });
 afterAll(async () => {
   await connection?.close();
   await h?.close();
 });
 
-test('campaigns: newest first, experiments without the baseline, the production checkpoint; a bad option is one line and exit 2', async () => {
+test('campaigns: newest first, experiments without the baseline, production with its held-out and test scores, the last gate; a bad option is one line and exit 2', async () => {
   const r = await runCli(env(), ['campaigns']);
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   const lines = r.stdout.trimEnd().split('\n');
-  expect(lines[0]).toMatch(/^campaign +created \(UTC\) +inner +outer +experiments +running +last outer +production checkpoint$/);
-  expect(lines[1]).toMatch(/^beta +\d{4}-\d\d-\d\d \d\d:\d\d +0 +0 +0 +0 +– +–$/);
-  expect(lines[2]).toMatch(/^alpha +\d{4}-\d\d-\d\d \d\d:\d\d +1 +0 +2 +1 +– +alpha\/outer\/i1\/inner\/e2\/r1\/step-300$/);
-  expect(lines[3]).toBe("1–2 of 2 campaigns; experiments exclude each inner loop's untrained baseline");
+  expect(lines[0]).toMatch(/^campaign +experiments +production +metric +held-out +test +last gate$/);
+  expect(lines[1]).toMatch(/^beta +0 +– +– +– +– +–$/);
+  // The checkpoint without the campaign's prefix, its tail when longer than the column; the last gate's verdict.
+  expect(lines[2]).toMatch(/^alpha +2 \(1 running\) +…\/inner\/e2\/r1\/step-300 +pass_rate +0\.4125 +0\.3875 +rejected$/);
+  expect(lines[3]).toBe("1–2 of 2 campaigns; experiments exclude untrained baselines; held-out and test: the production model's");
+  expect(Math.max(...lines.slice(0, 3).map((l) => l.length))).toBeLessThanOrEqual(100);
   const json = JSON.parse((await runCli(env(), ['campaigns', '--json', '--limit', '1', '--offset', '1'])).stdout) as {
     total: number;
-    campaigns: { id: string; experiments: number; baselines: number }[];
+    campaigns: {
+      id: string;
+      experiments: number;
+      baselines: number;
+      heldout_production: number;
+      test_production: number;
+      last_gate: { kind: string; rule: string };
+    }[];
   };
   expect(json.total).toBe(2);
   expect(json.campaigns.map((c) => [c.id, c.experiments, c.baselines])).toEqual([['alpha', 2, 1]]);
+  expect(json.campaigns[0]).toMatchObject({
+    heldout_production: 0.4125,
+    test_production: 0.3875,
+    last_gate: { kind: 'reject', rule: 'heldoutImprovement' },
+  });
   const bad = await runCli(env(), ['campaigns', '--limit', 'many']);
   expect(bad.status).toBe(2);
   expect(bad.stderr).toBe('flywheel: --limit must be an integer >= 1, got "many"\n');

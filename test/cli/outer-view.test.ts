@@ -2,6 +2,8 @@
 import { formatDuration, parseDuration } from '../../cli/duration';
 import { formatEvidence, formatIterations, phaseLine } from '../../cli/outer-view';
 import type { PromotionEvidence } from '../../contracts/outer-loop';
+import { decisionLines, decisionText } from '../../core/gate/decision-lines';
+import { formatIteration } from '../../cli/outer-demo';
 
 test('durations: one whole number and one unit, nothing else', () => {
   expect([parseDuration('2s'), parseDuration('45s'), parseDuration('30m'), parseDuration('6h'), parseDuration('1d')]).toEqual([
@@ -73,4 +75,44 @@ test('phase lines and the iteration table', () => {
   expect(table[1]).toMatch(/^1 +promoted +120 +14 +dv-1 \(900\) +exact_match 0\.4100\/0\.3800 +margin met$/);
   expect(table[2]).toMatch(/^2 +skipped +0 +0 +- +- +no new feedback$/);
   expect(formatIterations([])).toBe('no iteration finished');
+});
+
+// A promotion's reason joins every check's `rule: reason` with "; " (core/gate/checks.ts): ~1,500 characters on one line.
+const PROMOTED =
+  'promoted ck-b over ck-a: heldoutImprovement: held-out pass_rate improves by 0.1000 (margin 0), paired-permutation p = 0.0010 (alpha 0.05) over 40 items: passes; ' +
+  'heldoutAboveNoise: gain 0.1 against 2.0 × noise 0.02: above noise; noCategoryRegression: no category regressed (worst: ts -0.01; 3 categories); canaryInOutputs: no output carries a canary';
+
+test('a gate decision prints as a short verdict, then its checks one a line', () => {
+  expect(decisionLines(PROMOTED)).toEqual({
+    verdict: 'promoted ck-b over ck-a (4 checks passed)',
+    checks: [
+      'heldoutImprovement: held-out pass_rate improves by 0.1000 (margin 0), paired-permutation p = 0.0010 (alpha 0.05) over 40 items: passes',
+      'heldoutAboveNoise: gain 0.1 against 2.0 × noise 0.02: above noise',
+      // A check's own "; " (a clause, not the next rule) stays on its line.
+      'noCategoryRegression: no category regressed (worst: ts -0.01; 3 categories)',
+      'canaryInOutputs: no output carries a canary',
+    ],
+  });
+  expect(decisionLines('rejected by noCategoryRegression: ts fell 0.2; py fell 0.1')).toEqual({
+    verdict: 'rejected by noCategoryRegression',
+    checks: ['ts fell 0.2', 'py fell 0.1'],
+  });
+  expect(decisionLines('no new feedback')).toEqual({ verdict: 'no new feedback', checks: [] });
+  expect(decisionText(PROMOTED, '  ')).toHaveLength(5);
+  expect(decisionText(PROMOTED, '  ')[0]).toBe('  gate: promoted ck-b over ck-a (4 checks passed)');
+
+  // The iteration table carries the verdict; the last decision's checks follow it, one a line.
+  const lines = formatIterations([
+    { outerIterationId: 'demo/outer/i1', iteration: 1, status: 'promoted', reason: PROMOTED, newFeedback: 3, critiques: 1 },
+  ]).split('\n');
+  expect(lines[1]).toMatch(/ promoted ck-b over ck-a \(4 checks passed\)$/);
+  expect(lines.slice(2)).toEqual(["iteration 1's checks:", ...decisionLines(PROMOTED).checks.map((c) => `  ${c}`)]);
+  expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(160);
+  // The demo's iteration block: the gate's verdict, its checks under it.
+  const block = formatIteration(
+    1,
+    { outerIterationId: 'demo/outer/i1', iteration: 1, status: 'promoted', reason: PROMOTED, newFeedback: 3, critiques: 1 },
+    'pass_rate',
+  );
+  expect(block).toContain('\n  gate: promoted ck-b over ck-a (4 checks passed)\n    heldoutImprovement: ');
 });
