@@ -26,7 +26,10 @@ export interface UpProcess {
   killAll(): void;
 }
 
-/** The env for a stack on its own free ports and home (DATABASE_URL unset unless `extra` sets it). */
+/**
+ * The env for a stack on its own free ports and home. DATABASE_URL, TEMPORAL_ADDRESS and FLYWHEEL_TASK_QUEUE_PREFIX
+ * are unset unless `extra` sets them: the stack's queues are `flywheel-<family>` whatever the caller's shell exports.
+ */
 export async function stackEnv(home: string, extra: Record<string, string | undefined> = {}): Promise<NodeJS.ProcessEnv> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -37,7 +40,7 @@ export async function stackEnv(home: string, extra: Record<string, string | unde
     FLYWHEEL_DASHBOARD_PORT: String(await freePort()),
     ...extra,
   };
-  for (const k of ['DATABASE_URL', 'TEMPORAL_ADDRESS']) if (!extra[k]) delete env[k];
+  for (const k of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'FLYWHEEL_TASK_QUEUE_PREFIX']) if (!extra[k]) delete env[k];
   return env;
 }
 
