@@ -23,6 +23,7 @@ import { trainCheckpoint } from '../test/helpers/charlm-checkpoint';
 import { plantedCheats } from '../test/helpers/planted-cheats';
 import { freePort } from '../test/helpers/ports';
 import { loadAverage } from './lib/load-average';
+import { runBench, startedList } from './lib/run-bench';
 
 async function main(): Promise<void> {
   const [seeds, incSteps, honestSteps] = [20, 100, 300].map((d, i) => Number(process.argv[2 + i] ?? d));
@@ -31,12 +32,17 @@ async function main(): Promise<void> {
   );
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-gate-noise-'));
   fs.chmodSync(home, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port: await freePort() });
-  const url = await ensureDatabase(pg.adminUrl, 'bench');
-  await applyMigrations(url);
-  const dbh = openDb(url, { max: 4 });
-  const t0 = Date.now();
+  // Stopped newest first when the bench ends, fails or is stopped by hand: no PostgreSQL or folder left behind.
+  const started = startedList('the gate-noise bench');
+  started.add(async () => fs.rmSync(home, { recursive: true, force: true }));
   try {
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port: await freePort() });
+    started.add(() => pg.stop());
+    const url = await ensureDatabase(pg.adminUrl, 'bench');
+    await applyMigrations(url);
+    const dbh = openDb(url, { max: 4 });
+    started.add(() => dbh.close());
+    const t0 = Date.now();
     const p = await plantedCheats(dbh.db, home, 'gn');
     const ckpt = async (tag: string, seed: number, steps: number) => {
       const file = await trainCheckpoint({ dir: home, id: `${tag}/step-${steps}`, text: p.trainText, seed, steps });
@@ -113,13 +119,8 @@ async function main(): Promise<void> {
       }
     console.log(`\n${((Date.now() - t0) / 1000).toFixed(0)} s in all; load at the end ${loadAverage()}`);
   } finally {
-    await dbh.close();
-    await pg.stop();
-    fs.rmSync(home, { recursive: true, force: true });
+    await started.stop();
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

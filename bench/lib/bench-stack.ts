@@ -15,7 +15,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../../db/embedded-server'
 import { applyMigrations } from '../../db/migrate';
 import { startTemporalDevServer } from '../../stack/temporal-dev-server';
 import { freePort } from '../../test/helpers/ports';
-import { causeLine, stopOnSignal } from './run-bench';
+import { startedList } from './run-bench';
 
 export interface BenchStack {
   client: Client;
@@ -45,26 +45,28 @@ export interface BenchStackOptions {
 }
 
 export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}): Promise<BenchStack> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  // Once a process: a bench that starts a stack after stopping one (bench/outer-ablation.ts, a stack per task seed)
+  // finds the runtime already installed, or installs it afresh once the last one's workers let it shut down.
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch (e) {
+    if (!(e instanceof Error && /already been (installed|instantiated)/.test(e.message))) throw e;
+  }
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'flywheel-bench-'));
   fs.chmodSync(home, 0o755);
   // What has started so far, stopped newest first: by stop(), by Ctrl-C, or here when a later step fails, so a stack
   // that cannot start leaves no Temporal dev server or PostgreSQL behind.
-  const started: Array<() => Promise<void>> = [async () => fs.rmSync(home, { recursive: true, force: true })];
-  const stopAll = async () => {
-    for (const stop of started.splice(0).reverse())
-      await stop().catch((e: unknown) => console.error(`stopping the bench stack: ${causeLine(e)}`));
-  };
-  const forgetSignals = stopOnSignal(stopAll);
+  const started = startedList('the bench stack');
+  started.add(async () => fs.rmSync(home, { recursive: true, force: true }));
   try {
     const env = await startTemporalDevServer({ home, port: await freePort(), dbFile: 'memory', readyTimeoutMs: 120_000 });
-    started.push(() => env.stop());
+    started.add(() => env.stop());
     const pg = opts.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port });
-    if (pg) started.push(() => pg.stop());
+    if (pg) started.add(() => pg.stop());
     const dbName = opts.databaseUrl ? `flywheel_bench_${Date.now().toString(36)}` : 'bench';
     const adminUrl = opts.databaseUrl ?? pg!.adminUrl;
     const adminDbUrl = await ensureDatabase(adminUrl, dbName);
-    if (!pg) started.push(() => dropDatabase(opts.databaseUrl!, dbName));
+    if (!pg) started.add(() => dropDatabase(opts.databaseUrl!, dbName));
     await applyMigrations(adminDbUrl);
     let url = adminDbUrl;
     if (pg) {
@@ -72,12 +74,12 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
       await grantAppAccess(adminDbUrl);
     }
     const db = openDb(url, { max: opts.poolSize ?? 20 });
-    started.push(() => db.close());
+    started.add(() => db.close());
     const connection = await NativeConnection.connect({ address: env.address });
-    started.push(() => connection.close());
+    started.add(() => connection.close());
     const prefix = 'bench';
     const predictServers = new PredictServers();
-    started.push(async () => predictServers.close());
+    started.add(async () => predictServers.close());
     const activities = createActivities({ db: db.db, home, predictServers });
     const workers = await Promise.all(
       QUEUE_FAMILIES.map((family) =>
@@ -91,7 +93,7 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
       ),
     );
     const runs = workers.map((w) => w.run());
-    started.push(async () => {
+    started.add(async () => {
       workers.forEach((w) => w.shutdown());
       await Promise.allSettled(runs);
     });
@@ -104,14 +106,10 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
       databaseUrl: url,
       adminUrl,
       temporalAddress: env.address,
-      async stop() {
-        forgetSignals();
-        await stopAll();
-      },
+      stop: () => started.stop(),
     };
   } catch (e) {
-    forgetSignals();
-    await stopAll();
+    await started.stop();
     throw e;
   }
 }

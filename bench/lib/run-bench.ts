@@ -45,3 +45,29 @@ export function stopOnSignal(stop: () => Promise<void>): () => void {
     process.off('SIGTERM', handler);
   };
 }
+
+export interface Started {
+  /** Adds what stops one thing the bench started (a server, a pool, a folder). */
+  add(stop: () => Promise<void>): void;
+  /** Stops everything added, newest first, once (a failure to stop one is printed and the rest still stop). */
+  stop(): Promise<void>;
+}
+
+/**
+ * What a bench started, stopped newest first by stop(), or on Ctrl-C or SIGTERM until then (stopOnSignal), so a bench
+ * that fails or is stopped halfway leaves no server behind. `what` names it in a failure to stop.
+ */
+export function startedList(what: string): Started {
+  const started: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of started.splice(0).reverse()) await stop().catch((e: unknown) => console.error(`stopping ${what}: ${causeLine(e)}`));
+  };
+  const forgetSignals = stopOnSignal(stopAll);
+  return {
+    add: (stop) => void started.push(stop),
+    async stop() {
+      forgetSignals();
+      await stopAll();
+    },
+  };
+}
