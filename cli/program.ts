@@ -34,6 +34,7 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['lineage'], () => (require('./commands/lineage') as typeof import('./commands/lineage')).registerLineage],
   [['codec-server'], () => (require('./commands/codec-server') as typeof import('./commands/codec-server')).registerCodecServer],
   [['report'], () => (require('./commands/report') as typeof import('./commands/report')).registerReport],
+  [['export'], () => (require('./commands/export') as typeof import('./commands/export')).registerExport],
   [['setup'], () => (require('./commands/setup') as typeof import('./commands/setup')).registerSetup],
 ];
 

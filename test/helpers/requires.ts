@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { TEST_SERVER_PACKAGE } from '../setup/install-test-tools';
 
-export type Service = 'slurm' | 'ray' | 'torch' | 'hf' | 'chromium' | 'bubblewrap' | 'egress' | 'temporal-test-server';
+export type Service = 'slurm' | 'ray' | 'torch' | 'hf' | 'mlflow' | 'chromium' | 'bubblewrap' | 'egress' | 'temporal-test-server';
 
 /** What makes each service available on a fresh machine. */
 export const ENABLE: Record<Service, string> = {
@@ -12,6 +12,7 @@ export const ENABLE: Record<Service, string> = {
   ray: 'bash .ci/start-ray.sh',
   torch: 'bash .ci/install-torch.sh',
   hf: "bash .ci/install-hf.sh (the test set-up's own install into .flywheel/hf-venv failed)",
+  mlflow: 'bash .ci/install-mlflow.sh (MLflow into .flywheel/mlflow-venv, for the export test)',
   chromium: 'bash .ci/install-chromium.sh',
   bubblewrap: 'bash .ci/install-bubblewrap.sh',
   egress: 'bash .ci/install-bubblewrap.sh (bubblewrap, slirp4netns, iproute2), and run the tests as root (they make a network namespace)',

@@ -2,6 +2,7 @@
 // file through FLYWHEEL_TEST_SERVICES, where test/helpers/requires.ts reads them.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { findOnPath } from '../../backends/sandbox/find-on-path';
 import { probeSandbox } from '../../backends/sandbox/bubblewrap';
 import { probeEgress } from '../../backends/sandbox/egress-network';
@@ -9,6 +10,7 @@ import { RayJobsClient } from '../../backends/ray/ray-jobs-client';
 import { controllerUp } from '../../backends/slurm/slurm-commands';
 import { CHROMIUM } from '../dashboard/browser';
 import type { Service, ServiceProbe } from '../helpers/requires';
+import { toolsHome } from './install-test-tools';
 
 export interface ProbeInputs {
   /** Pythons to try for torch, in order (the project's venv first). */
@@ -56,6 +58,11 @@ const PROBES: Record<Service, (i: ProbeInputs) => Promise<ServiceProbe>> = {
     return v
       ? { ok: true, path: hfPython, reason: `transformers/trl/peft ${v}` }
       : { ok: false, reason: `${hfPython} cannot import transformers, trl and peft` };
+  },
+  mlflow: async () => {
+    // .ci/install-mlflow.sh's venv; the test starts its own server from it.
+    const mlflow = path.join(toolsHome(), 'mlflow-venv', 'bin', 'mlflow');
+    return fs.existsSync(mlflow) ? { ok: true, path: mlflow } : { ok: false, reason: `no ${mlflow}` };
   },
   chromium: async () => (fs.existsSync(CHROMIUM) ? { ok: true, path: CHROMIUM } : { ok: false, reason: `no ${CHROMIUM}` }),
   bubblewrap: async () => {
