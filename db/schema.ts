@@ -283,10 +283,12 @@ export const evalResults = pgTable('eval_results', {
   perItem: jsonb('per_item').$type<Record<string, number>>().notNull(),
   /**
    * Items a grader could not score (`errors`: id → one line; never a pass), outputs holding a canary (`canaryHits`),
-   * and outputs completing a held-out canary their prompt did not hold (`heldoutCanaryHits`).
+   * and outputs completing a held-out canary their prompt did not hold (`heldoutCanaryHits`). On the public split
+   * only, each graded item's output as graded (`outputs`: id → text), for the predictions views; never on a
+   * held-out, probe or test row.
    */
   details: jsonb('details')
-    .$type<{ errors?: Record<string, string>; canaryHits?: string[]; heldoutCanaryHits?: string[] }>()
+    .$type<{ errors?: Record<string, string>; canaryHits?: string[]; heldoutCanaryHits?: string[]; outputs?: Record<string, string> }>()
     .notNull()
     .default({}),
   createdAt: createdAt(),

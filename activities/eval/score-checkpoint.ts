@@ -53,7 +53,7 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const settings = await suiteSettings(db, input.suiteId);
 
   const graded = items.filter((i) => i.grader !== 'bits_per_byte');
-  const { perItem, scored, errors, canaryHits, heldoutCanaryHits } =
+  const { perItem, scored, errors, canaryHits, heldoutCanaryHits, outputs } =
     graded.length > 0 ? await gradeItems(deps, input, { ckpt, exp, spec }, graded, settings) : noGrades();
   const bitsPerByte = await scoreLoss(deps, ckpt, items, perItem);
   // pass_rate, accuracy, exact_match, grader.<kind>, category.<name>, bits_per_byte and the counts beside them.
@@ -68,7 +68,9 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
     itemCount: items.length,
     metrics,
     perItem,
-    details: { errors, canaryHits, heldoutCanaryHits },
+    // The outputs as graded, for the predictions view: on the public split only (a held-out, probe or test output
+    // would show what those items ask).
+    details: { errors, canaryHits, heldoutCanaryHits, ...(input.split === 'public' ? { outputs } : {}) },
   });
   await rankExperiment(deps, input, ckpt.experimentId, metrics[spec.selection.metric]);
   return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
@@ -112,9 +114,11 @@ interface Grades {
   errors: Record<string, string>;
   canaryHits: string[];
   heldoutCanaryHits: string[];
+  /** Each graded item's output as graded (cut to its budget). */
+  outputs: Record<string, string>;
 }
 
-const noGrades = (): Grades => ({ perItem: {}, scored: [], errors: {}, canaryHits: [], heldoutCanaryHits: [] });
+const noGrades = (): Grades => ({ perItem: {}, scored: [], errors: {}, canaryHits: [], heldoutCanaryHits: [], outputs: {} });
 
 /** The trainer's `predict` answers the items (each cut to its budget), and their graders score the answers. */
 async function gradeItems(
@@ -162,6 +166,7 @@ function gradesOf(graded: EvalItem[], outcomes: GradeOutcome[], predictions: Map
     // A canary the output writes, or completes from a prompt that holds its beginning. Held-out canaries apart:
     // their text is only in held-out items, so completing one proves the model saw held-out text.
     const out = predictions.get(i.id)!;
+    g.outputs[i.id] = out;
     const completes = (c: string) => (i.prompt + out).includes(c) && !i.prompt.includes(c);
     const canaryHit = (settings.canaries ?? []).some(completes);
     const heldoutCanaryHit = (settings.heldoutCanaries ?? []).some(completes);

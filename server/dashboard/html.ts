@@ -39,7 +39,12 @@ th{background:#f0f3f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .chart svg{border:0}.chart{background:#fff;border:1px solid #d0d7de}figure.chart-fig{margin:8px 0}figcaption{font-weight:600;margin:4px 0}
 .grid2{display:grid;grid-template-columns:1fr 1fr;gap:12px}.grid3{display:grid;grid-template-columns:1fr 1fr 1fr;gap:12px}
 .clip{display:inline-block;max-width:200px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom}
-table.checks td,table.checks th{font-size:12px}table.checks .clip{max-width:160px}td.pass{color:#1a7f37}td.fail{color:#cf222e;font-weight:600}`;
+table.checks td,table.checks th{font-size:12px}table.checks .clip{max-width:160px}td.pass{color:#1a7f37}td.fail{color:#cf222e;font-weight:600}
+.scroll{max-width:100%;overflow-x:auto}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:600}
+pre.text{margin:0;white-space:pre-wrap;word-break:break-word;max-width:320px;max-height:12em;overflow:auto;font-size:12px}
+del{background:#ffebe9;color:#82071e}ins{background:#dafbe1;color:#116329;text-decoration:none}form.filters{margin:6px 0}
+dl.metrics{display:grid;grid-template-columns:max-content max-content;gap:0 12px;margin:0;font-size:12px}dl.metrics dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}
+details.verdict{max-width:360px}details.verdict summary{cursor:pointer}ul.checks-list{margin:4px 0;padding-left:16px;font-size:12px}`;
 
 export interface PageOptions {
   /** Extra markup for the end of <body> (the live-update script). */
@@ -69,7 +74,8 @@ export interface Column<R> {
 export function table<R>(rows: R[], cols: Column<R>[], attrs = ''): Safe {
   const head = cols.map((c) => html`<th>${c.head}</th>`);
   const body = rows.map((r) => html`<tr>${cols.map((c) => html`<td${raw(c.num ? ' class="num"' : '')}>${c.cell(r)}</td>`)}</tr>`);
-  return html`<table ${raw(attrs)}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  // In a container that scrolls sideways: a wide table never widens the page past the screen.
+  return html`<div class="scroll"><table ${raw(attrs)}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
 /** Previous/next links for `page` (0-based) of `total` rows, `size` per page. */
@@ -101,6 +107,12 @@ export function fmtParam(v: unknown): string {
   if (Number.isInteger(v)) return String(v);
   const a = Math.abs(v);
   return a !== 0 && (a < 1e-3 || a >= 1e5) ? v.toExponential(2) : String(Number(v.toPrecision(3)));
+}
+
+/** Metrics by name (an eval result's), each to 4 significant digits, counts as they are: a two-column list. */
+export function fmtMetrics(metrics: Record<string, number>): Safe {
+  const names = Object.keys(metrics).sort();
+  return html`<dl class="metrics">${names.map((k) => html`<dt>${k}</dt><dd>${fmtNum(metrics[k])}</dd>`)}</dl>`;
 }
 
 /** A JSON value in one short line (params, figures). */

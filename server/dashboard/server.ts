@@ -12,6 +12,7 @@ import { html, message, page } from './html';
 import { confirmPage, runAction } from './pages/action-pages';
 import { campaignPage } from './pages/campaign-page';
 import { campaignsPage } from './pages/campaigns-page';
+import { comparePage } from './pages/compare-page';
 import { asset } from './assets';
 import { experimentCharts, experimentCurves, experimentPage } from './pages/experiment-page';
 import { loopCharts, loopCurvesFragment, loopPage } from './pages/loop-page';
@@ -101,12 +102,13 @@ async function answer(ctx: DashboardContext, req: http.IncomingMessage, tokenDig
   }
 }
 
-/** Routes: `/`, `/campaigns/ID`, `/loops/ID`, `/loops/ID/charts.json`, `/loops/ID/curves.svg`, `/experiments/ID` (and its charts.json, curves.svg), `/actions/NAME`, `/assets/NAME`. */
+/** Routes: `/`, `/compare?a=&b=`, `/campaigns/ID`, `/loops/ID`, `/loops/ID/charts.json`, `/loops/ID/curves.svg`, `/experiments/ID` (and its charts.json, curves.svg), `/actions/NAME`, `/assets/NAME`. */
 async function get(ctx: DashboardContext, url: URL): Promise<Reply> {
   const [, kind, rawId, extra, ...more] = url.pathname.split('/');
   const id = rawId === undefined ? undefined : decode(rawId);
   const ok = (body: string): Reply => ({ status: 200, body });
   if (url.pathname === '/') return ok(await campaignsPage(ctx, url));
+  if (url.pathname === '/compare') return ok(await comparePage(ctx, url));
   if (url.pathname === '/healthz') return { status: 200, body: '{"status":"ok"}\n', type: 'application/json' };
   if (kind === 'assets' && id && !extra) {
     const a = asset(id);

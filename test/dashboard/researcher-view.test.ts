@@ -88,6 +88,7 @@ beforeAll(async () => {
     `INSERT INTO decisions (id, campaign_id, kind, rule, reason, figures, accepted) VALUES ('rv/outer/b/reject', 'rv', 'reject', 'heldoutImprovement', $1, $2, false)`,
     [`rejected by heldoutImprovement: ${checks.heldoutImprovement.reason}`, JSON.stringify({ meanDelta: 0.0123, checks })],
   );
+  await seedPredictions(q);
   server = await startDashboard({ db: db.db, port: 0 });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -98,6 +99,59 @@ afterAll(async () => {
   await server?.close();
   await db?.close();
 });
+
+/** Text only sealed items hold: no page may show it, nor their ids. */
+const SEALED = ['rv-heldout-item', 'HELDOUT-PROMPT-7f3', 'HELDOUT-REF-7f3', 'rv-test-item', 'TEST-PROMPT-9c2', 'TEST-REF-9c2'];
+
+/** A suite with four public items in two categories and one held-out and one test item; e3's and e37's results. */
+async function seedPredictions(q: (text: string, params?: unknown[]) => Promise<unknown>): Promise<void> {
+  await q(`INSERT INTO eval_suites (id, name, version, content_hash) VALUES ('rv@1', 'rv', 1, 'h')`);
+  const items = [
+    ['rv@1/add', 'public', 'math', 'What is 2+2? ', '4'],
+    ['rv@1/mul', 'public', 'math', 'What is 3*3? ', '9'],
+    ['rv@1/greet', 'public', 'text', 'Say hello to Ada: ', 'Hello, Ada!'],
+    ['rv@1/fn', 'public', 'text', 'def add(a, b):', '    return a + b'],
+    ['rv@1/rv-heldout-item', 'heldout', 'math', 'HELDOUT-PROMPT-7f3', 'HELDOUT-REF-7f3'],
+    ['rv@1/rv-test-item', 'test', 'math', 'TEST-PROMPT-9c2', 'TEST-REF-9c2'],
+  ];
+  for (const [id, split, category, prompt, reference] of items)
+    await q(
+      `INSERT INTO eval_items (id, suite_id, split, grader, category, prompt, reference, content_hash, source_file) VALUES ($1, 'rv@1', $2, 'exact_match', $3, $4, $5, $1, 'f')`,
+      [id, split, category, prompt, reference],
+    );
+  const result = async (e: number, split: string, perItem: object, details: object, metrics: object) => {
+    const ckpt = `${LOOP}/e${e}/r1/step-1000`;
+    await q(
+      `INSERT INTO eval_results (id, checkpoint_id, experiment_id, suite_id, split, item_count, metrics, per_item, details) VALUES ($1, $2, $3, 'rv@1', $4, $5, $6, $7, $8)`,
+      [
+        `${ckpt}|rv@1|${split}`,
+        ckpt,
+        `${LOOP}/e${e}`,
+        split,
+        Object.keys(perItem).length,
+        JSON.stringify(metrics),
+        JSON.stringify(perItem),
+        JSON.stringify(details),
+      ],
+    );
+  };
+  await result(
+    3,
+    'public',
+    { 'rv@1/add': 1, 'rv@1/mul': 0, 'rv@1/greet': 0, 'rv@1/fn': 1 },
+    { errors: {}, outputs: { 'rv@1/add': '4', 'rv@1/mul': '6', 'rv@1/greet': 'Hello, Bob!', 'rv@1/fn': '    return a + b' } },
+    { pass_rate: 0.5, 'category.math': 0.5, 'category.text': 0.5000000000000001, grader_errors: 0 },
+  );
+  // The held-out row holds ids and scores only; it must not show up, nor its id.
+  await result(3, 'heldout', { 'rv@1/rv-heldout-item': 1 }, {}, { pass_rate: 1 });
+  await result(
+    37,
+    'public',
+    { 'rv@1/add': 1, 'rv@1/mul': 1, 'rv@1/greet': 0, 'rv@1/fn': 0 },
+    { errors: {}, outputs: { 'rv@1/add': '4', 'rv@1/mul': '9', 'rv@1/greet': 'Hi Ada', 'rv@1/fn': '    return a - b' } },
+    { pass_rate: 0.5 },
+  );
+}
 
 const drawn = (key: string) => page.waitForSelector(`#chart-${key}[data-drawn="1"] svg`, { timeout: 30_000 });
 /** The text of every SVG label in a chart. */
@@ -192,5 +246,49 @@ test('the experiment page: configuration as columns, its curve labelled with its
   expect(text).toContain('e3');
   // The public score (bits per byte, like the loss) is drawn across the curve, labelled.
   expect(text.some((t) => /^public \d\.\d+/.test(t))).toBe(true);
+  // Eval metrics as figures, not JSON with 16-digit floats.
+  const evalText = (await page.textContent('#eval-results'))!;
+  expect(evalText).toContain('category.text0.5');
+  expect(evalText).not.toMatch(/\d\.\d{6,}|\{"/);
+
+  // The public items, each with the output, the reference, the grade and a diff; nothing of the sealed splits.
+  const rows = () =>
+    page.locator('#predictions tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as unknown as { innerText: string }).innerText));
+  expect(await rows()).toHaveLength(4);
+  expect(await page.textContent('#predictions')).toContain('Hello, Bob!');
+  expect(await page.locator('#predictions del').allTextContents()).toEqual(expect.arrayContaining(['9', 'Ada']));
+  expect(await page.locator('#predictions ins').allTextContents()).toEqual(expect.arrayContaining(['6', 'Bob']));
+  for (const s of SEALED) expect(await page.content()).not.toContain(s);
+  expect(await pageWidth()).toBeLessThanOrEqual(1400);
   await screenshot(page, 'researcher-experiment');
+  // Filtered by verdict and category from the page's form.
+  await page.selectOption('select[name=verdict]', 'fail');
+  await Promise.all([page.waitForNavigation(), page.click('form.filters button')]);
+  expect((await rows()).map((r) => r.split('\t')[0])).toEqual(['greet', 'mul']);
+  await page.selectOption('select[name=category]', 'text');
+  await Promise.all([page.waitForNavigation(), page.click('form.filters button')]);
+  expect((await rows()).map((r) => r.split('\t')[0])).toEqual(['greet']);
+  expect(await page.textContent('#predictions-count')).toBe('1 item');
+}, 60_000);
+
+test('the compare page: two experiments item by item, what changed, and never a sealed item', async () => {
+  const a = encodeURIComponent(`${LOOP}/e3`);
+  const b = encodeURIComponent(`${LOOP}/e37`);
+  await page.goto(`${server.url}/compare?a=${a}&b=${b}`);
+  expect(await page.textContent('#compare-count')).toBe('4 shared items: 1 better, 1 worse, 2 same');
+  const changes = await page
+    .locator('#comparison tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [tr.children[0].textContent, tr.children[2].textContent]));
+  expect(changes).toEqual([
+    ['add', 'same'],
+    ['fn', 'worse'],
+    ['greet', 'same'],
+    ['mul', 'better'],
+  ]);
+  for (const s of SEALED) expect(await page.content()).not.toContain(s);
+  expect(await pageWidth()).toBeLessThanOrEqual(1400);
+  await screenshot(page, 'researcher-compare');
+  const r = await page.goto(`${server.url}/compare?a=${a}&b=nope`);
+  expect(r?.status()).toBe(404);
+  await expect(page.textContent('[role=alert]')).resolves.toMatch(/no experiment, nor campaign with a production model, "nope"/);
 }, 60_000);

@@ -60,6 +60,8 @@ beforeAll(async () => {
       { id: 'cut', split: 'public', prompt: 'letters: ', reference: 'abcd', grader: { kind: 'exact_match' }, maxBytes: 4 },
       { id: 'utf8', split: 'public', prompt: 'two letters: ', reference: 'ab', grader: { kind: 'exact_match' }, maxBytes: 3 },
       { id: 'canary', split: 'public', prompt: 'greet: ', reference: 'hi', grader: { kind: 'exact_match' }, maxBytes: 2 },
+      // Held-out (a loss item: scored in-process, where a graded one would need a predict process of its own).
+      { id: 'sealed', split: 'heldout', prompt: 'say: ', reference: 'abc', grader: { kind: 'bits_per_byte' } },
     ],
   }));
 }, 60_000);
@@ -81,10 +83,28 @@ test('an output longer than its budget is cut before it is graded or checked for
   });
 
   expect(Object.fromEntries(asked.map((p) => [p.id.split('/').pop(), p.maxBytes]))).toEqual({ cut: 4, utf8: 3, canary: 2 });
+  asked.length = 0;
   const [row] = await h.db
     .select()
     .from(evalResults)
     .where(eq(evalResults.id, `${checkpointId}|${suiteId}|public`));
   expect(row.perItem).toEqual({ [`${suiteId}/cut`]: 1, [`${suiteId}/utf8`]: 1, [`${suiteId}/canary`]: 1 });
   expect(row.details).toMatchObject({ errors: {}, canaryHits: [] });
+  // The public outputs are kept as graded (cut), for the predictions view.
+  expect(row.details.outputs).toEqual({ [`${suiteId}/cut`]: 'abcd', [`${suiteId}/utf8`]: 'ab', [`${suiteId}/canary`]: 'hi' });
+});
+
+test('a held-out result keeps ids and scores only: no outputs entry at all', async () => {
+  await new MockActivityEnvironment().run(scoreCheckpoint, { db: h.db, home } as ActivityDeps, {
+    checkpointId,
+    suiteId,
+    split: 'heldout' as const,
+    purpose: 'gate',
+  });
+  const [row] = await h.db
+    .select()
+    .from(evalResults)
+    .where(eq(evalResults.id, `${checkpointId}|${suiteId}|heldout`));
+  expect(Object.keys(row.perItem)).toEqual([`${suiteId}/sealed`]);
+  expect(row.details).not.toHaveProperty('outputs');
 });

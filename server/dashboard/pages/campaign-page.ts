@@ -17,6 +17,7 @@ import { outerIterationsOf, type OuterIterationRow } from '../../../services/que
 import { sealedTestLine, sealedTestOf } from '../../../services/queries/sealed-test';
 import { chartBox, heldoutOption, type HeldoutPoint } from '../charts';
 import { failedLoopsOf, failedLoopsTable } from '../failed-loops';
+import { reasonCell } from '../reason-cell';
 import { actionButton } from './action-pages';
 import { pageParam } from './campaigns-page';
 import { chartScripts } from './live-script';
@@ -143,7 +144,7 @@ function iterationsTable(ctx: DashboardContext, iterations: OuterIterationRow[])
       { head: 'held-out incumbent', cell: (i) => fmtNum(i.heldout_incumbent), num: true },
       { head: 'held-out production', cell: (i) => fmtNum(i.heldout_production), num: true },
       { head: 'sealed test production', cell: (i) => fmtNum(i.test_production), num: true },
-      { head: 'reason', cell: (i) => i.reason ?? '' },
+      { head: 'reason', cell: (i) => reasonCell(i.reason) },
       { head: 'workflow', cell: (i) => html`<code>${i.workflow_id}</code>${temporalLink(ctx.link(i.workflow_id))}` },
     ],
     'id="outer-iterations"',
@@ -157,7 +158,7 @@ export function decisionsTable(decisions: DecisionRow[]): Safe {
       { head: 'kind', cell: (d) => d.kind },
       { head: 'accepted', cell: (d) => (d.accepted ? 'yes' : 'no') },
       { head: 'rule', cell: (d) => d.rule },
-      { head: 'reason', cell: (d) => html`<span class="clip" title="${d.reason}">${d.reason}</span>` },
+      { head: 'reason', cell: (d) => reasonCell(d.reason) },
       { head: 'noise (Δ vs kσ); held-out budget, α', cell: (d) => noiseCell(d.figures) },
       { head: 'figures', cell: (d) => figuresCell(d.figures) },
       {

@@ -2,7 +2,9 @@
 // the decisions that name it.
 import { NotFoundError, type DashboardContext } from '../context';
 import { chartBox, curvesOption } from '../charts';
-import { fmtJson, fmtNum, fmtParam, fmtSeconds, fmtTime, href, html, message, page, table, temporalLink } from '../html';
+import { fmtJson, fmtMetrics, fmtNum, fmtParam, fmtSeconds, fmtTime, href, html, message, page, table, temporalLink } from '../html';
+import { publicPredictions } from '../../../services/queries/predictions';
+import { filterParams, predictionsSection } from '../predictions-view';
 import { curves, curvesOnAxis, metricNames } from '../../../services/queries/curves';
 import { decisionsOfExperiment } from '../../../services/queries/decisions';
 import { evalsOf, getExperiment, runsOf } from '../../../services/queries/experiment';
@@ -12,14 +14,16 @@ import { decisionsTable } from './campaign-page';
 import { chartScripts } from './live-script';
 import { axisParam } from './loop-page';
 
-export async function experimentPage(ctx: DashboardContext, _url: URL, id: string): Promise<string> {
+export async function experimentPage(ctx: DashboardContext, url: URL, id: string): Promise<string> {
   const e = await getExperiment(ctx.db, id);
   if (!e) throw new NotFoundError(`no experiment "${id}"`);
-  const [runs, evals, decisions, chart] = await Promise.all([
+  const filter = filterParams(url);
+  const [runs, evals, decisions, chart, predictions] = await Promise.all([
     runsOf(ctx.db, id),
     evalsOf(ctx.db, id),
     decisionsOfExperiment(ctx.db, id),
     experimentCurves(ctx, id),
+    publicPredictions(ctx.db, { experimentId: id }, filter),
   ]);
   const body = html`<h1>Experiment ${id}</h1>
 <p>Inner loop <a href="${href.loop(e.inner_loop_id)}">${e.inner_loop_id}</a> · campaign <a href="${href.campaign(e.campaign_id)}">${e.campaign_id}</a>${temporalLink(ctx.link(id))}</p>
@@ -54,15 +58,21 @@ ${chartBox('curves', `Training curve (${chart.metric ?? 'no metrics yet'})`, und
   }
 <h2>Eval results</h2>${
     evals.length
-      ? table(evals, [
-          { head: 'suite', cell: (r) => r.suite_id },
-          { head: 'split', cell: (r) => r.split },
-          { head: 'items', cell: (r) => r.item_count, num: true },
-          { head: 'metrics', cell: (r) => html`<code>${fmtJson(r.metrics)}</code>` },
-          { head: 'checkpoint', cell: (r) => r.checkpoint_id },
-        ])
+      ? table(
+          evals,
+          [
+            { head: 'suite', cell: (r) => r.suite_id },
+            { head: 'split', cell: (r) => r.split },
+            { head: 'items', cell: (r) => r.item_count, num: true },
+            { head: 'metrics', cell: (r) => fmtMetrics(r.metrics) },
+            { head: 'checkpoint', cell: (r) => r.checkpoint_id },
+          ],
+          'id="eval-results"',
+        )
       : message('No eval results yet.')
   }
+<h2 id="predictions-heading">Predictions on the public split</h2>${predictionsSection(predictions, url, filter)}
+<form method="get" action="/compare" class="filters"><input type="hidden" name="a" value="${id}">Compare item by item with <input name="b" size="40" placeholder="another experiment id, or a campaign name" value="${e.inner_loop_id && id !== `${e.inner_loop_id}/baseline` ? `${e.inner_loop_id}/baseline` : ''}"> <button>Compare</button></form>
 <h2>Decisions</h2>${decisions.length ? decisionsTable(decisions) : message('No decision names this experiment.')}`;
   return page(`Experiment ${id}`, body, { tail: chartScripts });
 }
