@@ -2,6 +2,7 @@
 // `checkFeedback` is the one place an event is validated (HTTP API and `flywheel feedback import` alike).
 import { z } from 'zod';
 import { NonRetryableError } from './errors';
+import { categorySchema } from './dataset/example-line';
 
 /** Per-field caps in UTF-8 bytes: one event stays small enough that a 1000-event batch fits in a request. */
 export const FEEDBACK_LIMITS = { text: 64 * 1024, comment: 16 * 1024, name: 200 } as const;
@@ -61,6 +62,12 @@ export const feedbackEventSchema = z
       .optional(),
     /** Free text from the user, kept for the teacher's critiques. */
     comment: boundedText(FEEDBACK_LIMITS.comment).optional(),
+    /**
+     * The loss-weight category of the prompt, as the task's dataset names its categories (`letters, digits and
+     * ._:/-`). Absent: the outer loop takes the category of the prompt's nearest dataset example, else the task
+     * teacher's, else the one most of the dataset's examples carry (core/dataset/feedback-shape.ts).
+     */
+    category: categorySchema.optional(),
   })
   .superRefine((e, ctx) => {
     if (e.kind === 'edit' && e.correction === undefined)

@@ -317,6 +317,11 @@ export const feedbackEvents = pgTable(
     correction: text('correction'),
     rating: integer('rating'),
     comment: text('comment'),
+    /**
+     * The loss-weight category the client named (0011); null when it named none, and the outer loop then takes the
+     * category of the prompt's nearest dataset example, else the task teacher's (core/dataset/feedback-shape.ts).
+     */
+    category: text('category'),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
     /**
      * The outer iteration that ingested this event (its watermark): set once, when the iteration claims every

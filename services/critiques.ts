@@ -104,8 +104,8 @@ export async function recordRevisions(q: Queryable, rows: NewRevision[]): Promis
 
 /** A critique with what the dataset builder derives signals from: its feedback event, and its revision. */
 export type CritiqueWithSources = Critique & {
-  /** The feedback event's prompt and output (a `feedback` critique whose event exists). */
-  event?: { prompt: string; output: string };
+  /** The feedback event's prompt, output and category, if it named one (a `feedback` critique whose event exists). */
+  event?: { prompt: string; output: string; category: string | null };
   revision?: { output: string; verified: boolean };
 };
 
@@ -116,7 +116,7 @@ export async function critiquesWithSources(q: Queryable, campaignId: string, ids
     const found = await q
       .select({
         critique: critiques,
-        event: { prompt: feedbackEvents.prompt, output: feedbackEvents.output },
+        event: { prompt: feedbackEvents.prompt, output: feedbackEvents.output, category: feedbackEvents.category },
         revision: { output: revisions.output, verified: revisions.verified },
       })
       .from(critiques)

@@ -46,7 +46,7 @@ export interface StoreResult {
   duplicates: number;
 }
 
-// 9 parameters a row: 500 rows stay far below PostgreSQL's 65535 bind parameters per statement.
+// 10 parameters a row: 500 rows stay far below PostgreSQL's 65535 bind parameters per statement.
 const CHUNK = 500;
 
 /** The stored fields, in a fixed order, with absent and NULL alike (an event, or a row read back). */
@@ -60,6 +60,7 @@ function contentKey(e: { [K in Exclude<keyof FeedbackEvent, 'id'>]?: string | nu
     e.correction ?? null,
     e.rating ?? null,
     e.comment ?? null,
+    e.category ?? null,
   ]);
 }
 

@@ -9,6 +9,7 @@ import { buildSignals, pairHashOf } from '../../core/dataset/signal-builders';
 import { CONTAMINATION_THRESHOLDS } from '../../core/dataset/contamination';
 import { OverlapIndex } from '../../core/dataset/overlap';
 import { rawOverlapOf } from '../../core/dataset/raw-overlap';
+import { FeedbackShape } from '../../core/dataset/feedback-shape';
 import { mixForShares } from '../../core/dataset/source-shares';
 import { NotFoundError, NonRetryableError } from '../../core/errors';
 import type { TrainingSignal } from '../../core/teacher/builtin-teacher';
@@ -56,7 +57,10 @@ export interface BuildDatasetVersionInput {
    * @default ["reference"]
    */
   signals?: readonly SignalBuilder[];
-  /** The category of a feedback prompt (the task's teacher, spec `outerLoop.teacher.task`), for a revision of a failure with no reference. */
+  /**
+   * The category of a feedback prompt by the task's teacher (spec `outerLoop.teacher.task`), asked when the event
+   * named none and no parent example is near its prompt (core/dataset/feedback-shape.ts).
+   */
   categoryOf?: (prompt: string) => string | undefined;
   /**
    * A fixed share of the examples' summed effective weight (what training draws) per named source (spec
@@ -143,10 +147,14 @@ async function poolOf(deps: ActivityDeps, parentId: string, input: BuildDatasetV
     skippedSignals: { pair: 0, none: 0 },
     droppedEvents: [],
   };
-  for (const e of await examplesOfVersion(deps.db, parentId)) pool.examples.set(e.contentHash, e);
+  const parentExamples = await examplesOfVersion(deps.db, parentId);
+  for (const e of parentExamples) pool.examples.set(e.contentHash, e);
   const signals = input.signals ?? ['reference'];
   for (const p of await pairsOfVersion(deps.db, parentId)) pool.pairs.set(p.contentHash, p);
-  for (const c of await loadCritiques(deps, input.campaignId, input.critiqueIds)) addCritique(pool, c, signals, input.categoryOf, index);
+  // The parent's examples are the task's shape: the category of a feedback prompt, the completions' terminator.
+  const shape = new FeedbackShape(parentExamples);
+  for (const c of await loadCritiques(deps, input.campaignId, input.critiqueIds))
+    addCritique(pool, c, signals, input.categoryOf, index, shape);
   return pool;
 }
 
@@ -160,6 +168,7 @@ function addCritique(
   signals: readonly SignalBuilder[],
   categoryOf: BuildDatasetVersionInput['categoryOf'],
   index: OverlapIndex,
+  shape: FeedbackShape,
 ): void {
   // A single signal object (another teacher's shape) is read as a list of one.
   const stored = (Array.isArray(c.signal) ? c.signal : [c.signal]) as TrainingSignal[];
@@ -180,11 +189,13 @@ function addCritique(
       signals: stored,
       event: c.event,
       revision: c.revision,
-      category: c.event && categoryOf?.(c.event.prompt),
+      category: c.event && shape.categoryOf(c.event, categoryOf),
     },
     signals,
   );
-  for (const x of built.examples) {
+  for (const derived of built.examples) {
+    // A correction or a revision in the dataset's completion convention (its terminator), as the base data trains it.
+    const x = derived.lineage.builder === 'critique' ? derived : { ...derived, completion: shape.normalise(derived.completion) };
     const content = x.prompt + x.completion;
     const contentHash = contentHashOf(content);
     if (pool.examples.has(contentHash)) {

@@ -17,7 +17,8 @@ export const messageSchema = z.strictObject({
 });
 export type Message = z.output<typeof messageSchema>;
 
-const categorySchema = z
+/** A category as a dataset line and a feedback event (core/feedback.ts) name it. */
+export const categorySchema = z
   .string()
   .min(1, 'must not be empty')
   .max(120, 'must be at most 120 characters')

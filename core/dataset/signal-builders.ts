@@ -24,7 +24,10 @@ export interface CritiqueForSignals {
   /** The feedback event's prompt and output: the production model's real answer. */
   event?: { prompt: string; output: string };
   revision?: { output: string; verified: boolean };
-  /** The category of the event's prompt by the task's teacher, for a failure without an `sft` signal to name it. */
+  /**
+   * The category of the event's prompt (core/dataset/feedback-shape.ts: the event's own, else its nearest dataset
+   * example's, else the task teacher's): every example and pair of the event carries it, over the teacher signal's.
+   */
   category?: string;
 }
 
@@ -74,7 +77,7 @@ export function buildSignals(
       examples.push({
         prompt: s.prompt,
         completion: s.target,
-        category: s.category ?? 'code',
+        category: c.category ?? s.category ?? 'code',
         weight: s.weight,
         source: SOURCE_OF_BUILDER.reference,
         lineage: lineageOf('reference'),
@@ -97,14 +100,14 @@ export function buildSignals(
       prompt: first.prompt,
       chosen: first.target,
       rejected: output,
-      category: first.category ?? 'code',
+      category: c.category ?? first.category ?? 'code',
       weight: first.weight,
       source: SOURCE_OF_BUILDER.pairs,
       lineage: lineageOf('pairs'),
     });
   // Last, so an example or pair the reference builders made (a revision equal to the reference) keeps their name.
   if (on('revision') && c.event && c.revision?.verified && c.revision.output.trim() !== '') {
-    const category = first?.category ?? c.category ?? 'general';
+    const category = c.category ?? first?.category ?? 'general';
     const weight = first?.weight ?? 1;
     const lineage = lineageOf('revision');
     examples.push({ prompt: c.event.prompt, completion: c.revision.output, category, weight, source: SOURCE_OF_BUILDER.revision, lineage });

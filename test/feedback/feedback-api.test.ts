@@ -47,12 +47,19 @@ async function rowCount(): Promise<number> {
 }
 
 test('a valid event is stored once; the same event retried stores nothing more', async () => {
-  const e = event({ kind: 'edit', correction: 'a: int, b: int):', rating: 4, comment: 'types please' });
+  const e = event({ kind: 'edit', correction: 'a: int, b: int):', rating: 4, comment: 'types please', category: 'python' });
   expect(await post('/v1/feedback', e)).toEqual({ status: 201, body: { inserted: 1, duplicates: 0 } });
   expect(await post('/v1/feedback', e)).toEqual({ status: 200, body: { inserted: 0, duplicates: 1 } });
   const rows = await db.db.select().from(feedbackEvents);
   expect(rows).toHaveLength(1);
-  expect(rows[0]).toMatchObject({ id: e.id, kind: 'edit', correction: 'a: int, b: int):', rating: 4, comment: 'types please' });
+  expect(rows[0]).toMatchObject({
+    id: e.id,
+    kind: 'edit',
+    correction: 'a: int, b: int):',
+    rating: 4,
+    comment: 'types please',
+    category: 'python',
+  });
 });
 
 test.each([
@@ -65,6 +72,7 @@ test.each([
   ['a correction on an accept', event({ correction: 'x' }), 'correction: only allowed when kind is "edit"'],
   ['an unknown field', event({ createdAt: '2024-01-01' }), 'createdAt: unknown field'],
   ['a bad id', event({ id: 'has space' }), 'id: '],
+  ['a bad category', event({ category: 'two words' }), 'category: letters, digits and ._:/- only'],
   ['a NUL character', event({ output: 'a\u0000b' }), 'output: '],
   ['an oversized prompt', event({ prompt: 'x'.repeat(64 * 1024 + 1) }), 'prompt: must be at most 65536 bytes'],
 ])('%s is refused with 400 and its path, and no row is written', async (_label, body, problem) => {

@@ -61,12 +61,14 @@ test('a file with bad lines exits 2, names each line and path, and writes nothin
     event(4),
     '{not json',
     event(6, { kind: 'edit' }),
+    event(7, { category: 'has space' }),
   ]);
   const r = await cli(['feedback', 'import', file]);
   expect(r.status).toBe(2);
   expect(r.stderr).toContain(`${file}:2: rating: must be an integer from 1 to 5`);
   expect(r.stderr).toContain(`${file}:5: (root): malformed JSON`);
   expect(r.stderr).toContain(`${file}:6: correction: required when kind is "edit"`);
+  expect(r.stderr).toContain(`${file}:7: category: letters, digits and ._:/- only`);
   expect(r.stderr).not.toContain(`${file}:1:`);
   expect(await rowCount()).toBe(0);
 });
@@ -76,11 +78,21 @@ test('a good file is imported; the same file again is all duplicates', async () 
     event(1),
     event(2, { kind: 'rating', rating: 5, comment: 'great' }),
     '',
-    event(3, { kind: 'edit', correction: 'fixed' }),
+    event(3, { kind: 'edit', correction: 'fixed', category: 'py.fix' }),
   ]);
   const first = await cli(['feedback', 'import', file]);
   expect(first).toMatchObject({ status: 0, stdout: 'imported 3, duplicates 0\n' });
   expect(await rowCount()).toBe(3);
+  // The category a line names is stored (the outer loop's examples of it carry it); none named is null.
+  const stored = await db.db
+    .select({ id: feedbackEvents.id, category: feedbackEvents.category })
+    .from(feedbackEvents)
+    .orderBy(feedbackEvents.id);
+  expect(stored).toEqual([
+    { id: 'imp-1', category: null },
+    { id: 'imp-2', category: null },
+    { id: 'imp-3', category: 'py.fix' },
+  ]);
   const again = await cli(['feedback', 'import', file]);
   expect(again).toMatchObject({ status: 0, stdout: 'imported 0, duplicates 3\n' });
   expect(await rowCount()).toBe(3);
@@ -88,10 +100,16 @@ test('a good file is imported; the same file again is all duplicates', async () 
 
 test('a line whose id is stored with other content is a conflict: exit 2, its line named, nothing written', async () => {
   const before = await rowCount();
-  const file = writeJsonl('conflict.jsonl', [event(100), event(1, { output: 'changed' })]);
+  const file = writeJsonl('conflict.jsonl', [
+    event(100),
+    event(1, { output: 'changed' }),
+    event(2, { kind: 'rating', rating: 5, comment: 'great', category: 'other' }),
+  ]);
   const r = await cli(['feedback', 'import', file]);
   expect(r.status).toBe(2);
   expect(r.stderr).toContain(`${file}:2: id: "imp-1" already stored with different content`);
+  // Another category is other content.
+  expect(r.stderr).toContain(`${file}:3: id: "imp-2" already stored with different content`);
   expect(await rowCount()).toBe(before);
 });
 

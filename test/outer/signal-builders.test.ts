@@ -380,3 +380,37 @@ test('a pair whose side reproduces an eval item is removed at build, and one pla
     /pair pairs:planted-critique/,
   );
 });
+
+test("feedback keeps the task's shape: the event's category (else its nearest example's) and the data's trailing newline", async () => {
+  // Two edits whose corrections lack the "\n" every base completion ends with: one names its category, one names none
+  // and has a base example's prompt (its category is that example's, not the teacher's).
+  const shaped = [
+    { id: 'e-shaped-own', prompt: '13+13=', output: '016\n', correction: '026', category: 'user-named' },
+    { id: 'e-shaped-near', prompt: '11+11=', output: '011\n', correction: '22', category: null },
+  ];
+  await h.db
+    .insert(feedbackEvents)
+    .values(shaped.map((e) => ({ ...e, kind: 'edit', campaignId: C, modelVersion: CKPT, ingestedBy: ITER })));
+  await h.db.insert(critiques).values(
+    shaped.map((e) => ({
+      id: critiqueOf(e),
+      campaignId: C,
+      sourceKind: 'feedback',
+      sourceId: e.id,
+      teacher: 'test',
+      promptVersion: '1',
+      text: 'wrong sum',
+      // The teacher's own category for both: what every feedback example carried before (the built-in default).
+      signal: [{ kind: 'sft' as const, prompt: e.prompt, target: e.correction, weight: 1, category: 'code' }],
+    })),
+  );
+  const v = await buildDatasetVersion(
+    { db: h.db, home },
+    { campaignId: C, parentVersionId: PARENT, critiqueIds: shaped.map(critiqueOf), signals: ['reference'], categoryOf: () => 'teacher' },
+  );
+  const added = (await exampleRows(v.versionId)).filter((e) => e.source !== 'corpus');
+  expect(added.map((e) => [e.sourceRef, e.prompt, e.completion, e.category])).toEqual([
+    [critiqueOf(shaped[1]), '11+11=', '22\n', 'no-carry'],
+    [critiqueOf(shaped[0]), '13+13=', '026\n', 'user-named'],
+  ]);
+});

@@ -1,0 +1,1 @@
+ALTER TABLE "feedback_events" ADD COLUMN "category" text;
