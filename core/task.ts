@@ -4,6 +4,7 @@
 // (taskByName, taskForSpec). No platform code outside tasks/ names a task: it asks the registry, through
 // services/task-registry.ts. Pure types: no I/O.
 import type { MetricItem } from './eval-suite/suite-metrics';
+import type { ClusterBy } from './gate/item-layout';
 import type { SuiteSettings } from './eval-suite/suite-schema';
 import type { FeedbackEvent } from './feedback';
 import type { SearchSpace, TaskSpec } from './spec';
@@ -147,6 +148,13 @@ export interface Task {
   summaryMetrics?: SummaryMetric[];
   /** The task's search space, for a trainer that takes its knobs from it (benches, examples). */
   searchSpace?: SearchSpace;
+  /**
+   * How its held-out items cluster: the promotion gate's default `promotion.clusterBy` (a spec's own overrides it).
+   * `source`: the items cut from one source file share its quirks and count as one unit of evidence; `item`: items are
+   * drawn independently; `auto`: by source when the items name at least two distinct source files, else by item
+   * (core/gate/item-layout.ts). @default "item"
+   */
+  itemClusters?: ClusterBy;
   /**
    * Flywheel's own trainer that trains the gate's seed reruns, the held-out leak check's reference model, in place of
    * the campaign's trainer whenever it can retrain the recipe (the same checkpoint format, every knob one of its own):

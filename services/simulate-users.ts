@@ -5,6 +5,7 @@
 import type { CompletionReply } from '../core/completion';
 import { FEEDBACK_KINDS, type FeedbackEvent } from '../core/feedback';
 import { FlywheelError, UsageError } from '../core/errors';
+import type { ProgramUsers } from '../core/command-users';
 import type { SimulatedUsersOfTask } from './simulated-users-task';
 
 export interface SimulateUsersOptions {
@@ -19,8 +20,11 @@ export interface SimulateUsersOptions {
   events: number;
   /** Seeds the population, the prompts and who answers which. */
   seed: number;
-  /** The task's users: who asks what, and how they judge (services/example-tasks.ts names the shipped ones). */
-  task: SimulatedUsersOfTask;
+  /**
+   * The task's users: who asks what, and how they judge (services/example-tasks.ts names the shipped ones; a program's,
+   * core/command-users.ts, judges asynchronously).
+   */
+  task: SimulatedUsersOfTask | ProgramUsers;
   /** Users in the population. @default 20 */
   users?: number;
   /** Events per `POST /v1/feedback:batch`. @default 500 */
@@ -78,7 +82,7 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
     })) as unknown as CompletionReply;
     modelVersions.add(reply.modelVersion);
     events.push(
-      ask.judge({
+      await ask.judge({
         id: simulatedEventId(o.campaignId, o.round, k),
         campaignId: o.campaignId,
         modelVersion: reply.modelVersion,

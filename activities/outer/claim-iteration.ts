@@ -8,7 +8,8 @@
 // feedback its predecessor ingested. Each attempt pins the campaign version it runs: the outer loop's own, else the
 // campaign's latest at the claim; a resumed claim keeps the attempt's.
 import { outerIterationIdOf, type FailedIterationSummary } from '../../contracts/outer-loop';
-import { outerSettings, type OuterSettings } from '../../core/loop-settings';
+import type { OuterSettings } from '../../core/loop-settings';
+import { outerSettingsOfSpec } from '../../services/task-registry';
 import type { CampaignSpec } from '../../core/spec';
 import { campaignIdOfVersion } from '../../contracts/campaign';
 import { NotFoundError } from '../../core/errors';
@@ -59,7 +60,7 @@ async function claimUnderLock(deps: ActivityDeps, tx: Queryable, input: ClaimIte
   await lockIterationClaims(tx, input.campaignId);
   const latest = await latestIteration(tx, input.campaignId);
   const production = (await productionCheckpointOf(tx, input.campaignId)) ?? null;
-  const settings = outerSettings(claim.spec);
+  const settings = outerSettingsOfSpec(claim.spec);
 
   if (latest?.status === 'running') {
     if (ownsAttempt(latest, input)) return resumeAttempt(deps, latest, claim.versionId, settings);
@@ -95,7 +96,7 @@ async function resumeAttempt(
   settings: OuterSettings,
 ): Promise<ClaimIterationResult> {
   const pinned = latest.campaignVersionId ?? versionId;
-  const own = pinned === versionId ? settings : outerSettings(await campaignsOf(deps).resolve(pinned));
+  const own = pinned === versionId ? settings : outerSettingsOfSpec(await campaignsOf(deps).resolve(pinned));
   return {
     claimed: true as const,
     outerIterationId: latest.id,

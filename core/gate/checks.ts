@@ -47,6 +47,15 @@ function independenceCaveat(items: number, units: number, sources: number): stri
   return ` (cut from ${sources} source files, counted as independent items: promotion.clusterBy: source flips each file as one)`;
 }
 
+/**
+ * A sign-flip over G units can give no p below 2^-G: when that is not below the gate's level, no candidate could pass
+ * on this suite, and the reason says so (a suite cut from too few source files for `clusterBy: source`).
+ */
+function powerCaveat(test: string, units: number, level: number): string {
+  if (test !== 'sign-flip' || units === 0 || 2 ** -units < level) return '';
+  return ` (the least p a sign-flip over ${units} units can give is 2^-${units} = ${f4(2 ** -units)}, not below ${level.toPrecision(3)}: this suite cannot show an improvement; it needs items from more source files)`;
+}
+
 /** The primary metric improves by at least `margin` and the paired test is significant at `alpha`. */
 export const heldoutImprovement: GateCheck = (e) => {
   const { metric, margin, alpha } = e.settings;
@@ -108,7 +117,7 @@ export const heldoutImprovement: GateCheck = (e) => {
   };
   const claimed = granted?.answer ? `, claimed ${f4(gain)} (answered from ${granted.answer.answeredFrom})` : '';
   const levelText = granted?.alpha ? `α_${granted.alpha.index} ${level.toPrecision(3)} of campaign alpha ${alpha}` : `alpha ${alpha}`;
-  const stated = `held-out ${metric} improves by ${f4(t.meanDelta)}${claimed} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (${levelText}) over ${items.length} items${t.n === items.length ? '' : ` in ${t.n} clusters`}${independenceCaveat(items.length, t.n, layout.sourceCount)}`;
+  const stated = `held-out ${metric} improves by ${f4(t.meanDelta)}${claimed} (margin ${margin}), ${t.test} p = ${f4(t.pValue)} (${levelText}) over ${items.length} items${t.n === items.length ? '' : ` in ${t.n} clusters`}${independenceCaveat(items.length, t.n, layout.sourceCount)}${significant ? '' : powerCaveat(t.test, t.n, level)}`;
   const why =
     !bigEnough && !significant
       ? 'below the margin and not significant'

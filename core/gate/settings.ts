@@ -69,14 +69,16 @@ export interface GateSettings {
   test: GateTest;
   /**
    * What the paired test and the noise check's σ_items treat as one unit of evidence: `source`, the items cut from
-   * one source file (eval_items.source_file) together, their signs flipped as one; `item`, each item alone. The
-   * default is `item` because the least p of a cluster test is 2^-G: the built-in task's held-out loss items come from
-   * 5 files and the arithmetic task names one generator as every item's source, so neither could ever promote under
-   * `source` (LORD++'s first level needs G ≥ 7). Every decision records `sources` (the distinct files), and its reason
-   * says when items from fewer files were counted as independent. Set `source` for a suite whose items come from many
-   * files. @default "item"
+   * one source file (eval_items.source_file) together, their signs flipped as one; `item`, each item alone; `auto`,
+   * `source` when the items name at least two distinct files, else `item`. Unset: the task's declaration (core/task.ts
+   * `itemClusters`), filled in when the outer loop claims an iteration: `source` for the built-in code task (its items
+   * are cut from files: ≥ 16 files per eval split, items spread evenly over them), `auto` for a custom task (the
+   * arithmetic task's items all name one generator, so they pair as items); `item` where no task is known. The least p
+   * of a cluster sign-flip is 2^-G: a decision over too few clusters says it cannot reach its level. Every decision
+   * records `sources` (the distinct files), and its reason says when items from fewer files were counted as
+   * independent. @default the task's `itemClusters`
    */
-  clusterBy: ClusterBy;
+  clusterBy?: ClusterBy;
   /**
    * The checkpoint the per-category bound is measured against (noCategoryRegression), so that small losses cannot
    * compound across promotions. Unset: the campaign's first promoted checkpoint, or the incumbent before one.
@@ -174,8 +176,8 @@ export const gateSettingsSchema = z.strictObject({
   minCategoryItems: z.number().int().min(1).default(10),
   /** The paired test behind the p-value. @default "sign-flip" */
   test: z.enum(['sign-flip', 'bootstrap']).default('sign-flip'),
-  /** One unit of evidence: the items of one source file, or each item. @default "source" */
-  clusterBy: z.enum(['source', 'item']).default('item'),
+  /** One unit of evidence: the items of one source file, each item, or `auto` (source when items name ≥ 2 files). @default the task's */
+  clusterBy: z.enum(['source', 'item', 'auto']).optional(),
   /** The checkpoint categories are bounded against; unset: the campaign's first promotion, else the incumbent. */
   anchor: z.string().min(1).optional(),
   /** Random resamples of the paired test and the bootstrap bound. @default 2000 */

@@ -11,6 +11,9 @@ import { arithmeticTeacher } from './teacher';
 export const arithmeticTask: Task = {
   ...customTask,
   name: 'arithmetic',
+  // Each problem is drawn on its own; every item names the one generator as its source. A campaign of its registered
+  // files runs as a custom task, whose `auto` pairs these items one by one too.
+  itemClusters: 'item',
   users: ({ seed }) => arithmeticUsers(seed),
   usersAsk: 'sums outside its suite (the suite of the files --seed generated)',
   teacher: arithmeticTeacher,

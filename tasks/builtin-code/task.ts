@@ -1,6 +1,7 @@
 // The built-in code-completion task as a Task (core/task.ts): a corpus cut from installed packages (built once per
-// FLYWHEEL_HOME), a suite built from its eval splits (suite.ts), a base dataset version of its train split (one
-// example per file), the corpus's source folders hidden from trainers, simulated users over its train lines.
+// FLYWHEEL_HOME), a suite built from its eval splits (suite.ts), a base dataset version of its train split (pieces of
+// about 1.5 KB, train-pieces.ts), the corpus's source folders hidden from trainers, simulated users over its train
+// lines.
 import path from 'node:path';
 import { NonRetryableError } from '../../core/errors';
 import type { BaseVersionDraft, Task } from '../../core/task';
@@ -8,11 +9,16 @@ import { BUILTIN_CORPUS_PACKAGES, builtinCorpusSourceDirs, type CorpusManifest }
 import { corpusDirOf, ensureCorpus, readTrainFiles } from './corpus-cache';
 import { languageOf } from './eval-items';
 import { BUILTIN_SEARCH_SPACE } from './search-space';
+import { PIECE_BYTES, piecesOf } from './train-pieces';
 import { buildBuiltinSuite } from './suite';
 import { BUILTIN_SUITE_LABEL, builtinSuiteShape } from './suite-shape';
 import { builtinCodeUsers } from './user-rounds';
 
-/** The base version: `<campaign>/code@base-<corpus hash>`, the corpus's train files (prompt "", category = language). */
+/**
+ * The base version: `<campaign>/code@base-<corpus hash>`, the corpus's train files cut at newlines into pieces of about
+ * 1.5 KB (prompt "", category = language, sourceRef = the file), so that a draw by weight is about byte-proportional.
+ * Its train.txt, the examples joined by '\n', is the corpus's train text byte for byte.
+ */
 export function builtinBaseVersion(corpusDir: string, manifest: CorpusManifest): BaseVersionDraft {
   const corpusHash = manifest.contentSha256;
   return {
@@ -20,13 +26,10 @@ export function builtinBaseVersion(corpusDir: string, manifest: CorpusManifest):
     tag: `base-${corpusHash.slice(0, 12)}`,
     source: 'corpus',
     examples: () =>
-      readTrainFiles(corpusDir, manifest).files.map((f) => ({
-        prompt: '',
-        completion: f.text,
-        category: languageOf(f.file),
-        sourceRef: f.file,
-      })),
-    manifest: { corpusHash },
+      readTrainFiles(corpusDir, manifest).files.flatMap((f) =>
+        piecesOf(f.text).map((text) => ({ prompt: '', completion: text, category: languageOf(f.file), sourceRef: f.file })),
+      ),
+    manifest: { corpusHash, pieceBytes: PIECE_BYTES },
   };
 }
 
@@ -42,6 +45,9 @@ export const builtinCodeTask: Task = {
   searchSpace: BUILTIN_SEARCH_SPACE,
   // The seed reruns (the held-out leak check's reference) train a charlm recipe with Flywheel's own trainer.
   referenceTrainer: 'builtin',
+  // Its held-out loss items come from about 5 files (10 held-out files, items drawn by bytes): a sign-flip over 5
+  // clusters can never be significant, so items pair one by one and each decision says from how many files they came.
+  itemClusters: 'item',
   async sources({ home, task, seed }) {
     if (task.kind !== 'builtin-code') throw new NonRetryableError(`the built-in code task cannot run a task of kind "${task.kind}"`);
     const corpusDir = corpusDirOf(home);

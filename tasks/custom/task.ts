@@ -10,6 +10,8 @@ export const customTask: Task = {
   selection: { metric: 'pass_rate', mode: 'max' },
   // A charlm recipe's seed reruns (the held-out leak check's reference) run Flywheel's own trainer on the same data.
   referenceTrainer: 'builtin',
+  // Items that name two or more source files pair by file; items that all name one (or none) pair one by one.
+  itemClusters: 'auto',
   sources({ task }) {
     if (task.kind !== 'custom') throw new NonRetryableError(`the custom task cannot run a task of kind "${task.kind}"`);
     return Promise.resolve({ suite: { registered: task.suite }, base: { registered: task.dataset } });

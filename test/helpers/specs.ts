@@ -14,13 +14,12 @@ export function fastBuiltinSpec(
   name: string,
   over: Partial<CampaignSpecInput> & { innerLoop?: Record<string, unknown> } = {},
 ): CampaignSpecInput {
-  const { innerLoop, outerLoop, ...rest } = over as typeof over & { outerLoop?: { promotion?: Record<string, unknown> } };
+  const { innerLoop, ...rest } = over;
   return {
     name,
+    // Its 20 held-out loss items come from 5 source files: the task's default pairs them as items (itemClusters), as no
+    // cluster test can reach a gate's level with 5 clusters (the least p is 1/32); the cluster test has tests of its own.
     task: { kind: 'builtin-code', completionItems: 60, lossItems: 20 },
-    // Its 20 held-out loss items come from 5 source files: no cluster test can reach a gate's level with 5 clusters
-    // (the least p is 1/32), so these tests pair items as independent; the cluster test has tests of its own.
-    outerLoop: { ...outerLoop, promotion: { clusterBy: 'item', ...outerLoop?.promotion } },
     trainer: { command: 'builtin', fixed: { logEvery: 20 } },
     searchSpace: {
       lr: { type: 'float', low: 0.0003, high: 0.03, log: true },

@@ -6,7 +6,7 @@ import { formatResult, heldoutImproved } from '../../cli/print-result';
 import type { InnerLoopResult } from '../../contracts/inner-loop';
 import { parseSpec as parseSpecOf } from '../../core/spec';
 import { TASK_NAMES, taskByName, taskForSpec } from '../../tasks/index';
-import { summaryMetricsOfSpec, hiddenTaskSources } from '../../services/task-registry';
+import { summaryMetricsOfSpec, hiddenTaskSources, outerSettingsOfSpec } from '../../services/task-registry';
 import { EXAMPLE_TASK_NAMES, taskTeacherProblem } from '../../services/example-tasks';
 
 const custom = { kind: 'custom', dataset: 'words', suite: 'words' } as const;
@@ -28,6 +28,17 @@ test("each task's default selection is the one the spec parser fills in for its 
     const raw = task.kind === 'custom' ? { name: 'x', task: custom } : { name: 'x', task: { kind: task.kind } };
     expect({ name, ...parseSpec(raw).selection }).toEqual({ name, ...task.selection });
   }
+});
+
+test("the gate's clusterBy defaults to the task's itemClusters; a spec's own wins", () => {
+  expect(outerSettingsOfSpec(parseSpec({ name: 'b' })).gate.clusterBy).toBe('item');
+  expect(outerSettingsOfSpec(parseSpec({ name: 'c', task: custom })).gate.clusterBy).toBe('auto');
+  expect(taskByName('arithmetic')!.itemClusters).toBe('item');
+  const own = parseSpec({ name: 'b', outerLoop: { promotion: { clusterBy: 'item' } } });
+  expect(own.outerLoop.promotion.clusterBy).toBe('item');
+  expect(outerSettingsOfSpec(own).gate.clusterBy).toBe('item');
+  // The spec itself leaves it unset: the task fills it where the outer loop claims an iteration.
+  expect(parseSpec({ name: 'b' }).outerLoop.promotion.clusterBy).toBeUndefined();
 });
 
 test('only the built-in code task hides eval sources from trainers', () => {

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { buildBuiltinCorpus, collectBuiltinCorpus, type CorpusManifest } from '../../tasks/builtin-code/corpus';
 import { buildCompletionItems, buildLossItems, codeMask, splitOfFile, type SourceFile } from '../../tasks/builtin-code/eval-items';
 import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../../tasks/builtin-code/search-space';
+import { readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
+import { piecesOf } from '../../tasks/builtin-code/train-pieces';
 import { firstToken, tokenAt } from '../../core/graders/code-tokens';
 import { resolveTrainParams } from '../../trainers/charlm/train';
 import { searchSpaceSchema } from '../../core/spec';
@@ -96,6 +98,31 @@ describe('buildBuiltinCorpus', () => {
     expect(testFiles.filter((f) => listed.has(f.file))).toEqual([]);
     const train = fs.readFileSync(path.join(scratch, 'a', 'train.txt'), 'utf8');
     for (const f of testFiles.filter((x) => x.text.length > 2000)) expect(train.includes(f.text)).toBe(false);
+  });
+});
+
+describe('training pieces (base examples are drawn one a draw: whole files over-drew small ones)', () => {
+  test('pieces of about 1.5 KB cut at newlines, joined by the newline they were cut at: the file again', () => {
+    const { files } = readTrainFiles(path.join(scratch, 'a'), manifest);
+    const sizes: number[] = [];
+    for (const f of files) {
+      const pieces = piecesOf(f.text);
+      expect(pieces.join('\n')).toBe(f.text);
+      expect(pieces.length).toBe(Math.max(1, Math.round(f.text.length / 1536)));
+      sizes.push(...pieces.map((p) => p.length));
+    }
+    sizes.sort((a, b) => a - b);
+    expect(sizes[Math.floor(sizes.length * 0.1)]).toBeGreaterThan(1000);
+    expect(sizes[Math.floor(sizes.length * 0.9)]).toBeLessThan(2100);
+    // A draw per example is about a draw per byte: draws' shares and bytes' shares differ by little (whole files: ~0.47).
+    const tv = (xs: number[]) => {
+      const total = xs.reduce((a, b) => a + b, 0);
+      return 0.5 * xs.reduce((d, x) => d + Math.abs(1 / xs.length - x / total), 0);
+    };
+    expect(tv(sizes)).toBeLessThan(0.06);
+    expect(tv(files.map((f) => f.text.length))).toBeGreaterThan(0.3);
+    expect(piecesOf('one line, no newline')).toEqual(['one line, no newline']);
+    expect(piecesOf(`${'a'.repeat(3000)}\n`)).toEqual([`${'a'.repeat(3000)}\n`]);
   });
 });
 

@@ -231,7 +231,6 @@ describe('gate settings', () => {
       maxCategoryRegression: { bits_per_byte: 0.05, exact_match: 0.05 },
       minCategoryItems: 10,
       test: 'sign-flip',
-      clusterBy: 'item',
       resamples: 2000,
       seed: 1,
       maxGapGrowth: { bits_per_byte: 0.25, exact_match: 0.2 },
@@ -316,6 +315,40 @@ describe('clusters and weighting (issue 33: items cut from one file are not inde
     expect(n.clusters).toBe(5);
     expect(n.df).toBeCloseTo(4, 9);
     expect(n.sigmaItems).toBeGreaterThan(2 * flat.sigmaItems);
+  });
+
+  test('auto clusters by source only when the items name two or more files; no clusterBy pairs items', () => {
+    const items = [0, 1, 2, 3, 4, 5].map((k) => ({ cluster: `file${k % 3}.ts` }));
+    expect(layoutOf(items, 'pass_rate', 'auto')).toMatchObject({ clusterCount: 3, sourceCount: 3 });
+    expect(layoutOf(items, 'pass_rate', 'source')).toMatchObject({ clusterCount: 3, sourceCount: 3 });
+    // One generator named on every item (the arithmetic task) says nothing about which items are alike.
+    const one = items.map(() => ({ cluster: 'tasks/arithmetic' }));
+    expect(layoutOf(one, 'pass_rate', 'auto')).toMatchObject({ clusterCount: 6, sourceCount: 1 });
+    expect(layoutOf(one, 'pass_rate', 'source')).toMatchObject({ clusterCount: 1, sourceCount: 1 });
+    expect(layoutOf(items, 'pass_rate')).toMatchObject({ clusterCount: 6, sourceCount: 3 });
+    expect(layoutOf(items, 'pass_rate').clusters).toBeUndefined();
+  });
+
+  test('a suite of too few clusters for the level: the decision says no candidate could pass on it', () => {
+    // 4 files, every one better: the least p of a sign-flip over 4 units is 1/16 > 0.05.
+    const items: PairedItem[] = Array.from({ length: 20 }, (_, k) => ({
+      category: 'code',
+      incumbent: 0,
+      candidate: 0.5,
+      cluster: `file${k % 4}.ts`,
+    }));
+    const settings = { margin: 0, noise: { enabled: false }, clusterBy: 'source' as const };
+    const r = heldoutImprovement(evidence('pass_rate', items, settings));
+    expect(r.passed).toBe(false);
+    expect(r.figures).toMatchObject({ clusters: 4, pValue: 0.0625 });
+    expect(r.reason).toContain(
+      'in 4 clusters (the least p a sign-flip over 4 units can give is 2^-4 = 0.0625, not below 0.0500: this suite cannot show an improvement; it needs items from more source files): not significant',
+    );
+    // With enough files it can, and says nothing of the kind.
+    const many = items.map((i, k) => ({ ...i, cluster: `file${k}.ts` }));
+    const ok = heldoutImprovement(evidence('pass_rate', many, settings));
+    expect(ok.passed).toBe(true);
+    expect(ok.reason).not.toContain('cannot show');
   });
 
   test('bits per byte is byte-weighted in the test and its means, like the suite figure; shares of items are not', () => {
