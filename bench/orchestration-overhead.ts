@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { like } from 'drizzle-orm';
 import { Worker } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
-import { parseSpec } from '../core/spec';
+import { parseSpec } from '../tasks/task-spec';
 import { experiments, trainingRuns } from '../db/schema';
 import { fixtureSpec } from '../test/helpers/specs';
 import { quantile, startBenchStack, type BenchStack } from './lib/bench-stack';

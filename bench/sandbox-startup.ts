@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { probeSandbox } from '../backends/sandbox/bubblewrap';
 import { isolatedEntry, trainerSetupOf } from '../activities/training/trainer-isolation';
-import { parseSpec } from '../core/spec';
+import { parseSpec } from '../tasks/task-spec';
 import { runBench } from './lib/run-bench';
 
 const N = Number(process.argv[2] ?? 50);

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { buildBuiltinCorpus, collectBuiltinCorpus } from '../tasks/builtin-code/corpus';
 import { runPredict } from '../activities/eval/run-predict';
 import { trainerSetupOf } from '../activities/training/trainer-isolation';
-import { parseSpec } from '../core/spec';
+import { parseSpec } from '../tasks/task-spec';
 import { buildCompletionItems } from '../tasks/builtin-code/eval-items';
 import { COMPLETION_BUDGET, gradeExactToken } from '../core/graders';
 import type { MetricLine, RunJson } from '../core/job-contract';

@@ -3,7 +3,8 @@
 // (`FILE: …` or `FILE:LINE:COL: …`) and exits 2; a file too large, not UTF-8 or an alias bomb is refused before
 // it can cost more than a parse of MAX_SPEC_BYTES.
 import { isMap } from 'yaml';
-import { InvalidSpecError, parseSpec, type CampaignSpec } from '../core/spec';
+import { InvalidSpecError, type CampaignSpec } from '../core/spec';
+import { parseSpec } from '../services/task-registry';
 import { UsageError } from '../core/errors';
 import { decodeUtf8File, parseYamlText, readCappedFile, yamlToJs } from './text-file';
 

@@ -319,16 +319,7 @@ export const DATASET_REF = /^[a-z0-9][a-z0-9._-]{0,62}(@[0-9a-f]{12})?$/;
 /** A registered eval suite (`flywheel suite add`): `NAME` or `NAME@N`. */
 export const SUITE_REF = /^[a-z0-9][a-z0-9._-]{0,62}(@[1-9][0-9]*)?$/;
 
-const builtinTaskSchema = z.strictObject({
-  /** The built-in code-completion task (tasks/builtin-code), an example of a task. */
-  kind: z.literal('builtin-code'),
-  /** Completion items per eval split. @default 200 */
-  completionItems: z.number().int().min(1).default(200),
-  /** Loss chunks (bits-per-byte items) per eval split. @default 40 */
-  lossItems: z.number().int().min(1).default(40),
-});
-
-const customTaskSchema = z.strictObject({
+export const customTaskSchema = z.strictObject({
   /** A task of one's own: a registered dataset and eval suite. */
   kind: z.literal('custom'),
   /**
@@ -340,11 +331,19 @@ const customTaskSchema = z.strictObject({
   suite: z.string().regex(SUITE_REF, 'must be NAME or NAME@N of a suite registered with `flywheel suite add`'),
 });
 
-/** What the campaign trains and is judged on. @default { kind: "builtin-code" } */
-const taskSchema = z.preprocess(
-  (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && !('kind' in v) ? { ...v, kind: 'builtin-code' } : v),
-  z.discriminatedUnion('kind', [builtinTaskSchema, customTaskSchema]),
-);
+export type CustomTaskSpec = z.output<typeof customTaskSchema>;
+
+/**
+ * A spec's `task` blocks, by kind: `custom` (a task of one's own) here, and each task that builds its own suite adds
+ * its block's type from tasks/<name>/spec.ts (declaration merging). core/ names no task: the `task` schema, a union
+ * of the blocks, is assembled in tasks/task-spec.ts, which hands it to campaignSpecSchemaWith.
+ */
+export interface TaskSpecs {
+  custom: CustomTaskSpec;
+}
+export type TaskSpec = TaskSpecs[keyof TaskSpecs];
+/** The schema of what the campaign trains and is judged on (spec `task`): one of the registered tasks' blocks. */
+export type TaskSpecSchema = z.ZodType<TaskSpec>;
 
 const approvalSchema = z.strictObject({
   /** Wait for a researcher's `approvePromotion` update before promoting a candidate the gate passed. @default false */
@@ -496,22 +495,23 @@ const agentsSchema = z.strictObject({
   nearDuplicate: z.number().min(0).max(1).default(0.02),
 });
 
-const campaignObjectSchema = z.strictObject({
-  /** Campaign id: lowercase letters, digits and dashes; the key of every row and workflow id. */
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes'),
-  /** What the campaign is for, in plain English (shown to agents and in reports). @default "" */
-  goal: z.string().default(''),
-  task: taskSchema.prefault({}),
-  trainer: trainerSchema.prefault({}),
-  backend: backendSchema.prefault({}),
-  searchSpace: searchSpaceSchema,
-  innerLoop: innerLoopSchema.prefault({}),
-  selection: selectionSchema.prefault({}),
-  outerLoop: outerLoopSchema.prefault({}),
-  budget: costBudgetSchema.prefault({}),
-  /** Research agents (proposer, analyst). @default none: the built-in sampler and analyst */
-  agents: agentsSchema.prefault({}),
-});
+const campaignObjectSchemaWith = (taskSchema: TaskSpecSchema) =>
+  z.strictObject({
+    /** Campaign id: lowercase letters, digits and dashes; the key of every row and workflow id. */
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes'),
+    /** What the campaign is for, in plain English (shown to agents and in reports). @default "" */
+    goal: z.string().default(''),
+    task: taskSchema.prefault({}),
+    trainer: trainerSchema.prefault({}),
+    backend: backendSchema.prefault({}),
+    searchSpace: searchSpaceSchema,
+    innerLoop: innerLoopSchema.prefault({}),
+    selection: selectionSchema.prefault({}),
+    outerLoop: outerLoopSchema.prefault({}),
+    budget: costBudgetSchema.prefault({}),
+    /** Research agents (proposer, analyst). @default none: the built-in sampler and analyst */
+    agents: agentsSchema.prefault({}),
+  });
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -537,12 +537,13 @@ function withMetricDefaults(raw: unknown): unknown {
   return out;
 }
 
-export const campaignSpecSchema = z.preprocess(withMetricDefaults, campaignObjectSchema);
+/** The campaign spec's schema over the tasks' `task` blocks (tasks/task-spec.ts `campaignSpecSchema`). */
+export const campaignSpecSchemaWith = (taskSchema: TaskSpecSchema) =>
+  z.preprocess(withMetricDefaults, campaignObjectSchemaWith(taskSchema));
+export type CampaignSpecSchema = ReturnType<typeof campaignSpecSchemaWith>;
 
-export type CampaignSpec = z.output<typeof campaignObjectSchema>;
-export type CampaignSpecInput = z.input<typeof campaignObjectSchema>;
-export type TaskSpec = z.output<typeof taskSchema>;
-export type CustomTaskSpec = z.output<typeof customTaskSchema>;
+export type CampaignSpec = z.output<ReturnType<typeof campaignObjectSchemaWith>>;
+export type CampaignSpecInput = z.input<ReturnType<typeof campaignObjectSchemaWith>>;
 export type SearchSpace = z.output<typeof searchSpaceSchema>;
 export type CostBudgetSpec = z.output<typeof costBudgetSchema>;
 export type OuterLoopSpec = z.output<typeof outerLoopSchema>;
@@ -554,9 +555,12 @@ export type Params = Record<string, ParamValue>;
 
 export { InvalidSpecError, SpecTooLargeError, formatIssues } from './spec-errors';
 
-/** Validates a parsed spec object and fills in every default; throws InvalidSpecError. */
-export function parseSpec(raw: unknown, where?: string): CampaignSpec {
-  const result = campaignSpecSchema.safeParse(raw);
+/**
+ * Validates a parsed spec object against `schema` and fills in every default; throws InvalidSpecError. Callers use
+ * tasks/task-spec.ts `parseSpec` (through services/task-registry.ts outside tasks/), whose schema knows the tasks.
+ */
+export function parseSpecWith(schema: CampaignSpecSchema, raw: unknown, where?: string): CampaignSpec {
+  const result = schema.safeParse(raw);
   if (!result.success) throw new InvalidSpecError(formatIssues(result.error.issues), where);
   const spec = result.data;
   if (spec.innerLoop.budget.parallelism > spec.innerLoop.budget.experiments) {

@@ -5,6 +5,9 @@ import type { CampaignSpec, TaskSpec } from '../core/spec';
 import { summaryMetricsOf, type SummaryMetric, type Task } from '../core/task';
 import { taskForSpec } from '../tasks/index';
 
+/** The campaign spec's parser, its `task` block one of the registered tasks' (tasks/task-spec.ts). */
+export { campaignSpecSchema, DEFAULT_TASK_KIND, parseSpec } from '../tasks/task-spec';
+
 export { TASK_NAMES, exampleTasks, taskByName, taskForSpec, tasksWithTeacher } from '../tasks/index';
 
 /** What every summary of the campaign's loops prints held-out before/after: its selection metric first. */

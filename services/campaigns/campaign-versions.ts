@@ -3,7 +3,8 @@
 import crypto from 'node:crypto';
 import { and, desc, eq, like } from 'drizzle-orm';
 import { NotFoundError } from '../../core/errors';
-import { InvalidSpecError, parseSpec, SpecTooLargeError, type CampaignSpec } from '../../core/spec';
+import { InvalidSpecError, SpecTooLargeError, type CampaignSpec } from '../../core/spec';
+import { parseSpec } from '../task-registry';
 import { taskTeacherProblem } from '../example-tasks';
 import type { Db } from '../../db/client';
 import { campaigns, campaignVersions, innerLoops, outerIterations } from '../../db/schema';

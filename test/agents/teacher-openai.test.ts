@@ -16,7 +16,8 @@ import { latestCampaignVersionId, registerCampaignVersion } from '../../services
 import type { ActivityDeps } from '../../activities/deps';
 import { critiqueEvalFailures } from '../../activities/outer/critique-eval-failures';
 import { critiqueIterationFeedback } from '../../activities/outer/critique-iteration';
-import { parseSpec, type CampaignSpec } from '../../core/spec';
+import { type CampaignSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { BUILTIN_PREAMBLE, critique } from '../../core/teacher/builtin-teacher';
 import type { DbHandle } from '../../db/client';
 import { agentCalls, checkpoints, costLedger, critiques, evalItems, evalResults, experiments, feedbackEvents } from '../../db/schema';

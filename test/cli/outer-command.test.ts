@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import YAML from 'yaml';
 import { latestCampaignVersionId, loadCampaignVersion, registerCampaignVersion } from '../../services/campaigns/campaign-versions';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { CampaignId, LoopKind } from '../../contracts/search-attributes';
 import { cliEnv, FLYWHEEL_BIN, runCli } from '../helpers/cli';
 import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harness';

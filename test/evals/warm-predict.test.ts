@@ -10,7 +10,7 @@ import { PredictServers } from '../../activities/eval/predict-servers';
 import { trainerSetupOf } from '../../activities/training/trainer-isolation';
 import { PredictionsMismatchError } from '../../core/errors';
 import type { PredictPrompt } from '../../core/job-contract';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { experiments } from '../../db/schema';
 import { predictScratchRoot } from '../../services/paths';
 import { scratchDir } from '../helpers/env';

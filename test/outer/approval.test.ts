@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { loopSettings, outerSettings } from '../../core/loop-settings';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import type { FinishIterationInput } from '../../contracts/outer-activities';
 import { approvePromotionUpdate, outerStatusQuery, type OuterLoopResult, type PromotionEvidence } from '../../contracts/outer-loop';
 import { workflowBundlePath } from '../helpers/env';

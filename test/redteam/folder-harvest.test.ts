@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { isolatedEntry, trainerSetupOf } from '../../activities/training/trainer-isolation';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { experiments } from '../../db/schema';
 import { cliEnv, runCli } from '../helpers/cli';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';

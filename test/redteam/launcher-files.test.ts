@@ -18,7 +18,7 @@ import { LocalBackend } from '../../backends/local/local-backend';
 import { groupMembers } from '../../backends/local/process-liveness';
 import type { AwaitTrainingInput, TrainingOutcome } from '../../contracts/training';
 import { runIdOf } from '../../contracts/run-id';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import type { DbHandle } from '../../db/client';
 import { checkpoints, metricPoints, trainingRuns } from '../../db/schema';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
@@ -298,14 +298,15 @@ describe('resource limits end the run with the limit named', () => {
   test('more processes than processes 48, some of them out of the process group (setsid)', async () => {
     const a = await attack(
       'processes',
-      `${VALID_CHECKPOINT}\ni=0; while [ $i -lt 60 ]; do setsid sleep 4 & i=$((i+1)); done\nsleep 4; exit 0`,
+      `${VALID_CHECKPOINT}\ni=0; while [ $i -lt 60 ]; do setsid sleep 4.01 & i=$((i+1)); done\nsleep 4; exit 0`,
     );
     expectContained(a, /exceeded its processes limit: \d+ processes and threads/);
-    // The setsid'd sleeps left the group: they are the launcher's descendants, and they were killed too.
+    // The setsid'd sleeps left the group: they are the launcher's descendants, and they were killed too. (Their
+    // `sleep 4.01` is this test's alone: another file running beside it may sleep 4.)
     expect(
       execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
         .split('\n')
-        .filter((l) => l === 'sleep 4'),
+        .filter((l) => l === 'sleep 4.01'),
     ).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { isolatedEntry, trainerSetupOf } from '../../activities/training/trainer-isolation';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { temporalAddress } from '../helpers/env';
 import { requires } from '../helpers/requires';
 

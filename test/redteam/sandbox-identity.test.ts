@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isolatedEntry, trainerSetupOf } from '../../activities/training/trainer-isolation';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { requires } from '../helpers/requires';
 
 requires('bubblewrap');

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isolatedEntry, trainerSetupOf } from '../../activities/training/trainer-isolation';
 import { HF_TRAINER, REPO } from '../../backends/trainer-programs';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { requires } from '../helpers/requires';
 
 requires('bubblewrap');

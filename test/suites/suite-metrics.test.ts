@@ -6,7 +6,7 @@ import { parseSuite } from '../../core/eval-suite/suite-schema';
 import { noCategoryRegression, pairedMetricsOf, runGate } from '../../core/gate/checks';
 import { publicHeldoutGap } from '../../core/gate/integrity-checks';
 import { boundOf, gateSettingsWithDefaults } from '../../core/gate/settings';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { BUILTIN_SUITE_LABEL, builtinSuiteShape } from '../../tasks/builtin-code/suite-shape';
 
 const item = (split: string, grader: string, category: string) => ({ split, grader, category });

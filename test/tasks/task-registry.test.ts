@@ -4,7 +4,7 @@
 // the campaign selects on, in its direction (a custom task's run printed the heading and nothing under it).
 import { formatResult, heldoutImproved } from '../../cli/print-result';
 import type { InnerLoopResult } from '../../contracts/inner-loop';
-import { parseSpec as parseSpecOf } from '../../core/spec';
+import { parseSpec as parseSpecOf } from '../../tasks/task-spec';
 import { TASK_NAMES, taskByName, taskForSpec } from '../../tasks/index';
 import { summaryMetricsOfSpec, hiddenTaskSources, outerSettingsOfSpec } from '../../services/task-registry';
 import { EXAMPLE_TASK_NAMES, taskTeacherProblem } from '../../services/example-tasks';

@@ -1,5 +1,6 @@
 // The spec's budget block: defaults, the price of the campaign's GPU type, and GPUs per job kept coherent with Slurm.
-import { InvalidSpecError, gpuHourPrice, gpusPerJob, parseSpec } from '../../core/spec';
+import { InvalidSpecError, gpuHourPrice, gpusPerJob } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 
 const base = { name: 'cost', searchSpace: { x: { type: 'float', low: 0, high: 1 } } };
 

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { createPruner, registerPruner, unregisterPruner, type MetricPoint, type PeerCurve, type Pruner } from '../../core/pruning';
 import { proposeBatch, registerSampler, samplerNames, unregisterSampler, type Sampler, type Trial } from '../../core/sampler';
 import { gridProblems, gridValues } from '../../core/sampler/grid';
-import { InvalidSpecError, parseSpec, type Params, type SearchSpace } from '../../core/spec';
+import { InvalidSpecError, type Params, type SearchSpace } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 
 const space: SearchSpace = {
   lr: { type: 'float', low: 1e-4, high: 1e-1, log: true },

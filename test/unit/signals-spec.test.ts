@@ -1,7 +1,8 @@
 // `outerLoop.signals` and `outerLoop.teacher.task` in the campaign spec: the default keeps today's behaviour, `[]`
 // is valid (no feedback-derived examples), and a bad value is refused in one line naming the field.
 import { loadSpecFile } from '../../cli/spec-file';
-import { parseSpec, InvalidSpecError } from '../../core/spec';
+import { InvalidSpecError } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { exampleTask } from '../../services/example-tasks';
 import { campaignVersionOf } from '../../services/campaigns/campaign-versions';
 import { fastBuiltinSpec } from '../helpers/specs';

@@ -1,5 +1,6 @@
 // The trainer's environment allow-list (core/trainer-environment.ts) and the spec's refusal of a declared secret.
-import { InvalidSpecError, parseSpec } from '../../core/spec';
+import { InvalidSpecError } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import { holdsCredential, isSecretName, trainerEnvironment } from '../../core/trainer-environment';
 
 const WORKER = {

@@ -15,7 +15,7 @@ import { campaignSpend, checkBudget } from '../../services/cost-ledger';
 import type { ActivityDeps } from '../../activities/deps';
 import { formatResult } from '../../cli/print-result';
 import { groupMembers } from '../../backends/local/process-liveness';
-import { parseSpec } from '../../core/spec';
+import { parseSpec } from '../../tasks/task-spec';
 import type { DbHandle } from '../../db/client';
 import { capacity, capacitySlots, costLedger, experiments, metricPoints, trainingRuns } from '../../db/schema';
 import type { InnerLoopResult } from '../../contracts/inner-loop';
