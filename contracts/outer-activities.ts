@@ -109,6 +109,11 @@ export interface SeedRerunPlan {
   groupId: string;
   /** Whose recipe, in words. */
   recipeOf: string;
+  /**
+   * Whose trainer the reruns ran, as the decision records it (`independent: …` or `blind: …`,
+   * core/gate/reference-control.ts); absent in plans made before the reruns chose their trainer.
+   */
+  reference?: string;
   /** Experiment ids not run yet: each runs as an `experiment` child whose workflow id is its id. */
   toRun: string[];
   /** Checkpoints of reruns that already succeeded (an earlier gate on the same version and recipe). */

@@ -8,6 +8,7 @@ import type { ClusterBy } from './gate/item-layout';
 import type { SuiteSettings } from './eval-suite/suite-schema';
 import type { FeedbackEvent } from './feedback';
 import type { SearchSpace, TaskSpec } from './spec';
+import type { TaskReferenceTrainer } from './gate/reference-control';
 import type { TaskTeacher } from './teacher/task-teacher';
 
 /** How the campaign selects, when the spec does not say (`selection.metric` and `selection.mode`). */
@@ -154,6 +155,13 @@ export interface Task {
    * (core/gate/item-layout.ts). @default "item"
    */
   itemClusters?: ClusterBy;
+  /**
+   * Flywheel's own trainer that trains the gate's seed reruns, the held-out leak check's reference model, in place of
+   * the campaign's trainer whenever it can retrain the recipe (the same checkpoint format, every knob one of its own):
+   * code no candidate writes, so a leak in the candidate's trainer code is not in the reference
+   * (core/gate/reference-control.ts). @default none: the incumbent's pinned trainer, else the candidate's own
+   */
+  referenceTrainer?: TaskReferenceTrainer;
   /** Its eval suite and base dataset version (built once, or the registered ones the spec names). */
   sources(ctx: PrepareContext): Promise<TaskSources>;
   /** Folders of the worker's machine holding the task's eval sources: hidden from every trainer. @default none */

@@ -3,6 +3,7 @@
 import { eq } from 'drizzle-orm';
 import type { GateNoiseSummary } from '../contracts/outer-activities';
 import type { AlphaFigures, BudgetFigures } from '../core/gate/heldout-budget';
+import type { ReferenceSource } from '../core/gate/reference-control';
 import { decisions } from '../db/schema';
 import type { Queryable } from './queryable';
 
@@ -23,6 +24,8 @@ export type GateFigures = {
   alpha?: AlphaFigures;
   /** Whether the seed reruns, the leak check's reference model, share the candidate's trainer (core/gate/reference-control.ts). */
   referenceControl?: string;
+  /** Whose trainer the seed reruns ran, and the campaign version they pinned (absent before the reruns chose one). */
+  referenceTrainer?: { source: ReferenceSource; versionId: string };
   candidateCheckpointId?: string;
   incumbentCheckpointId?: string;
   /** The gate settings that applied (core/gate/settings); `metric` is the one it paired. */

@@ -1,7 +1,7 @@
 // Experiment rows: one per proposed experiment of an inner loop (its params, status, scores and timestamps). The
 // training and eval activities move an experiment through its states here; the inner loop's activities add theirs.
-import { eq, sql } from 'drizzle-orm';
-import { experiments } from '../db/schema';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { checkpoints, experiments, innerLoops } from '../db/schema';
 import type { Queryable } from './queryable';
 
 export type Experiment = typeof experiments.$inferSelect;
@@ -56,4 +56,21 @@ export async function setExperimentScore(
   score: { publicScore: number } | { heldoutScore: number },
 ): Promise<void> {
   await q.update(experiments).set(score).where(eq(experiments.id, id));
+}
+
+/**
+ * Per checkpoint: the campaign version its experiment pinned and its loop's summary (a seed-rerun group records its
+ * trainer there: activities/outer/plan-seed-reruns.ts). Checkpoints with no experiment are left out.
+ */
+export async function checkpointLoops(
+  q: Queryable,
+  checkpointIds: readonly string[],
+): Promise<{ checkpointId: string; campaignVersionId: string | null; loopSummary: Record<string, unknown> | null }[]> {
+  if (checkpointIds.length === 0) return [];
+  return q
+    .select({ checkpointId: checkpoints.id, campaignVersionId: experiments.campaignVersionId, loopSummary: innerLoops.summary })
+    .from(checkpoints)
+    .innerJoin(experiments, eq(experiments.id, checkpoints.experimentId))
+    .leftJoin(innerLoops, eq(innerLoops.id, experiments.innerLoopId))
+    .where(inArray(checkpoints.id, [...checkpointIds]));
 }

@@ -17,10 +17,8 @@ import { logHeldoutRead } from '../../services/suites/heldout-items';
 import { scoresOfCheckpoints, splitScores } from '../../services/eval-results';
 import { experimentById } from '../../services/experiments';
 import { loadIntegrityEvidence } from './integrity-evidence';
-import { loadSeedReference } from './seed-reference';
+import { loadSeedReference, rerunTrainerOf } from './seed-reference';
 import { fallback as anchorFallback, loadCategoryAnchor } from './category-anchor';
-import { BLIND_REFERENCE, referenceControlOf } from '../../core/gate/reference-control';
-import { loadCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { BASELINE_PROPOSER } from '../../contracts/experiment';
 import { gateNoiseOf, noiseSummaryOf } from '../../core/gate/noise-check';
 import type { EvaluateGateInput, GateSummary } from '../../contracts/outer-activities';
@@ -151,7 +149,7 @@ export async function loadGateEvidence(
     seedScores: await seedScoresOf(db, input, primary),
     anchor: unanchored > 0 ? anchorFallback(anchor, input.incumbentCheckpointId, `it lacks ${unanchored} paired held-out scores`) : anchor,
     incumbentUntrained: await isBaseline(db, incumbent.experimentId),
-    ...(reference ? { referenceControl: await referenceControlOfRun(db, candidate.experimentId) } : {}),
+    ...(reference ? await referenceTrainerEvidence(db, input.seedRerunCheckpointIds ?? []) : {}),
     candidateExperimentId: candidate.experimentId,
   };
 }
@@ -176,10 +174,14 @@ async function seedScoresOf(db: Db, input: EvaluateGateInput, items: Map<string,
   return scores;
 }
 
-/** The reruns run the candidate's campaign version's trainer: whether that is code the candidate could have written. */
-async function referenceControlOfRun(db: Db, experimentId: string): Promise<string> {
-  const versionId = (await experimentById(db, experimentId))?.campaignVersionId;
-  return versionId ? referenceControlOf((await loadCampaignVersion(db, versionId)).spec.trainer.command) : BLIND_REFERENCE;
+/** Whose trainer the reruns ran (their group's record): whether it is code the candidate could have written. */
+async function referenceTrainerEvidence(db: Db, rerunCheckpointIds: readonly string[]): Promise<Partial<GateEvidence>> {
+  const ran = await rerunTrainerOf(db, rerunCheckpointIds);
+  if (!ran) return {};
+  return {
+    referenceControl: ran.control,
+    ...(ran.source && ran.versionId ? { referenceTrainer: { source: ran.source, versionId: ran.versionId } } : {}),
+  };
 }
 
 /** The experiment is a search's untrained baseline (zero steps: the same model from any seed). */
@@ -198,6 +200,7 @@ function figuresOf(evidence: GateEvidence, outcome: GateOutcome): GateFigures {
     candidateCheckpointId: evidence.candidateCheckpointId,
     incumbentCheckpointId: evidence.incumbentCheckpointId,
     ...(evidence.referenceControl ? { referenceControl: evidence.referenceControl } : {}),
+    ...(evidence.referenceTrainer ? { referenceTrainer: evidence.referenceTrainer } : {}),
     settings: evidence.settings,
     checks: Object.fromEntries(outcome.results.map((r) => [r.rule, { passed: r.passed, reason: r.reason, ...r.figures }])),
   };

@@ -3,7 +3,11 @@
 // a candidate that trained on held-out text gains on held-out what it cannot gain on public (a reference-model
 // membership test). Scores only: no item text is read.
 import type { Db } from '../../db/client';
+import { BLIND_REFERENCE, referenceControlOf, type ReferenceSource } from '../../core/gate/reference-control';
+import { loadCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { scoresOfCheckpoints } from '../../services/eval-results';
+import { checkpointLoops } from '../../services/experiments';
+import type { RecordedReference } from './plan-seed-reruns';
 
 export interface SeedReference {
   /** Reruns scored on both splits, whose scores the means average. */
@@ -40,4 +44,32 @@ function meanPerItem(results: Record<string, number>[]): Record<string, number> 
     if (values.every((v) => v !== undefined)) out[id] = values.reduce((s, v) => s + v, 0) / values.length;
   }
   return out;
+}
+
+/** Whose trainer the reruns ran, as their group recorded it (activities/outer/plan-seed-reruns.ts). */
+export interface RerunTrainer {
+  /** `independent: …` or `blind: …` (core/gate/reference-control.ts). */
+  control: string;
+  /** Absent for reruns planned before they chose their trainer (they ran the campaign version's). */
+  source?: ReferenceSource;
+  versionId?: string;
+}
+
+/**
+ * The trainer the reruns ran: what their group recorded; for reruns planned before the group recorded one, the
+ * trainer of the campaign version they pinned (then always the campaign's own). Where reruns disagree, a blind one
+ * speaks for all. Undefined for no reruns.
+ */
+export async function rerunTrainerOf(db: Db, rerunCheckpointIds: readonly string[]): Promise<RerunTrainer | undefined> {
+  const rows = await checkpointLoops(db, rerunCheckpointIds);
+  if (rows.length === 0) return undefined;
+  const recorded = rows.map((r) => (r.loopSummary as { reference?: RecordedReference } | null)?.reference);
+  if (recorded.every((r) => r !== undefined)) {
+    const chosen = recorded.find((r) => !r.independent) ?? recorded[0];
+    return { control: chosen.control, source: chosen.source, versionId: chosen.versionId };
+  }
+  const versionIds = [...new Set(rows.flatMap((r) => (r.campaignVersionId ? [r.campaignVersionId] : [])))];
+  const controls: string[] = [];
+  for (const v of versionIds) controls.push(referenceControlOf((await loadCampaignVersion(db, v)).spec.trainer.command));
+  return { control: controls.find((c) => c.startsWith(BLIND_REFERENCE)) ?? controls[0] ?? BLIND_REFERENCE };
 }

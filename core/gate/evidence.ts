@@ -4,6 +4,7 @@ import type { AlphaGrant } from './alpha-spending';
 import type { HoldoutAnswer } from './reusable-holdout';
 import type { CategoryAnchor } from './category-anchor';
 import type { GateMetric, GateSettings } from './settings';
+import type { ReferenceSource } from './reference-control';
 
 export interface CheckResult {
   /** The check's stable name (the decision's `rule` when it is the one that fails). */
@@ -111,6 +112,8 @@ export interface GateEvidence {
   anchor?: CategoryAnchor;
   /** Whether the seed reruns' reference model could share the candidate's trainer (core/gate/reference-control.ts). */
   referenceControl?: string;
+  /** Whose trainer the seed reruns ran (the task's reference, the incumbent's pinned, the candidate's own) and the version they pinned. */
+  referenceTrainer?: { source: ReferenceSource; versionId: string };
   /**
    * What the ledger grants this decision (core/gate/heldout-budget.ts): Thresholdout's answer to "mean held-out gain",
    * which heldoutImprovement holds to the margin, and LORD++'s level α_t for its paired test. Absent: the held-out

@@ -70,7 +70,9 @@ export const publicHeldoutGap: GateCheck = (e) => {
  *   hide in it; against a model trained alike, the honest gains are small and even, and what the leak adds stands out
  *   (calibrating by a reference model is what makes membership tests sharp). When the incumbent is the untrained
  *   baseline the reruns are the candidate's own recipe: a recipe that leaks would leak in its reruns too, so this
- *   control is blind to it and the incumbent control remains.
+ *   control is blind to it and the incumbent control remains. The reruns run a trainer the candidate's code did not
+ *   write where there is one (core/gate/reference-control.ts); the reason ends with `reference control independent: …`
+ *   or `blind: …` (evidence.referenceControl), which says which.
  * Failing holds the candidate for a researcher instead of rejecting it when `heldoutOutrun` is `hold`. Needs at least
  * two items per split; otherwise that control is not measured.
  */
@@ -136,9 +138,18 @@ export const heldoutOutrunsPublic: GateCheck = (e) => {
       if (outrun > bound) failures.push(`${line}: held-out gains what public does not (the candidate may have seen held-out text)`);
     }
   }
-  if (failures.length === 0) return { rule, passed: true, reason: stated.join('; '), figures };
+  // Whose trainer the reference ran, where it was measured: a blind one cannot see a leak in trainer code.
+  const measured = Object.keys(figures).some((k) => k.endsWith('.reference.outrun'));
+  const control = measured && e.referenceControl ? [`reference control ${e.referenceControl}`] : [];
+  if (failures.length === 0) return { rule, passed: true, reason: [...stated, ...control].join('; '), figures };
   const then = action === 'hold' ? "held for a researcher's approval" : 'rejected';
-  return { rule, passed: false, hold: action === 'hold', reason: `${failures.join('; ')}; ${then} (heldoutOutrun: ${action})`, figures };
+  return {
+    rule,
+    passed: false,
+    hold: action === 'hold',
+    reason: `${[...failures, ...control].join('; ')}; ${then} (heldoutOutrun: ${action})`,
+    figures,
+  };
 };
 
 /** Reject when the candidate passes public items but fails their twins, by more than the incumbent does. */

@@ -43,6 +43,8 @@ export const builtinCodeTask: Task = {
     { metric: 'exact_match', unit: 'exact next token', lowerIsBetter: false },
   ],
   searchSpace: BUILTIN_SEARCH_SPACE,
+  // The seed reruns (the held-out leak check's reference) train a charlm recipe with Flywheel's own trainer.
+  referenceTrainer: 'builtin',
   // Its held-out loss items come from about 5 files (10 held-out files, items drawn by bytes): a sign-flip over 5
   // clusters can never be significant, so items pair one by one and each decision says from how many files they came.
   itemClusters: 'item',

@@ -8,6 +8,8 @@ export const customTask: Task = {
   name: 'custom',
   kind: 'custom',
   selection: { metric: 'pass_rate', mode: 'max' },
+  // A charlm recipe's seed reruns (the held-out leak check's reference) run Flywheel's own trainer on the same data.
+  referenceTrainer: 'builtin',
   // Items that name two or more source files pair by file; items that all name one (or none) pair one by one.
   itemClusters: 'auto',
   sources({ task }) {

@@ -43,8 +43,11 @@ export interface PlantedCheats {
    * may read (the leak is given on purpose; FLYWHEEL_HOME stays hidden).
    */
   trainer(recipe: OutputRecipe): { command: string[]; readOnlyPaths: string[]; unsandboxed: boolean };
-  /** A production checkpoint (a short honest run) for `tag`, scored on every split. */
-  production(tag: string, seed: number): Promise<string>;
+  /**
+   * A production checkpoint (a short honest run) for `tag`, scored on every split. `params`: the recipe its experiment
+   * row records, which the gate's seed reruns retrain (activities/outer/plan-seed-reruns.ts). @default {}
+   */
+  production(tag: string, seed: number, params?: Record<string, number>): Promise<string>;
   /** A campaign `${prefix}-${recipe}${tag}` whose trainer is `recipe`, holding `file` as its candidate. */
   candidate(recipe: OutputRecipe, tag: string, file: { path: string; sha256: string }): Promise<string>;
   /** Scores a checkpoint on every split (public, held-out, probe), as the outer loop does before its gate. */
@@ -115,7 +118,7 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
     leakFile,
     trainer: cheatTrainer,
     publicItems,
-    async production(tag, seed) {
+    async production(tag, seed, params = {}) {
       const experimentId = `${prod}/e${tag}`;
       await db.insert(experiments).values({
         id: experimentId,
@@ -124,7 +127,7 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
         innerLoopId: `${prod}/inner`,
         index: 0,
         datasetVersionId: baseVersionId,
-        params: {},
+        params,
         proposer: 'test',
         status: 'succeeded',
       });

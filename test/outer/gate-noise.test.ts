@@ -70,8 +70,14 @@ test('seed reruns are trained and scored before the gate, recorded with the deci
   // The built-in task's items are cut from a few files (clusters, asked for here: fastBuiltinSpec pairs items alone),
   // and bits per byte is byte-weighted; with σ_seed in the bar the gate claims the recipe.
   expect(noise).toMatchObject({ weighting: 'bytes', claim: 'recipe' });
-  // The reruns (the leak check's reference) ran Flywheel's own trainer, not code of the campaign's.
-  expect(gate.figures.referenceControl).toBe("independent: the reruns ran Flywheel's own trainer (builtin), which no candidate writes");
+  // The reruns (the leak check's reference) ran the task's reference trainer, Flywheel's builtin: the campaign's own
+  // trainer block here, so they pinned the campaign's own version and no derived one was registered.
+  expect(gate.figures.referenceControl).toBe(
+    "independent: the reruns ran the task's reference trainer (builtin), Flywheel's own, which no candidate writes",
+  );
+  expect(gate.figures.referenceTrainer).toEqual({ source: 'task', versionId: campaignVersionId });
+  expect(new Set(reruns.map((r) => r.campaignVersionId))).toEqual(new Set([campaignVersionId]));
+  expect(checks.heldoutOutrunsPublic.reason).toContain(`reference control ${gate.figures.referenceControl}`);
   expect(noise.clusters).toBeLessThan(gate.figures.checks!.heldoutImprovement.n as number);
   expect(checks.heldoutAboveNoise.reason).toMatch(
     /^held-out bits_per_byte improves by Δ = -?\d\.\d{4}; \d+\.\d\dσ \(2σ as t, df \d+\.\d\) = .*from 2 seed reruns/,

@@ -159,8 +159,14 @@ test('a loop that fails after it started (its baseline) shows the reason in stat
   expect(loopPage.text).toMatch(
     /<div class="msg error" role="alert" id="loop-failure">The loop ended FAILED: the untrained baseline failed: the trainer exited with code 3/,
   );
+  // One status on the page, the workflow's end, never "running" beside it (the row still records running).
+  expect(loopPage.text).toContain('Status: <b id="loop-status">FAILED</b>');
+  expect(loopPage.text).not.toMatch(/Recorded status|<b[^>]*>running<\/b>/);
   const campaign = await get(`/campaigns/${name}`);
   expect(campaign.text).toMatch(/<table id="failed-loops">/);
+  const loopRow = /<table id="inner-loops">[\s\S]*?<\/table>/.exec(campaign.text)?.[0] ?? '';
+  expect(loopRow).toContain('<td>FAILED</td>');
+  expect(loopRow).not.toContain('<td>running</td>');
   expect(campaign.text).toContain('the untrained baseline failed: the trainer exited with code 3');
 });
 

@@ -18,6 +18,7 @@ import { sealedTestLine, sealedTestOf } from '../../../services/queries/sealed-t
 import { chartBox, heldoutOption, type HeldoutPoint } from '../charts';
 import { failedLoopsOf, failedLoopsTable } from '../failed-loops';
 import { reasonCell } from '../reason-cell';
+import { shownLoopStatus } from '../../../core/loop-status';
 import { actionButton } from './action-pages';
 import { pageParam } from './campaigns-page';
 import { chartScripts } from './live-script';
@@ -56,7 +57,8 @@ ${pending ? promotionBlock(ctx, pending) : ''}</section>
           loops,
           [
             { head: 'inner loop', cell: (l) => html`<a href="${href.loop(l.id)}">${l.id}</a>${temporalLink(ctx.link(l.id))}` },
-            { head: 'status', cell: (l) => l.status },
+            // A loop whose workflow ended without completing shows that end (its reason is in the table below).
+            { head: 'status', cell: (l) => shownLoopStatus(l.status, failed.find((f) => f.workflowId === l.id)?.status) },
             { head: 'experiments (with baseline)', cell: (l) => l.experiments, num: true },
             { head: 'running', cell: (l) => l.running, num: true },
             { head: `best public ${l0(loops)}`, cell: (l) => fmtNum(l.best_public), num: true },

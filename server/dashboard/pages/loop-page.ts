@@ -18,6 +18,7 @@ import { curves, curvesOnAxis, metricNames } from '../../../services/queries/cur
 import { baselineCount, searchSpaceOf, trialsOf, TRIALS } from '../../../services/queries/trials';
 import { getInnerLoop, type InnerLoopRow } from '../../../services/queries/inner-loops';
 import { loopEndReason } from '../../../services/loop-failures';
+import { shownLoopStatus } from '../../../core/loop-status';
 import { leaderboardPage, statusCounts, type LeaderboardRow } from '../../../services/queries/leaderboard';
 import { lineChart } from '../svg-chart';
 import { actionButton, actionForm } from './action-pages';
@@ -45,7 +46,7 @@ export async function loopPage(ctx: DashboardContext, url: URL, id: string): Pro
   const knobs = Object.keys(space).length ? Object.keys(space) : [...new Set(board.flatMap((e) => Object.keys(e.params)))];
   const body = html`<h1>Inner loop ${id}</h1>
 <p>Campaign <a href="${href.campaign(loop.campaign_id)}">${loop.campaign_id}</a> · dataset version <code>${loop.dataset_version_id}</code> · base checkpoint <code>${loop.base_checkpoint_id ?? 'none (from scratch)'}</code>${temporalLink(ctx.link(id))}</p>
-<p id="loop-state">Recorded status: <b>${loop.status}</b>${live ? html` · workflow: <b id="workflow-state">${live.state}</b>${live.status ? html` · phase <b id="phase">${live.status.phase}</b> · ${live.status.launched} of ${live.status.budget} launched, ${live.status.parallelism} at once` : ''}` : ''}</p>
+<p id="loop-state">Status: <b id="loop-status">${shownLoopStatus(loop.status, live?.state)}</b>${live?.status ? html` · phase <b id="phase">${live.status.phase}</b> · ${live.status.launched} of ${live.status.budget} launched, ${live.status.parallelism} at once` : ''}</p>
 ${live?.reason ? html`<div class="msg error" role="alert" id="loop-failure">The loop ended ${live.state}: ${live.reason}</div>` : ''}
 <p id="counts">${total - baselines} experiments${baselines ? ` + ${baselines} untrained baseline` : ''}: ${
     Object.entries(counts)
