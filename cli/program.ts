@@ -32,6 +32,7 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['feedback'], () => (require('./commands/feedback') as typeof import('./commands/feedback')).registerFeedback],
   [['simulate-users'], () => (require('./commands/simulate-users') as typeof import('./commands/simulate-users')).registerSimulateUsers],
   [['lineage'], () => (require('./commands/lineage') as typeof import('./commands/lineage')).registerLineage],
+  [['show', 'compare'], () => (require('./commands/show') as typeof import('./commands/show')).registerShow],
   [['codec-server'], () => (require('./commands/codec-server') as typeof import('./commands/codec-server')).registerCodecServer],
   [['report'], () => (require('./commands/report') as typeof import('./commands/report')).registerReport],
   [['export'], () => (require('./commands/export') as typeof import('./commands/export')).registerExport],
