@@ -8,6 +8,8 @@ import { openDb } from '../../db/client';
 import { requireDatabaseUrl } from '../../stack/endpoints';
 import { ConflictingCopiesError, FeedbackConflictError, storeFeedback, UnknownCampaignError } from '../../services/feedback-store';
 import { UsageError } from '../errors';
+import { campaignDataShapeOf } from '../../services/datasets/campaign-data-shape';
+import { correctionWarnings } from '../correction-convention';
 
 /** Problem lines printed before "and N more": a wrong file should not flood the terminal. */
 const SHOWN_PROBLEMS = 50;
@@ -105,6 +107,9 @@ export function registerFeedback(program: Command): void {
           { requireCampaign: true },
         );
         console.log(`imported ${r.inserted}, duplicates ${r.duplicates}`);
+        const campaignIds = [...new Set(lines.filter((l) => l.event.correction).map((l) => l.event.campaignId))];
+        const shapes = new Map(await Promise.all(campaignIds.map(async (id) => [id, await campaignDataShapeOf(dbh.db, id)] as const)));
+        for (const w of correctionWarnings(file, lines, shapes)) console.error(w);
       } catch (e) {
         if (e instanceof UnknownCampaignError) throw new UsageError(`${file}: ${e.message}`);
         if (!(e instanceof FeedbackConflictError || e instanceof ConflictingCopiesError)) throw e;

@@ -154,3 +154,28 @@ test('a missing file is a usage error', async () => {
   expect(r.status).toBe(2);
   expect(r.stderr).toContain('cannot read');
 });
+
+test("corrections without the trailing newline the campaign's data ends with are stored as sent, with one warning naming them", async () => {
+  await db.db.insert(campaigns).values({ id: 'c2', spec: {} as CampaignSpec, specHash: 'y' });
+  await db.pool.query(
+    `INSERT INTO inner_loops (id, campaign_id, dataset_version_id, status) VALUES ('c2/inner/1', 'c2', 'c2/d@v', 'completed')`,
+  );
+  await db.pool.query(
+    `INSERT INTO examples (dataset_version_id, content_hash, source, source_ref, content, prompt, completion, category) VALUES
+     ('c2/d@v', 'h1', 'base', 'a', 'p1 x\n', 'p1', ' x\n', 'general'), ('c2/d@v', 'h2', 'base', 'b', 'p2 y\n', 'p2', ' y\n', 'general')`,
+  );
+  const c2 = (i: number, correction: string) => event(i, { campaignId: 'c2', kind: 'edit', correction });
+  const file = writeJsonl('terminator.jsonl', [c2(500, 'fixed'), c2(501, 'fixed\n'), c2(502, 'also fixed')]);
+  const r = await cli(['feedback', 'import', file]);
+  expect(r).toMatchObject({ status: 0, stdout: 'imported 3, duplicates 0\n' });
+  expect(r.stderr).toBe(
+    `${file}: warning: 2 corrections for c2 (lines 1, 3) lack the "\\n" its dataset's completions end with; stored as sent, the outer loop adds it when it trains on them\n`,
+  );
+  // Corrections that follow it, or a campaign that has trained on nothing yet (c1), draw no warning.
+  const quiet = await cli([
+    'feedback',
+    'import',
+    writeJsonl('quiet.jsonl', [c2(503, 'ok\n'), event(504, { kind: 'edit', correction: 'x' })]),
+  ]);
+  expect(quiet).toMatchObject({ status: 0, stderr: '' });
+});
