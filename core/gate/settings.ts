@@ -72,7 +72,7 @@ export interface GateSettings {
    * one source file (eval_items.source_file) together, their signs flipped as one; `item`, each item alone; `auto`,
    * `source` when the items name at least two distinct files, else `item`. Unset: the task's declaration (core/task.ts
    * `itemClusters`), filled in when the outer loop claims an iteration: `source` for the built-in code task (its items
-   * are cut from files: ≥ 16 files per eval split, items spread evenly over them), `auto` for a custom task (the
+   * are cut from files: at the default sizes its held-out items come from 16 files or more), `auto` for a custom task (the
    * arithmetic task's items all name one generator, so they pair as items); `item` where no task is known. The least p
    * of a cluster sign-flip is 2^-G: a decision over too few clusters says it cannot reach its level. Every decision
    * records `sources` (the distinct files), and its reason says when items from fewer files were counted as

@@ -46,10 +46,12 @@ let collected: Promise<BuiltinCorpus> | undefined;
 
 /**
  * One eval split's source files, rebuilt in memory from the installed packages (the same lockfile gives the same
- * bytes) and kept for the life of the process, never on disk.
+ * bytes) and kept for the life of the process, never on disk. Held-out: the corpus's held-out files and its share of
+ * the files the package cap leaves out (corpus.ts heldoutSpare).
  */
 export async function evalSplitFiles(split: 'public' | 'heldout' | 'test'): Promise<CorpusFile[]> {
   collected ??= collectBuiltinCorpus();
   const corpus = await collected;
+  if (split === 'heldout') return [...corpus.splits.heldout, ...corpus.heldoutSpare];
   return split === 'test' ? corpus.test : corpus.splits[split];
 }

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { splitOfFile, type SourceFile, type Split } from './eval-items';
+import { spareSplitOf, splitOfFile, type SourceFile, type Split } from './eval-items';
 import { NonRetryableError } from '../../core/errors';
 
 export interface CorpusPackage {
@@ -73,10 +73,12 @@ export interface BuiltinCorpus {
   trainText: string;
   splits: Record<Split, SourceFile[]>;
   /**
-   * The sealed test split's source: files of the same packages that the package cap leaves out, so no training,
-   * public or held-out text comes from them. Neither in the manifest nor in its hash (the corpus on disk is unchanged);
-   * the suite's content hash covers the items cut from them.
+   * Files of the same packages that the package cap leaves out, so no training or public text comes from them, split
+   * by file (eval-items.ts spareSplitOf): `heldoutSpare` joins the held-out split's files, `test` is the sealed test
+   * split's source. Neither in the manifest nor in its hash (the corpus on disk is unchanged); the suite's content hash
+   * covers the items cut from them.
    */
+  heldoutSpare: SourceFile[];
   test: SourceFile[];
 }
 
@@ -128,7 +130,13 @@ export async function collectBuiltinCorpus(opts: BuildCorpusOptions = {}): Promi
     options: { maxFileBytes, maxPackageBytes },
     contentSha256: hash.digest('hex'),
   };
-  return { manifest, trainText, splits, test: spare };
+  return {
+    manifest,
+    trainText,
+    splits,
+    heldoutSpare: spare.filter((s) => spareSplitOf(s.file) === 'heldout'),
+    test: spare.filter((s) => spareSplitOf(s.file) === 'test'),
+  };
 }
 
 /**

@@ -1,6 +1,9 @@
 // Eval items of the built-in code task, built purely and deterministically from the files of one split:
 // completion items (a prompt ending at a token boundary, graded on the next token) and loss chunks (bits per byte).
-// Splits are by file, by a stable hash of its path, so no held-out file ever reaches the training text.
+// Splits are by file, by a stable hash of its path, so no held-out file ever reaches the training text. Items are
+// drawn uniformly over a split's positions, but no file gives more than about twice its even share: the gate flips the
+// items of one file as one cluster (core/gate/item-layout.ts), and a draw that a few large files fill could never be
+// significant.
 import { createHash } from 'node:crypto';
 import { Rng } from '../../core/stream-rng';
 import { tokenAt, type TokenClass } from '../../core/graders/code-tokens';
@@ -69,6 +72,16 @@ export function splitOfFile(path: string): Split {
   return h < 80 ? 'train' : h < 90 ? 'public' : 'heldout';
 }
 
+/**
+ * The files the corpus's package cap leaves out (corpus.ts; in no training, public or held-out file) go half to the
+ * held-out split, half to the sealed test split, by a hash of the path: the held-out split's 10 corpus files alone were
+ * too few clusters for the gate's cluster test.
+ */
+export function spareSplitOf(path: string): 'heldout' | 'test' {
+  const h = createHash('sha256').update(`flywheel-spare-split-v1\0${path}`).digest().readUInt32BE(0) % 100;
+  return h < 50 ? 'heldout' : 'test';
+}
+
 export function languageOf(path: string): Language {
   if (/\.(ts|mts|cts|tsx)$/.test(path)) return 'typescript';
   if (/\.(js|mjs|cjs|jsx)$/.test(path)) return 'javascript';
@@ -93,7 +106,11 @@ export function buildCompletionItems(split: ItemSplit, files: readonly SourceFil
     }
   });
   const rng = Rng.derive(opts.seed, `completion-items:${split}`);
-  return choose(candidates.length, opts.count, rng).map((i) => {
+  return chooseCapped(
+    candidates.map((c) => c.f),
+    opts.count,
+    rng,
+  ).map((i) => {
     const c = candidates[i];
     const src = sorted[c.f];
     const len = minPrompt + rng.int(maxPrompt - minPrompt + 1);
@@ -119,7 +136,11 @@ export function buildLossItems(split: ItemSplit, files: readonly SourceFile[], o
     }
   });
   const rng = Rng.derive(opts.seed, `loss-items:${split}`);
-  return choose(chunks.length, opts.count, rng).map((i) => {
+  return chooseCapped(
+    chunks.map((c) => c.f),
+    opts.count,
+    rng,
+  ).map((i) => {
     const { f, offset } = chunks[i];
     const src = sorted[f];
     const language = languageOf(src.file);
@@ -135,15 +156,31 @@ export function buildLossItems(split: ItemSplit, files: readonly SourceFile[], o
   });
 }
 
-/** `k` distinct indices of [0, n) by a partial Fisher–Yates shuffle, returned in increasing order. */
-function choose(n: number, k: number, rng: Rng): number[] {
-  const idx = Array.from({ length: n }, (_, i) => i);
+/**
+ * `k` distinct indices of the candidates (`fileOf[i]`: candidate i's file), uniformly shuffled and taken in that order,
+ * but at most `cap` from one file: cap = ⌈2k / files⌉, raised only where the files could not hold k under it. Returned
+ * in increasing order.
+ */
+function chooseCapped(fileOf: readonly number[], k: number, rng: Rng): number[] {
+  const n = fileOf.length;
+  const sizes = new Map<number, number>();
+  for (const f of fileOf) sizes.set(f, (sizes.get(f) ?? 0) + 1);
   const m = Math.min(n, k);
-  for (let i = 0; i < m; i++) {
+  const held = (c: number) => [...sizes.values()].reduce((s, x) => s + Math.min(c, x), 0);
+  let cap = Math.max(1, Math.ceil((2 * m) / Math.max(1, sizes.size)));
+  while (held(cap) < m) cap += 1;
+  const idx = Array.from({ length: n }, (_, i) => i);
+  const taken = new Map<number, number>();
+  const out: number[] = [];
+  for (let i = 0; i < n && out.length < m; i++) {
     const j = i + rng.int(n - i);
     [idx[i], idx[j]] = [idx[j], idx[i]];
+    const f = fileOf[idx[i]];
+    if ((taken.get(f) ?? 0) >= cap) continue;
+    taken.set(f, (taken.get(f) ?? 0) + 1);
+    out.push(idx[i]);
   }
-  return idx.slice(0, m).sort((a, b) => a - b);
+  return out.sort((a, b) => a - b);
 }
 
 /**

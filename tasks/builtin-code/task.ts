@@ -1,7 +1,7 @@
 // The built-in code-completion task as a Task (core/task.ts): a corpus cut from installed packages (built once per
 // FLYWHEEL_HOME), a suite built from its eval splits (suite.ts), a base dataset version of its train split (pieces of
 // about 1.5 KB, train-pieces.ts), the corpus's source folders hidden from trainers, simulated users over its train
-// lines.
+// lines. Its items are cut from files, so the gate clusters them by source file by default.
 import path from 'node:path';
 import { NonRetryableError } from '../../core/errors';
 import type { BaseVersionDraft, Task } from '../../core/task';
@@ -43,11 +43,11 @@ export const builtinCodeTask: Task = {
     { metric: 'exact_match', unit: 'exact next token', lowerIsBetter: false },
   ],
   searchSpace: BUILTIN_SEARCH_SPACE,
+  // Items are cut from files (36 held-out files, no file giving more than about twice its share): the gate flips each
+  // file's items as one.
+  itemClusters: 'source',
   // The seed reruns (the held-out leak check's reference) train a charlm recipe with Flywheel's own trainer.
   referenceTrainer: 'builtin',
-  // Its held-out loss items come from about 5 files (10 held-out files, items drawn by bytes): a sign-flip over 5
-  // clusters can never be significant, so items pair one by one and each decision says from how many files they came.
-  itemClusters: 'item',
   async sources({ home, task, seed }) {
     if (task.kind !== 'builtin-code') throw new NonRetryableError(`the built-in code task cannot run a task of kind "${task.kind}"`);
     const corpusDir = corpusDirOf(home);

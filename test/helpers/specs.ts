@@ -17,8 +17,8 @@ export function fastBuiltinSpec(
   const { innerLoop, ...rest } = over;
   return {
     name,
-    // Its 20 held-out loss items come from 5 source files: the task's default pairs them as items (itemClusters), as no
-    // cluster test can reach a gate's level with 5 clusters (the least p is 1/32); the cluster test has tests of its own.
+    // Its 20 held-out loss items come from 13 source files: the task's default cluster test (clusterBy: source) can
+    // reach a gate's level (the least p is 2^-13).
     task: { kind: 'builtin-code', completionItems: 60, lossItems: 20 },
     trainer: { command: 'builtin', fixed: { logEvery: 20 } },
     searchSpace: {

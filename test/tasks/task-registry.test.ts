@@ -31,7 +31,7 @@ test("each task's default selection is the one the spec parser fills in for its 
 });
 
 test("the gate's clusterBy defaults to the task's itemClusters; a spec's own wins", () => {
-  expect(outerSettingsOfSpec(parseSpec({ name: 'b' })).gate.clusterBy).toBe('item');
+  expect(outerSettingsOfSpec(parseSpec({ name: 'b' })).gate.clusterBy).toBe('source');
   expect(outerSettingsOfSpec(parseSpec({ name: 'c', task: custom })).gate.clusterBy).toBe('auto');
   expect(taskByName('arithmetic')!.itemClusters).toBe('item');
   const own = parseSpec({ name: 'b', outerLoop: { promotion: { clusterBy: 'item' } } });

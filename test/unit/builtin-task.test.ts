@@ -6,7 +6,7 @@ import path from 'node:path';
 import { buildBuiltinCorpus, collectBuiltinCorpus, type CorpusManifest } from '../../tasks/builtin-code/corpus';
 import { buildCompletionItems, buildLossItems, codeMask, splitOfFile, type SourceFile } from '../../tasks/builtin-code/eval-items';
 import { BUILTIN_DEFAULT_PARAMS, BUILTIN_SEARCH_SPACE } from '../../tasks/builtin-code/search-space';
-import { readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
+import { evalSplitFiles, readTrainFiles } from '../../tasks/builtin-code/corpus-cache';
 import { piecesOf } from '../../tasks/builtin-code/train-pieces';
 import { firstToken, tokenAt } from '../../core/graders/code-tokens';
 import { resolveTrainParams } from '../../trainers/charlm/train';
@@ -171,6 +171,27 @@ describe('eval items', () => {
       expect(texts.get(item.sourceFile)).toContain(item.reference);
       expect(item.grader).toBe('bits_per_byte');
       expect(['typescript', 'javascript']).toContain(item.category);
+    }
+  });
+
+  test("items spread over a split's files: at the default sizes the held-out items come from 16 files or more", async () => {
+    // The gate flips the items of one file as one cluster: a draw that a few large files fill could never be significant.
+    const heldout = await evalSplitFiles('heldout');
+    expect(heldout.length).toBeGreaterThan(heldoutFiles.length);
+    const test = new Set(testFiles.map((f) => f.file));
+    expect(heldout.filter((f) => test.has(f.file) || manifest.files.some((m) => m.file === f.file && m.split !== 'heldout'))).toEqual([]);
+    const completions = buildCompletionItems('heldout', heldout, { count: 200, seed: 1 });
+    const losses = buildLossItems('heldout', heldout, { count: 40, seed: 1 });
+    expect(new Set(completions.map((i) => i.sourceFile)).size).toBeGreaterThanOrEqual(16);
+    expect(new Set(losses.map((i) => i.sourceFile)).size).toBeGreaterThanOrEqual(16);
+    // No file gives more than ⌈2k / files⌉ items.
+    for (const [items, k] of [
+      [completions, 200],
+      [losses, 40],
+    ] as const) {
+      const per = new Map<string, number>();
+      for (const i of items) per.set(i.sourceFile, (per.get(i.sourceFile) ?? 0) + 1);
+      expect(Math.max(...per.values())).toBeLessThanOrEqual(Math.ceil((2 * k) / heldout.length));
     }
   });
 
