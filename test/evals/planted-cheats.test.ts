@@ -124,7 +124,13 @@ test('`flywheel report CAMPAIGN` shows each gate decision with its rule, its fig
   const memorise = await report(`${prefix}-memorise`);
   expect(memorise.out).toContain('REJECTED (rule: publicHeldoutGap)');
   expect(memorise.out).toMatch(/\| twinGap \| \*\*fail\*\* \| .*items=.*twin-/);
-  expect((await report(`${prefix}-honest`)).out).toContain('promoted (rule: allChecksPassed)');
+  expect(memorise.out).toMatch(/^- verdict: rejected by publicHeldoutGap$/m);
+  const honest = (await report(`${prefix}-honest`)).out;
+  expect(honest).toContain('promoted (rule: allChecksPassed)');
+  // A promotion's reason as a verdict, then each check a bullet of its own (not one line of every check).
+  expect(honest).toMatch(/^- verdict: promoted \S+ over \S+ \(\d+ checks passed\)$/m);
+  expect(honest).toMatch(/^ {2}- heldoutImprovement: /m);
+  expect(honest).toMatch(/^ {2}- canaryInOutputs: /m);
   const unknown = await report('no-such-campaign');
   expect(unknown.code).toBe(2);
   expect(unknown.out).toContain('unknown campaign "no-such-campaign"');
