@@ -319,6 +319,11 @@ export const DATASET_REF = /^[a-z0-9][a-z0-9._-]{0,62}(@[0-9a-f]{12})?$/;
 /** A registered eval suite (`flywheel suite add`): `NAME` or `NAME@N`. */
 export const SUITE_REF = /^[a-z0-9][a-z0-9._-]{0,62}(@[1-9][0-9]*)?$/;
 
+/** A task's own program (`task.users`, `task.teacher`): its argv, a script named by its absolute path (docs/tasks.md). */
+const taskCommandSchema = z.strictObject({
+  command: z.array(z.string().min(1)).min(1, 'must name the program and its arguments, e.g. ["python3", "/abs/path/users.py"]'),
+});
+
 export const customTaskSchema = z.strictObject({
   /** A task of one's own: a registered dataset and eval suite. */
   kind: z.literal('custom'),
@@ -329,6 +334,16 @@ export const customTaskSchema = z.strictObject({
   dataset: z.string().regex(DATASET_REF, 'must be NAME or NAME@<version> of a dataset registered with `flywheel dataset add`'),
   /** The eval suite (`flywheel suite add`): `NAME@N`, or a bare `NAME`, pinned to its newest version likewise. */
   suite: z.string().regex(SUITE_REF, 'must be NAME or NAME@N of a suite registered with `flywheel suite add`'),
+  /**
+   * The task's simulated users, a program in any language (`flywheel simulate-users CAMPAIGN --task custom`): JSON
+   * lines in, JSON lines out, sandboxed as trainers are (docs/tasks.md). No default: the task has no simulated users.
+   */
+  users: taskCommandSchema.optional(),
+  /**
+   * The task's teacher, a program in any language: it critiques the outer loop's failures (and may give each its
+   * category) in place of the built-in token diff, over the same protocol. No default: `outerLoop.teacher` decides.
+   */
+  teacher: taskCommandSchema.optional(),
 });
 
 export type CustomTaskSpec = z.output<typeof customTaskSchema>;

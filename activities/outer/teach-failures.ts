@@ -9,6 +9,7 @@ import type { CampaignSpec } from '../../core/spec';
 import { agentCallerFor } from '../agents/agent-caller';
 import type { ActivityDeps } from '../deps';
 import { heartbeatIfActivity } from '../heartbeat';
+import { programTeacherOf } from './program-teacher';
 
 /** Model requests in flight at once. */
 const CONCURRENCY = 4;
@@ -23,17 +24,34 @@ export interface TeacherChoice {
   fallback?: Teacher;
   /** The task's own teacher (spec `outerLoop.teacher.task`): categories of prompts, the verifier of revisions. */
   task?: TaskTeacher;
+  /** Ends a teacher program (spec `task.teacher.command`) once teachFailures is done with it. @default nothing to end */
+  close?: () => void;
 }
 
 /** The campaign's teacher and its cap, from the injected choice or the worker's environment. */
 export function teacherChoiceOf(deps: ActivityDeps, spec: CampaignSpec): TeacherChoice {
   const task = taskTeacherOf(spec.outerLoop.teacher.task);
-  const fallback = task ? teacherOfTask(task) : builtinTeacher;
+  // A task's teacher program stands where the built-in one would: every failure a model does not critique.
+  const program = programTeacherOf(spec, deps.home);
+  const fallback = program?.teacher ?? (task ? teacherOfTask(task) : builtinTeacher);
   const teacher = teacherFor(spec, agentCallerFor(deps.db, spec, deps.agentEnv ?? process.env), fallback);
-  return { teacher, maxFailures: spec.outerLoop.teacher.maxFailures, fallback, task };
+  return { teacher, maxFailures: spec.outerLoop.teacher.maxFailures, fallback, task, ...(program ? { close: program.close } : {}) };
 }
 
 export async function teachFailures<T>(
+  choice: TeacherChoice,
+  items: T[],
+  failureOf: (item: T) => Failure,
+  write: (made: { item: T; taught: TaughtCritique }[]) => Promise<void>,
+): Promise<void> {
+  try {
+    await teachInBatches(choice, items, failureOf, write);
+  } finally {
+    choice.close?.();
+  }
+}
+
+async function teachInBatches<T>(
   choice: TeacherChoice,
   items: T[],
   failureOf: (item: T) => Failure,

@@ -5,6 +5,7 @@ import { resolveConfig } from '../../core/config';
 import { simulateUsers } from '../../services/simulate-users';
 import { DEFAULT_EXAMPLE_TASK, EXAMPLE_TASK_NAMES, exampleTask } from '../../services/example-tasks';
 import { integerOption } from '../integer-option';
+import { taskUsers } from '../task-users';
 
 export function registerSimulateUsers(program: Command): void {
   program
@@ -20,7 +21,11 @@ export function registerSimulateUsers(program: Command): void {
     .option('--events <n>', 'events to send', integerOption('--events', 1, 100_000), 50)
     .option('--seed <n>', 'seeds the users, the prompts and who answers which', integerOption('--seed', -2147483648, 2147483647), 1)
     .option('--users <n>', 'users in the population', integerOption('--users', 1, 100_000), 20)
-    .option('--task <name>', `whose users: ${EXAMPLE_TASK_NAMES.join(' or ')}`, DEFAULT_EXAMPLE_TASK)
+    .option(
+      '--task <name>',
+      `whose users: ${EXAMPLE_TASK_NAMES.join(' or ')}, or custom (the program the campaign's spec names as task.users.command)`,
+      DEFAULT_EXAMPLE_TASK,
+    )
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
@@ -28,6 +33,7 @@ export function registerSimulateUsers(program: Command): void {
         '',
         "What each task's users ask:",
         ...EXAMPLE_TASK_NAMES.map((n) => `  ${n}: ${exampleTask(n).usersAsk ?? 'its own prompts'}`),
+        "  custom: what the campaign's users program asks (task.users.command, JSON lines in and out: docs/tasks.md)",
         'FLYWHEEL_API_TOKEN is sent when set.',
         '',
         'Example:',
@@ -42,7 +48,7 @@ export function registerSimulateUsers(program: Command): void {
         opts: { round: number; url: string; events: number; seed: number; users: number; task: string; json?: boolean },
       ) => {
         const config = resolveConfig(process.env, process.cwd());
-        const task = exampleTask(opts.task).users({ home: config.home, seed: opts.seed });
+        const { users: task, close } = await taskUsers(campaign, opts.task, { home: config.home, seed: opts.seed });
         const r = await simulateUsers({
           apiUrl: opts.url,
           token: process.env.FLYWHEEL_API_TOKEN || undefined,
@@ -52,7 +58,7 @@ export function registerSimulateUsers(program: Command): void {
           seed: opts.seed,
           users: opts.users,
           task,
-        });
+        }).finally(close);
         if (opts.json) return console.log(JSON.stringify(r));
         const kinds = Object.entries(r.byKind)
           .map(([k, n]) => `${k} ${n}`)
