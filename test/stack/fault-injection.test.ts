@@ -11,6 +11,10 @@ import { faultSchedule, type FaultKind } from '../faults/fault-schedule';
 import { runFaultCampaign } from '../faults/fault-run';
 import { faultFigures } from '../faults/fault-report';
 import { unexplainedDifferences } from '../faults/run-checks';
+import { runAlone } from '../setup/file-slots';
+
+// Its faults land at moments timed on its own fault-free run: no other test file runs beside it (jest runs two).
+runAlone();
 
 const SEED = Number(process.env.FLYWHEEL_FAULT_SEED ?? 4242);
 
