@@ -34,7 +34,10 @@ async function main(): Promise<void> {
   fs.chmodSync(home, 0o755);
   // Stopped newest first when the bench ends, fails or is stopped by hand: no PostgreSQL or folder left behind.
   const started = startedList('the gate-noise bench');
-  started.add(async () => fs.rmSync(home, { recursive: true, force: true }));
+  // plantedCheats writes its leak files beside the home, in `${home}-leak`.
+  started.add(async () => {
+    for (const dir of [home, `${home}-leak`]) fs.rmSync(dir, { recursive: true, force: true });
+  });
   try {
     const pg = await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port: await freePort() });
     started.add(() => pg.stop());
