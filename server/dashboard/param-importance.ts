@@ -6,19 +6,25 @@ import type { ParamDef, SearchSpace } from '../../core/spec';
 /** Bins per numeric knob; fewer when there are few trials, so each bin holds a handful. */
 const BINS = 5;
 
+/** Fewer scored trials than this: no importance at all. */
+export const MIN_TRIALS = 4;
+
 export interface Importance {
   knob: string;
   /** η² in [0, 1]. */
   eta2: number;
+  /** The scored trials it was computed from (those that set the knob). */
+  trials: number;
 }
 
 export function paramImportance(space: SearchSpace, trials: readonly { params: Record<string, unknown>; score: number }[]): Importance[] {
   const out: Importance[] = [];
   for (const [knob, def] of Object.entries(space)) {
     const xs = trials.filter((t) => t.params[knob] !== undefined && Number.isFinite(t.score));
-    if (xs.length < 4) continue;
+    if (xs.length < MIN_TRIALS) continue;
     out.push({
       knob,
+      trials: xs.length,
       eta2: round(
         correlationRatio(
           xs.map((t) => t.score),

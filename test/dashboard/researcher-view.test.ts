@@ -104,6 +104,25 @@ afterAll(async () => {
 const drawn = (key: string) => page.waitForSelector(`#chart-${key}[data-drawn="1"] svg`, { timeout: 30_000 });
 /** The text of every SVG label in a chart. */
 const labels = (key: string) => page.locator(`#chart-${key} svg text`).allTextContents();
+/** The pairs of a chart's labels among `names` whose boxes intersect on screen. */
+const overlaps = (key: string, names: string[]) =>
+  page.$$eval(
+    `#chart-${key} svg text`,
+    (texts, wanted) => {
+      const boxes = texts
+        .filter((t) => (wanted as string[]).includes(t.textContent ?? ''))
+        .map((t) => ({ name: t.textContent, r: t.getBoundingClientRect() }));
+      const hit: string[] = [];
+      boxes.forEach((a, i) =>
+        boxes.slice(i + 1).forEach((b) => {
+          if (a.r.left < b.r.right && b.r.left < a.r.right && a.r.top < b.r.bottom && b.r.top < a.r.bottom)
+            hit.push(`${a.name} × ${b.name}`);
+        }),
+      );
+      return hit;
+    },
+    names,
+  );
 const pageWidth = () => page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
 
 test('the loop page: every curve labelled, the winner among them on any page, and the score column on screen at 1400 px', async () => {
@@ -132,10 +151,19 @@ test('the loop page: every curve labelled, the winner among them on any page, an
   expect(await pageWidth()).toBeLessThanOrEqual(1400);
   expect(await page.textContent('#counts')).toMatch(/^60 experiments \+ 1 untrained baseline/);
 
+  await screenshot(page, 'researcher-loop');
+  // No two curve end labels overlap on screen.
+  expect(await overlaps('curves', names)).toEqual([]);
+  // An integer knob's ticks are integers; importance says how many trials it used.
+  // (The scores run from 3 to 5.5, so 1.5, 2.5, 6.5 and 7.5 could only be the knob's ticks.)
+  const ticks = await labels('slice-context');
+  expect(ticks).toEqual(expect.arrayContaining(['1', '2', '6', '7', '8']));
+  for (const half of ['1.5', '2.5', '6.5', '7.5']) expect(ticks).not.toContain(half);
+  expect(await labels('importance')).toContain(`from ${N} scored trials`);
+
   // The optimisation history: one point per trial and the best-so-far line, labelled.
   expect(await labels('history')).toContain('best so far');
   expect(Number(await page.getAttribute('#chart-history', 'data-points'))).toBe(2 * N);
-  await screenshot(page, 'researcher-loop');
 
   // Log scale and the tokens axis redraw the curves in place, still labelled.
   await page.check('input[name=log]');
@@ -167,6 +195,13 @@ test('the campaign page: held-out from the untrained model on, integer iteration
   expect(option.series[0].data[0]).toEqual([0, 3.94]);
   const text = await labels('heldout');
   for (const s of option.series) expect(text).toContain(s.name);
+  // Production and candidate both end at 3.3: their end labels are moved apart, not drawn over each other.
+  expect(
+    await overlaps(
+      'heldout',
+      option.series.map((s) => s.name),
+    ),
+  ).toEqual([]);
   expect(text).toContain('outer iteration (0 = untrained model)');
   // Integer iteration ticks from 0 (the scores are all above 3, so these are the iteration axis's).
   expect(text).toEqual(expect.arrayContaining(['0', '1', '2', '3']));

@@ -9,6 +9,8 @@ import { curves, curvesOnAxis, metricNames } from '../../../services/queries/cur
 import { decisionsOfExperiment } from '../../../services/queries/decisions';
 import { evalsOf, getExperiment, runsOf } from '../../../services/queries/experiment';
 import { selectionMetricOf } from '../../../services/queries/campaigns';
+import { trainerOfCampaign } from '../../../services/queries/trainer-of-campaign';
+import { metricLabel } from '../../../core/metric-units';
 import { lineChart } from '../svg-chart';
 import { decisionsTable } from './campaign-page';
 import { chartScripts } from './live-script';
@@ -102,10 +104,11 @@ export async function experimentCharts(
   const series = metric ? await curvesOnAxis(ctx.db, [id], metric, axis, 1000) : [];
   const short = id.slice(e.inner_loop_id.length + 1) || id;
   const named = series.map((s) => ({ name: s.name === id ? short : `${short}${s.name.slice(id.length)}`, points: s.points }));
-  // The built-in task's loss and its selection metric are both bits per byte: its scores sit on the curve's axis.
-  const selection = await selectionMetricOf(ctx.db, e.campaign_id);
+  // A byte-level trainer's loss and a bits_per_byte selection metric share a unit: its scores sit on the curve's axis.
+  const [selection, trainer] = await Promise.all([selectionMetricOf(ctx.db, e.campaign_id), trainerOfCampaign(ctx.db, e.campaign_id)]);
+  const label = metricLabel(trainer.command, metric ?? 'loss', trainer);
   const marks =
-    metric === 'loss' && selection === 'bits_per_byte'
+    label === 'loss (bits per byte)' && selection === 'bits_per_byte'
       ? [
           ...(e.public_score !== null ? [{ name: 'public', value: e.public_score }] : []),
           ...(e.heldout_score !== null ? [{ name: 'held-out', value: e.heldout_score }] : []),
@@ -113,6 +116,6 @@ export async function experimentCharts(
       : [];
   return {
     live: e.status === 'running' || e.status === 'proposed',
-    charts: { curves: curvesOption(named, metric ?? 'loss', axis, url.searchParams.get('log') === '1', marks) },
+    charts: { curves: curvesOption(named, label, axis, url.searchParams.get('log') === '1', marks) },
   };
 }

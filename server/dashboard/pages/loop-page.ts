@@ -21,6 +21,8 @@ import { loopEndReason } from '../../../services/loop-failures';
 import { shownLoopStatus } from '../../../core/loop-status';
 import { leaderboardPage, statusCounts, type LeaderboardRow } from '../../../services/queries/leaderboard';
 import { lineChart } from '../svg-chart';
+import { metricLabel } from '../../../core/metric-units';
+import { trainerOfCampaign } from '../../../services/queries/trainer-of-campaign';
 import { actionButton, actionForm } from './action-pages';
 import { pageParam } from './campaigns-page';
 import { chartScripts } from './live-script';
@@ -104,11 +106,12 @@ export async function loopCharts(
   if (!loop) throw new NotFoundError(`no inner loop "${id}"`);
   const axis = axisParam(url);
   const log = url.searchParams.get('log') === '1';
-  const [board, counts, space, t] = await Promise.all([
+  const [board, counts, space, t, trainer] = await Promise.all([
     leaderboardPage(ctx.db, id, loop.mode, SIZE, pageParam(url) * SIZE),
     statusCounts(ctx.db, id),
     searchSpaceOf(ctx.db, loop.campaign_id),
     trialsOf(ctx.db, id),
+    trainerOfCampaign(ctx.db, loop.campaign_id),
   ]);
   const ids = curveIds(board, loop);
   const [metric] = await metricNames(ctx.db, ids);
@@ -119,7 +122,7 @@ export async function loopCharts(
     return { name: winner ? `★ ${short(s.name)} (winner)` : short(s.name), points: s.points, winner };
   });
   const charts: Record<string, ChartOption> = {
-    curves: curvesOption(named, metric ?? 'loss', axis, log),
+    curves: curvesOption(named, metricLabel(trainer.command, metric ?? 'loss', trainer), axis, log),
     history: historyOption(t.trials, loop.metric, loop.mode, t.baseline),
     parallel: parallelOption(space, t.trials, loop.metric, loop.mode),
     importance: importanceOption(
