@@ -55,7 +55,13 @@ export interface RunJson {
   checkpointEvery: number;
 }
 
-/** One line of metrics.jsonl. `step` is required; every other numeric field is a metric. */
+/**
+ * One line of metrics.jsonl. `step` is required; every other numeric field is a metric. Units, as the shipped
+ * trainers log them (core/metric-units.ts, which the dashboard labels curves by): `loss` in bits per byte for the
+ * built-in and the PyTorch trainers, in nats per completion token for `hf` (a DPO run: the DPO loss); `lr` the
+ * learning rate; `tokens` the tokens trained on so far; `tokens_per_s`; `mfu` a fraction of peak FLOP/s. A trainer of
+ * one's own states no unit: its curves are labelled by the metric's name alone.
+ */
 export interface MetricLine {
   step: number;
   [metric: string]: number;
