@@ -6,6 +6,6 @@ import { html, type Safe } from './html';
 export function reasonCell(reason: string | null | undefined): Safe {
   if (!reason) return html``;
   const { verdict, checks } = decisionLines(reason);
-  if (!checks.length) return html`<span class="reason">${verdict}</span>`;
+  if (!checks.length) return html`${verdict}`;
   return html`<details class="verdict"><summary>${verdict}</summary><ul class="checks-list">${checks.map((c) => html`<li>${c}</li>`)}</ul></details>`;
 }
