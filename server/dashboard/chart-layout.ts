@@ -11,6 +11,12 @@ function niceStep(span: number): number {
 
 const round = (v: number) => Number(v.toPrecision(12));
 
+/** `v` rounded (down or up) to two significant digits: a log axis's end label stays short. */
+const toSig = (v: number, dir: (x: number) => number) => {
+  const p = 10 ** (Math.floor(Math.log10(v)) - 1);
+  return round(dir(v / p) * p);
+};
+
 /**
  * Bounds that hold every finite value with a margin, on tick-step multiples (a log axis: a margin of a factor), never
  * below 0 for data that is not; undefined without data (the chart library's default then).
@@ -20,7 +26,7 @@ export function axisRange(values: readonly (number | null | undefined)[], log = 
   if (!xs.length) return undefined;
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
-  if (log) return { min: round(lo / 1.25), max: round(hi * 1.25) };
+  if (log) return { min: toSig(lo / 1.25, Math.floor), max: toSig(hi * 1.25, Math.ceil) };
   const span = hi - lo || Math.abs(hi) * 0.1 || 1;
   const step = niceStep(span * 1.2);
   const min = Math.floor((lo - span * 0.05) / step) * step;

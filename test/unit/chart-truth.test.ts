@@ -38,6 +38,8 @@ test('axes span the data: a public pass rate of 0.9–0.95 is not drawn from 0.5
   expect(left.max).toBeGreaterThanOrEqual(3.9);
   expect(left.max).toBeLessThan(4.5);
   expect(axisRange([])).toBeUndefined();
+  // A log axis ends on short figures (no 11.9659090909 at its top).
+  expect(axisRange([1.7, 9.57], true)).toEqual({ min: 1.3, max: 12 });
   expect(axisRange([0.2, 0.4])!.min).toBeGreaterThanOrEqual(0);
 });
 
