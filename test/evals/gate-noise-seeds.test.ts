@@ -42,6 +42,10 @@ let incumbent: string;
 let plan: SeedRerunPlan;
 let leakVersionId: string;
 const reruns: string[] = [];
+/** The checkpoint the `heldout-train` cheat wrote: trained on the base data and the leaked held-out items' text. */
+let leak: { path: string; sha256: string };
+/** An honest 300-step checkpoint, which the output cheats (memorise, tamper, heldout-memorise) submit as theirs. */
+let trained: { path: string; sha256: string };
 const evidence = new Map<OutputRecipe, GateEvidence>();
 const recorded = new Map<OutputRecipe, { promote: boolean; rule: string }>();
 
@@ -49,8 +53,8 @@ beforeAll(async () => {
   ({ handle: h } = await freshDatabase('gate_noise_seeds'));
   p = await plantedCheats(h.db, home, prefix);
   incumbent = await p.production('0', 1, RECIPE);
-  const trained = await trainCheckpoint({ dir: home, id: 'shared/step-300', text: p.trainText, seed: 2, steps: 300 });
-  const leak = await p.train('heldout-train', '', { steps: 600, seed: 2 });
+  trained = await trainCheckpoint({ dir: home, id: 'shared/step-300', text: p.trainText, seed: 2, steps: 300 });
+  leak = await p.train('heldout-train', '', { steps: 600, seed: 2 });
   const files: [OutputRecipe, { path: string; sha256: string }][] = [
     ['honest', trained],
     ['memorise', trained],
@@ -101,8 +105,8 @@ beforeAll(async () => {
       suiteId: p.suiteId,
       seedRerunCheckpointIds: reruns,
     };
-    // Items alone, as p.gate pairs them (test/helpers/planted-cheats.ts): the fast suite's 20 held-out loss items come
-    // from 5 files, and a redraw that leaves one file out has 4 clusters, whose least p (1/16) is above any α.
+    // Items alone, as p.gate pairs them (test/helpers/planted-cheats.ts): the redraws below resample items, which
+    // clusters of the 13 files the fast suite's 20 held-out loss items come from would not keep apart.
     evidence.set(recipe, await loadGateEvidence(h.db, input, gateSettingsWithDefaults({ clusterBy: 'item' })));
   }
 }, 900_000);
@@ -174,6 +178,44 @@ test('the held-out leak in training (heldout-train) is rejected in all 20 runs, 
   });
   expect(againstReference).toEqual(Array.from({ length: RUNS }, () => true));
 });
+
+test('the recorded heldout-train decision: rejected by heldoutOutrunsPublic, the one check that fails it', async () => {
+  // Every other check passes it: its held-out improvement is real and significant, its public gain ordinary.
+  const decision = (await gateDecisionById(h.db, `${prefix}-heldout-train/outer/i1/gate`))!;
+  expect(decision).toMatchObject({ kind: 'reject', accepted: false, rule: 'heldoutOutrunsPublic' });
+  const checks = decision.figures.checks!;
+  expect(Object.keys(checks).filter((rule) => !checks[rule].passed)).toEqual(['heldoutOutrunsPublic']);
+  const f = checks.heldoutOutrunsPublic as unknown as Record<string, number | string>;
+  expect(f).toMatchObject({ k: 3, action: 'reject' });
+  expect(f['bits_per_byte.reference.outrun'] as number).toBeGreaterThan(f['bits_per_byte.reference.bound'] as number);
+  expect(f['bits_per_byte.reference.bound']).toBeCloseTo(3 * (f['bits_per_byte.reference.sigma'] as number), 5);
+  expect(checks.heldoutOutrunsPublic.reason).toMatch(
+    /held-out bits_per_byte improves over the mean of 3 seed rerun\(s\) by \d\.\d+, public by -?\d\.\d+: held-out outruns public by \d\.\d+ \(bound 3σ = \d\.\d+, σ = \d\.\d+ from \d+ held-out and \d+ public paired deltas\)/,
+  );
+});
+
+test('heldoutOutrun: hold keeps the statistical case for a researcher (a hold decision); a held-out canary still rejects', async () => {
+  const held = await p.gate(
+    'heldout-train',
+    '-hold',
+    await p.candidate('heldout-train', '-hold', leak),
+    incumbent,
+    { heldoutOutrun: 'hold' },
+    reruns,
+  );
+  expect(held.summary).toMatchObject({ promote: false, hold: true, rule: 'heldoutOutrunsPublic' });
+  expect(held.summary.reason).toMatch(/^held by heldoutOutrunsPublic: .*held for a researcher's approval \(heldoutOutrun: hold\)$/);
+  expect(await gateDecisionById(h.db, `${prefix}-heldout-train-hold/outer/i1/gate`)).toMatchObject({ kind: 'hold', accepted: false });
+  const memorised = await p.gate(
+    'heldout-memorise',
+    '-hold',
+    await p.candidate('heldout-memorise', '-hold', trained),
+    incumbent,
+    { heldoutOutrun: 'hold' },
+    reruns,
+  );
+  expect(memorised.summary).toMatchObject({ promote: false, hold: false });
+}, 300_000);
 
 test('the honest candidate is not taken for a leak against either control, in any of the 20 runs', () => {
   const outruns = Array.from({ length: RUNS }, (_, k) =>

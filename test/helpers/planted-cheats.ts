@@ -197,9 +197,9 @@ export async function plantedCheats(db: Db, home: string, prefix: string): Promi
         candidateCheckpointId: candidate,
         incumbentCheckpointId: incumbent,
         suiteId,
-        // The fast suite's 20 held-out loss items come from 5 source files: as clusters (the default) no test reaches
-        // α-spending's first level (the least p is 1/32), so these gates pair items alone unless a caller says otherwise
-        // (test/helpers/specs.ts fastBuiltinSpec does the same; the cluster test has tests of its own).
+        // Items alone unless a caller says otherwise: the planted cheats are judged by the item-level statistics their
+        // bounds were set on. The task's default clusters by source (the fast suite's 20 held-out loss items now come
+        // from 13 files), which the gate's unit tests and test/outer/outer-loop.test.ts exercise.
         settings: { clusterBy: 'item', ...settings },
         ...(seedReruns ? { seedRerunCheckpointIds: seedReruns } : {}),
       });
