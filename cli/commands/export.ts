@@ -7,7 +7,10 @@ import { requireCampaign } from '../require-campaign';
 import { withDb } from '../with-db';
 
 export function registerExport(program: Command): void {
-  const exp = program.command('export').description("a campaign's experiments in another tool");
+  const exp = program
+    .command('export')
+    .description("a campaign's experiments in another tool")
+    .addHelpText('after', '\nExample:\n  $ flywheel export mlflow builtin-demo --tracking-uri http://127.0.0.1:5000\n');
   exp
     .command('mlflow')
     .description('write each experiment as an MLflow run: params, training curves, public scores, versions and the gate verdict')
