@@ -1,7 +1,9 @@
 // A task's teacher written as a program in any language (spec `task.teacher.command`, docs/tasks.md): each failure
 // is sent as `{"type": "critique", "prompt", "output", "reference", "category"}` and the program answers
 // `{"text": "…", "weight": 1.5, "category": "…"}`. As with every teacher the reference stays the training target; the
-// program says what went wrong, how much the example weighs and which loss-weight category it belongs to. Pure: the
+// program says what went wrong, how much the example weighs and which loss-weight category it belongs to. As the
+// revision check, `{"type": "verify", "prompt", "output"}` is answered `{"verified": true | false | null}` (null: it
+// cannot tell, and the verified reference decides, as for a task without one). Pure: the
 // program is reached through an AskCommand (core/task-command.ts), started by the caller in the trainers' sandbox.
 import type { Failure, TeacherCritique, TrainingSignal } from '../core/teacher/builtin-teacher';
 import { stringField, type AskCommand } from '../core/task-command';
@@ -44,4 +46,16 @@ export function commandTeacher(ask: AskCommand, name = COMMAND_TEACHER, promptVe
         (a) => readCritique(a, failure),
       ),
   };
+}
+
+/** The program's verdict on a revision of `prompt`: true or false, or undefined where it says it cannot tell (null). */
+export function commandVerifier(ask: AskCommand): (prompt: string, output: string) => Promise<boolean | undefined> {
+  return (prompt, output) =>
+    ask({ type: 'verify', prompt, output }, (answer) => {
+      const v = answer.verified;
+      if (v === null) return undefined;
+      if (typeof v !== 'boolean')
+        throw new Error(`"verified" must be true, false or null, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+      return v;
+    });
 }

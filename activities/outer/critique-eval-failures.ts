@@ -18,6 +18,7 @@ import { reviseFeedback } from './revise-feedback';
 import { trainerSetupOf } from '../training/trainer-isolation';
 import { checkpointRoot, verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { teachFailures, teacherChoiceOf } from './teach-failures';
+import { programTeacherOf } from './program-teacher';
 import type { CritiqueEvalFailuresInput, CritiqueEvalFailuresResult } from '../../contracts/eval';
 
 export const evalCritiqueIdOf = (outerIterationId: string, itemId: string): string => `${outerIterationId}/critique/${itemId}`;
@@ -27,16 +28,25 @@ const WHY = 'a public eval item: it informs the per-category loss weights and ne
 export async function critiqueEvalFailures(deps: ActivityDeps, input: CritiqueEvalFailuresInput): Promise<CritiqueEvalFailuresResult> {
   const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   // The `revision` signal: the production model revises this iteration's critiqued feedback (never an eval item).
-  const revised = spec.outerLoop.signals.includes('revision')
-    ? await reviseFeedback(deps, {
-        campaignId: input.campaignId,
-        outerIterationId: input.outerIterationId,
-        checkpointId: input.checkpointId,
-        predictor: await predictorOf(deps, input.checkpointId),
-        task: teacherChoiceOf(deps, spec).task,
-      })
-    : undefined;
+  const revised = spec.outerLoop.signals.includes('revision') ? await reviseWithTaskCheck(deps, input, spec) : undefined;
   return { ...(await critiqueFailedItems(deps, input, spec)), ...(revised ? { revisions: revised } : {}) };
+}
+
+/** reviseFeedback with the task's checks: its teacher program (started only if asked, ended after) and its verifier. */
+async function reviseWithTaskCheck(deps: ActivityDeps, input: CritiqueEvalFailuresInput, spec: CampaignSpec) {
+  const program = programTeacherOf(spec, deps.home);
+  try {
+    return await reviseFeedback(deps, {
+      campaignId: input.campaignId,
+      outerIterationId: input.outerIterationId,
+      checkpointId: input.checkpointId,
+      predictor: await predictorOf(deps, input.checkpointId),
+      task: teacherChoiceOf(deps, spec).task,
+      ...(program ? { program: { name: program.teacher.name, verify: program.verify } } : {}),
+    });
+  } finally {
+    program?.close();
+  }
 }
 
 async function critiqueFailedItems(

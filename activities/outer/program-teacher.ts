@@ -1,7 +1,8 @@
 // The teacher a custom task names as a program (spec `task.teacher.command`): started in the trainers' sandbox the
-// first time a failure is critiqued, so a step with nothing to critique starts nothing, and closed by teachFailures.
+// first time a failure is critiqued or a revision checked, so a step with nothing to ask starts nothing, and closed by
+// teachFailures (critiques) or critiqueEvalFailures (revisions).
 import path from 'node:path';
-import { commandTeacher } from '../../agents/command-teacher';
+import { commandTeacher, commandVerifier } from '../../agents/command-teacher';
 import type { Teacher } from '../../agents/teacher';
 import { JsonLinesCommand } from '../../backends/sandbox/json-lines-command';
 import type { CampaignSpec } from '../../core/spec';
@@ -10,6 +11,8 @@ import { trainerSetupOf } from '../training/trainer-isolation';
 
 export interface ProgramTeacher {
   teacher: Teacher;
+  /** The program as the revision check: its verdict, or undefined where it cannot tell. */
+  verify(prompt: string, output: string): Promise<boolean | undefined>;
   /** Ends the program, if it was started. */
   close(): void;
 }
@@ -24,5 +27,9 @@ export function programTeacherOf(spec: CampaignSpec, home: string): ProgramTeach
     program ??= new JsonLinesCommand({ role: 'teacher', command, hide: trainerSetupOf(spec, home).hide });
     return program.request(body, read);
   };
-  return { teacher: commandTeacher(ask, `command:${path.basename(command.at(-1)!)}`), close: () => program?.close() };
+  return {
+    teacher: commandTeacher(ask, `command:${path.basename(command.at(-1)!)}`),
+    verify: commandVerifier(ask),
+    close: () => program?.close(),
+  };
 }

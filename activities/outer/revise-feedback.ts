@@ -1,11 +1,11 @@
 // The `revision` signal's first half: the production model answers each of the iteration's critiqued feedback
 // failures again, with the critique in its prompt (core/teacher/signal-prompts.ts), through the trainer's own
 // `predict`, sandboxed, in the eval activity (activities/eval/run-predict.ts, as scoring runs it). Each revision is
-// stored with its verdict (core/teacher/verify-revision.ts: the task's verifier, else the verified reference, else
-// unverified); the dataset builder makes examples and pairs of verified ones only. Runs inside critiqueEvalFailures,
+// stored with its verdict (core/teacher/verify-revision.ts: the task's teacher program's `verify`, else the task
+// teacher's verifier, else the verified reference, else unverified); the dataset builder makes examples and pairs of verified ones only. Runs inside critiqueEvalFailures,
 // the iteration's eval-queue step with the production checkpoint, so the outer loop's workflow is unchanged.
 import { revisionPromptOf } from '../../core/teacher/signal-prompts';
-import { verifyRevision } from '../../core/teacher/verify-revision';
+import { verifyRevision, type TaskVerdict } from '../../core/teacher/verify-revision';
 import type { TaskTeacher } from '../../core/teacher/task-teacher';
 import { critiquedFeedback, recordRevisions, revisedCritiqueIds } from '../../services/critiques';
 import type { ActivityDeps } from '../deps';
@@ -25,6 +25,8 @@ export interface ReviseFeedbackInput {
   predictor: Pick<PredictOptions, 'trainer' | 'checkpointFile' | 'signal'>;
   /** The task's verifier (spec `outerLoop.teacher.task`), if any. */
   task?: TaskTeacher;
+  /** The task's teacher program (spec `task.teacher.command`) as the revision check, asked before `task`. */
+  program?: { name: string; verify(prompt: string, output: string): Promise<boolean | undefined> };
 }
 
 export interface ReviseFeedbackResult {
@@ -50,10 +52,11 @@ export async function reviseFeedback(deps: ActivityDeps, input: ReviseFeedbackIn
       maxBytes: Math.min(MAX_REVISION_BYTES, Math.max(1, Buffer.byteLength(r.output), Buffer.byteLength(r.correction ?? ''))),
     })),
   });
-  const made = todo.map((r) => {
+  const made = [];
+  for (const r of todo) {
     const output = outputs.get(r.id)!;
-    const verdict = verifyRevision(input.task, r.prompt, output, r.correction ?? undefined);
-    return {
+    const verdict = verifyRevision(await taskVerdictOf(input, r.prompt, output), output, r.correction ?? undefined);
+    made.push({
       id: revisionIdOf(r.id),
       campaignId: input.campaignId,
       outerIterationId: input.outerIterationId,
@@ -63,8 +66,17 @@ export async function reviseFeedback(deps: ActivityDeps, input: ReviseFeedbackIn
       output,
       verified: verdict.verified,
       verifiedBy: verdict.by,
-    };
-  });
+    });
+  }
   await recordRevisions(deps.db, made);
   return { revised: made.length, verified: made.filter((m) => m.verified).length };
+}
+
+/** The task's check of a revision: its program's verdict where it can tell, else the task teacher's verifier's. */
+export async function taskVerdictOf(input: ReviseFeedbackInput, prompt: string, output: string): Promise<TaskVerdict | undefined> {
+  if (output.trim() === '') return undefined;
+  const byProgram = await input.program?.verify(prompt, output);
+  if (byProgram !== undefined) return { by: `task:${input.program!.name}`, verdict: byProgram };
+  const byTeacher = input.task?.verify?.(prompt, output);
+  return input.task && byTeacher !== undefined ? { by: `task:${input.task.name}`, verdict: byTeacher } : undefined;
 }

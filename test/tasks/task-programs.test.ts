@@ -9,6 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { critiqueFeedback } from '../../activities/outer/critique-feedback';
 import { teacherChoiceOf } from '../../activities/outer/teach-failures';
+import { programTeacherOf } from '../../activities/outer/program-teacher';
+import { taskVerdictOf } from '../../activities/outer/revise-feedback';
+import { verifyRevision } from '../../core/teacher/verify-revision';
 import type { ActivityDeps } from '../../activities/deps';
 import { JsonLinesCommand } from '../../backends/sandbox/json-lines-command';
 import type { FeedbackEvent } from '../../core/feedback';
@@ -144,6 +147,25 @@ test('the outer loop critiques a feedback failure through the teacher program: i
     { kind: 'sft', prompt: '17 + 25 =', target: '42\n', weight: 4 / 3, category: 'carry' },
     { kind: 'pair', prompt: '17 + 25 =', chosen: '42\n', rejected: '41\n', weight: 4 / 3 },
   ]);
+}, 30_000);
+
+test('the teacher program is the revision check: the sum trains, a wrong sum does not even where the reference says so, and a prompt it cannot read falls to the reference', async () => {
+  const { spec: parsed } = await registerCampaignVersion(
+    h.db,
+    spec('sums-users', { users: { command: PROGRAM }, teacher: { command: PROGRAM } }),
+  );
+  const program = programTeacherOf(parsed, home)!;
+  const input = { program: { name: program.teacher.name, verify: program.verify } };
+  const check = async (prompt: string, revision: string, reference?: string) =>
+    verifyRevision(await taskVerdictOf(input as never, prompt, revision), revision, reference);
+  try {
+    expect(await check('17 + 25 =', '42\n')).toEqual({ verified: true, by: 'task:command:sums_task.py' });
+    expect(await check('17 + 25 =', '41\n', '41\n')).toEqual({ verified: false, by: 'task:command:sums_task.py' });
+    expect(await check('what is four?', '4', '4')).toEqual({ verified: true, by: 'reference' });
+    expect(await check('what is four?', '5')).toEqual({ verified: false, by: 'none' });
+  } finally {
+    program.close();
+  }
 }, 30_000);
 
 const ask = (program: string, body: Record<string, unknown> = { type: 'round' }, timeoutMs?: number) => {
