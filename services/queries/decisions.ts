@@ -31,19 +31,13 @@ export const decisionsOf = (db: Db, campaignId: string, limit: number, offset: n
 export const countDecisions = async (db: Db, campaignId: string): Promise<number> =>
   (await db.select({ n: count() }).from(decisions).where(eq(decisions.campaignId, campaignId)))[0]?.n ?? 0;
 
+/** A campaign's promotion-gate decisions: promote, reject or hold, with the gate's checks in their figures. */
+const gateDecisionsWhere = (campaignId: string) =>
+  and(eq(decisions.campaignId, campaignId), inArray(decisions.kind, ['promote', 'reject', 'hold']), sql`${decisions.figures} ? 'checks'`);
+
 /** The promotion gate's decisions (promote, reject, hold) of a campaign, oldest first, with every check's figures. */
 export const gateDecisionsOf = (db: Db, campaignId: string): Promise<DecisionRow[]> =>
-  db
-    .select(columns)
-    .from(decisions)
-    .where(
-      and(
-        eq(decisions.campaignId, campaignId),
-        inArray(decisions.kind, ['promote', 'reject', 'hold']),
-        sql`${decisions.figures} ? 'checks'`,
-      ),
-    )
-    .orderBy(decisions.createdAt, decisions.id);
+  db.select(columns).from(decisions).where(gateDecisionsWhere(campaignId)).orderBy(decisions.createdAt, decisions.id);
 
 /** Decisions that name an experiment (its selection, its gate). */
 export const decisionsOfExperiment = (db: Db, experimentId: string): Promise<DecisionRow[]> =>
@@ -55,13 +49,7 @@ export const lastGateDecisionOf = async (db: Db, campaignId: string): Promise<De
     await db
       .select(columns)
       .from(decisions)
-      .where(
-        and(
-          eq(decisions.campaignId, campaignId),
-          inArray(decisions.kind, ['promote', 'reject', 'hold']),
-          sql`${decisions.figures} ? 'checks'`,
-        ),
-      )
+      .where(gateDecisionsWhere(campaignId))
       .orderBy(desc(decisions.createdAt), desc(decisions.id))
       .limit(1)
   )[0];
