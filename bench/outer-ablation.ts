@@ -31,6 +31,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parse } from 'yaml';
 import { sql } from 'drizzle-orm';
+import { BASELINE_PROPOSER } from '../contracts/experiment';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { addArithmeticTask, benchSession } from './lib/arithmetic-task-files';
 import { loadAverage } from './lib/load-average';
@@ -168,7 +169,7 @@ async function runSeed(seed: number, o: Settings, results: Results, tallies: Tal
   const trained = await stack.db.db.execute(sql`
     SELECT split_part(e.campaign_id, '-', 2) AS arm, count(*)::int AS runs, coalesce(sum((e.params->>'steps')::int), 0)::int AS steps
     FROM experiments e JOIN training_runs t ON t.experiment_id = e.id
-    WHERE e.campaign_id LIKE 'abl-%' AND e.proposer <> 'baseline' GROUP BY 1`);
+    WHERE e.campaign_id LIKE 'abl-%' AND e.proposer <> ${BASELINE_PROPOSER} GROUP BY 1`);
   for (const r of trained.rows as { arm: string; runs: number; steps: number }[]) {
     const c = tallies.compute.get(r.arm) ?? { runs: 0, steps: 0 };
     // A run whose params do not name its steps trained the pinned number.

@@ -21,6 +21,7 @@ import { checkpointExperiment, experimentsByIds, recordExperiments, recordInnerL
 import { taskForSpec } from '../../services/task-registry';
 import { campaignsOf, type ActivityDeps } from '../deps';
 import type { PlanSeedRerunsInput, SeedRerunPlan } from '../../contracts/outer-activities';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 
 export { SEED_RERUN_PROPOSER };
 /** The status that marks the seed reruns' group (an inner_loops row) apart from the search's loops. */
@@ -116,7 +117,7 @@ async function recipeOf(deps: ActivityDeps, input: PlanSeedRerunsInput): Promise
     return row;
   };
   const incumbent = await paramsOf(input.incumbentCheckpointId);
-  if (incumbent.proposer !== 'baseline') return { params: incumbent.params, source: `the incumbent ${incumbent.experimentId}` };
+  if (incumbent.proposer !== BASELINE_PROPOSER) return { params: incumbent.params, source: `the incumbent ${incumbent.experimentId}` };
   const candidate = await paramsOf(input.candidateCheckpointId);
   return {
     params: candidate.params,
