@@ -2,6 +2,7 @@
 // judge the answers, and send the verdicts through the feedback API (`POST /v1/feedback:batch`), exactly as real
 // clients would. What they ask and how they judge is the task's (services/simulated-users-task.ts); this file knows
 // no task. Event ids are `sim-<campaign>-r<round>-<k>`, so re-running a round stores nothing twice.
+import { jsonBody } from './json-body';
 import type { CompletionReply } from '../core/completion';
 import { FEEDBACK_KINDS, type FeedbackEvent } from '../core/feedback';
 import { FlywheelError, UsageError } from '../core/errors';
@@ -113,13 +114,7 @@ async function post(o: SimulateUsersOptions, route: string, body: unknown): Prom
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   const res = await fetch(`${o.apiUrl.replace(/\/+$/, '')}${route}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // Not our server, or a proxy's page: reported below with the status.
-  }
+  const { text, parsed } = await jsonBody(res);
   if (!res.ok) {
     const problems = Array.isArray(parsed.problems) ? `: ${(parsed.problems as string[]).slice(0, 3).join('; ')}` : '';
     throw new SimulationRequestError(

@@ -1,5 +1,6 @@
 // The few calls of MLflow's tracking REST API (`/api/2.0/mlflow/…`) that `flywheel export mlflow` makes: no MLflow
 // package, plain fetch. An error answer is one line with MLflow's own message.
+import { jsonBody } from '../json-body';
 import { FlywheelError, UsageError } from '../../core/errors';
 
 export interface MlflowTag {
@@ -50,13 +51,7 @@ export function mlflowClient(trackingUri: string) {
     } catch (e) {
       throw new MlflowRequestError(`MLflow at ${root} did not answer ${route}: ${(e as Error).message}`);
     }
-    const text = await res.text();
-    let parsed: Record<string, unknown> = {};
-    try {
-      parsed = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      // Not MLflow: reported below with the status.
-    }
+    const { text, parsed } = await jsonBody(res);
     if (!res.ok) {
       const why = typeof parsed.message === 'string' ? parsed.message : text.slice(0, 200);
       const e = new MlflowRequestError(`MLflow ${route}: ${res.status} ${why}`);
