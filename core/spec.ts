@@ -93,6 +93,25 @@ const trainerSchema = z.strictObject({
    * predictSeconds 300
    */
   limits: resourceLimitsSchema.optional(),
+  /**
+   * The trainer's source as a versioned recipe (docs/recipes.md): Flywheel imports the folder into a git repository
+   * it owns (FLYWHEEL_HOME/recipes/<campaign>.git), the campaign version pins the commit, and experiments may patch the
+   * `mutable` files. `{recipe}` in `command` names the commit's files, read-only. @default none: the command as written
+   */
+  recipe: z
+    .strictObject({
+      /** The recipe folder (absolute, or relative to the directory registration runs in). */
+      path: z.string().min(1),
+      /** The files, relative to `path`, a patch may change. */
+      mutable: z.array(z.string().min(1).regex(/^(?!\/)(?!.*(^|\/)\.\.(\/|$))/, 'must be a path inside the recipe')).min(1),
+      /** Extra seeds a promising patch is rerun with before it is kept. @default 0 */
+      confirmSeeds: z.number().int().min(0).default(0),
+      /** The largest patch accepted, in bytes of unified diff. @default 20000 */
+      maxPatchBytes: z.number().int().min(1).default(20000),
+      /** The pinned commit (40 hex): filled in at registration from the folder; one the repository has is kept. */
+      commit: z.string().regex(/^[0-9a-f]{40}$/, 'must be a 40-hex git commit').optional(),
+    })
+    .optional(),
 });
 
 /** What each training job asks Slurm for (`backend.kind: slurm`). Unset fields take the cluster's defaults. */
@@ -558,6 +577,8 @@ export const campaignSpecSchemaWith = (taskSchema: TaskSpecSchema) =>
 export type CampaignSpecSchema = ReturnType<typeof campaignSpecSchemaWith>;
 
 export type CampaignSpec = z.output<ReturnType<typeof campaignObjectSchemaWith>>;
+/** A campaign's `trainer.recipe` block (core/spec.ts), once parsed. */
+export type RecipeSpec = NonNullable<CampaignSpec['trainer']['recipe']>;
 export type CampaignSpecInput = z.input<ReturnType<typeof campaignObjectSchemaWith>>;
 export type SearchSpace = z.output<typeof searchSpaceSchema>;
 export type CostBudgetSpec = z.output<typeof costBudgetSchema>;

@@ -166,6 +166,11 @@ export const experiments = pgTable(
     error: text('error'),
     /** Seconds the experiment's training attempts waited for a capacity slot, summed over attempts. */
     capacityWaitSeconds: doublePrecision('capacity_wait_seconds'),
+    /**
+     * The recipe commit its trainer runs (a patch experiment's commit, services/recipes): null runs the campaign
+     * version's pinned `trainer.recipe.commit`, or no recipe at all.
+     */
+    recipeCommit: text('recipe_commit'),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
     createdAt: createdAt(),
@@ -536,3 +541,64 @@ export const analyses = pgTable('analyses', {
   callId: text('call_id'),
   createdAt: createdAt(),
 });
+
+/**
+ * A campaign's recipe history (services/recipes): every commit of its recipe repository Flywheel made or imported, its
+ * parent, where it came from, and, once a patch experiment won, when it was kept and with what public score.
+ */
+export const recipeCommits = pgTable(
+  'recipe_commits',
+  {
+    campaignId: text('campaign_id').notNull(),
+    /** The git commit sha (40 hex) in FLYWHEEL_HOME/recipes/<campaign>.git. */
+    commit: text('commit').notNull(),
+    /** The commit it was written against; null for an imported folder. */
+    parent: text('parent'),
+    /** import | patch */
+    origin: text('origin').notNull(),
+    /** The patch experiment whose result kept it. */
+    experimentId: text('experiment_id'),
+    /** When it became the campaign's best recipe; null while it is only a tried commit. */
+    keptAt: timestamp('kept_at', { withTimezone: true }),
+    keptScore: doublePrecision('kept_score'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.commit] }), index('recipe_commits_kept_idx').on(t.campaignId, t.keptAt)],
+);
+
+/**
+ * Every patch proposed for a campaign's recipe (by an agent or a researcher), accepted or not, with the rule that
+ * refused it: the proposer's memory of what was tried, and the lineage's diff view.
+ */
+export const recipePatches = pgTable(
+  'recipe_patches',
+  {
+    /** The caller's deterministic id (a loop, batch and proposal index), so a retried activity records it once. */
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id').notNull(),
+    innerLoopId: text('inner_loop_id').notNull(),
+    /** The experiment that runs it; null for a rejected or queued patch. */
+    experimentId: text('experiment_id'),
+    /** The commit it was written against. */
+    baseCommit: text('base_commit').notNull(),
+    /** The commit it made (an accepted patch). */
+    commit: text('commit'),
+    diff: text('diff').notNull(),
+    /** sha256 of the normalised diff (core/patch-novelty.ts): a duplicate's fingerprint. */
+    normalizedHash: text('normalized_hash').notNull(),
+    /** `train.py +5 -1`, one entry per file. */
+    summary: text('summary').notNull().default(''),
+    /** `agent:<model>` | `researcher:<name>` */
+    proposer: text('proposer').notNull(),
+    hypothesis: text('hypothesis').notNull().default(''),
+    /** accepted | rejected | queued */
+    status: text('status').notNull(),
+    /** Why it was rejected: one line naming the rule. */
+    reason: text('reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('recipe_patches_campaign_idx').on(t.campaignId, t.createdAt),
+    uniqueIndex('recipe_patches_loop_experiment_idx').on(t.innerLoopId, t.experimentId),
+  ],
+);

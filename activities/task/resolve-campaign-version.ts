@@ -8,7 +8,7 @@ import type { ActivityDeps } from '../deps';
 
 export async function resolveCampaignVersion(deps: ActivityDeps, input: CampaignRef): Promise<{ campaignVersionId: string }> {
   if (input.spec !== undefined) {
-    const { versionId } = await registerCampaignVersion(deps.db, input.spec, 'the workflow input\'s "spec"');
+    const { versionId } = await registerCampaignVersion(deps.db, input.spec, 'the workflow input\'s "spec"', deps.home);
     return { campaignVersionId: versionId };
   }
   const ref = input.campaignVersionId ?? input.campaignId;

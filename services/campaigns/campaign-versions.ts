@@ -10,6 +10,9 @@ import type { Db } from '../../db/client';
 import { campaigns, campaignVersions, innerLoops, outerIterations } from '../../db/schema';
 import { campaignIdOfVersion } from '../../contracts/campaign';
 import { pinTaskRefs } from './pin-task';
+import { resolveConfig } from '../../core/config';
+import { pinRecipe } from '../recipes/pin-recipe';
+import { recordCommit } from '../recipes/recipe-commits';
 
 /**
  * The largest spec registered, as canonical JSON. Real specs are a few KB; a spec file is capped at 256 KiB too
@@ -53,9 +56,11 @@ export function campaignVersionOf(raw: unknown, where?: string): CampaignVersion
  * The version a spec registers as: `campaignVersionOf` after a custom task's bare dataset and suite names are pinned
  * to their newest versions (services/campaigns/pin-task.ts), so the id is the one registration stores. Writes nothing.
  */
-export async function pinnedCampaignVersionOf(db: Db, raw: unknown, where?: string): Promise<CampaignVersionOf> {
+export async function pinnedCampaignVersionOf(db: Db, raw: unknown, where?: string, home?: string): Promise<CampaignVersionOf> {
   const parsed = campaignVersionOf(raw, where);
-  const pinned = await pinTaskRefs(db, parsed.spec, where);
+  const tasked = await pinTaskRefs(db, parsed.spec, where);
+  // A recipe folder is imported into FLYWHEEL_HOME's recipe repository and its commit pinned (services/recipes).
+  const pinned = tasked.trainer.recipe ? await pinRecipe(tasked, home ?? resolveConfig(process.env, process.cwd()).home, where) : tasked;
   return pinned === parsed.spec ? parsed : campaignVersionOf(pinned, where);
 }
 
@@ -88,11 +93,14 @@ export interface RegisteredVersion {
  * Registers a spec as a campaign version (the campaign row too, the first time) and makes it the campaign's latest.
  * Every path that stores a spec comes here, so the size cap and the validation hold for all of them. A custom task's
  * dataset and suite are pinned first (pinTaskRefs: a bare name becomes its newest version; an unknown one is a
- * UsageError): the stored spec, and so its hash, hold the exact versions.
+ * UsageError): the stored spec, and so its hash, hold the exact versions. A recipe folder is imported and its commit
+ * pinned (`trainer.recipe.commit`); `home` is FLYWHEEL_HOME, from the environment when left out.
  */
-export async function registerCampaignVersion(db: Db, raw: unknown, where?: string): Promise<RegisteredVersion> {
-  const { versionId, hash, spec } = await pinnedCampaignVersionOf(db, raw, where);
+export async function registerCampaignVersion(db: Db, raw: unknown, where?: string, home?: string): Promise<RegisteredVersion> {
+  const { versionId, hash, spec } = await pinnedCampaignVersionOf(db, raw, where, home);
   const created = await db.transaction(async (tx) => {
+    const commit = spec.trainer.recipe?.commit;
+    if (commit) await recordCommit(tx, { campaignId: spec.name, commit, parent: null, origin: 'import' });
     const inserted = await tx
       .insert(campaignVersions)
       .values({ id: versionId, campaignId: spec.name, hash, spec })
