@@ -12,7 +12,12 @@ export const NEAR_DUPLICATE_SIMILARITY = 0.9;
 export function normalizePatch(diff: string | DiffFile[]): string {
   const files = typeof diff === 'string' ? parseUnifiedDiff(diff) : diff;
   return files
-    .map((f) => [`file ${f.oldPath ?? '/dev/null'} ${f.newPath ?? '/dev/null'}${f.newMode ? ` ${f.newMode}` : ''}`, ...f.body.map((l) => l.trimEnd())].join('\n'))
+    .map((f) =>
+      [
+        `file ${f.oldPath ?? '/dev/null'} ${f.newPath ?? '/dev/null'}${f.newMode ? ` ${f.newMode}` : ''}`,
+        ...f.body.map((l) => l.trimEnd()),
+      ].join('\n'),
+    )
     .join('\n');
 }
 

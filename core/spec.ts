@@ -103,13 +103,23 @@ const trainerSchema = z.strictObject({
       /** The recipe folder (absolute, or relative to the directory registration runs in). */
       path: z.string().min(1),
       /** The files, relative to `path`, a patch may change. */
-      mutable: z.array(z.string().min(1).regex(/^(?!\/)(?!.*(^|\/)\.\.(\/|$))/, 'must be a path inside the recipe')).min(1),
+      mutable: z
+        .array(
+          z
+            .string()
+            .min(1)
+            .regex(/^(?!\/)(?!.*(^|\/)\.\.(\/|$))/, 'must be a path inside the recipe'),
+        )
+        .min(1),
       /** Extra seeds a promising patch is rerun with before it is kept. @default 0 */
       confirmSeeds: z.number().int().min(0).default(0),
       /** The largest patch accepted, in bytes of unified diff. @default 20000 */
       maxPatchBytes: z.number().int().min(1).default(20000),
       /** The pinned commit (40 hex): filled in at registration from the folder; one the repository has is kept. */
-      commit: z.string().regex(/^[0-9a-f]{40}$/, 'must be a 40-hex git commit').optional(),
+      commit: z
+        .string()
+        .regex(/^[0-9a-f]{40}$/, 'must be a 40-hex git commit')
+        .optional(),
     })
     .optional(),
 });

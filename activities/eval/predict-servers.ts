@@ -74,7 +74,7 @@ export class PredictServers {
 
   private groupOf(campaignId: string, setup: TrainerSetup): Group {
     // A campaign's versions may change the trainer: each its own servers.
-    const key = JSON.stringify([campaignId, setup.trainer, setup.hide, setup.home]);
+    const key = JSON.stringify([campaignId, setup.trainer, setup.hide, setup.home, setup.recipeDir ?? null]);
     let g = this.groups.get(key);
     if (!g) this.groups.set(key, (g = { key, setup, idle: [], busy: new Set(), waiters: [], timers: new Map() }));
     return g;

@@ -31,8 +31,7 @@ export interface CheckPatchInput {
 }
 
 export type CheckPatchResult =
-  | { ok: true; commit: string; normalizedHash: string; summary: string }
-  | { ok: false; reason: string; normalizedHash?: string };
+  { ok: true; commit: string; normalizedHash: string; summary: string } | { ok: false; reason: string; normalizedHash?: string };
 
 export async function checkPatch(input: CheckPatchInput): Promise<CheckPatchResult> {
   const bytes = Buffer.byteLength(input.diff);
@@ -49,7 +48,8 @@ export async function checkPatch(input: CheckPatchInput): Promise<CheckPatchResu
   const outside = touchedPaths(files).find((p) => !mutable.has(path.posix.normalize(p)));
   if (outside !== undefined) return refuse(`mutable: the patch touches ${outside}, which is not in trainer.recipe.mutable`);
   const mode = files.find((f) => f.modeChange || (f.newFile && f.newMode !== undefined && f.newMode !== '100644'));
-  if (mode) return refuse(`mode: the patch sets mode ${mode.newMode} on ${mode.newPath ?? mode.oldPath}; a patch may not change file modes`);
+  if (mode)
+    return refuse(`mode: the patch sets mode ${mode.newMode} on ${mode.newPath ?? mode.oldPath}; a patch may not change file modes`);
 
   const same = input.tried.find((t) => t.normalizedHash === normalizedHash);
   if (same) return refuse(`duplicate: the same change was tried before (normalised hash ${normalizedHash.slice(0, 12)})`);

@@ -65,9 +65,18 @@ function run(argv: string[], env: Record<string, string>): Promise<{ code: numbe
 
 /** py_compile's report as one line, with the scratch folder's prefix taken off the file name. */
 export function compileError(stderr: string, src: string): string {
-  const lines = stderr.split('\n').map((l) => l.trimEnd()).filter(Boolean);
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter(Boolean);
   const where = lines.map((l) => /File "([^"]+)", line (\d+)/.exec(l)).find((m) => m);
-  const error = [...lines].reverse().find((l) => /^\w*(Error|Exception)\b/.test(l.trim()))?.trim() ?? lines[lines.length - 1] ?? 'py_compile failed';
+  const error =
+    [...lines]
+      .reverse()
+      .find((l) => /^\w*(Error|Exception)\b/.test(l.trim()))
+      ?.trim() ??
+    lines[lines.length - 1] ??
+    'py_compile failed';
   if (!where) return error.replaceAll(src + '/', '');
   return `${path.relative(src, where[1])} line ${where[2]}: ${error.replaceAll(src + '/', '')}`;
 }

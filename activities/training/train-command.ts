@@ -6,6 +6,7 @@ import type { CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
 import { SANDBOXED_BACKENDS } from '../../backends/sandbox/trainer-start';
 import { trainerArgv } from './trainer-command';
+import { recipeDirOf, withRecipe } from './recipe-entry';
 import { isolatedEntry, trainerSetupOf } from './trainer-isolation';
 
 /** In the run's launch directory (launchDirOf), where the trainer cannot rewrite it: how it was isolated (`{"sandbox": "bubblewrap"}`). */
@@ -18,18 +19,19 @@ export interface TrainCommand {
   isolation: { sandbox: 'bubblewrap' | 'none' | 'cluster'; reason?: string };
 }
 
-export function trainCommand(spec: CampaignSpec, home: string, run: RunJson, runDir: string): TrainCommand {
+/** `recipeCommit`: the experiment's own recipe commit (a patch experiment), else the version's pinned one is run. */
+export function trainCommand(spec: CampaignSpec, home: string, run: RunJson, runDir: string, recipeCommit?: string | null): TrainCommand {
   const args = ['--run-dir', runDir];
   if (!SANDBOXED_BACKENDS.has(spec.backend.kind)) {
     const reason = `${spec.backend.kind} runs the trainer in the cluster's container, with the environment allow-list`;
     return {
-      argv: trainerArgv(spec.trainer.command, home, 'train', args),
+      argv: withRecipe(trainerArgv(spec.trainer.command, home, 'train', args), recipeDirOf(spec, home, recipeCommit)),
       env: trainerEnvironment(process.env, spec.trainer),
       isolation: { sandbox: 'cluster', reason },
     };
   }
   const data = [run.dataset.path, ...(run.baseCheckpoint ? [run.baseCheckpoint] : [])];
-  const { argv, env, sandbox, reason } = isolatedEntry(trainerSetupOf(spec, home), 'train', args, {
+  const { argv, env, sandbox, reason } = isolatedEntry(trainerSetupOf(spec, home, recipeCommit), 'train', args, {
     cwd: runDir,
     data,
     readWrite: [runDir],

@@ -23,10 +23,21 @@ interface Entry {
   content: Buffer;
 }
 
-/** The folder's commit sha; the folder is imported into FLYWHEEL_HOME/recipes/<campaign>.git the first time. */
-export async function importRecipe(home: string, campaignName: string, folder: string): Promise<string> {
+export interface RecipeCaps {
+  fileBytes: number;
+  folderBytes: number;
+  files: number;
+}
+
+const CAPS: RecipeCaps = { fileBytes: MAX_RECIPE_FILE_BYTES, folderBytes: MAX_RECIPE_BYTES, files: MAX_RECIPE_FILES };
+
+/**
+ * The folder's commit sha; the folder is imported into FLYWHEEL_HOME/recipes/<campaign>.git the first time. `caps`
+ * lowers the caps (tests). @default MAX_RECIPE_FILE_BYTES, MAX_RECIPE_BYTES, MAX_RECIPE_FILES
+ */
+export async function importRecipe(home: string, campaignName: string, folder: string, caps: Partial<RecipeCaps> = {}): Promise<string> {
   const root = path.resolve(folder);
-  const entries = readFolder(root);
+  const entries = readFolder(root, { ...CAPS, ...caps });
   const repo = ensureRecipeRepo(home, campaignName);
   const indexFile = tempIndexOf(repo);
   try {
@@ -43,7 +54,7 @@ export async function importRecipe(home: string, campaignName: string, folder: s
 }
 
 /** The folder's files in sorted order, checked against the caps. */
-function readFolder(root: string): Entry[] {
+function readFolder(root: string, caps: RecipeCaps): Entry[] {
   let st: fs.Stats;
   try {
     st = fs.statSync(root);
@@ -75,17 +86,17 @@ function readFolder(root: string): Entry[] {
       } else if (l.isDirectory()) {
         walk(abs, r);
       } else if (l.isFile()) {
-        if (l.size > MAX_RECIPE_FILE_BYTES)
-          throw new UsageError(`trainer.recipe.path: ${r} is ${l.size} bytes, over the ${MAX_RECIPE_FILE_BYTES}-byte cap of a recipe file`);
+        if (l.size > caps.fileBytes)
+          throw new UsageError(`trainer.recipe.path: ${r} is ${l.size} bytes, over the ${caps.fileBytes}-byte cap of a recipe file`);
         total += l.size;
-        if (total > MAX_RECIPE_BYTES)
-          throw new UsageError(`trainer.recipe.path: ${root} holds over ${MAX_RECIPE_BYTES} bytes, the cap of a recipe folder`);
+        if (total > caps.folderBytes)
+          throw new UsageError(`trainer.recipe.path: ${root} holds over ${caps.folderBytes} bytes, the cap of a recipe folder`);
         out.push({ rel: r, mode: l.mode & 0o111 ? '100755' : '100644', content: fs.readFileSync(abs) });
       } else {
         throw new UsageError(`trainer.recipe.path: ${r} is neither a file, a folder nor a symlink`);
       }
-      if (out.length > MAX_RECIPE_FILES)
-        throw new UsageError(`trainer.recipe.path: ${root} holds over ${MAX_RECIPE_FILES} files, the cap of a recipe folder`);
+      if (out.length > caps.files)
+        throw new UsageError(`trainer.recipe.path: ${root} holds over ${caps.files} files, the cap of a recipe folder`);
     }
   };
   walk(root, '');
