@@ -1,6 +1,6 @@
 // The inner loop's first steps: check the trainer and build the loop's state (a fresh start only), mark the
 // execution running, start the untrained baseline; and how the loop starts an `experiment` child.
-import { ApplicationFailure, executeChild, ParentClosePolicy, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, executeChild, ParentClosePolicy, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ExperimentInput, ExperimentResult } from '../contracts/experiment';
 import type { InnerLoopState } from '../contracts/inner-loop';
 import { CampaignId, Iteration, LoopKind } from '../contracts/search-attributes';
@@ -67,6 +67,19 @@ export function startBaseline(loop: RunningInnerLoop): void {
         },
         (e: unknown) => void (loop.baselineError = e),
       );
+}
+
+/**
+ * A fresh loop's search waits for its untrained baseline (issue 34): a baseline that fails (a model that cannot be
+ * loaded, a trainer that crashes) ends the loop with the trainer's own reason before any experiment is proposed or
+ * launched, instead of every experiment failing the same way beside it. The price is the baseline's run time before
+ * the first batch. Histories recorded before the patch ran the baseline alongside the first batch, and replay so.
+ */
+export const BASELINE_FIRST_PATCH = 'inner-baseline-first';
+
+/** Whether the search waits for the baseline: a fresh start (no baseline checkpoint carried) under the patch. */
+export function baselineFirst(loop: RunningInnerLoop): boolean {
+  return loop.state.baseline.checkpointId === undefined && patched(BASELINE_FIRST_PATCH);
 }
 
 /** Waits for the baseline's child; raises its failure. */

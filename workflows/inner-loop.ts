@@ -6,14 +6,15 @@
 // relative to an update's reply in the same workflow task (see inner-loop-batch.ts). Two moved a microtask later
 // when the steps were split, where no reply can come between the old place and the new: the search attributes and
 // the baseline after a fresh start's preparation (both updates' validators refuse until the state exists), and the
-// workflow's completion (a reply to a synchronous handler precedes it either way).
+// workflow's completion (a reply to a synchronous handler precedes it either way). Since BASELINE_FIRST_PATCH a
+// fresh loop waits for its baseline before the first batch.
 import { continueAsNew } from '@temporalio/workflow';
 import type { InnerLoopResult, InnerLoopStart } from '../contracts/inner-loop';
 import { analyzeBatch, endsBy, historyIsLong, keepBatchBest, proposeBatch, runBatch, unpausedOrStopped } from './inner-loop-batch';
 import { endSearch, scoreAndRecord } from './inner-loop-end';
 import { handleInnerLoopMessages } from './inner-loop-handlers';
 import { isRunning, openInnerLoop } from './inner-loop-runtime';
-import { baselineRun, markRunning, prepareInnerLoop, startBaseline } from './inner-loop-start';
+import { baselineFirst, baselineRun, markRunning, prepareInnerLoop, startBaseline } from './inner-loop-start';
 import { innerLoopInputOf } from './loop-input';
 
 export async function innerLoop(given: InnerLoopStart): Promise<InnerLoopResult> {
@@ -25,7 +26,10 @@ export async function innerLoop(given: InnerLoopStart): Promise<InnerLoopResult>
   const s = loop.state;
   markRunning(loop);
   startBaseline(loop);
-  while (s.launched < s.settings.experiments) {
+  // A fresh loop's failing baseline ends it here, before any experiment (inner-loop-start.ts BASELINE_FIRST_PATCH);
+  // one stopped by the cost cap ends the search as an experiment's would.
+  const searching = baselineFirst(loop) ? (await baselineRun(loop), !endsBy(loop, 'budget')) : true;
+  while (searching && s.launched < s.settings.experiments) {
     if (endsBy(loop, 'plateau')) break;
     await unpausedOrStopped(loop);
     if (endsBy(loop, 'stop')) break;

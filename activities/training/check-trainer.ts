@@ -2,8 +2,11 @@
 // command a launch would build for the campaign's trainer (program resolved on this worker's PATH, sandbox made),
 // checks that the paths the spec shows the trainer hide nothing the sandbox exists to hide (FLYWHEEL_HOME, /tmp,
 // PostgreSQL's sockets, Flywheel's scratch, a registered suite's file), and answers with the reason when the trainer
-// could not start, so a typo in `trainer.command` costs no rows.
+// could not start, so a typo in `trainer.command` costs no rows. An `hf` trainer's model and tokenizer must be
+// loadable from what the spec names (backends/hf-model-check.ts: a local folder it is shown, or a hub id with the
+// network on and the hub answering), not found missing by the baseline minutes later.
 import os from 'node:os';
+import { hfSourceProblems } from '../../backends/hf-model-check';
 import { exposedPathProblems, exposedPaths } from '../../backends/sandbox/exposed-paths';
 import { SANDBOXED_BACKENDS, trainerStart } from '../../backends/sandbox/trainer-start';
 import { predictScratchRoot } from '../../services/paths';
@@ -26,5 +29,7 @@ export async function checkTrainer(deps: ActivityDeps, input: CheckTrainerInput)
   // The run directory does not exist yet: the paths only shape the sandbox's mounts, which are not made here.
   const start = trainerStart(isolationRequest(trainerSetupOf(spec, deps.home), 'train', [], { cwd: deps.home, data: [], readWrite: [] }));
   if (!start.ok) return { ok: false, host, reason: `the trainer cannot start on the training worker (${host}): ${start.problem}` };
+  const [source] = await hfSourceProblems(spec, deps.home);
+  if (source) return { ok: false, host, reason: `the trainer cannot load its model on the training worker (${host}): ${source.text}` };
   return { ok: true, host, sandbox: start.sandbox };
 }

@@ -4,10 +4,14 @@
 // of one's own is also checked on this host, as the training worker checks it before a loop writes anything: its
 // program must resolve on PATH, its script exist and its sandbox be possible. With --worker-elsewhere (the training
 // worker runs on another host) what this host finds is a warning; Ray and Kubernetes run the trainer in the cluster's
-// container, where nothing is checked, and say so. The metric names (`selection.metric`, the gate's `metric`) must be
-// ones the task's suite reports: the built-in task's are known here; a custom task's dataset and suite are looked up
-// in the database (unknown ones are problems too), and a wrong name is refused with the valid ones listed.
+// container, where nothing is checked, and say so. An `hf` trainer's `model` and `tokenizer` must be loadable
+// (backends/hf-model-check.ts): a local folder that exists, that its sandbox shows and that passes the frozen-folder
+// checks, or a hub id with `trainer.network: true` and the hub answering. The metric names (`selection.metric`, the
+// gate's `metric`) must be ones the task's suite reports: the built-in task's are known here; a custom task's dataset
+// and suite are looked up in the database (unknown ones are problems too), and a wrong name is refused with the valid
+// ones listed.
 import type { Command } from 'commander';
+import { hfSourceProblems } from '../../backends/hf-model-check';
 import { exposedPathProblems, exposedPaths } from '../../backends/sandbox/exposed-paths';
 import { SANDBOXED_BACKENDS, trainerStart } from '../../backends/sandbox/trainer-start';
 import { resolveConfig } from '../../core/config';
@@ -73,6 +77,16 @@ export function registerValidate(program: Command): void {
         console.log(
           `warning: trainer.command: ${finding.text}${finding.here ? ' (on this host; the training worker checks on its own before a loop writes anything)' : ''}`,
         );
+      if (!finding && SANDBOXED_BACKENDS.has(spec.backend.kind)) {
+        const sources = await hfSourceProblems(spec, resolveConfig(process.env, process.cwd()).home);
+        const problems = sources.filter((p) => !(p.here && opts.workerElsewhere));
+        for (const p of sources.filter((q) => !problems.includes(q))) console.log(`warning: ${p.text} (on this host)`);
+        if (problems.length > 0) {
+          for (const p of problems) console.log(p.text);
+          process.exitCode = EXIT_USAGE;
+          return;
+        }
+      }
       const knobs: KnobCheck = finding?.here ? { problems: [] } : await checkKnobs(spec, resolveConfig(process.env, process.cwd()).home);
       if (knobs.problems.length > 0) {
         for (const p of knobs.problems) console.log(p);

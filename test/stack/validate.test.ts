@@ -1,9 +1,12 @@
 // `flywheel validate`: "ok" for a good spec (YAML or JSON), one `path: message` line per problem and exit 2 for a
 // bad one, a one-line error with the line number for unparsable YAML; never a stack trace.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { scratchDir } from '../helpers/env';
+import { sandboxAvailable } from '../helpers/sandbox';
 
 const BIN = path.resolve(__dirname, '../../bin/flywheel.js');
 const dir = scratchDir('validate');
@@ -192,5 +195,73 @@ describe('trainer.command: hf, resolved on this host into the hf-venv interprete
     const none = validate('no-describe.yaml', spec(`[${process.execPath}, ${BIN}]`));
     expect(none).toMatchObject({ code: 0, stdout: 'ok\n' });
     expect(none.stderr).toMatch(/^note: trainer knobs not checked: it has no describe entry point \(exit \d/);
+  });
+});
+
+describe('trainer.command: hf: the model and tokenizer must be loadable from what the spec names (issue 34)', () => {
+  const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim();
+  const hfSpec = (model: string, trainer = '  unsandboxed: true\n') =>
+    `name: demo\ntrainer:\n  command: hf\n${trainer}  fixed: { model: ${JSON.stringify(model)} }\nsearchSpace:\n  lr: { type: float, low: 0.0001, high: 0.1, log: true }\n`;
+  /** validate, not blocking this process: the test's own hub answers meanwhile. */
+  const validateAsync = (name: string, content: string, env: NodeJS.ProcessEnv) =>
+    new Promise<{ code: number; stdout: string }>((resolve) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, content);
+      execFile(
+        process.execPath,
+        [BIN, 'validate', file],
+        { encoding: 'utf8', env: { ...process.env, FLYWHEEL_DEBUG: '', ...env } },
+        (e, stdout) => resolve({ code: e ? Number(e.code) : 0, stdout }),
+      );
+    });
+
+  (sandboxAvailable ? it : it.skip)('refuses a hub id when the sandboxed trainer has no network, in one line', () => {
+    const r = validate('hf-hub-offline.yaml', hfSpec('Qwen/Qwen2.5-0.5B-Instruct', ''), [], { FLYWHEEL_HF_PYTHON: python });
+    expect(r).toMatchObject({ code: 2, stderr: '' });
+    expect(r.stdout).toBe(
+      'params.model Qwen/Qwen2.5-0.5B-Instruct: a hub id, but the trainer has no network (trainer.network: false); give a local folder\n',
+    );
+  });
+
+  it('refuses a local folder that is missing, or that Flywheel would not load (code in it), naming it', () => {
+    const missing = path.join(dir, 'no-such-model');
+    const r = validate('hf-missing.yaml', hfSpec(missing), [], { FLYWHEEL_HF_PYTHON: python });
+    expect(r).toMatchObject({ code: 2, stdout: `params.model ${missing}: no such folder on this host\n` });
+    const coded = path.join(dir, 'coded-model');
+    fs.mkdirSync(coded, { recursive: true });
+    for (const f of ['config.json', 'tokenizer.json']) fs.writeFileSync(path.join(coded, f), '{}');
+    fs.writeFileSync(path.join(coded, 'model.safetensors'), '');
+    fs.writeFileSync(path.join(coded, 'modeling_evil.py'), 'import os\n');
+    const c = validate('hf-coded.yaml', hfSpec(coded), [], { FLYWHEEL_HF_PYTHON: python });
+    expect(c).toMatchObject({ code: 2, stdout: `params.model: ${coded}: holds code (modeling_evil.py); trust_remote_code is refused\n` });
+    fs.rmSync(path.join(coded, 'modeling_evil.py'));
+    expect(validate('hf-folder-ok.yaml', hfSpec(coded), [], { FLYWHEEL_HF_PYTHON: python })).toMatchObject({ code: 0, stdout: 'ok\n' });
+    // With --worker-elsewhere a folder missing here is a warning: the worker's host may have it.
+    expect(validate('hf-missing.yaml', undefined, ['--worker-elsewhere'], { FLYWHEEL_HF_PYTHON: python })).toMatchObject({
+      code: 0,
+      stdout: `warning: params.model ${missing}: no such folder on this host (on this host)\nok\n`,
+    });
+  });
+
+  it('with the network on, asks the hub (HF_ENDPOINT, a local server here) for a hub id and says when it cannot answer', async () => {
+    const hub = http.createServer((req, res) => res.writeHead(req.url === '/api/models/org/known' ? 200 : 404).end('{}'));
+    await new Promise<void>((r) => hub.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
+    const trainer = `  network: true\n  unsandboxed: ${!sandboxAvailable}\n  env: { HF_ENDPOINT: "${endpoint}" }\n`;
+    try {
+      const env = { FLYWHEEL_HF_PYTHON: python };
+      expect(await validateAsync('hf-hub-ok.yaml', hfSpec('org/known', trainer), env)).toEqual({ code: 0, stdout: 'ok\n' });
+      expect(await validateAsync('hf-hub-404.yaml', hfSpec('org/unknown', trainer), env)).toEqual({
+        code: 2,
+        stdout: `params.model org/unknown: the hub ${endpoint} has no such model, or it is private or gated (HTTP 404; pass a token with trainer.passEnv: [HF_TOKEN])\n`,
+      });
+    } finally {
+      await new Promise((r) => hub.close(r));
+    }
+    const closed = await validateAsync('hf-hub-down.yaml', hfSpec('org/known', trainer), { FLYWHEEL_HF_PYTHON: python });
+    expect(closed.code).toBe(2);
+    expect(closed.stdout).toBe(
+      `params.model org/known: a hub id, but the hub ${endpoint} is not reachable from this host (ECONNREFUSED); give a local folder\n`,
+    );
   });
 });

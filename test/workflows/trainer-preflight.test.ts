@@ -133,17 +133,39 @@ test('`flywheel run` of such a spec exits 1 with the reason; `status` and the da
   expect(campaign.text).toContain(`trainer program &quot;${MISSING}&quot; was not found on PATH`);
 });
 
-test('a loop that fails after it started (its baseline) shows the reason in status and on its dashboard page', async () => {
+test("a failing baseline ends the loop before any experiment is launched, with the trainer's last line; status and the dashboard show it", async () => {
   const name = uniqueName('baseline-crash');
-  const spec = fixtureSpec(name, { steps: 5 }, { maxTrainingAttempts: 1 });
+  const spec = fixtureSpec(name, { steps: 5 }, { maxTrainingAttempts: 1, budget: { experiments: 2, parallelism: 2 }, batchSize: 2 });
   // The baseline runs with `trainer.fixed` alone: here it crashes (every experiment would too).
   const file = path.join(harness.home, `${name}.yaml`);
   fs.writeFileSync(file, YAML.stringify({ ...spec, trainer: { ...spec.trainer, fixed: { crash: true } } }));
   const run = await runCli(env, ['run', file]);
   expect(run.status).toBe(1);
-  expect(run.stderr.trim().split('\n').at(-1)).toMatch(
-    new RegExp(`^flywheel: ${name}/inner/\\S+ ended FAILED: the untrained baseline failed: the trainer exited with code 3`),
+  // The fixture trainer's last stderr line names its run: the reason is the baseline's own, not an experiment's.
+  const loopId = /(\S+\/inner\/\S+) ended FAILED/.exec(run.stderr)![1];
+  const baselineRun = (
+    await harness.db.pool.query(
+      'SELECT r.id FROM training_runs r JOIN inner_loops l ON l.baseline_experiment_id = r.experiment_id WHERE l.id = $1',
+      [loopId],
+    )
+  ).rows.map((r: { id: string }) => r.id);
+  expect(baselineRun).toHaveLength(1);
+  expect(run.stderr.trim().split('\n').at(-1)).toBe(
+    `flywheel: ${loopId} ended FAILED: the untrained baseline failed: the trainer exited with code 3: fixture-trainer: exploding on purpose (run ${baselineRun[0]})`,
   );
+  // No experiment was proposed or launched beside it: one child workflow (the baseline), one experiment row, one run.
+  const { events } = await harness.client.workflow.getHandle(loopId).fetchHistory();
+  expect(events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(1);
+  const scheduled = events!.flatMap((e) =>
+    e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : [],
+  );
+  expect(scheduled).not.toContain('proposeExperiments');
+  const counts = await harness.db.pool.query(
+    `SELECT (SELECT count(*)::int FROM experiments WHERE campaign_id = $1) AS experiments,
+            (SELECT count(*)::int FROM training_runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.campaign_id = $1) AS runs`,
+    [name],
+  );
+  expect(counts.rows[0]).toEqual({ experiments: 1, runs: 1 });
 
   const status = await runCli(env, ['status', name]);
   const [head, reason] = status.stdout.trim().split('\n');
@@ -153,11 +175,11 @@ test('a loop that fails after it started (its baseline) shows the reason in stat
     /^  reason: the untrained baseline failed: the trainer exited with code 3: fixture-trainer: exploding on purpose \(run /,
   );
 
-  const loopId = head.split(':')[0];
+  expect(head.split(':')[0]).toBe(loopId);
   const loopPage = await get(`/loops/${encodeURIComponent(loopId)}`);
   expect(loopPage.status).toBe(200);
   expect(loopPage.text).toMatch(
-    /<div class="msg error" role="alert" id="loop-failure">The loop ended FAILED: the untrained baseline failed: the trainer exited with code 3/,
+    /<div class="msg error" role="alert" id="loop-failure">The loop ended FAILED: the untrained baseline failed: the trainer exited with code 3: fixture-trainer: exploding on purpose/,
   );
   // One status on the page, the workflow's end, never "running" beside it (the row still records running).
   expect(loopPage.text).toContain('Status: <b id="loop-status">FAILED</b>');
