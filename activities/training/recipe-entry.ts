@@ -2,17 +2,12 @@
 // (services/recipes/materialize-recipe.ts, FLYWHEEL_HOME/recipes/<campaign>.trees/<commit>), `{recipe}` in the
 // command's arguments names that folder, and the sandbox binds it read-only over FLYWHEEL_HOME's mask.
 import type { IsolationRequest } from '../../backends/sandbox/sandbox';
+import { RECIPE_PLACEHOLDER, withRecipe } from '../../core/recipe-placeholder';
 import type { CampaignSpec } from '../../core/spec';
 import { materializeRecipe } from '../../services/recipes/materialize-recipe';
 import { recipeTreeOf } from '../../services/recipes/recipe-repo';
 
-/** `{recipe}` in a trainer argv: the folder of the recipe commit the run uses. */
-export const RECIPE_PLACEHOLDER = '{recipe}';
-
-/** The argv with `{recipe}` replaced by the recipe commit's folder (unchanged without one). */
-export function withRecipe(argv: string[], recipeDir: string | undefined): string[] {
-  return recipeDir === undefined ? argv : argv.map((a) => a.replaceAll(RECIPE_PLACEHOLDER, recipeDir));
-}
+export { RECIPE_PLACEHOLDER, withRecipe };
 
 /** The request with `{recipe}` filled in and the commit's folder bound read-only after the masks. */
 export function withRecipeRequest(req: IsolationRequest, recipeDir: string | undefined): IsolationRequest {
