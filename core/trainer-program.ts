@@ -17,6 +17,18 @@ export const HF_SETUP_HINT = `run flywheel setup hf (or set ${HF_PYTHON_ENV})`;
 
 export type TrainerCommandSpec = 'builtin' | 'hf' | string[];
 
+/**
+ * `model: flywheel-base` in an hf spec: the small causal LM `flywheel setup hf` pretrains here (trainers/hf/pretrain_base.py),
+ * cached under FLYWHEEL_HOME/models. The worker gives the hf trainer its folder in this variable, bound read-only.
+ */
+export const HF_BASE_MODEL_ALIAS = 'flywheel-base';
+export const HF_BASE_MODEL_ENV = 'FLYWHEEL_BASE_MODEL';
+
+/** Where pretrained base models are cached: `<home>/models/flywheel-base-<key>/`, and `flywheel-base.json` naming the current one. */
+export function hfModelsDir(home: string): string {
+  return path.join(home, 'models');
+}
+
 export function hfEnvDir(home: string): string {
   return path.join(home, 'hf-venv');
 }

@@ -300,7 +300,7 @@ test.each([
   300_000,
 );
 
-test('loraRank, the flat knob a search space varies, sets the adapter rank (and alpha 2 x rank) over lora or all-linear', () => {
+test('loraRank, the flat knob a search space varies, sets the adapter rank (and alpha 2 x rank) over lora or all-linear, 0 full fine-tuning', () => {
   const resolve = (params: object) => {
     const code = [
       'import json, sys',
@@ -311,6 +311,9 @@ test('loraRank, the flat knob a search space varies, sets the adapter rank (and 
     return JSON.parse(execFileSync(hfTestPythonPath(), ['-c', code, JSON.stringify(params)], { encoding: 'utf8' })) as unknown;
   };
   expect(resolve({ loraRank: 8 })).toEqual({ r: 8, alpha: 16, targetModules: 'all-linear', dropout: 0 });
+  // Rank 0 is full fine-tuning, even over a fixed lora: one categorical searches LoRA and full.
+  expect(resolve({ loraRank: 0 })).toBeNull();
+  expect(resolve({ loraRank: 0, lora: { r: 8, alpha: 16, targetModules: 'all-linear' } })).toBeNull();
   expect(resolve({ loraRank: 4, loraAlpha: 4, lora: { r: 64, alpha: 1, targetModules: ['q_proj'] } })).toEqual({
     r: 4,
     alpha: 4,

@@ -2,17 +2,31 @@
 warm-started outer iteration fine-tunes production) when there is one, else `params.model` (a hub id or a local
 folder), with `params.tokenizer` overriding the tokenizer. A local folder is checked as Flywheel checks a frozen
 checkpoint (formats/hf/frozen_model.py: safetensors only, no code, no auto_map); nothing is ever loaded with
-trust_remote_code."""
+trust_remote_code. `flywheel-base` names the base model `flywheel setup hf` pretrains here
+(trainers/hf/pretrain_base.py): the worker binds its folder read-only and names it in FLYWHEEL_BASE_MODEL."""
 import os
 
 from frozen_model import FrozenCheckpointError, check_frozen_folder
 from run_config import TrainerError
 
 LOAD = {'trust_remote_code': False}
+BASE_MODEL_ALIAS = 'flywheel-base'
+BASE_MODEL_ENV = 'FLYWHEEL_BASE_MODEL'
+
+
+def _aliased(source, what):
+    """`flywheel-base` as the folder the worker named; any other source as it is."""
+    if source != BASE_MODEL_ALIAS:
+        return source
+    folder = os.environ.get(BASE_MODEL_ENV)
+    if not folder:
+        raise TrainerError(f'{what} {BASE_MODEL_ALIAS}: no base model has been built on this host: run flywheel setup hf')
+    return folder
 
 
 def _checked(source, what):
     """`source` itself: a folder is checked; anything else is taken as a hub id (the hub or its cache)."""
+    source = _aliased(source, what)
     if os.path.isdir(source):
         try:
             check_frozen_folder(source)

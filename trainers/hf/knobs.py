@@ -32,8 +32,8 @@ KNOBS = {
     'model': (None, _optional(_string), 'what from_pretrained loads: a hub id or a local folder (safetensors, no code); '
               'required unless run.json has a baseCheckpoint, which is trained instead'),
     'tokenizer': (None, _optional(_string), 'the tokenizer: a hub id or a folder; default: the model\'s'),
-    'objective': ('auto', _one_of('auto', 'sft', 'dpo'), '`sft` on examples, `dpo` on pairs; `auto` is dpo when the '
-                  'dataset version carries pairs (dataset.pairsFile) and sft otherwise'),
+    'objective': ('auto', _one_of('auto', 'sft', 'dpo'), '`sft` on examples, `dpo` on pairs; `auto` is the one the '
+                  'dataset version has data for, and refuses a version with both examples and pairs'),
     'lr': (2e-5, _number(0, lo_open=True), 'peak AdamW learning rate (learning_rate)'),
     'lrSchedule': ('cosine', _one_of('cosine', 'linear', 'constant', 'constant_with_warmup'), 'lr_scheduler_type'),
     'lrWarmup': (0, _int(0, 10_000_000), 'warm-up steps (warmup_steps)'),
@@ -49,8 +49,9 @@ KNOBS = {
     'logEvery': (10, _int(1, 10_000_000), 'steps between metrics lines (logging_steps), and the last step'),
     'lora': (None, None, '{r, alpha, targetModules, dropout?}: train a LoRA adapter (peft) instead of every weight; '
              'checkpoints hold the adapter merged into the weights'),
-    'loraRank': (None, _optional(_int(1, 4096)), 'a search-space knob for LoRA: the adapter rank, overriding lora.r; '
-                 'given without `lora`, it turns LoRA on over "all-linear" modules with alpha = loraAlpha'),
+    'loraRank': (None, _optional(_int(0, 4096)), 'a search-space knob for LoRA: the adapter rank, overriding lora.r; '
+                 'given without `lora`, it turns LoRA on over "all-linear" modules with alpha = loraAlpha; 0 is full '
+                 'fine-tuning (no adapter, even over a fixed `lora`), so one categorical searches both'),
     'loraAlpha': (None, _optional(_number(0, lo_open=True)), 'with loraRank: the adapter alpha (default 2 x loraRank)'),
     'dpoBeta': (0.1, _number(0, lo_open=True), 'DPO: the KL strength beta against the starting model'),
     'dpoSftWeight': (0.0, _number(0), 'DPO: weight of an SFT (negative log-likelihood) term on the chosen side beside the '
@@ -86,7 +87,9 @@ def resolve_params(raw):
     if out['loraAlpha'] is not None and out['loraRank'] is None:
         raise TrainerError('run.json: params.loraAlpha needs params.loraRank')
     lora = raw.get('lora')
-    if out['loraRank'] is not None:
+    if out['loraRank'] == 0:
+        lora = out['lora'] = None
+    elif out['loraRank'] is not None:
         # The flat knobs a search space can vary; they override the object's rank and alpha.
         base = lora if isinstance(lora, dict) else {'targetModules': 'all-linear'}
         rank = out['loraRank']
