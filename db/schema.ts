@@ -290,10 +290,17 @@ export const evalResults = pgTable('eval_results', {
    * Items a grader could not score (`errors`: id → one line; never a pass), outputs holding a canary (`canaryHits`),
    * and outputs completing a held-out canary their prompt did not hold (`heldoutCanaryHits`). On the public split
    * only, each graded item's output as graded (`outputs`: id → text), for the predictions views; never on a
-   * held-out, probe or test row.
+   * held-out, probe or test row. The dtype the loss items were scored in (`lossDtype`), when there were any: a
+   * result scored in another dtype than the scorer's now is scored again (activities/eval/loss-scorers.ts).
    */
   details: jsonb('details')
-    .$type<{ errors?: Record<string, string>; canaryHits?: string[]; heldoutCanaryHits?: string[]; outputs?: Record<string, string> }>()
+    .$type<{
+      errors?: Record<string, string>;
+      canaryHits?: string[];
+      heldoutCanaryHits?: string[];
+      outputs?: Record<string, string>;
+      lossDtype?: string;
+    }>()
     .notNull()
     .default({}),
   createdAt: createdAt(),

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { ContractViolationError } from '../../core/errors';
 import { HF_CAUSAL_LM_FORMAT } from '../../core/job-contract';
 import { CHARLM_FORMAT, CharLm, decodeCheckpoint, scoreLossItems } from '../../formats/charlm/model';
-import { SCORE_LOSS_SCRIPT, scoreHfLoss } from '../../formats/hf/score-loss';
+import { HF_SCORE_DTYPE, SCORE_LOSS_SCRIPT, scoreHfLoss } from '../../formats/hf/score-loss';
 import { isolate } from '../../backends/sandbox/sandbox';
 import { predictScratchRoot } from '../../services/paths';
 import { hfPython } from '../../backends/trainer-programs';
@@ -19,10 +19,33 @@ export interface LossItem {
   reference: string;
 }
 
-/** Per-item bits per byte, plus the byte-weighted mean over all items. */
+/** Per-item bits per byte, plus the byte-weighted mean over all items, and the dtype they were computed in. */
 export interface LossScores {
   perItem: Record<string, number>;
   bitsPerByte: number;
+  dtype: string;
+}
+
+/**
+ * The one dtype each format's scorer computes in, wherever it runs: a comparison (the gate's candidate against
+ * production, a seed rerun against its original) reads cached scores of several checkpoints, and scores of one
+ * format are comparable only when they share it. charlm-v1 is scored in this process in JavaScript's float64.
+ */
+const LOSS_DTYPES: Record<string, string> = { [CHARLM_FORMAT]: 'float64', [HF_CAUSAL_LM_FORMAT]: HF_SCORE_DTYPE };
+
+/**
+ * Why a cached result's loss scores cannot be compared with scores taken now (recorded in another dtype, or with no
+ * dtype, as HF results were before it was recorded: on a GPU they were the checkpoint's own), or undefined when they
+ * can (no loss items, or the same dtype). charlm-v1 results recorded before the dtype was are float64 as now.
+ */
+export function staleLossDtype(
+  format: string,
+  result: { metrics: Record<string, number>; details: { lossDtype?: string } },
+): string | undefined {
+  const want = LOSS_DTYPES[format];
+  if (result.metrics.bits_per_byte === undefined || want === undefined) return undefined;
+  const had = result.details.lossDtype ?? (format === CHARLM_FORMAT ? want : undefined);
+  return had === want ? undefined : `its loss was scored in ${had ?? 'an unrecorded dtype'}, not ${want}`;
 }
 
 /** What a scorer may need of the eval worker: FLYWHEEL_HOME (the hf-venv lives there) and the activity's cancellation. */
@@ -46,7 +69,11 @@ const SCORERS: Record<string, LossScorer> = {
       );
     const ckpt = decodeCheckpoint(fs.readFileSync(file));
     const scores = scoreLossItems(CharLm.fromParams(ckpt.hyper, ckpt.params), items);
-    return { perItem: Object.fromEntries(items.map((item, i) => [item.id, scores.perItem[i]])), bitsPerByte: scores.bitsPerByte };
+    return {
+      perItem: Object.fromEntries(items.map((item, i) => [item.id, scores.perItem[i]])),
+      bitsPerByte: scores.bitsPerByte,
+      dtype: LOSS_DTYPES[CHARLM_FORMAT],
+    };
   },
   [HF_CAUSAL_LM_FORMAT]: async (folder, items, ctx) => {
     const python = hfPython(ctx.home);
@@ -54,6 +81,7 @@ const SCORERS: Record<string, LossScorer> = {
       python,
       scratchRoot: predictScratchRoot(),
       signal: ctx.signal,
+      dtype: HF_SCORE_DTYPE,
       isolate: (cmd) => scorerSandbox(cmd, python, ctx.home),
     });
     let bits = 0;
@@ -64,7 +92,7 @@ const SCORERS: Record<string, LossScorer> = {
       bytes += l.bytes;
       perItem[l.id] = l.bytes ? l.bits / l.bytes : 0;
     }
-    return { perItem, bitsPerByte: bytes ? bits / bytes : 0 };
+    return { perItem, bitsPerByte: bytes ? bits / bytes : 0, dtype: HF_SCORE_DTYPE };
   },
 };
 

@@ -12,7 +12,7 @@ import { campaignOfRow } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { checkpointRoot, verifyCheckpoint } from '../../services/checkpoint-manifest';
 import { checkpointById, type Checkpoint } from '../../services/checkpoints';
-import { evalResultById, evalResultIdOf, recordEvalResult } from '../../services/eval-results';
+import { evalResultById, evalResultIdOf, recordEvalResult, replaceEvalResult, type EvalResult } from '../../services/eval-results';
 import { experimentById, setExperimentScore, type Experiment } from '../../services/experiments';
 import { splitItems, suiteSettings, type EvalItem } from '../../services/suites/suite-items';
 import type { SuiteSettings } from '../../core/eval-suite/suite-schema';
@@ -22,7 +22,7 @@ import { gradeItem, type GradeContext } from './graders/grade-item';
 import { openTestProgramGrader } from './graders/test-program-grader';
 import { utf8Prefix } from '../../core/utf8-prefix';
 import { readSealedItems } from './heldout-items';
-import { lossScorerFor } from './loss-scorers';
+import { lossScorerFor, staleLossDtype } from './loss-scorers';
 import { mapLimit } from './map-limit';
 import { answerPrompts } from './answer-prompts';
 import type { ScoreCheckpointInput, ScoreResult } from '../../contracts/eval';
@@ -41,7 +41,10 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
     throw new UsageError(`the sealed test split is scored for reports only, not for "${input.purpose}"`);
   const id = evalResultIdOf(input.checkpointId, input.suiteId, input.split);
   const done = await evalResultById(db, id);
-  if (done) return { checkpointId: input.checkpointId, split: input.split, itemCount: done.itemCount, metrics: done.metrics };
+  // A cached result is answered unless its loss was scored in another dtype than the scorer's now: compared with a
+  // score taken now, it would mix two dtypes in one comparison, so it is scored again and replaced.
+  if (done && !(await staleLoss(deps, done)))
+    return { checkpointId: input.checkpointId, split: input.split, itemCount: done.itemCount, metrics: done.metrics };
 
   const { ckpt, exp, spec } = await checkpointToScore(deps, input.checkpointId);
   const items = await itemsToScore(deps, input);
@@ -55,11 +58,12 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   const graded = items.filter((i) => i.grader !== 'bits_per_byte');
   const { perItem, scored, errors, canaryHits, heldoutCanaryHits, outputs } =
     graded.length > 0 ? await gradeItems(deps, input, { ckpt, exp, spec }, graded, settings) : noGrades();
-  const bitsPerByte = await scoreLoss(deps, ckpt, items, perItem);
+  const loss = await scoreLoss(deps, ckpt, items, perItem);
+  const bitsPerByte = loss?.bitsPerByte;
   // pass_rate, accuracy, exact_match, grader.<kind>, category.<name>, bits_per_byte and the counts beside them.
   const metrics = computeMetrics(scored, bitsPerByte);
 
-  await recordEvalResult(db, {
+  await (done ? replaceEvalResult : recordEvalResult)(db, {
     id,
     checkpointId: input.checkpointId,
     experimentId: ckpt.experimentId,
@@ -70,7 +74,13 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
     perItem,
     // The outputs as graded, for the predictions view: on the public split only (a held-out, probe or test output
     // would show what those items ask).
-    details: { errors, canaryHits, heldoutCanaryHits, ...(input.split === 'public' ? { outputs } : {}) },
+    details: {
+      errors,
+      canaryHits,
+      heldoutCanaryHits,
+      ...(input.split === 'public' ? { outputs } : {}),
+      ...(loss ? { lossDtype: loss.dtype } : {}),
+    },
   });
   await rankExperiment(deps, input, ckpt.experimentId, metrics[spec.selection.metric]);
   return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
@@ -128,7 +138,7 @@ async function gradeItems(
   graded: EvalItem[],
   settings: SuiteSettings,
 ): Promise<Grades> {
-  const trainer = trainerSetupOf(spec, deps.home);
+  const trainer = trainerSetupOf(spec, deps.home, exp.recipeCommit);
   const answers = await answerPrompts(deps, {
     campaignId: exp.campaignId,
     split: input.split,
@@ -177,19 +187,31 @@ function gradesOf(graded: EvalItem[], outcomes: GradeOutcome[], predictions: Map
   return g;
 }
 
-/** The loss items' bits per byte, by the checkpoint format's own scorer (none: undefined); adds their per-item scores. */
+/**
+ * The loss items' bits per byte and the dtype they were computed in, by the checkpoint format's own scorer (none:
+ * undefined); adds their per-item scores.
+ */
 async function scoreLoss(
   deps: ActivityDeps,
   ckpt: Checkpoint,
   items: EvalItem[],
   perItem: Record<string, number>,
-): Promise<number | undefined> {
+): Promise<{ bitsPerByte: number; dtype: string } | undefined> {
   const loss = items.filter((i) => i.grader === 'bits_per_byte');
   const scorer = lossScorerFor(ckpt.format);
   if (!(loss.length > 0 && scorer)) return undefined;
   const scores = await scorer(ckpt.path, loss, { home: deps.home, signal: Context.current().cancellationSignal });
   Object.assign(perItem, scores.perItem);
-  return scores.bitsPerByte;
+  return { bitsPerByte: scores.bitsPerByte, dtype: scores.dtype };
+}
+
+/** Whether a cached result's loss scores were taken in another dtype than its format's scorer uses now. */
+async function staleLoss(deps: ActivityDeps, done: EvalResult): Promise<boolean> {
+  if (done.metrics.bits_per_byte === undefined) return false;
+  const ckpt = await checkpointById(deps.db, done.checkpointId);
+  const why = ckpt && staleLossDtype(ckpt.format, done);
+  if (why) Context.current().log.info(`scoring ${done.id} again: ${why}`);
+  return Boolean(why);
 }
 
 /**

@@ -19,7 +19,19 @@ export interface HfItemLoss {
   id: string;
   bits: number;
   bytes: number;
+  /** The weights' dtype it was scored in. */
+  dtype: HfScoreDtype;
 }
+
+/** The dtypes the scorer loads weights in. */
+export type HfScoreDtype = 'float32' | 'bfloat16' | 'float16';
+
+/**
+ * The dtype every HF loss score is taken in, on the CPU and a GPU alike: scores are cached and compared across
+ * checkpoints (the gate pairs a candidate's with production's), so they must not mix a CPU's float32 with a GPU's
+ * bfloat16.
+ */
+export const HF_SCORE_DTYPE: HfScoreDtype = 'float32';
 
 export interface HfScoreOptions {
   /** The hf-venv's interpreter (stack/hf-env.ts `hfPython`). */
@@ -28,6 +40,8 @@ export interface HfScoreOptions {
   scratchRoot: string;
   /** `auto` takes the GPU when torch sees one. @default "auto" */
   device?: 'auto' | 'cpu' | 'cuda';
+  /** The weights' dtype while scoring, wherever it runs. @default HF_SCORE_DTYPE */
+  dtype?: HfScoreDtype;
   /** @default 600000 */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -52,6 +66,7 @@ export async function scoreHfLoss(checkpoint: string, items: HfLossItem[], o: Hf
     const outFile = path.join(dir, 'losses.jsonl');
     fs.writeFileSync(itemsFile, items.map((i) => JSON.stringify({ id: i.id, prompt: i.prompt, reference: i.reference })).join('\n') + '\n');
     const args = [SCORE_LOSS_SCRIPT, '--checkpoint', checkpoint, '--items', itemsFile, '--out', outFile, '--device', o.device ?? 'auto'];
+    args.push('--dtype', o.dtype ?? HF_SCORE_DTYPE);
     const plain = { argv: [o.python, ...args], env: scorerEnvironment() };
     const cmd = o.isolate ? o.isolate({ ...plain, checkpoint, scratch: dir }) : plain;
     await new Promise<void>((resolve, reject) => {
@@ -73,7 +88,7 @@ export async function scoreHfLoss(checkpoint: string, items: HfLossItem[], o: Hf
         },
       );
     });
-    return readLosses(outFile, items);
+    return readLosses(outFile, items, o.dtype ?? HF_SCORE_DTYPE);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -87,10 +102,12 @@ function scorerEnvironment(): Record<string, string> {
   return env;
 }
 
-function readLosses(file: string, items: HfLossItem[]): HfItemLoss[] {
+function readLosses(file: string, items: HfLossItem[], dtype: HfScoreDtype): HfItemLoss[] {
   const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
   const out = lines.map((l) => JSON.parse(l) as HfItemLoss);
   if (out.length !== items.length || out.some((r, i) => r.id !== items[i].id || !Number.isFinite(r.bits)))
     throw new HfScorerFailedError(`Flywheel's HF scorer wrote ${out.length} losses for ${items.length} items, or a non-finite one`);
+  const other = out.find((r) => r.dtype !== dtype);
+  if (other) throw new HfScorerFailedError(`Flywheel's HF scorer scored item "${other.id}" in ${other.dtype}, asked for ${dtype}`);
   return out;
 }

@@ -3,15 +3,20 @@ item's reference costs after its prompt, run by the eval worker with the hf-venv
 through frozen_model.load_frozen (safetensors only, no remote code). The trainee's code never runs here.
 
     python3 score_loss.py --checkpoint DIR --items IN.jsonl --out OUT.jsonl [--device auto|cpu|cuda] [--batch N]
+                         [--dtype float32|bfloat16|float16]
 
-IN.jsonl: one {id, prompt, reference} a line. OUT.jsonl: one {id, bits, bytes} a line, in the same order, where
+IN.jsonl: one {id, prompt, reference} a line. OUT.jsonl: one {id, bits, bytes, dtype} a line, in the same order, where
 bits = -log2 p(reference | prompt) summed over the reference's tokens and bytes = the reference's UTF-8 bytes.
 
-Token boundaries at the join: the prompt and the reference are tokenized separately, without special tokens, and
-the model reads [BOS] + prompt tokens + reference tokens (BOS only when the tokenizer has one). So no token ever
-spans the join, the scored tokens decode to exactly the reference, and the figure does not depend on how a merge
-across the boundary would have fallen. No EOS is scored after the reference. A prompt too long for the model's
-context loses tokens from its start; a reference that does not fit with at least one token before it is an error.
+Tokens: the prompt and the reference are tokenized exactly as training tokenized a prompt and its completion
+(tokenization.py `encode`: the tokenizer's chat template when it has one, BOS once when the tokenizer adds one,
+the reference tokenized apart without special tokens). So no token ever spans the join, the scored tokens decode
+to exactly the reference, and the figure does not depend on how a merge across the boundary would have fallen. No
+EOS is scored after the reference. A prompt too long for the model's context loses tokens from its start; a
+reference that does not fit with at least one token before it is an error.
+
+Dtype: the model is loaded in --dtype (float32 unless told; on the CPU and a GPU alike), the log-softmax taken in
+float32, so scores made on different machines compare. Each output line carries the dtype it was scored in.
 Exit 2 with one line on stderr for bad input; nothing is written to OUT unless every item was scored."""
 import argparse
 import json
@@ -21,6 +26,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from frozen_model import FrozenCheckpointError, load_frozen  # noqa: E402
+from tokenization import TokenizationError, encode  # noqa: E402
+
+DTYPES = ('float32', 'bfloat16', 'float16')
 
 
 class BadItemsError(Exception):
@@ -50,22 +58,17 @@ def context_length(model):
 
 def item_ids(tokenizer, item, limit):
     """(input ids, index of the first reference token) under the join rule above."""
-    bos = [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []
-    prompt = tokenizer(item['prompt'], add_special_tokens=False)['input_ids']
-    reference = tokenizer(item['reference'], add_special_tokens=False)['input_ids']
-    before = bos + prompt
+    try:
+        ids, mask = encode(tokenizer, item['prompt'], item['reference'], eos=False)
+    except TokenizationError as e:
+        raise BadItemsError(f'item "{item["id"]}": {e}') from None
+    first = mask.index(1) if 1 in mask else len(ids)
+    before, reference = ids[:first], ids[first:]
     if len(reference) + 1 > limit:
         raise BadItemsError(f'item "{item["id"]}": its reference is {len(reference)} tokens, past the model\'s context of {limit}')
     keep = limit - len(reference)
     if len(before) > keep:
         before = before[len(before) - keep :]
-    if not before:
-        # An empty prompt and no BOS: the first reference token has nothing to be predicted from; it is conditioned on
-        # the tokenizer's EOS (or pad) as a start-of-text stand-in.
-        start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.pad_token_id
-        if start is None:
-            raise BadItemsError(f'item "{item["id"]}": empty prompt and the tokenizer has no BOS, EOS or pad token')
-        before = [start]
     return before + reference, len(before)
 
 
@@ -105,14 +108,15 @@ def main(argv):
     p.add_argument('--out', required=True)
     p.add_argument('--device', default='auto', choices=['auto', 'cpu', 'cuda'])
     p.add_argument('--batch', type=int, default=16)
+    p.add_argument('--dtype', default='float32', choices=DTYPES, help='the weights\' dtype while scoring')
     a = p.parse_args(argv)
     try:
         items = read_items(a.items)
         import torch
 
         device = ('cuda' if torch.cuda.is_available() else 'cpu') if a.device == 'auto' else a.device
-        # float32 on the CPU; on a GPU the checkpoint's own dtype, with the log-softmax taken in float32.
-        model, tokenizer = load_frozen(a.checkpoint, device=device, dtype=torch.float32 if device == 'cpu' else None)
+        # One dtype wherever it runs (the checkpoint's own would differ between a CPU and a GPU scorer).
+        model, tokenizer = load_frozen(a.checkpoint, device=device, dtype=getattr(torch, a.dtype))
         bits = score(model, tokenizer, items, device, max(1, a.batch))
     except (BadItemsError, FrozenCheckpointError, OSError) as e:
         print(f'score_loss: {e}', file=sys.stderr)
@@ -120,7 +124,8 @@ def main(argv):
     tmp = a.out + '.tmp'
     with open(tmp, 'w', encoding='utf-8') as f:
         for item, b in zip(items, bits):
-            f.write(json.dumps({'id': item['id'], 'bits': b, 'bytes': len(item['reference'].encode('utf-8'))}) + '\n')
+            line = {'id': item['id'], 'bits': b, 'bytes': len(item['reference'].encode('utf-8')), 'dtype': a.dtype}
+            f.write(json.dumps(line) + '\n')
     os.replace(tmp, a.out)
     return 0
 

@@ -5,7 +5,8 @@ frozen_model.load_frozen (safetensors only, no remote code), never the trainee's
 It speaks the subset of OpenAI's completions API that vLLM's server speaks and Flywheel's client uses, so one client
 serves both: `GET /health`, `GET /v1/models`, `POST /v1/completions` with `{model?, prompt: str, max_tokens,
 temperature?: 0}` -> `{id, object, model, choices: [{index, text, finish_reason}], usage}`; and `GET /stats`
-(batches generated, requests in them), which vLLM has not. Greedy only; generation
+(batches generated, requests in them), which vLLM has not. The prompt is tokenized as training tokenized it
+(tokenization.py: the chat template, BOS once); vLLM's server tokenizes it its own way. Greedy only; generation
 stops at EOS or after max_tokens tokens (the caller cuts the text to its byte budget). Requests that arrive while a
 batch is generating are generated together in the next one when their prompts have the same length (no padding, so
 a row's tokens are the ones it would get alone).
@@ -30,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from frozen_model import FrozenCheckpointError, check_frozen_folder, load_frozen  # noqa: E402
+from tokenization import encode  # noqa: E402
 
 PROG = 'serve.py'
 
@@ -101,10 +103,8 @@ class Generator:
         threading.Thread(target=self.loop, daemon=True).start()
 
     def encode(self, prompt):
-        ids = self.tokenizer(prompt)['input_ids']
-        if not ids:
-            start = self.tokenizer.bos_token_id
-            ids = [start if start is not None else self.pad]
+        """The prompt's ids as training made them (tokenization.py `encode`: chat template, BOS once)."""
+        ids = encode(self.tokenizer, prompt)[0]
         # The newest context that fits, with room for one new token at least.
         return ids[-(self.max_positions - 1):]
 

@@ -53,7 +53,7 @@ def example_loss(run_dir):
     mask = labels != -100
     nll = -logits.log_softmax(-1).gather(-1, labels.clamp(min=0)[..., None])[..., 0] * mask
     return {'trained': trained, 'perExample': float((nll.sum(1) / mask.sum(1)).mean()), 'perToken': float(nll.sum() / mask.sum()),
-            'tokens': mask.sum(1).tolist(), 'drawWeights': sorted({w for _, w in plan.rows})}
+            'tokens': mask.sum(1).tolist(), 'drawWeights': sorted({r[1] for r in plan.rows})}
 
 
 def logprobs(folder, pairs_file):
@@ -75,12 +75,12 @@ def logprobs(folder, pairs_file):
 
 def _completion_logprob(model, tok):
     import torch
-    from training_data import answer_ids, prompt_ids
+    from tokenization import encode
 
     def completion_logprob(prompt, completion):
         """(log p(completion, then EOS | prompt), its token count), tokenized as the trainer and predict do."""
-        p = prompt_ids(tok, prompt)
-        full = p + answer_ids(tok, completion)
+        full, mask = encode(tok, prompt, completion)
+        p = full[:mask.index(1)]
         ids = torch.tensor([full])
         with torch.no_grad():
             logits = model(ids).logits[0, :-1].log_softmax(-1)

@@ -2,8 +2,9 @@
 folder, one `{id, completion}` line per prompt line, in order, each stopped at EOS and cut to the prompt's `maxBytes`
 UTF-8 bytes. Generation is batched with one token budget for the whole file (its largest maxBytes: every token
 decodes to at least one byte), through vLLM when it is importable and a GPU is present, else transformers'
-`generate`. The folder is checked and loaded as Flywheel loads one (formats/hf/frozen_model.py: safetensors only,
-no code, trust_remote_code never); the output appears whole (written, then renamed)."""
+`generate`, each prompt tokenized as training tokenized it (formats/hf/tokenization.py). The folder is checked and
+loaded as Flywheel loads one (formats/hf/frozen_model.py: safetensors only, no code, trust_remote_code never); the
+output appears whole (written, then renamed)."""
 import json
 import os
 
@@ -11,7 +12,7 @@ from checkpoint import write_atomic
 from frozen_model import FrozenCheckpointError, check_frozen_folder, load_frozen
 from prompts import read_prompts
 from run_config import TrainerError
-from training_data import prompt_ids
+from tokenization import TokenizationError, encode
 
 BATCH = 16
 
@@ -43,6 +44,14 @@ def cut(text, max_bytes):
     return text.encode('utf-8')[:max_bytes].decode('utf-8', errors='ignore')
 
 
+def prompt_token_ids(tokenizer, prompts):
+    """Each prompt's ids as training made them (formats/hf/tokenization.py `encode`: chat template, BOS once)."""
+    try:
+        return [encode(tokenizer, p)[0] for p in prompts]
+    except TokenizationError as e:
+        raise TrainerError(f'cannot tokenize a prompt: {e}') from None
+
+
 def _vllm_importable():
     try:
         import vllm  # noqa: F401
@@ -62,7 +71,7 @@ def _generate_complete(folder, prompts, budget):
         raise TrainerError(f'cannot load the checkpoint {folder}: {type(e).__name__}: {" ".join(str(e).split())[:300]}') from None
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     eos = tokenizer.eos_token_id
-    ids = [prompt_ids(tokenizer, p) for p in prompts]
+    ids = prompt_token_ids(tokenizer, prompts)
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths together: less padding
     texts = [''] * len(ids)
     for start in range(0, len(order), BATCH):
@@ -89,5 +98,5 @@ def _vllm_complete(folder, prompts, budget):
     tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False, local_files_only=True)
     llm = LLM(model=folder, tokenizer=folder, trust_remote_code=False, seed=0)
     params = SamplingParams(temperature=0.0, max_tokens=budget, skip_special_tokens=True)
-    outputs = llm.generate([{'prompt_token_ids': prompt_ids(tokenizer, p)} for p in prompts], params)
+    outputs = llm.generate([{'prompt_token_ids': ids} for ids in prompt_token_ids(tokenizer, prompts)], params)
     return [o.outputs[0].text for o in outputs]

@@ -1,10 +1,11 @@
 """`train --run-dir DIR`: fine-tunes a causal LM with TRL as DIR/run.json says: SFT on the dataset version's
 examples with the loss on the completions only, each example's mean over its own tokens (example_loss.py; full or
-LoRA), or DPO on its preference pairs (`objective`, see
-knobs.py). Appends metrics.jsonl, writes frozen checkpoints (checkpoints/step-<N>/, manifest.py) and keeps its resume
-state (optimizer, scheduler, RNG, data position: TRL's own checkpoint) in DIR/hf-state/, outside every listed
-folder. Restarted on the same directory it resumes from the newest listed checkpoint on the same data order. Under
-torchrun or accelerate launch every process trains (DDP, or FSDP with `fsdp: true`) and rank 0 alone writes."""
+LoRA), or DPO on its preference pairs (`objective`, see knobs.py; `auto` refuses a version with both rather than
+drop one). Writes what it drew from to DIR/training-data.json (data_record.py), appends metrics.jsonl, writes
+frozen checkpoints (checkpoints/step-<N>/, manifest.py) and keeps its resume state (optimizer, scheduler, RNG, data
+position: TRL's own checkpoint) in DIR/hf-state/, outside every listed folder. Restarted on the same directory it
+resumes from the newest listed checkpoint on the same data order. Under torchrun or accelerate launch every process
+trains (DDP, or FSDP with `fsdp: true`) and rank 0 alone writes."""
 import os
 import shutil
 from dataclasses import dataclass
@@ -14,7 +15,8 @@ from contract_files import METRICS_FILE
 from knobs import resolve_params, total_steps, trl_arguments
 from manifest import newest_listed_step, publish_checkpoint, remove_stale_temp_folders
 from run_config import TrainerError, read_run_json
-from training_data import dataset_file, drawn_dataset, read_pair_rows, read_sft_rows
+from data_record import data_record, write_data_record
+from training_data import dataset_file, drawn_dataset, draws, read_pair_rows, read_sft_rows
 
 STATE_DIR = 'hf-state'
 # A TRL checkpoint holds these beside the weights; a frozen folder must not (pickles, and the resume state).
@@ -22,11 +24,20 @@ NOT_FROZEN = ('optimizer.pt', 'scheduler.pt', 'scaler.pt', 'trainer_state.json',
 
 
 def objective_of(p, pairs_file):
-    if p['objective'] == 'auto':
-        return 'dpo' if pairs_file else 'sft'
     if p['objective'] == 'dpo' and not pairs_file:
         raise TrainerError('run.json: params.objective is "dpo" but the dataset version has no pairs (dataset.pairsFile)')
     return p['objective']
+
+
+def auto_objective(sft_rows, pair_rows, examples_file, pairs_file):
+    """`auto`: the one kind of data the version has; both is refused rather than one dropped in silence."""
+    if sft_rows and pair_rows:
+        raise TrainerError(
+            f'run.json: params.objective is "auto" but the dataset version has both examples ({len(sft_rows)} drawable in '
+            f'{examples_file}) and preference pairs ({len(pair_rows)} in {pairs_file}); auto would train on one and drop '
+            'the other: set params.objective to "sft" (the examples) or "dpo" (the pairs; dpoSftWeight adds SFT on their '
+            'chosen answers)')
+    return 'dpo' if pair_rows else 'sft'
 
 
 def set_hub_access(sources, user_offline):
@@ -48,6 +59,7 @@ class RunPlan:
     tokenizer: object
     rows: list
     data_file: str
+    other_file: object  # the version's file this objective leaves unread (None when it has none)
     steps: int
     processes: int
     rank: int
@@ -56,10 +68,19 @@ class RunPlan:
     def state_dir(self):
         return os.path.join(self.run_dir, STATE_DIR)
 
+    @property
+    def draw_count(self):
+        """Every sequence the run trains on: batchSize x gradAccum x processes a step."""
+        return self.steps * self.p['batchSize'] * self.p['gradAccum'] * self.processes
+
     def dataset(self):
-        """Every sequence the run trains on, in order: batchSize x gradAccum x processes a step."""
-        count = self.steps * self.p['batchSize'] * self.p['gradAccum'] * self.processes
-        return drawn_dataset(self.rows, count, self.run['seed'], self.data_file)
+        """Every sequence the run trains on, in order."""
+        return drawn_dataset(self.rows, self.draw_count, self.run['seed'], self.data_file)
+
+    def record(self):
+        """What it trains on (data_record.py), for DIR/training-data.json."""
+        picks = draws(self.rows, self.draw_count, self.run['seed'], self.data_file) if self.draw_count else []
+        return data_record(self.objective, self.data_file, self.rows, picks, self.other_file)
 
 
 def plan_run(run_dir, user_offline=None):
@@ -73,18 +94,25 @@ def plan_run(run_dir, user_offline=None):
         torch.set_num_threads(int(os.environ['FLYWHEEL_TORCH_THREADS']))
     processes, rank = int(os.environ.get('WORLD_SIZE', '1')), int(os.environ.get('RANK', '0'))
     pairs_file = dataset_file(run_dir, run['dataset'], 'pairsFile')
+    examples_file = dataset_file(run_dir, run['dataset'], 'examplesFile')
     objective = objective_of(p, pairs_file)
     tokenizer = load_tokenizer(tok_src)
-    if objective == 'dpo':
-        data_file = pairs_file
-        rows = read_pair_rows(data_file, tokenizer)
-    else:
-        data_file = dataset_file(run_dir, run['dataset'], 'examplesFile')
-        if not data_file:
+    pair_rows = read_pair_rows(pairs_file, tokenizer) if pairs_file and objective in ('dpo', 'auto') else None
+    sft_rows = None
+    if objective in ('sft', 'auto'):
+        if not examples_file and objective == 'sft':
             raise TrainerError('run.json: the hf trainer trains on dataset.examplesFile (train.jsonl); this dataset version has none')
-        rows = read_sft_rows(data_file, tokenizer, p['maxLength'])
+        sft_rows = read_sft_rows(examples_file, tokenizer, p['maxLength']) if examples_file else []
+    if objective == 'auto':
+        objective = auto_objective(sft_rows, pair_rows, examples_file, pairs_file)
+    if objective == 'dpo':
+        rows, data_file, other_file = pair_rows, pairs_file, examples_file
+    else:
+        if not examples_file:
+            raise TrainerError('run.json: the hf trainer trains on dataset.examplesFile (train.jsonl); this dataset version has none')
+        rows, data_file, other_file = sft_rows, examples_file, pairs_file
     steps = total_steps(p, len(rows), processes)
-    return RunPlan(run_dir, run, p, objective, model_src, what, tokenizer, rows, data_file, steps, processes, rank)
+    return RunPlan(run_dir, run, p, objective, model_src, what, tokenizer, rows, data_file, other_file, steps, processes, rank)
 
 
 def train(run_dir, user_offline=None):
@@ -94,6 +122,7 @@ def train(run_dir, user_offline=None):
         return  # already finished: a relaunch after the last checkpoint is a no-op
     if plan.rank == 0:
         remove_stale_temp_folders(run_dir)
+        write_data_record(run_dir, plan.record())
     if plan.steps == 0:
         if plan.rank == 0:
             model = load_model(plan.model_src, plan.what)

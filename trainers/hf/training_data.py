@@ -12,6 +12,7 @@ import numpy as np
 from contract_files import RUN_JSON
 from examples import _problem, prompt_and_completion
 from run_config import TrainerError
+from tokenization import TokenizationError, encode
 
 
 def _lines(file, what):
@@ -27,24 +28,17 @@ def _lines(file, what):
         raise TrainerError(f'cannot read the {what} {file}: {e.strerror or e}') from None
 
 
-def prompt_ids(tokenizer, prompt):
-    """The prompt's tokens exactly as predict feeds them (predict.py): the prompt tokenized alone."""
-    ids = tokenizer(prompt)['input_ids']
-    if not ids:  # an empty prompt: generation needs one token to start from
-        ids = [tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id]
-    return ids
-
-
-def answer_ids(tokenizer, text):
-    """A completion's tokens, tokenized alone, then EOS: the model learns to stop where the completion ends.
-    Tokenizing prompt and completion apart (rather than their concatenation) keeps the boundary predict sees: a
-    byte-level BPE would otherwise merge a prompt's trailing space into the completion's first token."""
-    return tokenizer(text, add_special_tokens=False)['input_ids'] + [tokenizer.eos_token_id]
+def _encoded(tokenizer, prompt, completion, where):
+    try:
+        return encode(tokenizer, prompt, completion)
+    except TokenizationError as e:
+        raise TrainerError(f'{where}: {e}') from None
 
 
 def read_sft_rows(file, tokenizer, max_length):
-    """[(row, draw weight)]: a row is TRL's tokenized form, {input_ids, completion_mask}, cut to max_length; a chat
-    is rendered with the tokenizer's chat template when it has one, else as promptAndCompletion renders it."""
+    """[(row, draw weight, line number)]: a row is TRL's tokenized form, {input_ids, completion_mask}, cut to max_length, made by
+    formats/hf/tokenization.py `encode` as predict, the scorer and the server make theirs (a chat goes through the
+    tokenizer's chat template when it has one, else is rendered as promptAndCompletion renders it)."""
     out = []
     for n, e in _lines(file, 'examples'):
         problem = _problem(e)
@@ -52,16 +46,15 @@ def read_sft_rows(file, tokenizer, max_length):
             raise TrainerError(f'{file}:{n}: {problem}')
         weight = float(e.get('weight', 1))
         if 'messages' in e and tokenizer.chat_template:
-            prompt = tokenizer.apply_chat_template(e['messages'][:-1], tokenize=False, add_generation_prompt=True)
-            completion = e['messages'][-1]['content']
+            prompt, completion = e['messages'][:-1], e['messages'][-1]['content']
         else:
             prompt, completion = prompt_and_completion(e)
         if weight <= 0 or not completion:
             continue
-        p, c = prompt_ids(tokenizer, prompt), answer_ids(tokenizer, completion)
-        ids, mask = (p + c)[:max_length], ([0] * len(p) + [1] * len(c))[:max_length]
+        ids, mask = _encoded(tokenizer, prompt, completion, f'{file}:{n}')
+        ids, mask = ids[:max_length], mask[:max_length]
         if any(mask):  # a prompt that fills max_length leaves nothing to learn
-            out.append(({'input_ids': ids, 'completion_mask': mask}, weight))
+            out.append(({'input_ids': ids, 'completion_mask': mask}, weight, n))
     return out
 
 
@@ -78,7 +71,7 @@ def _pair_problem(p):
 
 
 def read_pair_rows(file, tokenizer):
-    """[({prompt_ids, chosen_ids, rejected_ids}, draw weight)] (TRL DPO's tokenized form, tokenized as for SFT) for
+    """[({prompt_ids, chosen_ids, rejected_ids}, draw weight, line number)] (TRL DPO's tokenized form, `encode`d as for SFT) for
     the pairs with a weight above 0 and two different answers."""
     out = []
     for n, p in _lines(file, 'pairs'):
@@ -87,21 +80,28 @@ def read_pair_rows(file, tokenizer):
             raise TrainerError(f'{file}:{n}: {problem}')
         weight = float(p.get('weight', 1))
         if weight > 0 and p['chosen'] != p['rejected']:
-            row = {'prompt_ids': prompt_ids(tokenizer, p['prompt']), 'chosen_ids': answer_ids(tokenizer, p['chosen']),
-                   'rejected_ids': answer_ids(tokenizer, p['rejected'])}
-            out.append((row, weight))
+            chosen, mask = _encoded(tokenizer, p['prompt'], p['chosen'], f'{file}:{n}')
+            cut = mask.index(1)
+            rejected = _encoded(tokenizer, p['prompt'], p['rejected'], f'{file}:{n}')[0]
+            row = {'prompt_ids': chosen[:cut], 'chosen_ids': chosen[cut:], 'rejected_ids': rejected[cut:]}
+            out.append((row, weight, n))
     return out
 
 
-def drawn_dataset(rows, count, seed, file):
-    """`count` rows drawn with replacement in proportion to their weights, from a generator of the run's seed."""
-    from datasets import Dataset
-
+def draws(rows, count, seed, file):
+    """The indices into `rows` of `count` draws with replacement in proportion to their weights, from a generator of
+    the run's seed."""
     if not rows:
         raise TrainerError(f'{file} has nothing to train on (no line with a weight above 0 and something to learn)')
-    weights = np.array([w for _, w in rows], dtype=np.float64)
-    picks = np.random.default_rng(seed).choice(len(rows), size=count, p=weights / weights.sum())
-    return Dataset.from_list([rows[i][0] for i in picks])
+    weights = np.array([r[1] for r in rows], dtype=np.float64)
+    return np.random.default_rng(seed).choice(len(rows), size=count, p=weights / weights.sum())
+
+
+def drawn_dataset(rows, count, seed, file):
+    """`count` rows drawn as `draws` draws them, as a datasets.Dataset in training order."""
+    from datasets import Dataset
+
+    return Dataset.from_list([rows[i][0] for i in draws(rows, count, seed, file)])
 
 
 def dataset_file(run_dir, dataset, key):
