@@ -8,7 +8,7 @@ import path from 'node:path';
 import { NEAR_DUPLICATE_SIMILARITY, patchHash, patchSimilarity } from '../../core/patch-novelty';
 import { diffSummary, parseUnifiedDiff, touchedPaths } from '../../core/unified-diff';
 import { applyPatch } from '../../services/recipes/apply-patch';
-import { recipeFiles } from '../../services/recipes/recipe-files';
+import { recipeFiles, recipeModes } from '../../services/recipes/recipe-files';
 import { hasCommit, recipeRepoOf } from '../../services/recipes/recipe-repo';
 import { pyCompile } from './py-compile';
 
@@ -66,6 +66,11 @@ export async function checkPatch(input: CheckPatchInput): Promise<CheckPatchResu
     return refuse(`apply: the base commit ${input.baseCommit.slice(0, 12)} is not in the recipe repository of "${input.campaign}"`);
   const applied = applyPatch(repo, input.baseCommit, input.diff, `patch ${normalizedHash.slice(0, 12)}`);
   if (!applied.ok) return refuse(`apply: the patch does not apply to ${input.baseCommit.slice(0, 12)}: ${applied.reason}`);
+
+  // A symlink's text is its target: a patch may not point a mutable symlink elsewhere.
+  const modes = recipeModes(input.home, input.campaign, applied.commit, touchedPaths(files));
+  const link = Object.keys(modes).find((p) => modes[p] !== '100644' && modes[p] !== '100755');
+  if (link) return refuse(`mode: ${link} is mode ${modes[link]} after the patch; a patch may only change regular files`);
 
   const python = files.map((f) => f.newPath).filter((p): p is string => p !== null && p.endsWith('.py'));
   const problem = await pyCompile(recipeFiles(input.home, input.campaign, applied.commit, python), {

@@ -22,3 +22,17 @@ export function commitParent(home: string, campaign: string, commit: string): st
   const line = git(recipeRepoOf(home, campaign), ['rev-list', '--parents', '-n', '1', commit]).split(' ');
   return line[1] ?? null;
 }
+
+/** Git's mode of each of `paths` the commit holds (`100644`, `100755`, `120000` for a symlink). */
+export function recipeModes(home: string, campaign: string, commit: string, paths: string[]): Record<string, string> {
+  if (paths.length === 0) return {};
+  const out: Record<string, string> = {};
+  const listed = git(recipeRepoOf(home, campaign), ['ls-tree', '-z', commit, '--', ...paths])
+    .split('\0')
+    .filter(Boolean);
+  for (const line of listed) {
+    const [meta, p] = line.split('\t');
+    out[p] = meta.split(' ')[0];
+  }
+  return out;
+}

@@ -173,6 +173,13 @@ test('each rule refuses its patch with one line naming it', async () => {
   expect(await reasons(diffOf('train.py', TRAIN_PY, TRAIN_PY.replace('f.write("base")', 'f.write("base"')))).toMatch(
     /^compile: train\.py line 4: SyntaxError: /,
   );
+  const linked = recipeFolder();
+  fs.symlinkSync('helper.py', path.join(linked, 'link.py'));
+  const withLink = await importRecipe(home, campaign, linked);
+  const retarget = `diff --git a/link.py b/link.py\n--- a/link.py\n+++ b/link.py\n@@ -1 +1 @@\n-helper.py\n\\ No newline at end of file\n+/etc/passwd\n\\ No newline at end of file\n`;
+  expect(await reasons(retarget, { baseCommit: withLink, mutable: ['train.py', 'link.py'] })).toBe(
+    'mode: link.py is mode 120000 after the patch; a patch may only change regular files',
+  );
   // A patch whose code would read outside at compile time: py_compile does not run it; nothing of FLYWHEEL_HOME shows.
   expect(await reasons(diffOf('train.py', TRAIN_PY, TRAIN_PY + 'open("/etc/shadow").read()\n'))).toBe('ok');
 });
