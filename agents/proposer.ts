@@ -4,11 +4,28 @@
 import { UnusableReplyError } from './agent-errors';
 import type { AgentCaller, AgentMessage } from './agent-request';
 import { loadPrompt } from './load-prompt';
-import { checkProposals, proposerJsonSchema, proposerReplySchema, spaceKey, type CheckedProposals } from './proposer-reply';
+import { patchJsonSchema, patchReplySchema, type PatchReply } from './patch-reply';
+import { checkProposals, proposerJsonSchema, proposerReplySchema, spaceKey } from './proposer-reply';
 import { parseStructured } from './structured-reply';
-import type { SearchSpace } from '../core/spec';
+import { validateParams } from '../core/sampler';
+import type { Params, SearchSpace } from '../core/spec';
 
 export const PROPOSER_PROMPT_VERSION = 'proposer.v1';
+/** The prompt of a campaign with a recipe: the same role, and patches to the recipe's mutable files beside knobs. */
+export const PATCH_PROPOSER_PROMPT_VERSION = 'proposer-patch.v1';
+
+/** What the proposer sees of the recipe: the best commit's mutable files, and every patch tried so far. */
+export interface RecipeView {
+  bestCommit: string;
+  /** The knobs of the best experiment on that commit: what a patch proposed with `params: null` runs with. */
+  bestParams: Params;
+  mutable: string[];
+  /** The mutable files of the best commit, path → text. */
+  files: Record<string, string>;
+  maxPatchBytes: number;
+  /** Patches already tried (run, rejected, kept), so the model does not repeat them. */
+  tried: { hash: string; summary: string; status: string; reason?: string | null }[];
+}
 
 export interface ProposerContext {
   goal: string;
@@ -19,9 +36,28 @@ export interface ProposerContext {
   leaderboard: unknown[];
   analyses: string[];
   count: number;
+  /** Only when the campaign has a recipe (trainer.recipe). */
+  recipe?: RecipeView;
+  /** The analyst's structured view of the loop (best so far, plateau, what each kind of change did), when asked. */
+  analyst?: unknown;
 }
 
-export interface AgentProposals extends CheckedProposals {
+/** The recipe's checks on a proposed diff (services/recipes checkPatch), bound by the caller. */
+export type PatchVerdict = { ok: true; commit: string; summary: string; hash: string } | { ok: false; reason: string };
+export type PatchChecker = (diff: string, hypothesis: string) => Promise<PatchVerdict>;
+
+/** An accepted proposal: knob values, a checked patch (its commit), or both. */
+export interface AgentProposal {
+  /** A patch proposed with `params: null` gets the best experiment's (recipe.bestParams). */
+  params: Params;
+  hypothesis: string;
+  patch?: { commit: string; summary: string; hash: string };
+}
+
+export interface AgentProposals {
+  accepted: AgentProposal[];
+  /** One line per rejected proposal: `proposals.2: lr: 5 is outside [0.0003, 0.03]`. */
+  rejected: string[];
   /** The agent_calls rows of the request and the repair (if any). */
   callIds: string[];
 }
@@ -31,17 +67,19 @@ export async function proposeWithAgent(
   model: string,
   context: ProposerContext,
   seen: ReadonlySet<string>,
+  checkPatch?: PatchChecker,
 ): Promise<AgentProposals> {
-  const schema = proposerJsonSchema(context.searchSpace);
+  const promptVersion = checkPatch ? PATCH_PROPOSER_PROMPT_VERSION : PROPOSER_PROMPT_VERSION;
+  const schema = checkPatch ? patchJsonSchema(context.searchSpace) : proposerJsonSchema(context.searchSpace);
   const messages: AgentMessage[] = [
-    { role: 'system', content: loadPrompt(PROPOSER_PROMPT_VERSION) },
+    { role: 'system', content: loadPrompt(promptVersion) },
     { role: 'user', content: JSON.stringify(context) },
   ];
   const result: AgentProposals = { accepted: [], rejected: [], callIds: [] };
   for (let round = 0; round < 2; round++) {
     const reply = await agent.complete({
       role: 'proposer',
-      promptVersion: PROPOSER_PROMPT_VERSION,
+      promptVersion,
       model,
       messages,
       schema,
@@ -50,12 +88,13 @@ export async function proposeWithAgent(
     result.callIds.push(reply.callId);
     let reasons: string[];
     try {
-      const parsed = parseStructured(reply.choice, proposerReplySchema);
-      const checked = checkProposals(
-        parsed,
-        context.searchSpace,
-        new Set([...seen, ...result.accepted.map((a) => spaceKey(context.searchSpace, a.params))]),
-      );
+      const keys = new Set([
+        ...seen,
+        ...result.accepted.flatMap((a) => (a.patch || !a.params ? [] : [spaceKey(context.searchSpace, a.params)])),
+      ]);
+      const checked = checkPatch
+        ? await checkPatchProposals(parseStructured(reply.choice, patchReplySchema), context, keys, checkPatch)
+        : checkProposals(parseStructured(reply.choice, proposerReplySchema), context.searchSpace, keys);
       const room = context.count - result.accepted.length;
       result.accepted.push(...checked.accepted.slice(0, room));
       reasons = checked.rejected;
@@ -74,9 +113,59 @@ export async function proposeWithAgent(
       { role: 'assistant', content: reply.choice.message.content ?? reply.choice.message.refusal ?? '' },
       {
         role: 'user',
-        content: `Your reply was rejected: ${reasons.join(' | ')}. Reply again with ${missing} new proposals that fix this: every knob of searchSpace, inside its range or choices, no other keys, no configuration from the leaderboard or already accepted (${JSON.stringify(result.accepted.map((a) => a.params))}).`,
+        content: checkPatch
+          ? `Your reply was rejected: ${reasons.join(' | ')}. Reply again with ${missing} new proposals that fix this: params with every knob of searchSpace inside its range or choices (or null with a patch), a patch that applies to recipe.files as given, changes only recipe.mutable files, stays under recipe.maxPatchBytes and is not in recipe.tried or already accepted (${JSON.stringify(result.accepted.map((a) => a.patch?.summary ?? a.params))}).`
+          : `Your reply was rejected: ${reasons.join(' | ')}. Reply again with ${missing} new proposals that fix this: every knob of searchSpace, inside its range or choices, no other keys, no configuration from the leaderboard or already accepted (${JSON.stringify(result.accepted.map((a) => a.params))}).`,
       },
     );
   }
   return result;
+}
+
+/**
+ * A recipe campaign's proposals: one without a patch is checked as a knob proposal (checkProposals); one with a patch
+ * has its knobs (if any) checked against the space, not the history (the same knobs with other code are a new
+ * experiment), and its diff by the recipe's checks, in order, so a patch accepted earlier in the reply is tried.
+ */
+async function checkPatchProposals(
+  reply: PatchReply,
+  context: ProposerContext,
+  seen: ReadonlySet<string>,
+  checkPatch: PatchChecker,
+): Promise<{ accepted: AgentProposal[]; rejected: string[] }> {
+  const space = context.searchSpace;
+  const keys = new Set(seen);
+  const out: { accepted: AgentProposal[]; rejected: string[] } = { accepted: [], rejected: [] };
+  for (const [i, p] of reply.proposals.entries()) {
+    const where = `proposals.${i}`;
+    if (p.patch === null) {
+      if (p.params === null) {
+        out.rejected.push(`${where}: neither params nor a patch`);
+        continue;
+      }
+      const knob = checkProposals({ proposals: [{ params: p.params, hypothesis: p.hypothesis }] }, space, keys, i);
+      out.rejected.push(...knob.rejected);
+      for (const a of knob.accepted) {
+        keys.add(spaceKey(space, a.params));
+        out.accepted.push(a);
+      }
+      continue;
+    }
+    const problems = p.params === null ? [] : validateParams(space, p.params);
+    if (problems.length > 0) {
+      out.rejected.push(`${where}: ${problems.join('; ')}`);
+      continue;
+    }
+    const verdict = await checkPatch(p.patch, p.hypothesis);
+    if (!verdict.ok) {
+      out.rejected.push(`${where}: patch rejected: ${verdict.reason}`);
+      continue;
+    }
+    out.accepted.push({
+      params: p.params ?? context.recipe?.bestParams ?? {},
+      hypothesis: p.hypothesis,
+      patch: { commit: verdict.commit, summary: verdict.summary, hash: verdict.hash },
+    });
+  }
+  return out;
 }

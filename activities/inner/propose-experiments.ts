@@ -1,7 +1,9 @@
 // proposeExperiments: the spec's sampler (TPE, random or grid search, or a registered one; core/sampler/registry.ts)
 // over this loop's history, or, when the spec names a proposer model and the worker has an endpoint, the hybrid agent
 // proposer (agent-batch.ts), written as experiment rows with deterministic ids. A retried call returns the rows the
-// first call wrote.
+// first call wrote. A campaign with a recipe (trainer.recipe) first keeps or reverts the loop's finished patches and
+// starts confirmation reruns and researchers' queued patches (recipe-batch.ts); every experiment then runs a recipe
+// commit (a patch's, else the best kept one), written with its row and its patch's row in one transaction.
 import { createSampler, fixKnobs, proposeWith, type Trial } from '../../core/sampler';
 import type { Params } from '../../core/spec';
 import { loopExperiments, recordExperiments } from '../../services/inner-loops';
@@ -12,6 +14,8 @@ import { earlierTrials } from './campaign-trials';
 import type { Proposal, ProposeInput } from '../../contracts/inner-activities';
 import { BASELINE_PROPOSER } from '../../contracts/experiment';
 import { pinKnobs, warmStartOfLoop } from './warm-start';
+import { recipeBatch } from './recipe-batch';
+import { pinnedRecipe } from './recipe-round';
 
 export const experimentIdOf = (innerLoopId: string, index: number) => `${innerLoopId}/e${index}`;
 
@@ -56,29 +60,37 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
           .join(', ') || 'none'
       })`
     : '';
-  const builtin: BatchEntry[] = params.map((p, i) => ({
+  const builtinAll: BatchEntry[] = params.map((p, i) => ({
     params: p,
     hypothesis: drawn.labels[i].hypothesis + fromEarlier + warm,
     proposer: drawn.labels[i].proposer,
   }));
+  const recipe = pinnedRecipe(spec);
+  const code = recipe ? await recipeBatch(deps, spec, recipe, input, rows, builtinAll[0]) : undefined;
+  const fixed = code?.fixed ?? [];
+  const count = input.count - fixed.length;
+  const skip = code?.tookControl ? 1 : 0;
+  const builtin = builtinAll.slice(skip, skip + count);
   const model = spec.agents.proposer.model;
   const agent = model ? agentCallerFor(db, spec, deps.agentEnv ?? process.env) : undefined;
   const pin = (p: Params) => (base ? pinKnobs(p, base, pinned) : p);
-  const batch =
-    model && agent
+  const proposed =
+    model && agent && count > 0
       ? await agentBatch(deps, {
           spec,
           innerLoopId: input.innerLoopId,
           startIndex: input.startIndex,
-          count: input.count,
+          count,
           rows,
           history,
           builtin,
           pin,
           agent,
           model,
+          ...(code ? { recipe: { view: code.view, check: code.checker(model), notes: code.notes } } : {}),
         })
       : builtin;
+  const batch = [...fixed, ...proposed];
   const values = batch.map((b, i) => ({
     id: experimentIdOf(input.innerLoopId, input.startIndex + i),
     campaignId: input.campaignId,
@@ -90,8 +102,14 @@ export async function proposeExperiments(deps: ActivityDeps, input: ProposeInput
     hypothesis: b.proposer === 'agent' ? b.hypothesis + warm : b.hypothesis,
     proposer: b.proposer,
     status: 'proposed',
+    ...(code ? { recipeCommit: b.commit ?? code.base.commit } : {}),
   }));
-  await recordExperiments(db, values);
+  if (code)
+    await db.transaction(async (tx) => {
+      await recordExperiments(tx, values);
+      await code.record(tx, values, batch);
+    });
+  else await recordExperiments(db, values);
   return batchRows(deps, input);
 }
 

@@ -1,13 +1,17 @@
 // What the proposer agent sees, read from PostgreSQL: the goal, the search space, the public leaderboard with a
-// few points of each run's loss curve, and the analyst's notes. Held-out scores and eval items are never read here,
-// so they cannot reach an agent. Also the loop's past batches, for the hybrid proposer's hand-over rule.
-import type { ProposerContext } from '../../agents/proposer';
+// few points of each run's loss curve (and, with a recipe, each experiment's patch summary and commit), the analyst's
+// notes and, with a recipe, its mutable files at the best commit and the patches tried. Held-out scores, eval items
+// and the gate's inputs are never read here, so they cannot reach an agent. Also the loop's past batches, for the
+// hybrid proposer's hand-over rule.
+import type { ProposerContext, RecipeView } from '../../agents/proposer';
 import { improves } from '../../core/loop-settings';
 import type { PastBatch } from '../../core/sampler/hybrid-mode';
 import type { CampaignSpec } from '../../core/spec';
 import { BASELINE_PROPOSER } from '../../contracts/experiment';
 import type { Db } from '../../db/client';
 import { lastRunIds, loopBatches, loopExperiments, lossPoints, recentAnalysisTexts, type ExperimentRow } from '../../services/inner-loops';
+import { loopPatches } from '../../services/recipes/loop-patches';
+import { loopAnalyst } from './loop-analyst';
 
 export type { ExperimentRow };
 
@@ -32,6 +36,7 @@ export async function proposerContext(
   innerLoopId: string,
   rows: ExperimentRow[],
   count: number,
+  recipe?: RecipeView,
 ): Promise<ProposerContext> {
   const shown = rows.filter((r) => r.proposer !== BASELINE_PROPOSER).slice(-LEADERBOARD_ROWS);
   const curves = await lossCurves(
@@ -39,6 +44,14 @@ export async function proposerContext(
     shown.map((r) => r.id),
   );
   const notes = await recentAnalysisTexts(db, innerLoopId, ANALYSES);
+  const patches = recipe
+    ? new Map((await loopPatches(db, innerLoopId)).filter((p) => p.experimentId).map((p) => [p.experimentId!, p]))
+    : undefined;
+  const patchOf = (r: ExperimentRow) => {
+    if (!patches) return {};
+    const p = patches.get(r.id);
+    return { commit: r.recipeCommit, patch: p ? { summary: p.summary, hash: p.normalizedHash.slice(0, 12) } : null };
+  };
   return {
     goal: spec.goal,
     metric: spec.selection.metric,
@@ -46,10 +59,12 @@ export async function proposerContext(
     searchSpace: spec.searchSpace,
     leaderboard: shown.map((r) => ({
       ...agentViewOf(r),
+      ...patchOf(r),
       lossCurve: curves.get(r.id) ?? [],
     })),
     analyses: notes,
     count,
+    ...(recipe ? { recipe, analyst: loopAnalyst(spec, rows, patches ?? new Map()) } : {}),
   };
 }
 
