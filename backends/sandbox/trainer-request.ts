@@ -7,7 +7,7 @@ import type { IsolationRequest } from './sandbox';
 import { resolveLimits, type ResourceLimits } from '../../core/resource-limits';
 import type { CampaignSpec } from '../../core/spec';
 import { trainerEnvironment } from '../../core/trainer-environment';
-import { HF_TRAINER_CODE, REPO, hfPython, trainerArgv, type TrainerEntry } from '../trainer-programs';
+import { HF_TRAINER_CODE, REPO, hfBaseModelBinding, hfPython, trainerArgv, type TrainerEntry } from '../trainer-programs';
 import { HF_SETUP_HINT, interpreterHome } from '../../core/trainer-program';
 
 /** The spec's trainer block plus what the worker hides from it. */
@@ -37,7 +37,8 @@ export function isolationRequest(setup: TrainerSetup, entry: TrainerEntry, args:
   const hf = trainer.command === 'hf';
   return {
     argv: trainerArgv(trainer.command, setup.home, entry, args),
-    env: trainerEnvironment(process.env, trainer),
+    // `model: flywheel-base`: the base model `flywheel setup hf` built, named in FLYWHEEL_BASE_MODEL and bound below.
+    env: { ...trainerEnvironment(process.env, trainer), ...(hf ? hfBaseModelBinding(setup.home).env : {}) },
     cwd: paths.cwd,
     // The checkout and its node_modules (a worktree links it from elsewhere) for the built-in trainer's TypeScript.
     // The HF trainer's own folders of the checkout, and nothing else of it.
@@ -46,7 +47,7 @@ export function isolationRequest(setup: TrainerSetup, entry: TrainerEntry, args:
     readWrite: paths.readWrite,
     hide: setup.hide,
     // The hf-venv lives under FLYWHEEL_HOME, which is masked: its folder alone is bound back, read-only, after the masks.
-    unmasked: hf ? [interpreterHome(hfPython(setup.home))] : [],
+    unmasked: hf ? [interpreterHome(hfPython(setup.home)), ...hfBaseModelBinding(setup.home).unmasked] : [],
     ...(hf ? { programHint: HF_SETUP_HINT } : {}),
     // Only `train` may have a network: `predict` holds held-out prompts, and a network would carry them out.
     network: entry === 'train' && trainer.network,

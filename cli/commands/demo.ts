@@ -1,8 +1,12 @@
 // `flywheel demo`: an example campaign end to end. Brings up the embedded stack if none is running,
 // runs the inner loop to the end, prints the held-out score before and after with the winning configuration.
 // `--task NAME` of a task that takes the user's path (one whose example writes its files) runs cli/task-demo.ts:
-// dataset add, suite add, run.
+// dataset add, suite add, run. `--trainer hf` runs the task's Hugging Face campaign (`<spec>-hf.yaml`, from the base
+// model `flywheel setup hf` builds) instead.
+import fs from 'node:fs';
 import type { Command } from 'commander';
+import { UsageError } from '../../core/errors';
+import { hfBaseModel } from '../../backends/trainer-programs';
 import { resolveConfig } from '../../core/config';
 import { formatStackEvent } from '../../stack/events';
 import { startStack, type RunningStack } from '../../stack/stack';
@@ -25,6 +29,26 @@ import { runTaskDemo } from '../task-demo';
 
 /** Experiments per inner loop in `demo --outer`: three iterations stay well inside 15 minutes on 2 cores. */
 const OUTER_DEMO_EXPERIMENTS = 8;
+
+/** The example's campaign for `--trainer`: its own spec (builtin), or the `-hf.yaml` beside it, which needs flywheel-base. */
+function specForTrainer(spec: string, trainer: string, home: string): string {
+  if (trainer === 'builtin') return spec;
+  if (trainer !== 'hf') throw new UsageError(`demo: --trainer ${trainer}: unknown (builtin or hf)`);
+  const hf = spec.replace(/\.yaml$/, '-hf.yaml');
+  if (!fs.existsSync(hf)) throw new UsageError(`demo: --trainer hf: this task has no Hugging Face campaign (no ${hf})`);
+  if (!hfBaseModel(home)) throw new UsageError('demo: --trainer hf: no base model flywheel-base on this host: run flywheel setup hf first');
+  return hf;
+}
+
+interface DemoOptions {
+  task: string;
+  experiments?: number;
+  outer?: number;
+  usersEvents: number;
+  seed?: number;
+  trainer: string;
+  json?: boolean;
+}
 
 /** The default example task's spec (the first example in the task registry). */
 export const DEMO_SPEC = exampleTask(DEFAULT_EXAMPLE_TASK).spec;
@@ -51,21 +75,28 @@ export function registerDemo(program: Command): void {
       "the seed of the sampler, the trainers and the simulated users (default: the demo spec's, 1)",
       integerOption('--seed'),
     )
+    .option(
+      '--trainer <kind>',
+      "builtin, or hf: the task's Hugging Face campaign (<task>-hf.yaml, fine-tuning flywheel-base; flywheel setup hf first)",
+      'builtin',
+    )
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
       '\nExamples:\n  $ npx flywheel demo\n  $ npx flywheel demo --outer 3\n' +
         EXAMPLE_TASK_NAMES.filter((n) => n !== DEFAULT_EXAMPLE_TASK)
           .map((n) => `  $ npx flywheel demo --task ${n}\n  $ npx flywheel demo --task ${n} --outer 3\n`)
-          .join(''),
+          .join('') +
+        '  $ npx flywheel demo --task arithmetic --trainer hf\n',
     )
-    .action(async (opts: { task: string; experiments?: number; outer?: number; usersEvents: number; seed?: number; json?: boolean }) => {
-      const task = exampleTask(opts.task);
+    .action(async (opts: DemoOptions) => {
+      const config = resolveConfig(process.env, process.cwd());
+      const example = exampleTask(opts.task);
+      const task = { ...example, spec: specForTrainer(example.spec, opts.trainer, config.home) };
       const spec = loadSpecFile(task.spec);
       if (opts.seed !== undefined) spec.innerLoop.seed = opts.seed;
       if (opts.experiments) spec.innerLoop.budget.experiments = opts.experiments;
       if (opts.outer) spec.innerLoop.budget.experiments = opts.experiments ?? OUTER_DEMO_EXPERIMENTS;
-      const config = resolveConfig(process.env, process.cwd());
       let stack: RunningStack | undefined;
       const ctrlC = detachOnSigint();
       let endpoints: Endpoints | undefined = resolveEndpoints(config);

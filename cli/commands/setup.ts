@@ -2,6 +2,7 @@
 // venv of its own under FLYWHEEL_HOME (stack/hf-env.ts), never into the system Python, then builds the base model
 // `flywheel-base` with it (stack/hf-base-model.ts: pretrained here, a few minutes on 2 cores), and prints one line
 // for each: where it is, or why it could not be made. Run again, it does nothing until a pin or the pretraining changes.
+import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { UsageError } from '../../core/errors';
@@ -14,6 +15,7 @@ import { EXIT_FAILURE } from '../errors';
 const TARGETS: Record<string, (home: string, python3: string | undefined, say: (line: string) => void) => boolean> = {
   hf: (home, python3, say) => {
     const dir = hfEnvDir(home);
+    const python = path.join(dir, 'bin', 'python3');
     if (hfEnvReady(home, {})) say(`hf-venv ${dir}: already holds trainers/hf/requirements.txt`);
     else {
       const r = installHfEnv(home, { python3 });
@@ -23,7 +25,8 @@ const TARGETS: Record<string, (home: string, python3: string | undefined, say: (
       }
       say(`hf-venv ${dir}: installed trainers/hf/requirements.txt (interpreter ${r.python})`);
     }
-    const base = buildHfBaseModel(home);
+    // Built with the venv's own interpreter (its standard library is the corpus), whatever FLYWHEEL_HF_PYTHON says.
+    const base = buildHfBaseModel(home, { python });
     say('problem' in base ? `flywheel-base ${hfModelsDir(home)}: not built: ${base.problem}` : formatBaseModel(base));
     return !('problem' in base);
   },
