@@ -1,5 +1,5 @@
-// Where a checkpoint came from, read from PostgreSQL alone: its run and experiment, the dataset version it trained
-// on (with its ancestors), and for each example or preference pair a signal builder made, the builder, the critique
+// Where a checkpoint came from, read from PostgreSQL alone: its run and experiment (with the recipe commit it ran and
+// the patch that made it), the dataset version it trained on (with its ancestors), and for each example or preference pair a signal builder made, the builder, the critique
 // and the user feedback behind it.
 import { and, asc, count, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import { SOURCE_OF_BUILDER } from '../core/dataset/signal-builders';
@@ -17,6 +17,7 @@ import {
   trainingRuns,
   trainPairs,
 } from '../db/schema';
+import { experimentRecipe, type ExperimentRecipe } from './recipe-history';
 
 export interface LineageOptions {
   /** Critique-made examples listed (a page). @default 50 */
@@ -79,6 +80,8 @@ export interface CheckpointLineage {
     params: Record<string, unknown>;
     publicScore: number | null;
     heldoutScore: number | null;
+    /** The recipe commit it ran and the patch that made it (a campaign with trainer.recipe); null otherwise. */
+    recipe: ExperimentRecipe | null;
   } | null;
   /** The checkpoint the experiment's inner loop warm-started from (its own lineage is one `flywheel lineage` away). */
   warmStartFrom: string | null;
@@ -110,6 +113,9 @@ export interface CheckpointLineage {
     };
   } | null;
 }
+
+/** A knob experiment of a campaign without a recipe has neither commit nor patch: nothing to show. */
+const recipeOrNull = (r: ExperimentRecipe | undefined): ExperimentRecipe | null => (r && (r.commit || r.patch) ? r : null);
 
 function withDefaults(o: LineageOptions): Required<LineageOptions> {
   return { limit: 50, offset: 0, corpusFiles: 5, ...o };
@@ -154,6 +160,7 @@ export async function checkpointLineage(
           params: exp.params,
           publicScore: exp.publicScore,
           heldoutScore: exp.heldoutScore,
+          recipe: recipeOrNull(await experimentRecipe(db, exp.id)),
         }
       : null,
     warmStartFrom: loop?.base ?? null,

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { resolveConfig } from '../../core/config';
 import { openDb } from '../../db/client';
 import { checkpointLineage, type CheckpointLineage, type DatasetVersionSummary } from '../../services/lineage';
+import type { ExperimentRecipe } from '../../services/recipe-history';
 import { requireDatabaseUrl } from '../../stack/endpoints';
 import { UsageError } from '../errors';
 import { integerOption } from '../integer-option';
@@ -14,7 +15,9 @@ const TEXT_WIDTH = 160;
 export function registerLineage(program: Command): void {
   program
     .command('lineage')
-    .description("a checkpoint's run, experiment and dataset version, and the critiques and feedback behind its examples")
+    .description(
+      "a checkpoint's run, experiment (with its recipe commit and patch) and dataset version, and the critiques and feedback behind its examples",
+    )
     .argument('<checkpoint>', 'checkpoint id, e.g. builtin-demo/outer/i1/inner/e3/r1/step-300')
     .option('--json', 'print the lineage as JSON')
     .option('--limit <n>', 'critique-made examples to list', integerOption('--limit', 0), 50)
@@ -42,6 +45,26 @@ const pairs = (r: Record<string, number>) =>
     .join(', ') || 'none';
 const version = (v: DatasetVersionSummary) => `${v.id}  (sha256 ${v.contentHash.slice(0, 12)}…; ${pairs(v.countsBySource)})`;
 
+/** Diff lines printed under an experiment; `flywheel recipe show CAMPAIGN@COMMIT --diff` prints the rest. */
+const DIFF_LINES = 40;
+
+/** The experiment's recipe commit, its patch's parent and proposer, and the patch itself, indented. */
+function recipeLines(r: ExperimentRecipe, campaignId: string): string[] {
+  const commit = r.commit ?? '(the pinned commit)';
+  if (!r.patch) return [`recipe      commit ${commit}, no patch (knobs only)`];
+  const p = r.patch;
+  const out = [
+    `recipe      commit ${commit}, parent ${p.parent}`,
+    `  patch     ${p.id}  ${p.summary || '(no summary)'} by ${p.proposer}, ${p.status}${p.reason ? `: ${cut(p.reason)}` : ''}`,
+  ];
+  if (p.hypothesis) out.push(`            hypothesis ${cut(p.hypothesis)}`);
+  const lines = p.diff.replace(/\n$/, '').split('\n');
+  out.push(...lines.slice(0, DIFF_LINES).map((l) => `    | ${l}`));
+  if (lines.length > DIFF_LINES)
+    out.push(`    … ${lines.length - DIFF_LINES} more lines: flywheel recipe show ${campaignId}@${r.commit ?? p.parent} --diff`);
+  return out;
+}
+
 /** The text view: one fact per line, the feedback chain indented under its example. */
 export function formatLineage(l: CheckpointLineage): string[] {
   const c = l.checkpoint;
@@ -63,6 +86,7 @@ export function formatLineage(l: CheckpointLineage): string[] {
     `            params ${JSON.stringify(e.params)}`,
   );
   if (l.warmStartFrom) out.push(`            warm-started from ${l.warmStartFrom}`);
+  if (e.recipe) out.push(...recipeLines(e.recipe, e.campaignId));
   const d = l.dataset;
   if (!d) return [...out, 'dataset     (the dataset version row is missing)'];
   out.push(

@@ -44,6 +44,8 @@ table.checks td,table.checks th{font-size:12px}table.checks .clip{max-width:160p
 pre.text{margin:0;white-space:pre-wrap;word-break:break-word;max-width:320px;max-height:12em;overflow:auto;font-size:12px}
 del{background:#ffebe9;color:#82071e}ins{background:#dafbe1;color:#116329;text-decoration:none}form.filters{margin:6px 0}
 dl.metrics{display:grid;grid-template-columns:max-content max-content;gap:0 12px;margin:0;font-size:12px}dl.metrics dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}
+pre.patch{margin:4px 0;padding:6px;background:#fff;border:1px solid #d0d7de;font-size:12px;max-height:40em;overflow:auto}pre.patch span{display:inline-block;min-width:100%}
+.patch .add{background:#dafbe1;color:#116329}.patch .del{background:#ffebe9;color:#82071e}.patch .hunk{color:#8250df}.patch .file{font-weight:600}
 details.verdict{max-width:360px}details.verdict summary{cursor:pointer}ul.checks-list{margin:4px 0;padding-left:16px;font-size:12px}`;
 
 export interface PageOptions {

@@ -12,6 +12,12 @@ import { checkpointLineage } from '../../services/lineage';
 import type { FeedbackEvent } from '../../core/feedback';
 import type { DbHandle } from '../../db/client';
 import { datasets, datasetVersions, decisions, examples, experiments, feedbackEvents, innerLoops, trainingRuns } from '../../db/schema';
+import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
+import { applyPatch } from '../../services/recipes/apply-patch';
+import { setExperimentCommit } from '../../services/recipes/experiment-commit';
+import { keepCommit } from '../../services/recipes/recipe-commits';
+import { recordPatch } from '../../services/recipes/recipe-patches';
+import { recipeRepoOf } from '../../services/recipes/recipe-repo';
 import { promote, trainCheckpoint } from '../helpers/charlm-checkpoint';
 import { freshDatabase, scratchDir } from '../helpers/env';
 
@@ -25,6 +31,10 @@ const corpus = ['src/b.ts', 'src/a.ts', 'src/c.ts'].map((ref, i) => ({ ref, text
 let h: DbHandle;
 let dbUrl: string;
 let versionId: string;
+// The experiment ran a researcher's patch to the campaign's recipe, which was kept.
+const DIFF = 'diff --git a/train.py b/train.py\n--- a/train.py\n+++ b/train.py\n@@ -1 +1 @@\n-lr = 0.01\n+lr = 0.02\n';
+let imported: string;
+let patched: string;
 
 beforeAll(async () => {
   ({ handle: h, url: dbUrl } = await freshDatabase('lineage'));
@@ -106,6 +116,40 @@ beforeAll(async () => {
     runDir: path.join(home, 'runs', 'r1'),
     status: 'succeeded',
   });
+  const folder = path.join(home, 'recipe-src');
+  fs.mkdirSync(folder);
+  fs.writeFileSync(path.join(folder, 'train.py'), 'lr = 0.01\n');
+  const registered = await registerCampaignVersion(
+    db,
+    {
+      name: 'c1',
+      task: { kind: 'builtin-code', completionItems: 10, lossItems: 5 },
+      trainer: { command: ['python3', '{recipe}/train.py'], recipe: { path: folder, mutable: ['train.py'] } },
+      searchSpace: { lr: { type: 'categorical', choices: [0.02] } },
+    },
+    'spec.yaml',
+    home,
+  );
+  imported = registered.spec.trainer.recipe!.commit!;
+  const applied = applyPatch(recipeRepoOf(home, 'c1'), imported, DIFF, 'patch');
+  if (!applied.ok) throw new Error(applied.reason);
+  patched = applied.commit;
+  await recordPatch(db, {
+    id: 'c1/outer/i1/inner/researcher/p0',
+    campaignId: 'c1',
+    innerLoopId: 'c1/outer/i1/inner',
+    experimentId: EXP,
+    baseCommit: imported,
+    commit: patched,
+    diff: DIFF,
+    normalizedHash: sha(DIFF),
+    summary: 'train.py +1 -1',
+    proposer: 'researcher:ada',
+    hypothesis: 'a higher rate learns faster',
+    status: 'accepted',
+  });
+  await setExperimentCommit(db, EXP, patched);
+  await keepCommit(db, { campaignId: 'c1', commit: patched, parent: imported, experimentId: EXP, score: 0.25 });
   const text = fs.readFileSync(path.join(datasetDirOf(home, versionId), 'train.txt'), 'utf8');
   await trainCheckpoint({ dir: path.join(home, 'ckpt'), id: CKPT, text, seed: 1, steps: 20, db, experimentId: EXP });
   await promote(db, 'c1', CKPT);
@@ -142,6 +186,19 @@ test('walks from the checkpoint through its run, experiment and dataset version 
     feedback: { modelVersion: 'c1/old/step-9', comment: 'count them', ingestedBy: 'c1/outer/i1' },
   });
   expect(l.warmStartFrom).toBe('c1/inner/e2/r1/step-300');
+  expect(l.experiment!.recipe).toEqual({
+    commit: patched,
+    patch: {
+      id: 'c1/outer/i1/inner/researcher/p0',
+      parent: imported,
+      proposer: 'researcher:ada',
+      summary: 'train.py +1 -1',
+      hypothesis: 'a higher rate learns faster',
+      status: 'accepted',
+      reason: null,
+      diff: DIFF,
+    },
+  });
   expect(l.decisions).toMatchObject([{ id: 'c1/outer/i1/gate', kind: 'promote', rule: 'heldout-margin', accepted: true }]);
 
   const page = (await checkpointLineage(h.db, CKPT, { limit: 1, offset: 1 }))!.dataset!.critiques;
@@ -149,11 +206,11 @@ test('walks from the checkpoint through its run, experiment and dataset version 
   expect(await checkpointLineage(h.db, 'nope')).toBeUndefined();
 });
 
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function cli(args: string[], command = 'lineage'): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
     execFile(
       process.execPath,
-      [BIN, 'lineage', ...args],
+      [BIN, ...command.split(' '), ...args],
       { env: { ...process.env, DATABASE_URL: dbUrl, FLYWHEEL_HOME: home }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
     ),
@@ -170,6 +227,9 @@ test('`flywheel lineage` prints the chain, pages it with --limit/--offset, and e
     'decision    c1/outer/i1/gate  promote by heldout-margin, accepted: "held-out improved by 0.04 bits per byte"',
   );
   expect(text.stdout).toContain('warm-started from c1/inner/e2/r1/step-300');
+  expect(text.stdout).toContain(`recipe      commit ${patched}, parent ${imported}`);
+  expect(text.stdout).toContain('  patch     c1/outer/i1/inner/researcher/p0  train.py +1 -1 by researcher:ada, accepted');
+  expect(text.stdout).toContain('    | -lr = 0.01\n    | +lr = 0.02\n');
   expect(text.stdout).toContain(`dataset     ${versionId}`);
   expect(text.stdout).toContain(`  parent    ${PARENT}`);
   expect(text.stdout).toContain('examples    corpus 3, critique 3');
@@ -185,4 +245,27 @@ test('`flywheel lineage` prints the chain, pages it with --limit/--offset, and e
 
   const unknown = await cli(['no/such/step-1']);
   expect(unknown).toEqual({ status: 2, stdout: '', stderr: 'flywheel: no checkpoint "no/such/step-1"\n' });
+});
+
+test("`flywheel recipe show` prints the best commit's files or a commit's diff; `recipe log` the kept history with scores", async () => {
+  const best = await cli(['c1'], 'recipe show');
+  expect(best).toEqual({ status: 0, stdout: `commit ${patched}\n\n==> train.py <==\nlr = 0.02\n`, stderr: '' });
+  const first = await cli([`c1@${imported.slice(0, 8)}`, '--file', 'train.py'], 'recipe show');
+  expect(first).toEqual({ status: 0, stdout: 'lr = 0.01\n', stderr: '' });
+  const diff = await cli([`c1@${patched}`, '--diff'], 'recipe show');
+  expect(diff.status).toBe(0);
+  expect(diff.stdout).toMatch(/^diff --git a\/train.py b\/train.py\n[^]*-lr = 0\.01\n\+lr = 0\.02\n$/);
+  expect(await cli(['c1@0000000'], 'recipe show')).toMatchObject({
+    status: 2,
+    stderr: 'flywheel: the recipe of "c1" has no commit 0000000 (or more than one starts so: give more digits)\n',
+  });
+
+  const log = await cli(['c1'], 'recipe log');
+  expect(log.stderr).toBe('');
+  expect(log.stdout).toMatch(
+    new RegExp(
+      `^commit ${patched}  \\(best\\)\nParent: ${imported}\nKept:   \\d{4}-\\d\\d-\\d\\d [\\d:]{8}, public \\S+ 0\\.25 by ${EXP}\nPatch:  train\\.py \\+1 -1 by researcher:ada\n    a higher rate learns faster\n\ncommit ${imported}\nImported from`,
+    ),
+  );
+  expect(await cli(['nope'], 'recipe log')).toMatchObject({ status: 2, stderr: 'flywheel: unknown campaign "nope"\n' });
 });

@@ -22,6 +22,9 @@ import { shownLoopStatus } from '../../../core/loop-status';
 import { actionButton } from './action-pages';
 import { pageParam } from './campaigns-page';
 import { chartScripts } from './live-script';
+import { recipeHistorySection } from '../recipe-sections';
+import { campaignBestRecipe } from '../../../services/best-recipe-commit';
+import { recipeLog } from '../../../services/recipe-history';
 
 const SIZE = 50;
 
@@ -30,18 +33,20 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
   if (!c) return unrecordedCampaignPage(ctx, id);
   const loopsPage = pageParam(url, 'loops');
   const decisionsPage = pageParam(url, 'decisions');
-  const [iterations, loopCount, loops, versions, decisionCount, decisions, analyses, pending, failed, survivors] = await Promise.all([
-    outerIterationsOf(ctx.db, id),
-    countInnerLoops(ctx.db, id),
-    innerLoopsOf(ctx.db, id, SIZE, loopsPage * SIZE),
-    datasetVersionsOf(ctx.db, id),
-    countDecisions(ctx.db, id),
-    decisionsOf(ctx.db, id, SIZE, decisionsPage * SIZE),
-    analysesOf(ctx.db, id),
-    pendingPromotion(ctx, id),
-    failedLoopsOf(ctx, id),
-    survivorsOf(ctx.db, id),
-  ]);
+  const [iterations, loopCount, loops, versions, decisionCount, decisions, analyses, pending, failed, survivors, recipe] =
+    await Promise.all([
+      outerIterationsOf(ctx.db, id),
+      countInnerLoops(ctx.db, id),
+      innerLoopsOf(ctx.db, id, SIZE, loopsPage * SIZE),
+      datasetVersionsOf(ctx.db, id),
+      countDecisions(ctx.db, id),
+      decisionsOf(ctx.db, id, SIZE, decisionsPage * SIZE),
+      analysesOf(ctx.db, id),
+      pendingPromotion(ctx, id),
+      failedLoopsOf(ctx, id),
+      survivorsOf(ctx.db, id),
+      recipeHistory(ctx, id, c.metric),
+    ]);
   const base = href.campaign(id);
   const body = html`<h1>Campaign ${id}</h1>${c.unsandboxed ? html`<p class="warning" id="unsandboxed"><b>${UNSANDBOXED_NOTE}</b></p>` : ''}
 <p id="survivors">${survivorsLine(survivors)}</p>
@@ -50,6 +55,7 @@ export async function campaignPage(ctx: DashboardContext, url: URL, id: string):
 <section id="actions"><h2>Actions</h2>${ctx.temporal ? actionButton(ctx, 'trigger-outer', { campaign: id }, 'Trigger an outer iteration') : message('Actions need Temporal: start the dashboard with `flywheel up`, or set TEMPORAL_ADDRESS for `flywheel serve`.')}
 ${pending ? promotionBlock(ctx, pending) : ''}</section>
 <h2>Held-out and public scores per outer iteration</h2>${heldoutChart(iterations, c.metric)}
+${recipeHistorySection(recipe)}
 <h2>Outer iterations</h2>${iterations.length ? iterationsTable(ctx, iterations) : message('No outer iterations yet: run `flywheel outer ' + id + '` or trigger one above.')}
 <h2>Inner loops</h2>${
     loopCount
@@ -96,6 +102,12 @@ ${failed.length ? html`<h2>Loops that ended without completing</h2>${failedLoops
 <h2>Decisions</h2>${decisionCount ? html`${decisionsTable(decisions)}${pager(base, decisionsPage, SIZE, decisionCount, 'decisions')}` : message('No decisions yet: the inner loop records one when it selects a winner, the gate one per candidate.')}
 <h2>Analyses</h2>${analysesBlock(analyses)}`;
   return page(`Campaign ${id}`, body, { tail: chartScripts });
+}
+
+/** The kept recipe commits of a campaign with trainer.recipe; undefined for a campaign of knobs only. */
+async function recipeHistory(ctx: DashboardContext, id: string, metric: string) {
+  const best = await campaignBestRecipe(ctx.db, id);
+  return 'none' in best ? undefined : { kept: await recipeLog(ctx.db, id), imported: best.recipe.commit, metric };
 }
 
 /** A campaign with no row: none, or one whose loops were refused before their first write (a trainer that cannot start). */

@@ -15,17 +15,20 @@ import { lineChart } from '../svg-chart';
 import { decisionsTable } from './campaign-page';
 import { chartScripts } from './live-script';
 import { axisParam } from './loop-page';
+import { recipeSection } from '../recipe-sections';
+import { experimentRecipe } from '../../../services/recipe-history';
 
 export async function experimentPage(ctx: DashboardContext, url: URL, id: string): Promise<string> {
   const e = await getExperiment(ctx.db, id);
   if (!e) throw new NotFoundError(`no experiment "${id}"`);
   const filter = filterParams(url);
-  const [runs, evals, decisions, chart, predictions] = await Promise.all([
+  const [runs, evals, decisions, chart, predictions, recipe] = await Promise.all([
     runsOf(ctx.db, id),
     evalsOf(ctx.db, id),
     decisionsOfExperiment(ctx.db, id),
     experimentCurves(ctx, id),
     publicPredictions(ctx.db, { experimentId: id }, filter),
+    experimentRecipe(ctx.db, id),
   ]);
   const body = html`<h1>Experiment ${id}</h1>
 <p>Inner loop <a href="${href.loop(e.inner_loop_id)}">${e.inner_loop_id}</a> · campaign <a href="${href.campaign(e.campaign_id)}">${e.campaign_id}</a>${temporalLink(ctx.link(id))}</p>
@@ -41,6 +44,7 @@ export async function experimentPage(ctx: DashboardContext, url: URL, id: string
 <tr><th>best checkpoint</th><td><code>${e.best_checkpoint_id ?? '–'}</code></td></tr>
 <tr><th>started / finished</th><td>${fmtTime(e.started_at)} / ${fmtTime(e.finished_at)} (${fmtSeconds(e.duration_s)}, waited ${fmtSeconds(e.capacity_wait_s)} for capacity)</td></tr>
 </tbody></table>
+${recipeSection(e.campaign_id, recipe)}
 <section id="charts" data-charts-src="${href.experiment(id)}/charts.json" data-live="${e.status === 'running' || e.status === 'proposed' ? '1' : '0'}">
 <div class="axis-controls">Curve against <select data-axis name="x"><option value="step">step</option><option value="tokens">tokens seen</option><option value="time">wall-clock</option></select>
 <label><input type="checkbox" data-axis name="log" value="1"> log scale</label></div>
