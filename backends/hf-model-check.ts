@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CampaignSpec } from '../core/spec';
-import { hfPython, REPO } from './trainer-programs';
+import { HF_BASE_MODEL_ALIAS } from '../core/trainer-program';
+import { hfBaseModel, hfPython, REPO } from './trainer-programs';
 
 type HfSpec = Pick<CampaignSpec, 'trainer' | 'searchSpace'>;
 export interface HfSourceProblem {
@@ -108,13 +109,17 @@ async function hubProblem(knob: string, id: string, spec: HfSpec, env: NodeJS.Pr
 
 /**
  * Why an `hf` trainer could not load its model or tokenizer from what the spec names, one line each (none for
- * another trainer). `flywheel-base` is the worker's own base model (bound by it), checked where the worker binds it.
+ * another trainer). `flywheel-base` is this host's base model (`flywheel setup hf`), which the worker binds itself.
  */
 export async function hfSourceProblems(spec: HfSpec, home: string, env: NodeJS.ProcessEnv = process.env): Promise<HfSourceProblem[]> {
   if (spec.trainer.command !== 'hf') return [];
   const problems: HfSourceProblem[] = [];
   for (const { knob, source } of sourcesOf(spec)) {
-    if (source === 'flywheel-base') continue;
+    if (source === HF_BASE_MODEL_ALIAS) {
+      if (!hfBaseModel(home))
+        problems.push({ text: `params.${knob} ${source}: no base model has been built on this host: run flywheel setup hf`, here: true });
+      continue;
+    }
     const p = isLocal(source) ? folderProblem(knob, path.resolve(source), spec, home) : await hubProblem(knob, source, spec, env);
     if (p) problems.push(p);
   }

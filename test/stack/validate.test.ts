@@ -236,6 +236,15 @@ describe('trainer.command: hf: the model and tokenizer must be loadable from wha
     expect(c).toMatchObject({ code: 2, stdout: `params.model: ${coded}: holds code (modeling_evil.py); trust_remote_code is refused\n` });
     fs.rmSync(path.join(coded, 'modeling_evil.py'));
     expect(validate('hf-folder-ok.yaml', hfSpec(coded), [], { FLYWHEEL_HF_PYTHON: python })).toMatchObject({ code: 0, stdout: 'ok\n' });
+    // flywheel-base is this host's own base model: refused where `flywheel setup hf` has not built it.
+    const noBase = validate('hf-no-base.yaml', hfSpec('flywheel-base'), [], {
+      FLYWHEEL_HF_PYTHON: python,
+      FLYWHEEL_HOME: path.join(dir, 'no-base-home'),
+    });
+    expect(noBase).toMatchObject({
+      code: 2,
+      stdout: 'params.model flywheel-base: no base model has been built on this host: run flywheel setup hf\n',
+    });
     // With --worker-elsewhere a folder missing here is a warning: the worker's host may have it.
     expect(validate('hf-missing.yaml', undefined, ['--worker-elsewhere'], { FLYWHEEL_HF_PYTHON: python })).toMatchObject({
       code: 0,
