@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The GPU check of the Hugging Face trainer (issue 18), under 5 minutes and with no network: on an NVIDIA GPU, a
-# ~125M-parameter Llama (12 layers, width 768, 12 heads, vocabulary 8192: trainers/hf/tiny_model.py, random weights)
-# trains in bf16 on synthetic examples through the HF trainer (trainers/hf/main.py train, as a campaign runs it) and
-# through a bare TRL script of the same config (bench/hf-bare-trl.py), one after the other on the same device; it
-# prints each one's steady tokens/s and MFU (6N FLOPs per token over the card's dense bf16 peak, the trainers' table
-# in trainers/torch/throughput.py, or FLYWHEEL_PEAK_FLOPS) and the ratio.
+# The GPU check of the Hugging Face trainer (issues 18 and 34), under 5 minutes and with no network: on an NVIDIA GPU, a
+# ~0.5B-parameter Llama built here from a config (30 layers, width 1024, 16 heads, vocabulary 8192, tied embeddings:
+# trainers/hf/tiny_model.py, random weights, a tokenizer trained on the synthetic text; nothing from a hub) trains in
+# bf16 on synthetic examples through the HF trainer (trainers/hf/main.py train, as a campaign runs it) and through a
+# bare TRL script of the same config (bench/hf-bare-trl.py), one after the other on the same device; it prints each
+# one's steady tokens/s and MFU (6N FLOPs per token over the card's dense bf16 peak, the trainers' table in
+# trainers/torch/throughput.py, or FLYWHEEL_PEAK_FLOPS), each one's whole-run wall time (process start to exit, the
+# weights written) and the ratio.
 #   bash bench/gpu-check.sh            on a GPU host; FLYWHEEL_HF_PYTHON names a Python whose torch has CUDA
 #   bash bench/gpu-check.sh --tiny     the same steps on the CPU with a tiny config (checks the script itself)
 set -euo pipefail
@@ -22,7 +24,7 @@ if [ "$TINY" = 0 ]; then
   command -v nvidia-smi >/dev/null || { echo "gpu-check: no NVIDIA GPU here (nvidia-smi not found); --tiny runs the CPU version" >&2; exit 2; }
   "$PY" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' \
     || { echo "gpu-check: the torch of $PY sees no CUDA device (the pinned CPU build?): set FLYWHEEL_HF_PYTHON to a CUDA build" >&2; exit 2; }
-  LAYERS=12 HIDDEN=768 HEADS=12 VOCAB=8192 LEN=512 BATCH=32 STEPS=100 LOG=10 PRECISION=bf16 BF16=--bf16 WORDS=240,160
+  LAYERS=30 HIDDEN=1024 HEADS=16 VOCAB=8192 LEN=512 BATCH=16 STEPS=100 LOG=10 PRECISION=bf16 BF16=--bf16 WORDS=240,160
 else
   LAYERS=2 HIDDEN=64 HEADS=4 VOCAB=384 LEN=128 BATCH=4 STEPS=20 LOG=5 PRECISION=fp32 BF16= WORDS=10,6
   export FLYWHEEL_TORCH_THREADS="${FLYWHEEL_TORCH_THREADS:-2}"
@@ -57,15 +59,19 @@ cat > "$WORK/run/run.json" <<EOF
             "precision": "$PRECISION"},
  "dataset": {"versionId": "gpu-check", "path": "$WORK/data", "trainFile": "train.txt", "examplesFile": "$WORK/data/train.jsonl"}}
 EOF
+START=$(date +%s.%N)
 "$PY" "$REPO/trainers/hf/main.py" train --run-dir "$WORK/run"
+MID=$(date +%s.%N)
 # shellcheck disable=SC2086
 "$PY" "$REPO/bench/hf-bare-trl.py" --model "$WORK/model" --examples "$WORK/data/train.jsonl" --steps "$STEPS" --batch "$BATCH" \
   --max-length "$LEN" --lr 0.0003 --log-every "$LOG" --seed 1 ${FLYWHEEL_TORCH_THREADS:+--threads $FLYWHEEL_TORCH_THREADS} \
   $BF16 --out "$WORK/bare-out" > "$WORK/bare.jsonl"
+END=$(date +%s.%N)
 
-"$PY" - "$WORK" "$REPO" <<'EOF'
+"$PY" - "$WORK" "$REPO" "$START" "$MID" "$END" <<'EOF'
 import json, sys
-work, repo = sys.argv[1:]
+work, repo = sys.argv[1:3]
+start, mid, end = map(float, sys.argv[3:6])
 sys.path.insert(0, f'{repo}/trainers/torch')
 import torch
 from throughput import peak_flops
@@ -82,5 +88,8 @@ name = torch.cuda.get_device_name(device) if device.type == 'cuda' else 'CPU'
 print(f'gpu-check: {name}, Llama {n / 1e6:.1f}M parameters, {ours[-1]["step"]} steps')
 print(f'  hf trainer: {a:,.0f} tokens/s, MFU {mfu(a)}')
 print(f'  bare TRL:   {b:,.0f} tokens/s, MFU {mfu(b)}')
-print(f'  ratio hf/bare: {a / b:.3f}')
+whole = lambda tokens, seconds: f'{seconds:.1f} s whole run, {tokens / seconds:,.0f} tokens/s over it'
+print(f'  hf trainer whole run: {whole(ours[-1]["tokens"], mid - start)}')
+print(f'  bare TRL whole run:   {whole(next(l["tokens"] for l in bare_lines if "tokens" in l and "step" not in l), end - mid)}')
+print(f'  ratio hf/bare (steady): {a / b:.3f}')
 EOF

@@ -55,7 +55,8 @@ def main(argv):
     trainer = SFTTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer, callbacks=[Windows()])
     trainer.remove_callback(PrinterCallback)
     trainer.train()
-    print(json.dumps({'params': model.num_parameters()}), flush=True)
+    trainer.save_model(o.out)
+    print(json.dumps({'tokens': int(trainer.state.num_input_tokens_seen), 'params': model.num_parameters()}), flush=True)
 
 
 if __name__ == '__main__':
