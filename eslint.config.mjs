@@ -46,7 +46,7 @@ const MAY_IMPORT = {
   agents: ['core'],
   server: ['services', 'contracts', 'core', 'formats', 'temporal', 'db'],
   stack: ['db', 'workers', 'backends', 'contracts', 'core', 'temporal'],
-  cli: ['services', 'server', 'stack', 'workers', 'contracts', 'core', 'temporal', 'backends', 'agents', 'db'],
+  cli: ['services', 'server', 'stack', 'workers', 'activities', 'contracts', 'core', 'temporal', 'backends', 'agents', 'db'],
 };
 
 const boundaryZones = ROOMS.map((room) => ({

@@ -31,6 +31,7 @@ const COMMANDS: Array<[names: string[], load: () => Register]> = [
   [['serve'], () => (require('./commands/serve') as typeof import('./commands/serve')).registerServe],
   [['feedback'], () => (require('./commands/feedback') as typeof import('./commands/feedback')).registerFeedback],
   [['simulate-users'], () => (require('./commands/simulate-users') as typeof import('./commands/simulate-users')).registerSimulateUsers],
+  [['propose'], () => (require('./commands/propose') as typeof import('./commands/propose')).registerPropose],
   [['recipe'], () => (require('./commands/recipe') as typeof import('./commands/recipe')).registerRecipe],
   [['lineage'], () => (require('./commands/lineage') as typeof import('./commands/lineage')).registerLineage],
   [['show', 'compare'], () => (require('./commands/show') as typeof import('./commands/show')).registerShow],

@@ -57,6 +57,12 @@ export interface InnerLoopState {
   /** Finished experiments only, best first, capped: the full table is in PostgreSQL. */
   leaderboard: LeaderEntry[];
   paused: boolean;
+  /**
+   * Researcher patches (`flywheel propose`) queued by the proposePatch update, by their recipe_patches id: the next
+   * batch makes room for them all (within the budget), and the loop does not end on a plateau while one waits.
+   * Absent until the first one.
+   */
+  queuedPatches?: string[];
 }
 
 export interface InnerLoopStatus {
@@ -68,6 +74,8 @@ export interface InnerLoopStatus {
   awaitingApproval: string[];
   best?: { experimentId: string; score: number };
   batchesWithoutImprovement: number;
+  /** Researcher patches queued for the next batch (recipe_patches ids); absent from loops on older workers. */
+  queuedPatches?: string[];
 }
 
 export interface InnerLoopResult {
@@ -90,6 +98,11 @@ export const setBudgetUpdate = defineUpdate<{ experiments: number; parallelism: 
   'setBudget',
 );
 export const approveProposalUpdate = defineUpdate<string, [{ experimentId: string; approve: boolean }]>('approveProposal');
+/**
+ * A researcher's patch, already checked and stored by `flywheel propose` as a queued recipe_patches
+ * row: the update carries its id only, never the diff, so the history holds no model- or researcher-written code.
+ */
+export const proposePatchUpdate = defineUpdate<string, [{ patchId: string }]>('proposePatch');
 export const statusQuery = defineQuery<InnerLoopStatus>('status');
 export const leaderboardQuery = defineQuery<LeaderEntry[]>('leaderboard');
 

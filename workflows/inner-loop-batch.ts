@@ -17,7 +17,8 @@ import { budgetStopped, runChild } from './inner-loop-start';
 const HISTORY_EVENTS_LIMIT = 8000;
 
 const ENDS: Record<InnerLoopResult['stoppedBy'], (loop: RunningInnerLoop) => boolean> = {
-  plateau: ({ state }) => state.batchesWithoutImprovement >= state.settings.patience,
+  // A researcher's queued patch is a new idea to try: the loop runs it before it gives up on a plateau.
+  plateau: ({ state }) => state.batchesWithoutImprovement >= state.settings.patience && !state.queuedPatches?.length,
   stop: (loop) => loop.stopRequested,
   budget: (loop) => loop.budgetStop !== undefined,
 };
@@ -34,22 +35,30 @@ export function unpausedOrStopped(loop: RunningInnerLoop): Promise<void> {
   return condition(() => !loop.state.paused || loop.stopRequested);
 }
 
-/** The proposer's next batch: up to batchSize, within the budget. */
+/**
+ * The proposer's next batch: up to batchSize, within the budget, grown to hold every researcher patch queued by now
+ * (the proposer takes them first, from PostgreSQL); runBatch then drops those from the queue.
+ */
 export function proposeBatch(loop: RunningInnerLoop): Promise<Proposal[]> {
   const s = loop.state;
+  const queued = s.queuedPatches?.length ?? 0;
+  loop.patchesInBatch = queued;
   return loop.agents.proposeExperiments({
     campaignId: loop.campaignId,
     campaignVersionId: loop.campaignVersionId,
     innerLoopId: loop.innerLoopId,
     datasetVersionId: s.task.datasetVersionId,
     startIndex: s.launched,
-    count: Math.min(s.settings.batchSize, s.settings.experiments - s.launched),
+    count: Math.min(Math.max(s.settings.batchSize, queued), s.settings.experiments - s.launched),
   });
 }
 
 /** Counts the batch as launched and runs its proposals, each as soon as a place is free. */
 export function runBatch(loop: RunningInnerLoop, proposals: Proposal[]): Promise<void[]> {
   loop.state.launched += proposals.length;
+  // Only those queued before the proposer was asked: one queued while it ran may be stored after it read the queue.
+  if (loop.patchesInBatch) loop.state.queuedPatches?.splice(0, loop.patchesInBatch);
+  loop.patchesInBatch = 0;
   return Promise.all(proposals.map((p) => runProposal(loop, p)));
 }
 

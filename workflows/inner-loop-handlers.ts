@@ -7,6 +7,7 @@ import {
   approveProposalUpdate,
   leaderboardQuery,
   pauseSignal,
+  proposePatchUpdate,
   resumeSignal,
   setBudgetUpdate,
   statusQuery,
@@ -22,6 +23,7 @@ export function handleInnerLoopMessages(loop: InnerLoopRuntime): void {
   setHandler(stopSignal, () => void (loop.stopRequested = true));
   handleBudget(loop);
   handleApprovals(loop);
+  handleResearcherPatches(loop);
   setHandler(statusQuery, (): InnerLoopStatus => status(loop));
   setHandler(leaderboardQuery, () => loop.state?.leaderboard ?? []);
 }
@@ -74,6 +76,38 @@ function handleApprovals(loop: InnerLoopRuntime): void {
   );
 }
 
+/**
+ * proposePatch: a researcher's patch, checked and stored (status queued) by `flywheel propose`, joins the next batch.
+ * The handler only notes its id; the proposer reads the patch from PostgreSQL. Refused, writing nothing to history,
+ * while the loop prepares, once it ends, or when the budget has no experiment left for it.
+ */
+function handleResearcherPatches(loop: InnerLoopRuntime): void {
+  setHandler(
+    proposePatchUpdate,
+    ({ patchId }) => {
+      const queued = (loop.state!.queuedPatches ??= []);
+      queued.push(patchId);
+      return `${patchId} queued for the next batch of ${loop.innerLoopId} (${queued.length} queued)`;
+    },
+    {
+      validator: ({ patchId }) => {
+        const { state } = loop;
+        if (!state) throw new Error('the loop is still preparing; try again in a moment');
+        if (typeof patchId !== 'string' || patchId === '') throw new Error('patchId must be a recipe patch id');
+        if (loop.stopRequested || loop.phase !== 'running')
+          throw new Error(`the loop is ${loop.stopRequested ? 'stopping' : loop.phase}: it proposes no more experiments`);
+        const queued = state.queuedPatches ?? [];
+        if (queued.includes(patchId)) throw new Error(`${patchId} is already queued`);
+        const left = state.settings.experiments - state.launched - queued.length;
+        if (left < 1)
+          throw new Error(
+            `no experiment left in the budget (${state.launched} of ${state.settings.experiments} launched, ${queued.length} queued): raise it with flywheel budget`,
+          );
+      },
+    },
+  );
+}
+
 function awaitingApproval(loop: InnerLoopRuntime): string[] {
   return [...loop.approvals].filter(([, v]) => v === undefined).map(([k]) => k);
 }
@@ -89,5 +123,6 @@ function status(loop: InnerLoopRuntime): InnerLoopStatus {
     awaitingApproval: awaitingApproval(loop),
     best: state?.best,
     batchesWithoutImprovement: state?.batchesWithoutImprovement ?? 0,
+    queuedPatches: [...(state?.queuedPatches ?? [])],
   };
 }

@@ -35,6 +35,8 @@ export interface InnerLoopRuntime {
   baselineDone?: Promise<void>;
   baselineError?: unknown;
   stoppedBy: InnerLoopResult['stoppedBy'];
+  /** Researcher patches queued when the running batch was proposed (state.queuedPatches' first ones). */
+  patchesInBatch?: number;
 }
 
 /** The loop once it has its state: every step from the first batch on. */
