@@ -63,6 +63,11 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'sandbox-startup.ts',
     measures: "the trainer sandbox's start-up cost per launch (median of 50) against an unsandboxed launch",
   },
+  'code-experiments': {
+    file: 'code-experiments.ts',
+    measures:
+      "a recipe patch's overhead (checks, apply and commit, materialize, record; median and p95 of N) beside a no-op knob experiment's wall time",
+  },
   'dataset-add': {
     file: 'dataset-add.ts',
     measures: '`dataset add` lines/s and peak memory for 1,000,000 lines, beside reading and JSON.parsing the same file',
