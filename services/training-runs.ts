@@ -4,7 +4,7 @@
 // A verdict is durable before it acts: a completion lost on the way to Temporal (a restart of the server during the
 // kill) makes awaitTraining run again, and that attempt reads the verdict and reports it, instead of finding a killed
 // job, calling it "cancelled outside Flywheel" and having the experiment relaunch it.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { JobHandle } from '../contracts/job-handle';
 import type { RunVerdict } from '../contracts/training';
 import { experiments, trainingRuns } from '../db/schema';
@@ -73,8 +73,15 @@ export interface RunEnd {
   endedAt: Date;
 }
 
-export async function recordRunEnd(q: Queryable, runId: string, end: RunEnd): Promise<void> {
-  await q.update(trainingRuns).set(end).where(eq(trainingRuns.id, runId));
+/** Records how the run ended; with it, in the same statement, what pricing it needs (undefined when there is no such run). */
+export async function recordRunEnd(q: Queryable, runId: string, end: RunEnd): Promise<RunCostBasis | undefined> {
+  const [row] = await q
+    .update(trainingRuns)
+    .set(end)
+    .from(experiments)
+    .where(and(eq(trainingRuns.id, runId), eq(experiments.id, trainingRuns.experimentId)))
+    .returning(costBasisColumns);
+  return row;
 }
 
 /** Its workflow cancelled the run: the job was stopped at `at`. */
@@ -94,15 +101,18 @@ export interface RunCostBasis {
 /** The run's experiment (id, campaign, version) with the run's start and end, in one statement; undefined if absent. */
 export async function runCostBasis(q: Queryable, runId: string): Promise<RunCostBasis | undefined> {
   const [row] = await q
-    .select({
-      id: experiments.id,
-      campaignId: experiments.campaignId,
-      campaignVersionId: experiments.campaignVersionId,
-      startedAt: trainingRuns.startedAt,
-      endedAt: trainingRuns.endedAt,
-    })
+    .select(costBasisColumns)
     .from(trainingRuns)
     .innerJoin(experiments, eq(experiments.id, trainingRuns.experimentId))
     .where(eq(trainingRuns.id, runId));
   return row;
 }
+
+/** What pricing a run reads: its experiment's id, campaign and version, and the run's start and end. */
+const costBasisColumns = {
+  id: experiments.id,
+  campaignId: experiments.campaignId,
+  campaignVersionId: experiments.campaignVersionId,
+  startedAt: trainingRuns.startedAt,
+  endedAt: trainingRuns.endedAt,
+};

@@ -25,7 +25,7 @@ import { recordCheckpoints } from '../../services/checkpoints';
 import { recordTrainingCost } from '../../services/cost-ledger';
 import { markExperimentCancelled } from '../../services/experiments';
 import { peerCurves, storeMetricPoints } from '../../services/metric-points';
-import { decideRun, markRunCancelled, recordRunEnd, runCostBasis, runStart } from '../../services/training-runs';
+import { decideRun, markRunCancelled, recordRunEnd, runCostBasis, runStart, type RunCostBasis } from '../../services/training-runs';
 import { readMetrics } from './metrics-stream';
 import type { AwaitTrainingInput, RunVerdict, TrainingOutcome } from '../../contracts/training';
 
@@ -342,7 +342,7 @@ async function record(
   trainerSeconds?: number,
 ): Promise<TrainingOutcome> {
   const launches = countLaunches(input.handle.runDir);
-  await recordRunEnd(deps.db, input.runId, {
+  const basis = await recordRunEnd(deps.db, input.runId, {
     status: outcome.status,
     exitCode: outcome.exitCode ?? null,
     stderrTail: stderrTail ?? null,
@@ -350,13 +350,21 @@ async function record(
     launches,
     endedAt: new Date(deps.clock.now()),
   });
-  await recordRunCost(deps, input, trainerSeconds);
+  await recordRunCost(deps, input, trainerSeconds, basis);
   return outcome;
 }
 
-/** The run's ledger row, once: the trainer's own seconds, or the run's launch-to-end span when it has none. */
-async function recordRunCost(deps: ActivityDepsWithDefaults, input: AwaitTrainingInput, trainerSeconds?: number): Promise<void> {
-  const row = await runCostBasis(deps.db, input.runId);
+/**
+ * The run's ledger row, once: the trainer's own seconds, or the run's launch-to-end span when it has none. `basis`:
+ * what recordRunEnd returned, when it has just recorded the end; read here otherwise.
+ */
+async function recordRunCost(
+  deps: ActivityDepsWithDefaults,
+  input: AwaitTrainingInput,
+  trainerSeconds?: number,
+  basis?: RunCostBasis,
+): Promise<void> {
+  const row = basis ?? (await runCostBasis(deps.db, input.runId));
   if (!row) return;
   const spec = await campaignOfRow(deps, row);
   const seconds = trainerSeconds ?? Math.max(0, ((row.endedAt ?? new Date(deps.clock.now())).getTime() - row.startedAt.getTime()) / 1000);
