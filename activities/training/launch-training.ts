@@ -58,7 +58,8 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));
 
   const backend = withDefaults(deps).backendFor(spec.backend.kind, spec.backend);
-  const { argv, env, isolation } = trainCommand(spec, deps.home, runJson, runDir);
+  // A patch experiment runs its own recipe commit; any other, the version's pinned one (when the spec has a recipe).
+  const { argv, env, isolation } = trainCommand(spec, deps.home, runJson, runDir, exp.recipeCommit);
   writeOnce(path.join(makeLaunchDir(runDir), ISOLATION_FILE), JSON.stringify(isolation) + '\n');
   const handle = await backend.launch({
     runId,
