@@ -2,7 +2,16 @@
 import { baselineParams } from '../../core/trainer-defaults';
 import type { Params } from '../../core/spec';
 import { recordDecision } from '../../services/decisions';
-import { bestScoredExperiment, endExperiment, endInnerLoop, recordExperiments, recordInnerLoop } from '../../services/inner-loops';
+import {
+  bestScoredExperiment,
+  endExperiment,
+  endInnerLoop,
+  experimentsByIds,
+  loopExperiments,
+  recordExperiments,
+  recordInnerLoop,
+} from '../../services/inner-loops';
+import { pinnedRecipe, recipeRound } from './recipe-round';
 
 import { campaignsOf, withDefaults, type ActivityDeps } from '../deps';
 import { warmStartOfCheckpoint } from './warm-start';
@@ -63,8 +72,18 @@ export async function finishExperiment(deps: ActivityDeps, input: FinishExperime
 /** The best succeeded experiment by the public-split score (ties: the earlier experiment), recorded as a decision. */
 export async function selectBest(deps: ActivityDeps, input: SelectBestInput): Promise<SelectedBest | null> {
   const { db } = deps;
-  const row = await bestScoredExperiment(db, input.innerLoopId, input.mode);
+  let row = await bestScoredExperiment(db, input.innerLoopId, input.mode);
   if (!row) return null;
+  // A recipe campaign's winner is the best kept experiment: the last batch's patches are kept or reverted first (as
+  // each batch's start does), so a lucky or unconfirmed patch never becomes the loop's candidate.
+  const spec = row.campaignVersionId ? await campaignsOf(deps).resolve(row.campaignVersionId) : undefined;
+  const recipe = spec && pinnedRecipe(spec);
+  if (spec && recipe) {
+    const round = await recipeRound(db, spec, recipe, input.innerLoopId, await loopExperiments(db, input.innerLoopId), 0);
+    const [kept] = round.base.experimentId ? await experimentsByIds(db, [round.base.experimentId]) : [];
+    if (!kept?.bestCheckpointId || kept.status !== 'succeeded') return null;
+    row = kept;
+  }
   const best: SelectedBest = {
     experimentId: row.id,
     checkpointId: row.bestCheckpointId!,
