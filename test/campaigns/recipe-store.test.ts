@@ -6,9 +6,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkPatch, type CheckPatchInput } from '../../activities/recipes/check-patch';
+import { launchTraining } from '../../activities/training/launch-training';
 import { trainCommand } from '../../activities/training/train-command';
 import type { RunJson } from '../../core/job-contract';
-import { experiments } from '../../db/schema';
+import { datasetVersions, experiments } from '../../db/schema';
 import type { DbHandle } from '../../db/client';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { experimentCommit, setExperimentCommit } from '../../services/recipes/experiment-commit';
@@ -18,6 +19,7 @@ import { commitDiff, commitParent, recipeFiles } from '../../services/recipes/re
 import { recordPatch, triedPatches } from '../../services/recipes/recipe-patches';
 import { recipeRepoOf } from '../../services/recipes/recipe-repo';
 import { parseSpec } from '../../services/task-registry';
+import { eventually } from '../helpers/loop-harness';
 import { freshDatabase, scratchDir } from '../helpers/env';
 import { requires } from '../helpers/requires';
 import { uniqueName } from '../helpers/specs';
@@ -295,4 +297,43 @@ test("a launch runs the experiment's patched commit (else the pinned one) in the
   const tree = path.join(home, 'recipes', `${campaign}.trees`, r.commit);
   expect(fs.readFileSync(path.join(tree, 'train.py'), 'utf8')).toBe(recipeFiles(home, campaign, r.commit)['train.py']);
   expect(execFileSync('find', [tree, '-perm', '/222'], { encoding: 'utf8' })).toBe('');
+});
+
+test("launchTraining starts the trainer on the experiment's own recipe commit", async () => {
+  const { input, campaign } = await imported();
+  const r = await checkPatch({ ...input, diff: diffOf('train.py', TRAIN_PY, patched('launched patch')) });
+  if (!r.ok) throw new Error(r.reason);
+  const { versionId } = await registerCampaignVersion(
+    db.db,
+    {
+      name: campaign,
+      task: { kind: 'builtin-code', completionItems: 10, lossItems: 5 },
+      trainer: { command: ['python3', '{recipe}/train.py'], recipe: { path: '/unused', mutable: ['train.py'], commit: input.baseCommit } },
+      searchSpace: { lr: { type: 'categorical', choices: [0.1] } },
+    },
+    'spec.yaml',
+    home,
+  );
+  const dataset = scratchDir('dataset');
+  fs.writeFileSync(path.join(dataset, 'train.txt'), 'x\n');
+  const datasetVersionId = uniqueName('dv');
+  await db.db.insert(datasetVersions).values({ id: datasetVersionId, datasetId: 'd', path: dataset, contentHash: 'h', countsBySource: {} });
+  const id = `${campaign}/inner/1/e0`;
+  await db.db.insert(experiments).values({
+    id,
+    campaignId: campaign,
+    innerLoopId: `${campaign}/inner/1`,
+    campaignVersionId: versionId,
+    index: 0,
+    datasetVersionId,
+    params: { lr: 0.1 },
+    proposer: 'agent',
+    status: 'proposed',
+  });
+  await setExperimentCommit(db.db, id, r.commit);
+  const { runId } = await launchTraining({ db: db.db, home }, { experimentId: id, attempt: 1 });
+  const out = path.join(home, 'runs', runId.replace(/[^A-Za-z0-9._-]+/g, '_'), 'out.txt');
+  expect(await eventually("the trainer's out.txt", async () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : undefined))).toBe(
+    'launched patch',
+  );
 });

@@ -102,7 +102,7 @@ test('maxConcurrent 1: parallel experiments take turns, the wait is recorded, on
     await workers.stop();
   }
   const runs = await runsOfLoop(wf);
-  expect(runs).toHaveLength(3); // e0, e1 and the baseline, all in parallel in the workflow
+  expect(runs).toHaveLength(3); // the baseline first, then e0 and e1 in parallel in the workflow
   expectNoOverlap(runs);
   const exps = await expsOfLoop(wf);
   for (const e of exps) {
@@ -269,19 +269,22 @@ test('SIGKILL of the training worker while an experiment waits for capacity: the
   let worker = startWorker();
   const id = uniqueName('kill');
   const wf = `${id}/inner/1`;
-  // The baseline and e0 both train for 6 s (fixed params), on one slot.
-  const base = fixtureSpec(id, { offset: 0 });
+  // The baseline (fixed params alone) is quick and runs first, alone (inner-baseline-first); e0 and e1 both train
+  // for 6 s, in parallel, on one slot.
+  const base = fixtureSpec(id, { offset: 0, sleepMs: 6000 }, { budget: { experiments: 2, parallelism: 2 }, batchSize: 2 });
   const spec = {
     ...base,
-    trainer: { ...base.trainer, fixed: { steps: 20, sleepMs: 6000 } },
+    searchSpace: { ...base.searchSpace, offset: { type: 'categorical', choices: [0, 1] } },
+    trainer: { ...base.trainer, fixed: { steps: 20 } },
     backend: { kind: 'local', maxConcurrent: 1 },
     budget: { gpusPerJob: 1 },
   };
+  const searched = (r: { experimentId: string }) => /\/e\d+$/.test(r.experimentId);
   try {
     const h = await workers.startLoop(id, spec);
     // One run launched and streaming, the other experiment waiting in acquireCapacity (it has heartbeated).
     await eventually('one run streaming, one acquire waiting', async () => {
-      const runs = await runsOfLoop(wf);
+      const runs = (await runsOfLoop(wf)).filter(searched);
       if (runs.length !== 1 || (await heldSlots(db.db, { campaignId: id })) !== 1) return undefined;
       const [points] = await db.db
         .select({ n: sql<number>`count(*)::int` })
@@ -293,25 +296,25 @@ test('SIGKILL of the training worker while an experiment waits for capacity: the
     await new Promise((r) => worker.once('exit', r));
     worker = startWorker();
     const result: InnerLoopResult = await h.result();
-    expect(result.best?.experimentId).toBe(`${wf}/e0`);
+    expect([`${wf}/e0`, `${wf}/e1`]).toContain(result.best?.experimentId);
     expect(result.baselineCheckpointId).toBeDefined();
   } finally {
     worker.kill('SIGKILL');
     await workers.stop();
   }
   const runs = await runsOfLoop(wf);
-  expect(runs).toHaveLength(2);
+  expect(runs).toHaveLength(3);
   expect(runs.every((r) => r.launches === 1 && r.status === 'succeeded')).toBe(true);
   expectNoOverlap(runs);
   expect(await heldSlots(db.db, { campaignId: id })).toBe(0);
   // The experiment that waited: its one acquire was retried after the heartbeat timeout (attempt > 1).
-  const second = runs.reduce((a, b) => (a.startedAt > b.startedAt ? a : b));
+  const second = runs.filter(searched).reduce((a, b) => (a.startedAt > b.startedAt ? a : b));
   const shape = await historyShape(second.experimentId);
   expect(shape.scheduled.filter((n) => n === 'runTraining')).toHaveLength(1);
   expect(shape.timers).toBe(0);
   expect(shape.attempts.runTraining).toBeGreaterThan(1);
   // The holder's runTraining was retried too (it reattached, not relaunched), and still one ledger row per run.
-  const first = runs.find((r) => r !== second)!;
+  const first = runs.find((r) => searched(r) && r !== second)!;
   expect((await historyShape(first.experimentId)).attempts.runTraining).toBeGreaterThan(1);
   const ledger = await db.db.select().from(costLedger).where(eq(costLedger.campaignId, id));
   expect(ledger.map((l) => l.id).sort()).toEqual(runs.map((r) => `${r.id}/gpu`).sort());
@@ -388,30 +391,42 @@ test("a slot held by a terminated experiment (no release, no end recorded) is re
   const workers = await harness.workers('t-reap');
   const id = uniqueName('reap');
   const wf = `${id}/inner/1`;
+  // Two loops of one campaign: each fresh loop runs its untrained baseline first and alone (inner-baseline-first),
+  // so the holder and the waiter are the two loops' baselines, competing for the campaign's one slot. A terminated
+  // experiment of the same loop would fail that loop and cancel its waiter with it.
   const base = fixtureSpec(id, { offset: 0 });
   const spec = {
     ...base,
     trainer: { ...base.trainer, fixed: { steps: 20, sleepMs: 60_000 } },
     backend: { kind: 'local', maxConcurrent: 1 },
   };
+  const wf2 = `${id}/inner/2`;
+  const bothRuns = async () => [...(await runsOfLoop(wf)), ...(await runsOfLoop(wf2))];
   try {
     const h = await workers.startLoop(id, spec);
+    const h2 = await harness.client.workflow.start('innerLoop', {
+      taskQueue: `${workers.prefix}-orchestration`,
+      workflowId: wf2,
+      args: [{ campaignVersionId: await harness.version(spec) }],
+    });
     const [holder] = await eventually('one run holding the slot', async () => {
-      const runs = await runsOfLoop(wf);
+      const runs = await bothRuns();
       return runs.length === 1 && (await heldSlots(db.db, { campaignId: id })) === 1 ? runs : undefined;
     });
     await harness.client.workflow.getHandle(holder.experimentId).terminate('test: a holder that never releases');
     // The trainer still runs and its run never ends in PostgreSQL: only the liveness check can free the slot.
     const second = await eventually('the waiting experiment to launch', async () =>
-      (await runsOfLoop(wf)).find((r) => r.experimentId !== holder.experimentId),
+      (await bothRuns()).find((r) => r.experimentId !== holder.experimentId),
     );
     const [slot] = await db.db.select().from(capacitySlots).where(eq(capacitySlots.campaignId, id));
     expect(slot.runId).toBe(second.id);
     const [stale] = await db.db.select().from(trainingRuns).where(eq(trainingRuns.id, holder.id));
     expect(stale.endedAt).toBeNull();
     // The loop fails (a child was terminated) or is cancelled here; either way its live experiment is cancelled and releases.
-    await h.cancel().catch(() => undefined);
-    await h.result().catch(() => undefined);
+    for (const loop of [h, h2]) {
+      await loop.cancel().catch(() => undefined);
+      await loop.result().catch(() => undefined);
+    }
     await eventually('every slot released', async () => ((await heldSlots(db.db, { campaignId: id })) === 0 ? true : undefined));
     process.kill(-Number(holder.handle!.ref), 'SIGKILL');
   } finally {
