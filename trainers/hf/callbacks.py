@@ -76,6 +76,18 @@ class ExportCallback(TrainerCallback):
             self.export(state.global_step)
 
 
+class FinalSaveWeightsOnly(TrainerCallback):
+    """The last step's save keeps the weights and the trainer state but not the optimizer, scheduler and RNG state:
+    a finished run is never resumed (train.py removes its state folder once it ends, and a relaunch after the last
+    listed checkpoint is a no-op), so that state, for a 0.5B model about 4 GB, was written only to be deleted. A kill
+    before the last checkpoint is listed resumes from the one before, whose resume state is whole."""
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if state.global_step >= state.max_steps:
+            args.save_only_model = True
+        return control
+
+
 def last_metric_step(file):
     """The highest step metrics.jsonl holds (0 when there is none): a resumed run writes only later steps."""
     last = 0

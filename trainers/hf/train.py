@@ -152,7 +152,7 @@ def build_trainer(plan, dataset):
     import torch
     from transformers import PrinterCallback
 
-    from callbacks import ExportCallback, MetricsCallback, last_metric_step
+    from callbacks import ExportCallback, FinalSaveWeightsOnly, MetricsCallback, last_metric_step
     from throughput import peak_flops
 
     model = load_model(model_src, what)
@@ -174,7 +174,7 @@ def build_trainer(plan, dataset):
     def export(step):
         publish_checkpoint(run_dir, step, lambda tmp: write_frozen(os.path.join(state_dir, f'checkpoint-{step}'), tmp, p, model_src, what, tokenizer))
 
-    callbacks = [metrics, ExportCallback(export)]
+    callbacks = [metrics, FinalSaveWeightsOnly(), ExportCallback(export)]
     if objective == 'dpo':
         from trl import DPOConfig
 
