@@ -7,6 +7,9 @@
 // where there is one (core/gate/reference-control.ts): the task's reference trainer, else the incumbent's pinned
 // trainer, else the candidate's own. Another trainer than the campaign version's is run under a derived version
 // (services/campaigns/reference-version.ts) that the reruns' experiments pin; the group's summary records the choice.
+// In a recipe campaign (trainer.recipe) the recipe is code as well as knobs: reruns by the candidate's own trainer run
+// the recipe commit of the experiment whose params they retrain (a patch experiment's own commit, not the version's
+// pinned one), and that commit is in the group's key; a reference trainer is another program and runs no commit.
 import crypto from 'node:crypto';
 import { NotFoundError } from '../../core/errors';
 import { InvalidSpecError, type CampaignSpec, type Params } from '../../core/spec';
@@ -17,6 +20,7 @@ import { canonicalJson } from '../../services/campaigns/campaign-versions';
 import { referenceVersionOf } from '../../services/campaigns/reference-version';
 import { checkpointById } from '../../services/checkpoints';
 import { experimentById } from '../../services/experiments';
+import { experimentCommit } from '../../services/recipes/experiment-commit';
 import { checkpointExperiment, experimentsByIds, recordExperiments, recordInnerLoop } from '../../services/inner-loops';
 import { taskForSpec } from '../../services/task-registry';
 import { campaignsOf, type ActivityDeps } from '../deps';
@@ -43,6 +47,7 @@ export async function planSeedReruns(deps: ActivityDeps, input: PlanSeedRerunsIn
   const spec = await campaignsOf(deps).resolve(input.campaignVersionId);
   const recipe = await recipeOf(deps, input);
   const reference = await referenceOf(deps, input, spec, recipe.params);
+  const commit = reference.source === 'candidate' ? await experimentCommit(db, recipe.experimentId) : null;
   // The reruns' trainer is in the key: reruns by another trainer (an earlier gate's, the candidate's own) are not this
   // reference, and are never reused as it.
   const digest = crypto
@@ -53,6 +58,8 @@ export async function planSeedReruns(deps: ActivityDeps, input: PlanSeedRerunsIn
         params: recipe.params,
         base: input.baseCheckpointId ?? null,
         trainer: canonicalJson(reference.trainer),
+        // Only when there is one, so the groups of campaigns without a recipe keep their ids.
+        ...(commit ? { commit } : {}),
       }),
     )
     .digest('hex')
@@ -87,6 +94,7 @@ export async function planSeedReruns(deps: ActivityDeps, input: PlanSeedRerunsIn
       hypothesis: `seed rerun ${i + 1} of ${input.seeds} of ${recipe.source}'s recipe by ${SOURCE_TEXT[reference.source]}: measures the held-out spread across seeds and is the leak check's reference; never a candidate`,
       proposer: SEED_RERUN_PROPOSER,
       status: 'proposed',
+      ...(commit ? { recipeCommit: commit } : {}),
     })),
   );
   const rows = await experimentsByIds(db, ids);
@@ -110,18 +118,20 @@ export async function planSeedReruns(deps: ActivityDeps, input: PlanSeedRerunsIn
  * The incumbent's experiment params; when the incumbent is an untrained baseline (nothing to rerun: zero steps give
  * zero spread), the candidate's, which is the recipe the comparison is about.
  */
-async function recipeOf(deps: ActivityDeps, input: PlanSeedRerunsInput): Promise<{ params: Params; source: string }> {
+async function recipeOf(deps: ActivityDeps, input: PlanSeedRerunsInput): Promise<{ params: Params; source: string; experimentId: string }> {
   const paramsOf = async (checkpointId: string) => {
     const row = await checkpointExperiment(deps.db, checkpointId);
     if (!row) throw new NotFoundError(`checkpoint "${checkpointId}" has no experiment: no recipe to rerun`);
     return row;
   };
   const incumbent = await paramsOf(input.incumbentCheckpointId);
-  if (incumbent.proposer !== BASELINE_PROPOSER) return { params: incumbent.params, source: `the incumbent ${incumbent.experimentId}` };
+  if (incumbent.proposer !== BASELINE_PROPOSER)
+    return { params: incumbent.params, source: `the incumbent ${incumbent.experimentId}`, experimentId: incumbent.experimentId };
   const candidate = await paramsOf(input.candidateCheckpointId);
   return {
     params: candidate.params,
     source: `the candidate ${candidate.experimentId} (the incumbent is the untrained baseline)`,
+    experimentId: candidate.experimentId,
   };
 }
 

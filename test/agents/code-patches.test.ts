@@ -4,15 +4,19 @@
 // apply, one outside `mutable` and a duplicate are recorded as rejected with the rule that refused them and the sampler
 // fills their places; the next batch keeps the winner as a commit whose parent is the import, reverts the loser and is
 // proposed against the new best; a retried activity writes nothing twice; `confirmSeeds` reruns a promising patch
-// before it is kept. Scores are written by the test here: the loop with real training is code-experiments.test.ts.
+// before it is kept; the gate's seed reruns of a patched candidate run its commit. Scores are written by the test
+// here: the loop with real training is code-experiments.test.ts.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { asc, eq } from 'drizzle-orm';
 import type { ActivityDeps } from '../../activities/deps';
 import { proposeExperiments } from '../../activities/inner/propose-experiments';
 import { CONFIRM_PROPOSER } from '../../activities/inner/recipe-round';
+import { planSeedReruns, SEED_RERUN_PROPOSER } from '../../activities/outer/plan-seed-reruns';
+import { BASELINE_PROPOSER } from '../../contracts/experiment';
 import type { Proposal, ProposeInput } from '../../contracts/inner-activities';
 import type { DbHandle } from '../../db/client';
-import { experiments, recipeCommits, recipePatches } from '../../db/schema';
+import { checkpoints, experiments, recipeCommits, recipePatches } from '../../db/schema';
+import { experimentsByIds } from '../../services/inner-loops';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { recipeFiles } from '../../services/recipes/recipe-files';
 import { startChatServer, type ChatReply, type ChatRequest, type ChatServer } from '../helpers/chat-server';
@@ -196,4 +200,51 @@ test('confirmSeeds: a patch that beats the best is rerun with other seeds and re
   expect((await h.db.select().from(recipeCommits).where(eq(recipeCommits.campaignId, c.name))).filter((k) => k.keptAt)).toEqual([]);
   const after = await c.rows();
   expect(after[4].recipeCommit).toBe(c.imported);
+});
+
+test("the gate's seed reruns of a patched candidate run the candidate's own recipe commit", async () => {
+  const c = await campaign('reruns');
+  scripts.set(`goal of ${c.name}`, [() => reply([{ patch: P.helps, hypothesis: 'more steps' }])]);
+  await propose(c.input(0, 2));
+  const [, patched] = await c.rows();
+  expect(patched.recipeCommit).not.toBe(c.imported);
+  // The incumbent is the untrained baseline (so the candidate's recipe is rerun); both have a checkpoint. The format
+  // is not the builtin reference trainer's and the baseline pins the same trainer: the reruns run the candidate's own.
+  const baseline = `${c.name}/inner/0/e0`;
+  await h.db.insert(experiments).values({
+    id: baseline,
+    campaignId: c.name,
+    innerLoopId: c.loop,
+    campaignVersionId: patched.campaignVersionId,
+    index: 99,
+    datasetVersionId: 'v',
+    params: patched.params,
+    hypothesis: 'baseline',
+    proposer: BASELINE_PROPOSER,
+    status: 'succeeded',
+  });
+  const ckpt = (experimentId: string) => ({
+    id: `${experimentId}/r/step-1`,
+    runId: `${experimentId}/r`,
+    experimentId,
+    step: 1,
+    path: '/x',
+    sha256: 'x',
+    format: 'torch-test',
+  });
+  await h.db.insert(checkpoints).values([ckpt(baseline), ckpt(patched.id)]);
+  const plan = await planSeedReruns(deps(), {
+    campaignId: c.name,
+    campaignVersionId: patched.campaignVersionId!,
+    datasetVersionId: 'v',
+    incumbentCheckpointId: ckpt(baseline).id,
+    candidateCheckpointId: ckpt(patched.id).id,
+    seeds: 2,
+  });
+  expect(plan.reference).toMatch(/^blind/);
+  const reruns = await experimentsByIds(h.db, plan.toRun);
+  expect(reruns.map((r) => [r.proposer, r.params, r.recipeCommit])).toEqual([
+    [SEED_RERUN_PROPOSER, patched.params, patched.recipeCommit],
+    [SEED_RERUN_PROPOSER, patched.params, patched.recipeCommit],
+  ]);
 });
