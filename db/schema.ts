@@ -598,6 +598,8 @@ export const recipePatches = pgTable(
     /** `agent:<model>` | `researcher:<name>` */
     proposer: text('proposer').notNull(),
     hypothesis: text('hypothesis').notNull().default(''),
+    /** A researcher's knob values for its experiment (`flywheel propose --params`), over the best's; null: the best's. */
+    params: jsonb('params').$type<Params>(),
     /** accepted | rejected | queued */
     status: text('status').notNull(),
     /** Why it was rejected: one line naming the rule. */

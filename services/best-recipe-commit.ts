@@ -2,7 +2,7 @@
 // newest kept commit (keep-or-revert keeps a commit only when its experiment beats the best, so the newest kept is the
 // best so far), of one inner loop or of the whole campaign, else the campaign version's pinned commit.
 import { eq } from 'drizzle-orm';
-import type { RecipeSpec } from '../core/spec';
+import type { RecipeSpec, SearchSpace } from '../core/spec';
 import type { Db } from '../db/client';
 import { innerLoops } from '../db/schema';
 import { latestCampaignVersionId, loadCampaignVersion } from './campaigns/campaign-versions';
@@ -18,6 +18,8 @@ export interface BestRecipe {
   keptBy?: { experimentId: string | null; score: number | null };
   /** The version's trainer runs unsandboxed (the patch's compile check follows it). */
   unsandboxed: boolean;
+  /** The version's search space (a researcher's `--params` are checked against it). */
+  searchSpace: SearchSpace;
 }
 
 /** The loop's best recipe commit, or a reason it has none (no such loop, no recipe). */
@@ -50,5 +52,6 @@ async function bestOf(db: Db, campaignId: string, versionId: string, innerLoopId
     commit: best?.commit ?? recipe.commit,
     keptBy: best ? { experimentId: best.experimentId, score: best.keptScore } : undefined,
     unsandboxed: spec.trainer.unsandboxed === true,
+    searchSpace: spec.searchSpace,
   };
 }

@@ -4,6 +4,7 @@
 // reason, under an id from the batch and the check's place in it, so a retried activity writes the same rows), and
 // the write of the accepted patches with their experiments, in the transaction that records the batch.
 import { checkPatch } from '../recipes/check-patch';
+import { knobValueProblems } from '../../core/knob-values';
 import type { PatchChecker, PatchVerdict, RecipeView } from '../../agents/proposer';
 import type { CampaignSpec } from '../../core/spec';
 import type { ProposeInput } from '../../contracts/inner-activities';
@@ -98,6 +99,15 @@ export async function recipeBatch(
   ].slice(0, input.count);
   for (const q of await queuedPatches(db, input.innerLoopId)) {
     if (fixed.length >= input.count) break;
+    // The researcher's knob values (`flywheel propose --params`), checked when proposed, again against this version's
+    // space (a loop may have moved on to another); the rest are the best's.
+    const knobs = q.params ? knobValueProblems(spec.searchSpace, q.params) : [];
+    if (knobs.length > 0) {
+      const reason = `params: ${knobs[0]}`;
+      await settleQueuedPatch(db, q.id, { reason });
+      notes.push(`${q.proposer}'s patch ${q.id} rejected: ${reason}`);
+      continue;
+    }
     const v = await check(q.diff);
     if (!v.ok) {
       await settleQueuedPatch(db, q.id, { reason: v.reason });
@@ -114,7 +124,7 @@ export async function recipeBatch(
       queued: true,
     });
     fixed.push({
-      params,
+      params: q.params ? { ...params, ...q.params } : params,
       hypothesis: `${q.hypothesis || `${q.proposer}'s patch`} [patch ${v.summary}]`,
       proposer: q.proposer,
       commit: v.commit,

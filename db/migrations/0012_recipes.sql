@@ -22,6 +22,7 @@ CREATE TABLE "recipe_patches" (
 	"summary" text DEFAULT '' NOT NULL,
 	"proposer" text NOT NULL,
 	"hypothesis" text DEFAULT '' NOT NULL,
+	"params" jsonb,
 	"status" text NOT NULL,
 	"reason" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL

@@ -2,6 +2,7 @@
 // it. Recorded once per id (a retried activity finds its row); the tried list is the duplicate check's memory and the
 // proposer's "already tried".
 import { asc, eq } from 'drizzle-orm';
+import type { Params } from '../../core/spec';
 import { recipePatches } from '../../db/schema';
 import type { Queryable } from '../queryable';
 
@@ -22,6 +23,8 @@ export interface NewRecipePatch {
   /** `agent:<model>` | `researcher:<name>` */
   proposer: string;
   hypothesis?: string;
+  /** A researcher's knob values for its experiment, over the best's (`flywheel propose --params`). */
+  params?: Params | null;
   status: PatchStatus;
   reason?: string | null;
 }
@@ -42,6 +45,7 @@ export async function recordPatch(q: Queryable, p: NewRecipePatch): Promise<bool
       summary: p.summary ?? '',
       proposer: p.proposer,
       hypothesis: p.hypothesis ?? '',
+      params: p.params ?? null,
       status: p.status,
       reason: p.reason ?? null,
     })

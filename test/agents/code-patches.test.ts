@@ -17,6 +17,7 @@ import type { Proposal, ProposeInput } from '../../contracts/inner-activities';
 import type { DbHandle } from '../../db/client';
 import { checkpoints, experiments, recipeCommits, recipePatches } from '../../db/schema';
 import { experimentsByIds } from '../../services/inner-loops';
+import { recordPatch } from '../../services/recipes/recipe-patches';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { recipeFiles } from '../../services/recipes/recipe-files';
 import { startChatServer, type ChatReply, type ChatRequest, type ChatServer } from '../helpers/chat-server';
@@ -63,13 +64,13 @@ const propose = (input: ProposeInput) =>
     input,
   ) as Promise<Proposal[]>;
 
-async function campaign(label: string, confirmSeeds = 0) {
+async function campaign(label: string, confirmSeeds = 0, searchSpace?: Record<string, unknown>) {
   const name = uniqueName(label);
   const spec = torchRecipeSpec(name, torchRecipeFolder(scratchDir(`recipe-${label}`)), {
     steps: 40,
     lr: 0.003,
     confirmSeeds,
-    over: { goal: `goal of ${name}`, agents: { proposer: { model: MODEL } } },
+    over: { goal: `goal of ${name}`, agents: { proposer: { model: MODEL } }, ...(searchSpace ? { searchSpace } : {}) },
   });
   const { versionId, spec: parsed } = await registerCampaignVersion(h.db, spec, undefined, home);
   const loop = `${name}/inner/1`;
@@ -246,5 +247,39 @@ test("the gate's seed reruns of a patched candidate run the candidate's own reci
   expect(reruns.map((r) => [r.proposer, r.params, r.recipeCommit])).toEqual([
     [SEED_RERUN_PROPOSER, patched.params, patched.recipeCommit],
     [SEED_RERUN_PROPOSER, patched.params, patched.recipeCommit],
+  ]);
+});
+
+test("a researcher's queued patch runs with its --params over the best's knobs; values the space no longer allows are refused", async () => {
+  const c = await campaign('params', 0, {
+    lr: { type: 'categorical', choices: [0.003, 0.001] },
+    steps: { type: 'int', low: 20, high: 80 },
+  });
+  scripts.set(`goal of ${c.name}`, [() => reply([{ params: { lr: 0.003, steps: 50 }, hypothesis: 'knobs only' }])]);
+  const queue = (id: string, patch: string, params: Record<string, number> | null) =>
+    recordPatch(h.db, {
+      id: `${c.loop}/researcher/${id}`,
+      campaignId: c.name,
+      innerLoopId: c.loop,
+      baseCommit: c.imported,
+      diff: patch,
+      normalizedHash: id,
+      proposer: 'researcher:ada',
+      params,
+      status: 'queued',
+    });
+  await queue('a', P.helps, { steps: 77 });
+  // Stored before the space changed, say: the batch rechecks it and refuses it with the knob's reason.
+  await queue('b', P.hurts, { lr: 0.5 });
+  const got = await propose(c.input(0, 3));
+  expect(got.map((p) => p.proposer)).toEqual(['tpe-startup', 'researcher:ada', 'agent']);
+  const [control, mine] = await c.rows();
+  expect(control.params.steps).not.toBe(77);
+  expect(mine.params).toEqual({ ...control.params, steps: 77 });
+  expect(mine.recipeCommit).not.toBe(c.imported);
+  const rows = await c.patches();
+  expect(rows.map((p) => [p.id.split('/').pop(), p.status, p.experimentId, p.params, p.reason])).toEqual([
+    ['a', 'accepted', mine.id, { steps: 77 }, null],
+    ['b', 'rejected', null, { lr: 0.5 }, 'params: lr: 0.5 is not one of 0.003, 0.001'],
   ]);
 });

@@ -126,11 +126,35 @@ test('`flywheel propose` checks a patch against the running loop, stores it queu
   });
   expect(await harness.db.db.select().from(recipePatches).where(eq(recipePatches.campaignId, id))).toEqual([]);
 
+  // --params: each a knob of the search space with a value it allows, checked before the patch: one line, exit 2.
   const warmup = file('warmup.diff', diffOf('knobs.py', 'WARMUP_STEPS = 0', 'WARMUP_STEPS = 50'));
-  const ok = await runCli(env, ['propose', id, '--patch', warmup, '--hypothesis', 'warm up over 50 steps', '--json']);
+  expect(await runCli(env, ['propose', id, '--patch', warmup, '--params', 'stpes=2'])).toEqual({
+    status: 2,
+    stdout: '',
+    stderr: 'flywheel: --params stpes: not a knob of the search space (did you mean "steps"? its knobs: steps, sleepMs)\n',
+  });
+  expect(await runCli(env, ['propose', id, '--patch', warmup, '--params', 'steps=3'])).toEqual({
+    status: 2,
+    stdout: '',
+    stderr: 'flywheel: --params steps: 3 is not one of 2\n',
+  });
+  expect(await harness.db.db.select().from(recipePatches).where(eq(recipePatches.campaignId, id))).toEqual([]);
+
+  const ok = await runCli(env, [
+    'propose',
+    id,
+    '--patch',
+    warmup,
+    '--hypothesis',
+    'warm up over 50 steps',
+    '--params',
+    'steps=2',
+    '--json',
+  ]);
   expect(ok.stderr).toBe('');
   expect(ok.status).toBe(0);
-  const out = JSON.parse(ok.stdout) as { patchId: string; reply: string; summary: string };
+  const out = JSON.parse(ok.stdout) as { patchId: string; reply: string; summary: string; params: unknown };
+  expect(out.params).toEqual({ steps: 2 });
   expect(out.reply).toBe(`${out.patchId} queued for the next batch of ${h.workflowId} (1 queued)`);
   expect(out.summary).toBe('knobs.py +1 -1');
   const rows = await harness.db.db.select().from(recipePatches).where(eq(recipePatches.campaignId, id));
@@ -141,6 +165,7 @@ test('`flywheel propose` checks a patch against the running loop, stores it queu
       status: 'queued',
       proposer: 'researcher:ada',
       hypothesis: 'warm up over 50 steps',
+      params: { steps: 2 },
       experimentId: null,
     },
   ]);
