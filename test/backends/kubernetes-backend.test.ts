@@ -370,8 +370,9 @@ describe('an inner loop on the Kubernetes backend (KUBECONFIG pointing at the st
     try {
       const id = uniqueName('k8s-down');
       const h = await workers.startLoop(id, { ...fixtureSpec(id, { steps: 5 }), backend: k8s() });
-      // The launch runs in the experiment's child workflow.
-      const experiment = harness.client.workflow.getHandle(`${id}/inner/1/e0`);
+      // The launch runs in the experiment's child workflow: the untrained baseline's first, as a fresh loop starts
+      // its search only once the baseline has run (inner-baseline-first).
+      const experiment = harness.client.workflow.getHandle(`${id}/inner/1/baseline`);
       const failure = await eventually('a failed launchTraining attempt', async () => {
         const pending = (await experiment.describe().catch(() => undefined))?.raw.pendingActivities ?? [];
         // The launch runs inside runTraining (launchTraining on its own before FEWER_ROUND_TRIPS).
