@@ -24,9 +24,12 @@ os.environ.setdefault('HF_HUB_DISABLE_PROGRESS_BARS', '1')
 os.environ.setdefault('TRANSFORMERS_VERBOSITY', 'error')
 os.environ.setdefault('TOKENIZERS_PARALLELISM', 'false')
 
+import tiny_model  # noqa: E402 (after the environment it reads)
+from tiny_model import SPECIAL, readable_by_all  # noqa: E402
+from tiny_model import build_model as llama_model  # noqa: E402
+
 NAME = 'flywheel-base'
 POINTER = f'{NAME}.json'
-SPECIAL = {'bos_token': '<s>', 'eos_token': '</s>', 'pad_token': '<pad>', 'unk_token': '<unk>'}
 # Folders of the standard library that are not its own code and docs (tests, demos, bundled wheels).
 SKIP_DIRS = {'site-packages', 'dist-packages', '__pycache__', 'test', 'tests', 'idle_test', 'turtledemo', 'ensurepip', 'lib2to3'}
 # Everything that makes the model: a change to any of it is a new folder.
@@ -96,29 +99,8 @@ def build_tokenizer(text, vocab_size):
 
 
 def build_model(tokenizer, seed):
-    import torch
-    from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(seed)
     s = SETTINGS
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=s['hidden'],
-        intermediate_size=s['intermediate'],
-        num_hidden_layers=s['layers'],
-        num_attention_heads=s['heads'],
-        num_key_value_heads=s['heads'],
-        max_position_embeddings=512,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        tie_word_embeddings=True,
-    )
-    model = LlamaForCausalLM(config)
-    model.generation_config = GenerationConfig(
-        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
-    )
-    return model
+    return llama_model(tokenizer, s['layers'], s['hidden'], s['heads'], seed, 512, s['intermediate'])
 
 
 def heldout_loss(model, windows):
@@ -165,18 +147,11 @@ def pretrain(model, train_ids, heldout_ids, steps, seed, log):
     return heldout_loss(model, held)
 
 
-def readable_by_all(folder):
-    """Trainers run as uids of their own (Flywheel's sandbox) and read this folder: files o+r, folders o+rx."""
-    for root, _dirs, files in os.walk(folder):
-        os.chmod(root, os.stat(root).st_mode | 0o555)
-        for f in files:
-            full = os.path.join(root, f)
-            os.chmod(full, os.stat(full).st_mode | 0o444)
-
-
 def key_of(seed, steps, threads, corpus_sha):
-    with open(__file__, 'rb') as f:
-        script = f.read()
+    script = b''
+    for source in (__file__, tiny_model.__file__):  # tiny_model builds the architecture: a change there is a new model
+        with open(source, 'rb') as f:
+            script += f.read()
     h = hashlib.sha256(script + json.dumps({'seed': seed, 'steps': steps, 'threads': threads, 'corpus': corpus_sha}, sort_keys=True).encode())
     return h.hexdigest()[:12]
 

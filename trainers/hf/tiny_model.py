@@ -30,7 +30,9 @@ def build_tokenizer(text_file, vocab_size):
     return PreTrainedTokenizerFast(tokenizer_object=tok, clean_up_tokenization_spaces=False, **SPECIAL)
 
 
-def build_model(tokenizer, layers, hidden, heads, seed, max_positions):
+def build_model(tokenizer, layers, hidden, heads, seed, max_positions, intermediate=None):
+    """A Llama of this shape, seeded, with the tokenizer's special tokens (pretrain_base.py builds flywheel-base with
+    it too); `intermediate` is 4 x hidden unless given."""
     import torch
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
 
@@ -38,7 +40,7 @@ def build_model(tokenizer, layers, hidden, heads, seed, max_positions):
     config = LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=hidden,
-        intermediate_size=hidden * 4,
+        intermediate_size=intermediate or hidden * 4,
         num_hidden_layers=layers,
         num_attention_heads=heads,
         num_key_value_heads=heads,
