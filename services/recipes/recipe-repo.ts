@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { safeName } from '../paths';
+import { FlywheelError } from '../../core/errors';
 
 export const recipesRoot = (home: string) => path.join(home, 'recipes');
 export const recipeRepoOf = (home: string, campaign: string) => path.join(recipesRoot(home), `${safeName(campaign)}.git`);
@@ -22,7 +23,8 @@ const FIXED = {
   GIT_COMMITTER_DATE: '946684800 +0000',
 };
 
-export class GitError extends Error {
+/** A git command that failed; `stderr` is its text. Retryable, as any error Temporal does not know. */
+export class GitError extends FlywheelError {
   constructor(
     message: string,
     readonly stderr: string,
