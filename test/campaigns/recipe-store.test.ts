@@ -143,6 +143,9 @@ test('each rule refuses its patch with one line naming it', async () => {
   expect(
     await reasons(`diff --git a/evil.py b/evil.py\nnew file mode 100644\n--- /dev/null\n+++ b/evil.py\n@@ -0,0 +1 @@\n+print(1)\n`),
   ).toBe('mutable: the patch touches evil.py, which is not in trainer.recipe.mutable');
+  // A path that climbs (`x/../helper.py`, or out of the recipe) is not a mutable path as written: refused before git reads it.
+  expect(await reasons(`--- a/x/../helper.py\n+++ b/x/../helper.py\n@@ -1 +1 @@\n-SCALE = 1\n+SCALE = 2\n`)).toMatch(/^mutable: /);
+  expect(await reasons(`--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-root\n+me\n`)).toMatch(/^mutable: /);
   expect(await reasons(`diff --git a/train.py b/helper2.py\nsimilarity index 100%\nrename from train.py\nrename to helper2.py\n`)).toMatch(
     /^mutable: the patch touches helper2\.py/,
   );
