@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { SearchSpace } from '../core/spec';
 import type { ReplySchema } from './agent-request';
-import { proposerJsonSchema } from './proposer-reply';
+import { HYPOTHESIS_JSON_SCHEMA, paramsJsonSchema, proposalsJsonSchema } from './proposer-reply';
 
 export const patchReplySchema = z.strictObject({
   proposals: z.array(
@@ -19,38 +19,17 @@ export const patchReplySchema = z.strictObject({
 
 export type PatchReply = z.output<typeof patchReplySchema>;
 
-/** The knob schema of proposerJsonSchema, with `params` nullable and a nullable `patch` beside it. */
+/** The envelope of proposerJsonSchema, with `params` nullable and a nullable `patch` beside it. */
 export function patchJsonSchema(space: SearchSpace): ReplySchema {
-  const base = proposerJsonSchema(space);
-  const proposals = (base.schema.properties as { proposals: { items: { properties: Record<string, unknown> } } }).proposals;
-  const { params, hypothesis } = proposals.items.properties;
-  return {
-    name: 'experiment_proposals',
-    strict: true,
-    description:
-      'The next batch of experiments: each a configuration of the search space, a unified diff against the recipe, or both, with its hypothesis.',
-    schema: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['proposals'],
-      properties: {
-        proposals: {
-          type: 'array',
-          items: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['params', 'patch', 'hypothesis'],
-            properties: {
-              params: { anyOf: [params, { type: 'null' }] },
-              patch: {
-                type: ['string', 'null'],
-                description: 'A unified diff (git diff format) against the recipe files of the user message, or null.',
-              },
-              hypothesis,
-            },
-          },
-        },
+  return proposalsJsonSchema(
+    'The next batch of experiments: each a configuration of the search space, a unified diff against the recipe, or both, with its hypothesis.',
+    {
+      params: { anyOf: [paramsJsonSchema(space), { type: 'null' }] },
+      patch: {
+        type: ['string', 'null'],
+        description: 'A unified diff (git diff format) against the recipe files of the user message, or null.',
       },
+      hypothesis: HYPOTHESIS_JSON_SCHEMA,
     },
-  };
+  );
 }

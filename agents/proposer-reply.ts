@@ -17,8 +17,8 @@ export const proposerReplySchema = z.strictObject({
 
 export type ProposerReply = z.output<typeof proposerReplySchema>;
 
-/** The request's schema: `params` lists exactly the space's knobs, each with its type (bounds are in the prompt). */
-export function proposerJsonSchema(space: SearchSpace): ReplySchema {
+/** `params` as the request's schema gives it: exactly the space's knobs, each with its type (bounds are in the prompt). */
+export function paramsJsonSchema(space: SearchSpace): Record<string, unknown> {
   const knob = (name: string): Record<string, unknown> => {
     const def = space[name];
     if (def.type === 'categorical') return { enum: def.choices };
@@ -29,9 +29,24 @@ export function proposerJsonSchema(space: SearchSpace): ReplySchema {
   };
   const names = Object.keys(space);
   return {
+    type: 'object',
+    additionalProperties: false,
+    required: names,
+    properties: Object.fromEntries(names.map((n) => [n, knob(n)])),
+  };
+}
+
+export const HYPOTHESIS_JSON_SCHEMA = { type: 'string', description: 'What this experiment tests and why, in plain English.' };
+
+/**
+ * The envelope every proposer reply shares, `{proposals: [item, …]}`, strict: no other key anywhere, and every key
+ * of an item required (strict mode asks for that; an item says "none" with `null`), so `required` is derived here.
+ */
+export function proposalsJsonSchema(description: string, item: Record<string, Record<string, unknown>>): ReplySchema {
+  return {
     name: 'experiment_proposals',
     strict: true,
-    description: 'The next batch of experiments, each a configuration of the search space with its hypothesis.',
+    description,
     schema: {
       type: 'object',
       additionalProperties: false,
@@ -39,24 +54,19 @@ export function proposerJsonSchema(space: SearchSpace): ReplySchema {
       properties: {
         proposals: {
           type: 'array',
-          items: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['params', 'hypothesis'],
-            properties: {
-              params: {
-                type: 'object',
-                additionalProperties: false,
-                required: names,
-                properties: Object.fromEntries(names.map((n) => [n, knob(n)])),
-              },
-              hypothesis: { type: 'string', description: 'What this experiment tests and why, in plain English.' },
-            },
-          },
+          items: { type: 'object', additionalProperties: false, required: Object.keys(item), properties: item },
         },
       },
     },
   };
+}
+
+/** The request's schema of a campaign without a recipe: knob values and a hypothesis. */
+export function proposerJsonSchema(space: SearchSpace): ReplySchema {
+  return proposalsJsonSchema('The next batch of experiments, each a configuration of the search space with its hypothesis.', {
+    params: paramsJsonSchema(space),
+    hypothesis: HYPOTHESIS_JSON_SCHEMA,
+  });
 }
 
 export interface CheckedProposals {
