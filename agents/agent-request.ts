@@ -13,9 +13,33 @@ export interface ReplySchema {
   description?: string;
 }
 
-export interface AgentMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+/** A call the model asked for (an OpenAI function tool call), as recorded with its reply. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The arguments, a JSON text as the model wrote it (not yet checked). */
+  arguments: string;
+}
+
+/**
+ * One message of the conversation, in the shapes Chat Completions takes: the assistant's tool calls and each call's
+ * answer (a `tool` message naming its id) go back to the model with the next request.
+ */
+export type AgentMessage =
+  | { role: 'system' | 'user'; content: string }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+    }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** A function the model may call before it replies (the proposer's `analyst`): sent in `tools`, strict. */
+export interface AgentTool {
+  name: string;
+  description: string;
+  /** A strict JSON schema of the arguments. */
+  parameters: Record<string, unknown>;
 }
 
 export interface AgentRequest {
@@ -25,9 +49,14 @@ export interface AgentRequest {
   model: string;
   messages: AgentMessage[];
   schema: ReplySchema;
+  /** Functions the model may call instead of replying (with `response_format`); none unless given. */
+  tools?: AgentTool[];
+  /** `auto`: it may call them; `none`: it must reply (its tool rounds are spent). @default 'auto' */
+  toolChoice?: 'auto' | 'none';
   /**
-   * This call's place in its activity, the same on every attempt (`proposer/0`, `proposer/1` for the repair, the
-   * teacher's hash of the failure): with the workflow and activity ids it is the record's idempotency key.
+   * This call's place in its activity, the same on every attempt (`proposer/0`, `proposer/1` for the repair,
+   * `proposer/0/tool1` for the request after the first tool answers, the teacher's hash of the failure): with the
+   * workflow and activity ids it is the record's idempotency key.
    */
   callIndex: string;
 }

@@ -3,16 +3,23 @@
 // valid, new configurations; the caller fills the rest of the batch with the built-in sampler.
 import { UnusableReplyError } from './agent-errors';
 import type { AgentCaller, AgentMessage } from './agent-request';
+import { ANALYST_TOOL, answerAnalystCall, type AnalystAnswer } from './analyst-tool';
 import { loadPrompt } from './load-prompt';
 import { patchJsonSchema, patchReplySchema, type PatchReply } from './patch-reply';
 import { checkProposals, proposerJsonSchema, proposerReplySchema, spaceKey } from './proposer-reply';
 import { parseStructured } from './structured-reply';
+import { completeWithTools, type ToolRounds } from './tool-rounds';
 import { validateParams } from '../core/sampler';
 import type { Params, SearchSpace } from '../core/spec';
 
 export const PROPOSER_PROMPT_VERSION = 'proposer.v1';
-/** The prompt of a campaign with a recipe: the same role, and patches to the recipe's mutable files beside knobs. */
-export const PATCH_PROPOSER_PROMPT_VERSION = 'proposer-patch.v1';
+/**
+ * The prompt of a campaign with a recipe: the same role, patches to the recipe's mutable files beside knobs, and the
+ * analyst tool (v2; v1 had the tool's summary in the user message only).
+ */
+export const PATCH_PROPOSER_PROMPT_VERSION = 'proposer-patch.v2';
+/** Tool rounds (requests that answered analyst calls) one proposing activity allows, its repair included. */
+export const MAX_TOOL_ROUNDS = 3;
 
 /** What the proposer sees of the recipe: the best commit's mutable files, and every patch tried so far. */
 export interface RecipeView {
@@ -58,16 +65,22 @@ export interface AgentProposals {
   accepted: AgentProposal[];
   /** One line per rejected proposal: `proposals.2: lr: 5 is outside [0.0003, 0.03]`. */
   rejected: string[];
-  /** The agent_calls rows of the request and the repair (if any). */
+  /** The agent_calls rows of every request: the first, its tool rounds, the repair and its tool rounds. */
   callIds: string[];
 }
 
+/**
+ * Asks for a batch: the first request, then, when something was rejected, one repair. With `analyst` (a recipe
+ * campaign's), the model may call the analyst tool before each reply, at most MAX_TOOL_ROUNDS rounds in all; a
+ * reply that calls it after that is unusable, as a reply that is not JSON is.
+ */
 export async function proposeWithAgent(
   agent: AgentCaller,
   model: string,
   context: ProposerContext,
   seen: ReadonlySet<string>,
   checkPatch?: PatchChecker,
+  analyst?: AnalystAnswer,
 ): Promise<AgentProposals> {
   const promptVersion = checkPatch ? PATCH_PROPOSER_PROMPT_VERSION : PROPOSER_PROMPT_VERSION;
   const schema = checkPatch ? patchJsonSchema(context.searchSpace) : proposerJsonSchema(context.searchSpace);
@@ -75,19 +88,27 @@ export async function proposeWithAgent(
     { role: 'system', content: loadPrompt(promptVersion) },
     { role: 'user', content: JSON.stringify(context) },
   ];
+  const rounds: ToolRounds | undefined = analyst
+    ? {
+        tools: [ANALYST_TOOL],
+        answer: (c) => answerAnalystCall(c.name, c.arguments, analyst),
+        left: MAX_TOOL_ROUNDS,
+        max: MAX_TOOL_ROUNDS,
+      }
+    : undefined;
   const result: AgentProposals = { accepted: [], rejected: [], callIds: [] };
   for (let round = 0; round < 2; round++) {
-    const reply = await agent.complete({
-      role: 'proposer',
-      promptVersion,
-      model,
+    const turn = await completeWithTools(
+      agent,
+      { role: 'proposer', promptVersion, model, schema, callIndex: `proposer/${round}` },
       messages,
-      schema,
-      callIndex: `proposer/${round}`,
-    });
-    result.callIds.push(reply.callId);
+      rounds,
+    );
+    const { reply } = turn;
+    result.callIds.push(...turn.callIds);
     let reasons: string[];
     try {
+      if (turn.overLimit) throw new UnusableReplyError(turn.overLimit);
       const keys = new Set([
         ...seen,
         ...result.accepted.flatMap((a) => (a.patch || !a.params ? [] : [spaceKey(context.searchSpace, a.params)])),
@@ -109,15 +130,14 @@ export async function proposeWithAgent(
     result.rejected.push(...reasons.map((r) => (round === 0 ? r : `repair: ${r}`)));
     if (reasons.length === 0 || result.accepted.length >= context.count) break;
     const missing = context.count - result.accepted.length;
-    messages.push(
-      { role: 'assistant', content: reply.choice.message.content ?? reply.choice.message.refusal ?? '' },
-      {
-        role: 'user',
-        content: checkPatch
-          ? `Your reply was rejected: ${reasons.join(' | ')}. Reply again with ${missing} new proposals that fix this: params with every knob of searchSpace inside its range or choices (or null with a patch), a patch that applies to recipe.files as given, changes only recipe.mutable files, stays under recipe.maxPatchBytes and is not in recipe.tried or already accepted (${JSON.stringify(result.accepted.map((a) => a.patch?.summary ?? a.params))}).`
-          : `Your reply was rejected: ${reasons.join(' | ')}. Reply again with ${missing} new proposals that fix this: every knob of searchSpace, inside its range or choices, no other keys, no configuration from the leaderboard or already accepted (${JSON.stringify(result.accepted.map((a) => a.params))}).`,
-      },
-    );
+    // A tool call too many is in the conversation already, with its answer.
+    if (!turn.overLimit) messages.push({ role: 'assistant', content: reply.choice.message.content ?? reply.choice.message.refusal ?? '' });
+    messages.push({
+      role: 'user',
+      content: checkPatch
+        ? `Your reply was rejected: ${reasons.join(' | ')}. Reply again with ${missing} new proposals that fix this: params with every knob of searchSpace inside its range or choices (or null with a patch), a patch that applies to recipe.files as given, changes only recipe.mutable files, stays under recipe.maxPatchBytes and is not in recipe.tried or already accepted (${JSON.stringify(result.accepted.map((a) => a.patch?.summary ?? a.params))}).`
+        : `Your reply was rejected: ${reasons.join(' | ')}. Reply again with ${missing} new proposals that fix this: every knob of searchSpace, inside its range or choices, no other keys, no configuration from the leaderboard or already accepted (${JSON.stringify(result.accepted.map((a) => a.params))}).`,
+    });
   }
   return result;
 }

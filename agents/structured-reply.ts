@@ -2,13 +2,19 @@
 // parsed and validated here, and an unusable reply is an UnusableReplyError with a one-line reason.
 import type { z } from 'zod';
 import { UnusableReplyError } from './agent-errors';
+import type { ToolCall } from './agent-request';
 
 /** The first choice of a chat completion, as far as an agent reads it (a tool call's arguments become `content`). */
 export interface ReplyChoice {
   /** The completion's `choices` array was empty: there is no message to read. */
   noChoices?: true;
   finish_reason?: string | null;
-  message: { content: string | null; refusal?: string | null };
+  message: {
+    content: string | null;
+    refusal?: string | null;
+    /** Calls to the request's `tools` (never the forced reply function, whose arguments are `content`). */
+    toolCalls?: ToolCall[];
+  };
 }
 
 /** The checked reply, or UnusableReplyError with a one-line reason. */

@@ -13,6 +13,7 @@ import type { CampaignSpec, Params } from '../../core/spec';
 import { recordProposalBatch } from '../../services/inner-loops';
 import type { ActivityDeps } from '../deps';
 import { activityAttempt, heartbeatIfActivity } from '../heartbeat';
+import { analystAnswerOf } from './analyst-views';
 import { pastBatches, proposerContext, type ExperimentRow } from './proposer-context';
 
 /** Attempts of the propose activity that may fail on an unreachable or failing endpoint before the sampler takes over. */
@@ -63,7 +64,9 @@ export async function agentBatch(deps: ActivityDeps, input: AgentBatchInput): Pr
     const context = await proposerContext(deps.db, spec, input.innerLoopId, input.rows, count, input.recipe?.view);
     heartbeatIfActivity({ phase: 'asking the proposer' });
     const seen = new Set(input.rows.map((r) => spaceKey(spec.searchSpace, r.params)));
-    const made = await proposeWithAgent(input.agent, input.model, context, seen, input.recipe?.check);
+    // A recipe campaign's proposer may call the analyst tool (agents/analyst-tool.ts), answered from PostgreSQL.
+    const analyst = input.recipe ? await analystAnswerOf(deps.db, spec, input.innerLoopId, input.rows) : undefined;
+    const made = await proposeWithAgent(input.agent, input.model, context, seen, input.recipe?.check, analyst);
     if (made.rejected.length > 0) notes.push(`rejected: ${made.rejected.join(' | ')}`);
     const entry = (a: (typeof made.accepted)[number]): BatchEntry => ({
       params: input.pin(a.params),

@@ -1,7 +1,8 @@
 // The analyst's structured view of a loop, derived from the public numbers alone (pure): the best so far, how many
 // experiments have run since it (a plateau), and what each kind of change did: knob-only experiments as a group, and
 // each patch with its public score against the best before it. The proposer of a recipe campaign gets it in its
-// context (`analyst`); it reads experiment rows as the proposer's leaderboard does, never a held-out score.
+// context (`analyst`, a summary kept there for endpoints that take no tools) and, in more detail, from the analyst
+// tool (analyst-views.ts); it reads experiment rows as the proposer's leaderboard does, never a held-out score.
 import { improves } from '../../core/loop-settings';
 import type { CampaignSpec } from '../../core/spec';
 import { BASELINE_PROPOSER } from '../../contracts/experiment';

@@ -68,8 +68,8 @@ export async function proposerContext(
   };
 }
 
-/** Up to CURVE_POINTS evenly spaced `[step, loss]` points of each experiment's last training run. */
-async function lossCurves(db: Db, experimentIds: string[]): Promise<Map<string, [number, number][]>> {
+/** Up to `points` evenly spaced `[step, loss]` points of each experiment's last training run. */
+export async function lossCurves(db: Db, experimentIds: string[], points = CURVE_POINTS): Promise<Map<string, [number, number][]>> {
   const out = new Map<string, [number, number][]>();
   if (experimentIds.length === 0) return out;
   const last = await lastRunIds(db, experimentIds);
@@ -78,9 +78,7 @@ async function lossCurves(db: Db, experimentIds: string[]): Promise<Map<string, 
   for (const [experimentId, runId] of last) {
     const all = (byRun.get(runId) ?? []).map((p): [number, number] => [p.step, Number(p.value.toFixed(4))]);
     const pick =
-      all.length <= CURVE_POINTS
-        ? all
-        : Array.from({ length: CURVE_POINTS }, (_, i) => all[Math.round((i * (all.length - 1)) / (CURVE_POINTS - 1))]);
+      all.length <= points ? all : Array.from({ length: points }, (_, i) => all[Math.round((i * (all.length - 1)) / (points - 1))]);
     out.set(experimentId, pick);
   }
   return out;

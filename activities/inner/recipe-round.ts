@@ -130,4 +130,4 @@ export async function recipeRound(
 }
 
 /** Whether a row of the loop's (by its experiment id, `${innerLoopId}/e…`). */
-const ownedBy = (experimentId: string | null, innerLoopId: string) => experimentId?.startsWith(`${innerLoopId}/`) === true;
+export const ownedBy = (experimentId: string | null, innerLoopId: string) => experimentId?.startsWith(`${innerLoopId}/`) === true;
