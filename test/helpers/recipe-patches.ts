@@ -110,12 +110,20 @@ export function torchPatches(): Record<'helps' | 'hurts' | 'misfit' | 'outside' 
 
 /**
  * A campaign on the torch trainer whose code is a recipe: `folder` imported, train.py mutable, `{recipe}/main.py` the
- * command (the commit an experiment runs, bound read-only in the sandbox).
+ * command (the commit an experiment runs, bound read-only in the sandbox). `fixed` adds to (or overrides) the
+ * trainer's fixed knobs.
  */
 export function torchRecipeSpec(
   name: string,
   folder: string,
-  opts: { steps: number; lr: number; confirmSeeds?: number; innerLoop?: Record<string, unknown>; over?: Record<string, unknown> },
+  opts: {
+    steps: number;
+    lr: number;
+    confirmSeeds?: number;
+    fixed?: Record<string, unknown>;
+    innerLoop?: Record<string, unknown>;
+    over?: Record<string, unknown>;
+  },
 ): Record<string, unknown> {
   const base = torchSpec(name, [opts.lr], opts.steps, opts.innerLoop ?? {}) as unknown as Record<string, unknown> & {
     trainer: Record<string, unknown>;
@@ -125,6 +133,7 @@ export function torchRecipeSpec(
     ...base,
     trainer: {
       ...trainer,
+      fixed: { ...(trainer.fixed as Record<string, unknown>), ...opts.fixed },
       command: [torchPython(), '{recipe}/main.py'],
       recipe: { path: folder, mutable: ['train.py'], confirmSeeds: opts.confirmSeeds ?? 0 },
     },
