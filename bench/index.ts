@@ -35,6 +35,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
   },
   'idle-gap': { file: 'idle-gap.ts', measures: 'idle time between consecutive experiments on one slot' },
   'launch-latency': { file: 'launch-latency.ts', measures: 'time from launch to the first metric' },
+  'launch-spawn-cost': {
+    file: 'launch-spawn-cost.ts',
+    measures: "the worker's CPU and longest event-loop stall per local launch, forking the worker beside its spawn helper",
+  },
   'outer-iteration': { file: 'outer-iteration.ts', measures: 'one outer iteration end to end' },
   'arithmetic-task': {
     file: 'arithmetic-task.ts',

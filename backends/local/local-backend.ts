@@ -2,9 +2,9 @@
 // pid, start and end times, exit code and captured logs in the run's launch directory (`<runDir>.launch`), which the
 // trainer never sees: only the run directory is bound into its sandbox, so nothing it writes can forge a record.
 // Files, not the worker's memory, are the truth, so a new worker process reattaches to a job an old one launched.
+// The worker's spawn helper (spawn-server.ts) starts the launcher, so the worker never forks its own large process.
 // With LaunchRequest.limits, the logs are capped and status() watches the run (run-usage.ts): a run past a limit is
 // killed and ends `failed` with the limit named, recorded in the launch directory so any worker reports the same.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,6 +27,8 @@ import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../ba
 import { groupMembers, isAlive } from './process-liveness';
 import { launchDirOf, makeLaunchDir, readTrimmed, tailFile, trainerSecondsIn, writeAtomic } from '../run-dir-files';
 import { isLauncherOf, logBreach, runProcesses, RunWatcher, stillRunning, type Proc } from './run-usage';
+import { sharedSpawnServer, SpawnServerExitedError, type SpawnServer } from './spawn-server';
+import { FlywheelError } from '../../core/errors';
 
 /**
  * A constant script: $1 is the launch directory, $2 the bytes of each log to keep (0: no cap), and the trainer's argv
@@ -55,12 +57,21 @@ export interface LocalBackendOptions {
   pidWaitMs?: number;
   /** Grace between SIGTERM and SIGKILL on cancel. @default 5000 */
   killGraceMs?: number;
+  /** What starts the launchers. @default this process's spawn helper */
+  spawner?: Pick<SpawnServer, 'spawn'>;
 }
+
+/**
+ * No launcher recorded its pid in time: none started, or one is still starting (the lock stays, so a retry waits for
+ * its pid once more before it starts another). Retryable.
+ */
+export class LauncherNotStartedError extends FlywheelError {}
 
 export class LocalBackend implements TrainingBackend {
   readonly kind = 'local';
   private readonly pidWaitMs: number;
   private readonly killGraceMs: number;
+  private readonly spawner: Pick<SpawnServer, 'spawn'>;
   private readonly watcher = new RunWatcher();
   /** Each watched run's limits, read once from its launch directory (null: launched without). */
   private readonly limits = new Map<string, ResourceLimits | null>();
@@ -68,6 +79,7 @@ export class LocalBackend implements TrainingBackend {
   constructor(opts: LocalBackendOptions = {}) {
     this.pidWaitMs = opts.pidWaitMs ?? 10_000;
     this.killGraceMs = opts.killGraceMs ?? 5_000;
+    this.spawner = opts.spawner ?? sharedSpawnServer();
   }
 
   async launch(req: LaunchRequest): Promise<JobHandle> {
@@ -92,16 +104,32 @@ export class LocalBackend implements TrainingBackend {
     fs.closeSync(fd);
     if (req.limits) writeAtomic(path.join(dir, LIMITS_FILE), JSON.stringify(req.limits) + '\n');
     const keep = req.limits ? mib(req.limits.logMb) + 1 : 0;
-    const child = spawn('/bin/sh', ['-c', LAUNCHER, 'flywheel-launch', dir, String(keep), ...req.argv], {
-      cwd: req.runDir,
-      detached: true,
-      stdio: 'ignore',
-      // Only the job's own environment: the launcher's is readable from /proc by an unsandboxed trainer.
-      env: req.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    });
-    child.unref();
+    let helperGone: SpawnServerExitedError | undefined;
+    try {
+      // Through the worker's spawn helper (spawn-server.ts): the worker itself never forks.
+      await this.spawner.spawn({
+        file: '/bin/sh',
+        args: ['-c', LAUNCHER, 'flywheel-launch', dir, String(keep), ...req.argv],
+        cwd: req.runDir,
+        detached: true,
+        // Only the job's own environment: the launcher's is readable from /proc by an unsandboxed trainer.
+        env: req.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+    } catch (e) {
+      if (!(e instanceof SpawnServerExitedError)) {
+        // Refused: nothing was started, so the lock goes with the attempt.
+        fs.rmSync(lock, { force: true });
+        throw e;
+      }
+      // The helper died before answering: it may have started the launcher. Its pid file says; the lock stays.
+      helperGone = e;
+    }
     const pid = await waitForPid(dir, this.pidWaitMs);
-    if (pid === undefined) throw new Error(`local backend: ${req.runId}: the launcher did not start (no pid after ${this.pidWaitMs} ms)`);
+    if (pid === undefined)
+      throw new LauncherNotStartedError(
+        `local backend: ${req.runId}: the launcher did not start (no pid after ${this.pidWaitMs} ms)${helperGone ? `: ${helperGone.message}` : ''}`,
+        { cause: helperGone },
+      );
     return this.handle(req, pid);
   }
 
