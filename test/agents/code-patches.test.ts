@@ -6,32 +6,25 @@
 // proposed against the new best; a retried activity writes nothing twice; `confirmSeeds` reruns a promising patch
 // before it is kept; the gate's seed reruns of a patched candidate run its commit. Scores are written by the test
 // here: the loop with real training is code-experiments.test.ts.
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { asc, eq } from 'drizzle-orm';
-import type { ActivityDeps } from '../../activities/deps';
-import { proposeExperiments } from '../../activities/inner/propose-experiments';
+import { eq } from 'drizzle-orm';
 import { CONFIRM_PROPOSER } from '../../activities/inner/recipe-round';
 import { planSeedReruns, SEED_RERUN_PROPOSER } from '../../activities/outer/plan-seed-reruns';
 import { BASELINE_PROPOSER } from '../../contracts/experiment';
-import type { Proposal, ProposeInput } from '../../contracts/inner-activities';
 import type { DbHandle } from '../../db/client';
-import { checkpoints, experiments, recipeCommits, recipePatches } from '../../db/schema';
+import { checkpoints, experiments, recipeCommits } from '../../db/schema';
 import { experimentsByIds } from '../../services/inner-loops';
 import { recordPatch } from '../../services/recipes/recipe-patches';
-import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { recipeFiles } from '../../services/recipes/recipe-files';
-import { startChatServer, type ChatReply, type ChatRequest, type ChatServer } from '../helpers/chat-server';
+import type { ChatReply, ChatRequest, GoalScript } from '../helpers/chat-server';
 import { freshDatabase, scratchDir } from '../helpers/env';
-import { torchPatches, torchRecipeFolder, torchRecipeSpec } from '../helpers/recipe-patches';
-import { uniqueName } from '../helpers/specs';
+import { recipeProposers, type RecipeProposers } from '../helpers/recipe-proposers';
+import { torchPatches } from '../helpers/recipe-patches';
 
 const MODEL = 'patch-model';
 const home = scratchDir('code-patches');
 const P = torchPatches();
 let h: DbHandle;
-let server: ChatServer;
-const scripts = new Map<string, ((r: ChatRequest) => ChatReply)[]>();
-const seen = new Map<string, number>();
+let rp: RecipeProposers;
 const ctx = (r: ChatRequest) => JSON.parse(r.body.messages[1].content) as Record<string, any>;
 
 const reply = (proposals: { params?: Record<string, unknown> | null; patch?: string | null; hypothesis: string }[]): ChatReply => ({
@@ -42,60 +35,29 @@ const reply = (proposals: { params?: Record<string, unknown> | null; patch?: str
 
 beforeAll(async () => {
   ({ handle: h } = await freshDatabase('code_patches'));
-  server = await startChatServer((r) => {
-    const goal = ctx(r).goal as string;
-    const n = seen.get(goal) ?? 0;
-    seen.set(goal, n + 1);
-    const s = scripts.get(goal)!;
-    return s[Math.min(n, s.length - 1)](r);
-  });
+  rp = await recipeProposers(h.db, home, MODEL);
 });
 afterAll(async () => {
-  await server?.close();
+  await rp?.close();
   await h?.close();
 });
 
-const deps = (): ActivityDeps => ({ db: h.db, home, agentEnv: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseUrl } });
-/** The activity as a worker runs it: one activity id per batch, so each batch's agent calls are its own records. */
-const propose = (input: ProposeInput) =>
-  new MockActivityEnvironment({ activityId: `propose-${input.innerLoopId}-${input.startIndex}` }).run(
-    proposeExperiments,
-    deps(),
-    input,
-  ) as Promise<Proposal[]>;
+const deps = () => rp.deps();
+const propose = (input: Parameters<RecipeProposers['propose']>[0]) => rp.propose(input);
 
-async function campaign(label: string, confirmSeeds = 0, searchSpace?: Record<string, unknown>) {
-  const name = uniqueName(label);
-  const spec = torchRecipeSpec(name, torchRecipeFolder(scratchDir(`recipe-${label}`)), {
-    steps: 40,
-    lr: 0.003,
-    confirmSeeds,
-    over: { goal: `goal of ${name}`, agents: { proposer: { model: MODEL } }, ...(searchSpace ? { searchSpace } : {}) },
-  });
-  const { versionId, spec: parsed } = await registerCampaignVersion(h.db, spec, undefined, home);
-  const loop = `${name}/inner/1`;
-  const input = (startIndex: number, count: number): ProposeInput => ({
-    campaignId: name,
-    campaignVersionId: versionId,
-    innerLoopId: loop,
-    datasetVersionId: 'v',
-    startIndex,
-    count,
-  });
-  const rows = () => h.db.select().from(experiments).where(eq(experiments.innerLoopId, loop)).orderBy(asc(experiments.index));
-  const patches = () => h.db.select().from(recipePatches).where(eq(recipePatches.innerLoopId, loop)).orderBy(asc(recipePatches.id));
+/** A recipe campaign answered by `script`, with `score` writing an experiment's public score as training would. */
+async function campaign(label: string, script: GoalScript, confirmSeeds = 0, searchSpace?: Record<string, unknown>) {
+  const c = await rp.campaign(label, script, { confirmSeeds, searchSpace });
   const score = async (index: number, s: number | null, status = 'succeeded') =>
     h.db
       .update(experiments)
       .set({ publicScore: s, heldoutScore: 0.98765, status })
-      .where(eq(experiments.id, `${loop}/e${index}`));
-  const requests = () => server.requests.filter((r) => ctx(r).goal === `goal of ${name}`);
-  return { name, loop, imported: parsed.trainer.recipe!.commit!, input, rows, patches, score, requests };
+      .where(eq(experiments.id, `${c.loop}/e${index}`));
+  return { ...c, score };
 }
 
 test('patches become experiments on their commits beside a control; refused ones are recorded with their rule; the winner is kept and the next batch builds on it', async () => {
-  const c = await campaign('patches');
-  scripts.set(`goal of ${c.name}`, [
+  const c = await campaign('patches', [
     () =>
       reply([
         { patch: P.helps, hypothesis: 'more steps with a warm-up' },
@@ -179,11 +141,14 @@ test('patches become experiments on their commits beside a control; refused ones
 });
 
 test('confirmSeeds: a patch that beats the best is rerun with other seeds and reverted when its mean does not', async () => {
-  const c = await campaign('confirm', 2);
-  scripts.set(`goal of ${c.name}`, [
-    () => reply([{ patch: P.helps, hypothesis: 'more steps' }]),
-    () => reply([{ params: { lr: 0.003, steps: 40 }, hypothesis: 'knobs only' }]),
-  ]);
+  const c = await campaign(
+    'confirm',
+    [
+      () => reply([{ patch: P.helps, hypothesis: 'more steps' }]),
+      () => reply([{ params: { lr: 0.003, steps: 40 }, hypothesis: 'knobs only' }]),
+    ],
+    2,
+  );
   await propose(c.input(0, 2));
   await c.score(0, 0.2);
   await c.score(1, 0.4); // lucky
@@ -204,8 +169,7 @@ test('confirmSeeds: a patch that beats the best is rerun with other seeds and re
 });
 
 test("the gate's seed reruns of a patched candidate run the candidate's own recipe commit", async () => {
-  const c = await campaign('reruns');
-  scripts.set(`goal of ${c.name}`, [() => reply([{ patch: P.helps, hypothesis: 'more steps' }])]);
+  const c = await campaign('reruns', [() => reply([{ patch: P.helps, hypothesis: 'more steps' }])]);
   await propose(c.input(0, 2));
   const [, patched] = await c.rows();
   expect(patched.recipeCommit).not.toBe(c.imported);
@@ -251,11 +215,10 @@ test("the gate's seed reruns of a patched candidate run the candidate's own reci
 });
 
 test("a researcher's queued patch runs with its --params over the best's knobs; values the space no longer allows are refused", async () => {
-  const c = await campaign('params', 0, {
+  const c = await campaign('params', [() => reply([{ params: { lr: 0.003, steps: 50 }, hypothesis: 'knobs only' }])], 0, {
     lr: { type: 'categorical', choices: [0.003, 0.001] },
     steps: { type: 'int', low: 20, high: 80 },
   });
-  scripts.set(`goal of ${c.name}`, [() => reply([{ params: { lr: 0.003, steps: 50 }, hypothesis: 'knobs only' }])]);
   const queue = (id: string, patch: string, params: Record<string, number> | null) =>
     recordPatch(h.db, {
       id: `${c.loop}/researcher/${id}`,
