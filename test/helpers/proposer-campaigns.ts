@@ -8,11 +8,11 @@ import { type CampaignSpec } from '../../core/spec';
 import { parseSpec } from '../../tasks/task-spec';
 import type { Db } from '../../db/client';
 import { agentCalls, experiments } from '../../db/schema';
-import { startChatServer, type ChatReply, type ChatRequest, type ChatServer } from './chat-server';
+import { startGoalServer, type ChatReply, type ChatRequest, type ChatServer, type GoalScript } from './chat-server';
 import { fastBuiltinSpec, uniqueName } from './specs';
 
 /** The n-th request of a campaign gets the n-th reply of its script (the last one repeats). */
-export type ChatScript = ((req: ChatRequest) => ChatReply)[];
+export type ChatScript = GoalScript;
 
 export interface HistoryRow {
   params: Record<string, number>;
@@ -55,15 +55,7 @@ export const contextOf = (r: ChatRequest) =>
 export const proposalsReply = (proposals: unknown[]): ChatReply => ({ content: JSON.stringify({ proposals }) });
 
 export async function proposerCampaigns(db: Db, model: string): Promise<ProposerCampaigns> {
-  const scripts = new Map<string, ChatScript>();
-  const seen = new Map<string, number>();
-  const server = await startChatServer((req) => {
-    const goal = contextOf(req).goal;
-    const n = seen.get(goal) ?? 0;
-    seen.set(goal, n + 1);
-    const replies = scripts.get(goal) ?? [() => ({ status: 500, body: { error: { message: 'no script' } } })];
-    return replies[Math.min(n, replies.length - 1)](req);
-  });
+  const server = await startGoalServer();
   return {
     server,
     env: { OPENAI_API_KEY: 'sk-test-proposer', OPENAI_BASE_URL: server.baseUrl },
@@ -71,7 +63,7 @@ export async function proposerCampaigns(db: Db, model: string): Promise<Proposer
       const name = uniqueName(label);
       const spec = fastBuiltinSpec(name, { goal: `goal of ${name}`, agents: { proposer: { model } }, ...over });
       const { versionId: campaignVersionId } = await registerCampaignVersion(db, spec);
-      scripts.set(`goal of ${name}`, script);
+      server.scripts.set(`goal of ${name}`, script);
       const loop = `${name}/inner/1`;
       if (history.length > 0) {
         await db.insert(experiments).values(
