@@ -1,7 +1,8 @@
 // The analyst as a tool the proposer may call before it replies: an OpenAI function whose arguments pick one
 // structured view of the loop (the best so far, the plateau, what each kind of change did, one experiment). The
-// worker answers it from PostgreSQL (activities/inner/loop-analyst.ts); this file only defines the function and
-// reads its arguments. Public numbers only: the views never hold a held-out score, an eval item or a gate input.
+// worker answers it from PostgreSQL (activities/inner/analyst-views.ts, on loop-analyst.ts); this file only defines
+// the function and reads its arguments. Public numbers only: the views never hold a held-out score, an eval item or a
+// gate input.
 import { z } from 'zod';
 import type { AgentTool } from './agent-request';
 import { oneLine } from './structured-reply';
