@@ -3,14 +3,21 @@
 // compared in the same run). Per experiment: CPU of this process (every worker, the workflows, the client), of the
 // Temporal dev server, of PostgreSQL's processes, of the whole machine (the rest is chiefly the sandboxed trainer and
 // predict processes, which bubblewrap reaps outside this process's accounts), and the SQL statements sent. On 2 cores
-// the machine's CPU per experiment bounds throughput: 2,000 ms / (ms per experiment) experiments a second.
-// Run: node bin/run-ts.js bench/cpu-per-experiment.ts [N] [PARALLEL]   (defaults 200, 8; DATABASE_URL: use that server)
+// the machine's CPU per experiment bounds throughput: 2,000 ms / (ms per experiment) experiments a second. Also per
+// experiment: the requests the workers and the client sent Temporal's frontend (rpc/exp) and the persistence operations
+// the server ran (persist/exp), from its /metrics counters, with the largest of each listed under the table.
+// Run: node bin/run-ts.js bench/cpu-per-experiment.ts [N] [PARALLEL] [PREDICT] [REPEATS] [SETTINGS...]   (defaults 200,
+// 8, both, 1, the stack's own; DATABASE_URL: use that server). PREDICT: both, warm or one-shot. For an A/B of Temporal's
+// settings, each SETTINGS (bench/lib/temporal-settings.ts: JSON of server, serverEnv, orchestrationWorker; {} for the
+// defaults) gets a stack of its own, all started first, and each repeat runs every case on each in turn (interleaved).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import pg from 'pg';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { fixtureSpec } from '../test/helpers/specs';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
+import { countsPer, readRequestCounts, totalOf } from './lib/temporal-metrics';
+import { parseTemporalSettings, SETTINGS_USAGE, stackOptionsOf, type TemporalSettings } from './lib/temporal-settings';
 import { loadAverage } from './lib/load-average';
 import { runBench } from './lib/run-bench';
 
@@ -50,6 +57,12 @@ function sumTicks(list: number[]): number {
   }, 0);
 }
 
+/** VmHWM of a process, in MiB. */
+function peakRssMiB(pid: number): number {
+  const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Math.round(Number(kb ?? 0) / 1024);
+}
+
 /** Busy ticks of the whole machine (user, nice, system, irq, softirq, steal). */
 function machineTicks(): number {
   const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
@@ -87,43 +100,89 @@ async function runLoop(stack: BenchStack, name: string, n: number, parallel: num
   });
 }
 
-async function main(): Promise<void> {
-  const n = Number(process.argv[2] ?? 200);
-  const parallel = Number(process.argv[3] ?? 8);
-  if (!Number.isInteger(n) || n < 1 || !Number.isInteger(parallel) || parallel < 1) {
-    console.error('usage: bench/cpu-per-experiment.ts [N] [PARALLEL]: positive integers');
-    process.exit(2);
-  }
-  const stack = await startBenchStack(55498, { databaseUrl: process.env.DATABASE_URL });
-  try {
+const PREDICT_MODES: Record<string, boolean[]> = { both: [false, true], warm: [true], 'one-shot': [false] };
+
+interface Variant {
+  label: string;
+  stack: BenchStack;
+  temporalPid: number;
+}
+
+/** One stack per SETTINGS variant, all started before any case runs, so each case of a repeat meets the same load. */
+async function startVariants(texts: string[], settings: TemporalSettings[], parallel: number, stacks: BenchStack[]): Promise<Variant[]> {
+  const variants: Variant[] = [];
+  for (const [i, s] of settings.entries()) {
+    const stack = await startBenchStack(55498 + i, { databaseUrl: process.env.DATABASE_URL, ...stackOptionsOf(s) });
+    stacks.push(stack);
     const [temporalPid] = pids(['-f', `temporal server start-dev .*${stack.temporalAddress.split(':').pop()}`]);
     if (!temporalPid) throw new Error('cannot find the dev server process');
     await runLoop(stack, 'cpu-warmup', 8, Math.min(parallel, 4), true);
+    variants.push({ label: texts[i] ?? '{}', stack, temporalPid });
+  }
+  return variants;
+}
+
+async function main(): Promise<void> {
+  const n = Number(process.argv[2] ?? 200);
+  const parallel = Number(process.argv[3] ?? 8);
+  const predict = process.argv[4] ?? 'both';
+  const modes = Object.hasOwn(PREDICT_MODES, predict) ? PREDICT_MODES[predict] : undefined;
+  const repeats = Number(process.argv[5] ?? 1);
+  const texts = process.argv.slice(6);
+  const settings = (texts.length ? texts : ['{}']).map(parseTemporalSettings);
+  if (![n, parallel, repeats].every((x) => Number.isInteger(x) && x > 0) || !modes || settings.some((s) => !s)) {
+    console.error(
+      `usage: bench/cpu-per-experiment.ts [N] [PARALLEL] [both|warm|one-shot] [REPEATS] [SETTINGS...]: positive integers; ${SETTINGS_USAGE}`,
+    );
+    process.exit(2);
+  }
+  const stacks: BenchStack[] = [];
+  try {
+    const variants = await startVariants(texts, settings as TemporalSettings[], parallel, stacks);
     console.log(
       `CPU per experiment (ms), ${n} no-op experiments ${parallel} at a time, PostgreSQL ${process.env.DATABASE_URL ? 'from DATABASE_URL' : 'embedded'}`,
     );
-    console.log('predict    exp/s  machine  this_process  temporal  postgres  the_rest  sql/exp  load');
-    for (const warm of [false, true]) {
-      const a = sample(temporalPid);
-      statements = 0;
-      counting = true;
-      const t0 = performance.now();
-      await runLoop(stack, `cpu-${warm ? 'warm' : 'oneshot'}`, n, parallel, warm);
-      const seconds = (performance.now() - t0) / 1000;
-      counting = false;
-      const b = sample(temporalPid);
-      const per = (k: keyof Sample) => ((b[k] - a[k]) * TICK_MS) / n;
-      const rest = per('machine') - per('self') - per('temporal') - per('postgres');
-      console.log(
-        `${(warm ? 'warm' : 'one-shot').padEnd(9)} ${(n / seconds).toFixed(2).padStart(6)} ${per('machine').toFixed(0).padStart(8)} ` +
-          `${per('self').toFixed(0).padStart(13)} ${per('temporal').toFixed(0).padStart(9)} ${per('postgres').toFixed(0).padStart(9)} ` +
-          `${rest.toFixed(0).padStart(9)} ${(statements / n).toFixed(1).padStart(8)}  ${loadAverage()}`,
-      );
-    }
-    console.log('\nthis_process: the workers, the workflows and the client; the_rest: the trainer and predict processes (bubblewrap,');
-    console.log('node), their launchers, the kernel, and anything else running on the machine; exp/s includes the loop start and end');
+    if (texts.length) console.log(`settings, interleaved ${repeats} times: ${variants.map((v, i) => `[${i}] ${v.label}`).join('  ')}`);
+    console.log('predict  set  exp/s  machine  this_process  temporal  postgres  the_rest  sql/exp  rpc/exp  persist/exp  load');
+    const largest: string[] = [];
+    for (let rep = 0; rep < repeats; rep++)
+      for (const warm of modes)
+        for (const [i, v] of variants.entries()) {
+          const requestsBefore = await readRequestCounts(v.stack.temporalMetricsUrl);
+          const a = sample(v.temporalPid);
+          statements = 0;
+          counting = true;
+          const t0 = performance.now();
+          await runLoop(v.stack, `cpu-${warm ? 'warm' : 'oneshot'}-${rep}`, n, parallel, warm);
+          const seconds = (performance.now() - t0) / 1000;
+          counting = false;
+          const b = sample(v.temporalPid);
+          const requests = countsPer(requestsBefore, await readRequestCounts(v.stack.temporalMetricsUrl), n);
+          const per = (k: keyof Sample) => ((b[k] - a[k]) * TICK_MS) / n;
+          const rest = per('machine') - per('self') - per('temporal') - per('postgres');
+          console.log(
+            `${(warm ? 'warm' : 'one-shot').padEnd(8)} ${String(i).padStart(3)} ${(n / seconds).toFixed(2).padStart(6)} ${per('machine').toFixed(0).padStart(8)} ` +
+              `${per('self').toFixed(0).padStart(13)} ${per('temporal').toFixed(0).padStart(9)} ${per('postgres').toFixed(0).padStart(9)} ` +
+              `${rest.toFixed(0).padStart(9)} ${(statements / n).toFixed(1).padStart(8)} ${totalOf(requests, 'service_requests').toFixed(1).padStart(8)} ` +
+              `${totalOf(requests, 'persistence_requests').toFixed(1).padStart(12)}  ${loadAverage()}`,
+          );
+          if (rep === 0)
+            largest.push(
+              `${warm ? 'warm' : 'one-shot'} [${i}]: ${requests
+                .slice(0, 10)
+                .map(([k, c]) => `${k.split(':')[1]} ${c.toFixed(2)}`)
+                .join(', ')}`,
+            );
+        }
+    console.log(`\nper experiment, the largest request counts (frontend requests and persistence operations):\n${largest.join('\n')}`);
+    console.log(`the dev server's peak resident memory (MiB): ${variants.map((v, i) => `[${i}] ${peakRssMiB(v.temporalPid)}`).join('  ')}`);
+    console.log('\nthis_process: the workers, the workflows and the client (every variant); the_rest: the trainer and predict processes');
+    console.log(
+      '(bubblewrap, node), their launchers, the kernel, and anything else running on the machine; exp/s includes the loop start and end',
+    );
   } finally {
-    await stack.stop();
+    // Each stack stops what it started; one that fails to stop does not keep the others running.
+    await Promise.allSettled(stacks.map((stack) => stack.stop()));
   }
 }
 

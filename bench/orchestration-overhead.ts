@@ -6,8 +6,8 @@
 // but for two sleeps as long as the case's median trainer and scoring times: what Temporal costs with no Flywheel work.
 // PARALLEL defaults to CAPACITY (`backend.maxConcurrent`, its default unless given), so nothing waits for a slot;
 // above it, experiments queue for a slot and the wait columns show for how long. Target: orchestration median < 150 ms, < 2% of a 10 s run.
-// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL] [CAPACITY]   (defaults 50, CAPACITY, and
-// backend.maxConcurrent's default)
+// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL] [CAPACITY] [SETTINGS]   (defaults 50, CAPACITY,
+// and backend.maxConcurrent's default; SETTINGS: Temporal's settings for an A/B, as bench/lib/temporal-settings.ts reads them)
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,6 +23,7 @@ import type { RoundTripCall, roundTrips } from './lib/round-trip-workflow';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { launchDirOf } from '../backends/run-dir-files';
 import { runBench } from './lib/run-bench';
+import { parseTemporalSettings, SETTINGS_USAGE, stackOptionsOf } from './lib/temporal-settings';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -268,11 +269,17 @@ async function main(): Promise<void> {
   // The capacity the spec allows: backend.maxConcurrent's default unless CAPACITY is given.
   const capacity = Number(process.argv[4] ?? parseSpec(fixtureSpec('capacity-probe', { steps: 1 })).backend.maxConcurrent);
   const parallel = Number(process.argv[3] ?? capacity);
-  const stack = await startBenchStack();
+  const settings = parseTemporalSettings(process.argv[5]);
+  if (![n, capacity, parallel].every((x) => Number.isInteger(x) && x > 0) || !settings) {
+    console.error(`usage: bench/orchestration-overhead.ts [N] [PARALLEL] [CAPACITY] [SETTINGS]: positive integers; ${SETTINGS_USAGE}`);
+    process.exit(2);
+  }
+  const stack = await startBenchStack(undefined, stackOptionsOf(settings));
   let peer: Peer | undefined;
   try {
     const over = parallel > capacity ? `over-subscribed: ${parallel} in flight for ${capacity} slots` : 'nothing waits for a slot';
     console.log(`orchestration overhead: ${n} experiments per case, ${parallel} at a time, backend.maxConcurrent ${capacity} (${over})`);
+    if (process.argv[5]) console.log(`Temporal settings: ${process.argv[5]}`);
     console.log(`2-core machine; one unreported loop of ${parallel} experiments and ${parallel} peer workflows first; ms per experiment`);
     console.log('orchestration = wall - trainer - public scoring - slot wait; overhead/10s = (orchestration + scoring) / a 10 s run\n');
     const warm = await runCase(stack, 'bench-warmup', 0, parallel, parallel, capacity);

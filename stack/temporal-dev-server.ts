@@ -49,6 +49,10 @@ export interface TemporalDevServerOptions {
   sqlitePragmas?: string[];
   /** `--dynamic-config-value` settings; {} for the server's defaults. @default DEFAULT_DYNAMIC_CONFIG */
   dynamicConfig?: Record<string, string | number>;
+  /** The Prometheus `/metrics` port (a bench reads the server's request counters there). @default a random free port */
+  metricsPort?: number;
+  /** Environment variables for the server process on top of this process's (a bench's A/B of GOGC, GOMAXPROCS). @default none */
+  env?: Record<string, string>;
   /** @default ALL_SEARCH_ATTRIBUTES */
   searchAttributes?: readonly SearchAttributeKey<SearchAttributeType>[];
   /** @default 60000 */
@@ -85,6 +89,7 @@ export function devServerArgs(opts: TemporalDevServerOptions): string[] {
   if (opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
   args.push('--log-level', 'warn');
+  if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));
   for (const [k, v] of Object.entries(opts.dynamicConfig ?? DEFAULT_DYNAMIC_CONFIG))
     args.push('--dynamic-config-value', `${k}=${JSON.stringify(v)}`);
   if (ns !== 'default') args.push('--namespace', ns);
@@ -106,7 +111,11 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   const namespace = opts.namespace ?? 'default';
   const log = openLogFile(opts.home, 'temporal');
   // Its own process group: a terminal's Ctrl-C reaches `flywheel up` only, which stops the server after the workers.
-  const child: ChildProcess = spawn(cli, devServerArgs(opts), { stdio: ['ignore', log.fd, log.fd], detached: true });
+  const child: ChildProcess = spawn(cli, devServerArgs(opts), {
+    stdio: ['ignore', log.fd, log.fd],
+    detached: true,
+    env: { ...process.env, ...opts.env },
+  });
   fs.closeSync(log.fd);
   let exitReason: string | undefined;
   const exited = new Promise<void>((resolve) => {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { PredictServers } from '../../activities/eval/predict-servers';
 import { QUEUE_FAMILIES, taskQueue } from '../../contracts/queues';
@@ -32,6 +32,8 @@ export interface BenchStack {
   /** The server's admin URL (the embedded superuser's, or the given server's), for a bench's own CREATE DATABASE. */
   adminUrl: string;
   temporalAddress: string;
+  /** The dev server's Prometheus endpoint (`http://127.0.0.1:PORT/metrics`): its request counters. */
+  temporalMetricsUrl: string;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,12 @@ export interface BenchStackOptions {
   activitySlots?: number;
   /** Connections in the activities' pool. @default 20 */
   poolSize?: number;
+  /** The dev server's dynamic configuration. @default DEFAULT_DYNAMIC_CONFIG */
+  dynamicConfig?: Record<string, string | number>;
+  /** Environment for the dev server process (GOGC, GOMAXPROCS). @default this process's */
+  temporalEnv?: Record<string, string>;
+  /** More options for the orchestration worker (the workflows): cache, pollers, task slots. @default the SDK's */
+  orchestrationWorker?: Partial<WorkerOptions>;
 }
 
 export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}): Promise<BenchStack> {
@@ -59,7 +67,16 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
   const started = startedList('the bench stack');
   started.add(async () => fs.rmSync(home, { recursive: true, force: true }));
   try {
-    const env = await startTemporalDevServer({ home, port: await freePort(), dbFile: 'memory', readyTimeoutMs: 120_000 });
+    const metricsPort = await freePort();
+    const env = await startTemporalDevServer({
+      home,
+      port: await freePort(),
+      dbFile: 'memory',
+      readyTimeoutMs: 120_000,
+      metricsPort,
+      dynamicConfig: opts.dynamicConfig,
+      env: opts.temporalEnv,
+    });
     started.add(() => env.stop());
     const pg = opts.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: path.join(home, 'pg'), port });
     if (pg) started.add(() => pg.stop());
@@ -89,6 +106,7 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
           activities: activities[family],
           ...(family === 'orchestration' ? { workflowsPath: require.resolve('../../workflows') } : {}),
           maxConcurrentActivityTaskExecutions: opts.activitySlots ?? 32,
+          ...(family === 'orchestration' ? opts.orchestrationWorker : {}),
         }),
       ),
     );
@@ -106,6 +124,7 @@ export async function startBenchStack(port = 55490, opts: BenchStackOptions = {}
       databaseUrl: url,
       adminUrl,
       temporalAddress: env.address,
+      temporalMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
       stop: () => started.stop(),
     };
   } catch (e) {
