@@ -1,16 +1,16 @@
 // Capacity slots: how many training jobs a campaign (`backend.maxConcurrent`) and a backend kind (the `capacity`
 // table) hold at once. A grant is a `capacity_slots` row keyed by the run id; every grant happens under one
-// transaction-level advisory lock, and each release NOTIFYs the channel waiting acquires LISTEN on.
-import { and, count, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+// transaction-level advisory lock (inside the server-side function flywheel_try_acquire_slot, migration 0013), and each
+// release NOTIFYs the channel waiting acquires LISTEN on.
+import { and, count, eq, lt, sql } from 'drizzle-orm';
 import { Client } from 'pg';
 import type { Db } from '../db/client';
-import { capacity, capacitySlots, trainingRuns } from '../db/schema';
-import { addCapacityWait } from './experiments';
+import { capacitySlots } from '../db/schema';
 import type { Queryable } from './queryable';
 
 /** The channel a release (or a reap) notifies; the payload is the backend kind. */
 export const CAPACITY_CHANNEL = 'flywheel_capacity';
-/** An arbitrary constant: the transaction-level advisory lock that serialises grants. */
+/** An arbitrary constant: the transaction-level advisory lock that serialises grants (passed to the function). */
 const CAPACITY_LOCK_KEY = 0x46_77_43_70; // "FwCp"
 
 export interface SlotRequest {
@@ -28,61 +28,44 @@ export type SlotAnswer =
   | { granted: true; waitedSeconds: number; alreadyHeld: boolean }
   | { granted: false; campaignHeld: number; backendHeld: number; backendLimit: number | null };
 
-/** One try: the run's existing grant, a new grant when both limits allow it, or the counts that refused it. */
-export async function tryAcquireSlot(db: Db, req: SlotRequest): Promise<SlotAnswer> {
-  return db.transaction(async (tx): Promise<SlotAnswer> => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${CAPACITY_LOCK_KEY})`);
-    const waited = await slotWait(tx, req.runId);
-    if (waited !== undefined) return { granted: true, waitedSeconds: waited, alreadyHeld: true };
-    await reapEnded(tx);
-    const campaignHeld = await heldSlots(tx, { campaignId: req.campaignId });
-    const backendHeld = await heldSlots(tx, { backend: req.backend });
-    const [limit] = await tx.select({ maxJobs: capacity.maxJobs }).from(capacity).where(eq(capacity.backend, req.backend));
-    const backendLimit = limit?.maxJobs ?? null;
-    if (campaignHeld >= req.campaignLimit || (backendLimit !== null && backendHeld >= backendLimit)) {
-      return { granted: false, campaignHeld, backendHeld, backendLimit };
-    }
-    await tx.insert(capacitySlots).values({
-      runId: req.runId,
-      experimentId: req.experimentId,
-      campaignId: req.campaignId,
-      backend: req.backend,
-      waitedSeconds: req.waitedSeconds,
-    });
-    // The wait is added once per run: the insert above happens once per run id.
-    await addCapacityWait(tx, req.experimentId, req.waitedSeconds);
-    return { granted: true, waitedSeconds: req.waitedSeconds, alreadyHeld: false };
-  });
-}
-
-/** Seconds the run waited for the slot it holds; undefined when it holds none. */
-export async function slotWait(q: Queryable, runId: string): Promise<number | undefined> {
-  const [slot] = await q.select({ waited: capacitySlots.waitedSeconds }).from(capacitySlots).where(eq(capacitySlots.runId, runId));
-  return slot?.waited;
-}
-
-/** Wakes the waiting acquires, once per freed slot (delivered when the freeing transaction commits). */
-async function notifyReleased(q: Queryable, backends: readonly { backend: string }[]): Promise<void> {
-  for (const { backend } of backends) await q.execute(sql`SELECT pg_notify(${CAPACITY_CHANNEL}, ${backend})`);
-}
-
-/** Frees the run's slot (idempotent) and wakes the waiters. Returns whether a slot was held. */
-export async function releaseSlot(db: Db, runId: string): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const gone = await tx.delete(capacitySlots).where(eq(capacitySlots.runId, runId)).returning({ backend: capacitySlots.backend });
-    await notifyReleased(tx, gone);
-    return gone.length > 0;
-  });
+/** What `flywheel_try_acquire_slot` returns (db/migrations/0013_capacity_grant.sql). */
+interface GrantRow extends Record<string, unknown> {
+  granted: boolean;
+  waited: number | null;
+  already_held: boolean | null;
+  campaign_held: number | null;
+  backend_held: number | null;
+  backend_limit: number | null;
 }
 
 /**
- * The stale-holder reaper: frees slots whose run has ended per `training_runs` (a release that never ran: the
- * workflow was terminated, or reset past its release). Runs inside every grant attempt, under the lock.
+ * One try: the run's existing grant, a new grant when both limits allow it, or the counts that refused it. One
+ * statement: the server-side function takes the advisory lock, finds the run's own slot, reaps the slots of ended
+ * runs, counts, and inserts the grant with its wait, in one transaction (what was ten round trips).
  */
-async function reapEnded(q: Queryable): Promise<void> {
-  const ended = q.select({ id: trainingRuns.id }).from(trainingRuns).where(isNotNull(trainingRuns.endedAt));
-  const gone = await q.delete(capacitySlots).where(inArray(capacitySlots.runId, ended)).returning({ backend: capacitySlots.backend });
-  await notifyReleased(q, gone);
+export async function tryAcquireSlot(q: Queryable, req: SlotRequest): Promise<SlotAnswer> {
+  const { rows } = await q.execute<GrantRow>(
+    sql`SELECT * FROM flywheel_try_acquire_slot(${CAPACITY_LOCK_KEY}::bigint, ${CAPACITY_CHANNEL}, ${req.runId}, ${req.experimentId},
+      ${req.campaignId}, ${req.backend}, ${req.campaignLimit}::integer, ${req.waitedSeconds}::double precision)`,
+  );
+  const [row] = rows;
+  if (row.granted) return { granted: true, waitedSeconds: row.waited!, alreadyHeld: row.already_held === true };
+  return { granted: false, campaignHeld: row.campaign_held!, backendHeld: row.backend_held!, backendLimit: row.backend_limit };
+}
+
+/**
+ * Frees the run's slot (idempotent) and wakes the waiters, in one statement: the NOTIFY is delivered when it commits.
+ * Returns whether a slot was held.
+ */
+export async function releaseSlot(q: Queryable, runId: string): Promise<boolean> {
+  const gone = q
+    .$with('gone')
+    .as(q.delete(capacitySlots).where(eq(capacitySlots.runId, runId)).returning({ backend: capacitySlots.backend }));
+  const notified = await q
+    .with(gone)
+    .select({ backend: gone.backend, notify: sql`pg_notify(${CAPACITY_CHANNEL}, ${gone.backend})` })
+    .from(gone);
+  return notified.length > 0;
 }
 
 /** Slots held by runs that have not launched or not ended, older than `olderThanSeconds`: candidates for a liveness check. */

@@ -18,7 +18,11 @@ export async function campaignSpend(q: Queryable, campaignId: string): Promise<n
 
 /** Throws BudgetExceededError when the campaign has spent `budget.maxCostUsd` or more; returns the spend otherwise. */
 export async function checkBudget(q: Queryable, campaignId: string, spec: CampaignSpec): Promise<number> {
-  const spent = await campaignSpend(q, campaignId);
+  return refuseOverBudget(campaignId, await campaignSpend(q, campaignId), spec);
+}
+
+/** checkBudget on a spend already read (launchTraining reads it with the rest of what it needs). */
+export function refuseOverBudget(campaignId: string, spent: number, spec: CampaignSpec): number {
   const cap = spec.budget.maxCostUsd;
   if (cap !== undefined && spent >= cap) {
     throw new BudgetExceededError(

@@ -15,25 +15,6 @@ export function evalResultIdOf(checkpointId: string, suiteId: string, split: str
   return `${checkpointId}|${suiteId}|${split}`;
 }
 
-export async function evalResultById(q: Queryable, id: string): Promise<EvalResult | undefined> {
-  const [row] = await q.select().from(evalResults).where(eq(evalResults.id, id));
-  return row;
-}
-
-/** Records the result unless one is recorded under its id already (the first write wins). */
-export async function recordEvalResult(q: Queryable, result: NewEvalResult): Promise<void> {
-  await q.insert(evalResults).values(result).onConflictDoNothing();
-}
-
-/**
- * Records the result in place of the one under its id: only for a result scored again because the cached one cannot
- * be compared with scores taken now (its loss in another dtype, activities/eval/score-checkpoint.ts).
- */
-export async function replaceEvalResult(q: Queryable, result: NewEvalResult): Promise<void> {
-  const { id: _id, ...set } = result;
-  await q.insert(evalResults).values(result).onConflictDoUpdate({ target: evalResults.id, set });
-}
-
 /** A checkpoint's per-item scores on one split of a suite, and the experiment that made it; undefined when unscored. */
 export async function splitScores(
   q: Queryable,

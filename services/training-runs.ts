@@ -4,10 +4,10 @@
 // A verdict is durable before it acts: a completion lost on the way to Temporal (a restart of the server during the
 // kill) makes awaitTraining run again, and that attempt reads the verdict and reports it, instead of finding a killed
 // job, calling it "cancelled outside Flywheel" and having the experiment relaunch it.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { JobHandle } from '../contracts/job-handle';
 import type { RunVerdict } from '../contracts/training';
-import { experiments, trainingRuns } from '../db/schema';
+import { capacitySlots, experiments, trainingRuns } from '../db/schema';
 import type { Queryable } from './queryable';
 
 /** A launched run, as launchTraining records it. */
@@ -18,29 +18,49 @@ export interface LaunchedRun {
   backend: string;
   handle: JobHandle;
   runDir: string;
-  /** Seconds the run waited for its capacity slot; null when it launched without one. */
-  capacityWaitSeconds: number | null;
+}
+
+/** When a run was launched, and the verdict an earlier attempt stored (awaitTraining starts from both). */
+export interface RunStart {
+  startedAt: Date;
+  verdict: RunVerdict | null;
 }
 
 /**
- * Records a launch as running. A retried launch (the backend returned the job it had started) updates only the
- * handle: the run's start, status and wait stay the first launch's.
+ * Records a launch as running, with the wait of the capacity slot the run holds (null: it launched without one), and
+ * marks its experiment running from its first launch, in one statement. A retried launch (the backend returned the
+ * job it had started) updates only the handle: the run's start, status and wait stay the first launch's. Returns the
+ * run's start and stored verdict.
  */
-export async function recordLaunch(q: Queryable, run: LaunchedRun): Promise<void> {
-  await q
+export async function recordLaunch(q: Queryable, run: LaunchedRun): Promise<RunStart> {
+  const running = q.$with('running').as(
+    q
+      .update(experiments)
+      .set({ status: 'running', startedAt: sql`coalesce(${experiments.startedAt}, now())` })
+      .where(eq(experiments.id, run.experimentId))
+      .returning({ id: experiments.id }),
+  );
+  const waited = q.select({ waited: capacitySlots.waitedSeconds }).from(capacitySlots).where(eq(capacitySlots.runId, run.id));
+  const [row] = await q
+    .with(running)
     .insert(trainingRuns)
-    .values({ ...run, status: 'running' })
-    .onConflictDoUpdate({ target: trainingRuns.id, set: { handle: run.handle } });
+    .values({ ...run, status: 'running', capacityWaitSeconds: sql`(${waited})` })
+    .onConflictDoUpdate({ target: trainingRuns.id, set: { handle: run.handle } })
+    .returning({ startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict });
+  return row;
 }
 
-/** The job handle of the run when an earlier try launched it, else undefined. */
-export async function launchedHandle(q: Queryable, runId: string): Promise<JobHandle | undefined> {
-  const [run] = await q.select({ handle: trainingRuns.handle }).from(trainingRuns).where(eq(trainingRuns.id, runId));
-  return run?.handle ?? undefined;
+/** The run an earlier try launched (its job handle, start and stored verdict), else undefined. */
+export async function launchedRun(q: Queryable, runId: string): Promise<(RunStart & { handle: JobHandle }) | undefined> {
+  const [run] = await q
+    .select({ handle: trainingRuns.handle, startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict })
+    .from(trainingRuns)
+    .where(eq(trainingRuns.id, runId));
+  return run?.handle ? { handle: run.handle, startedAt: run.startedAt, verdict: run.verdict } : undefined;
 }
 
 /** When the run was launched, and the verdict an earlier attempt stored; undefined when there is no such run. */
-export async function runStart(q: Queryable, runId: string): Promise<{ startedAt: Date; verdict: RunVerdict | null } | undefined> {
+export async function runStart(q: Queryable, runId: string): Promise<RunStart | undefined> {
   const [run] = await q
     .select({ startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict })
     .from(trainingRuns)

@@ -11,10 +11,11 @@ import { hasEndpoint, openAiClient } from '../../agents/openai-client';
 import { campaignOfRow } from '../campaign-of';
 import type { ActivityDeps } from '../deps';
 import { checkpointRoot, verifyCheckpoint } from '../../services/checkpoint-manifest';
-import { checkpointById, type Checkpoint } from '../../services/checkpoints';
-import { evalResultById, evalResultIdOf, recordEvalResult, replaceEvalResult, type EvalResult } from '../../services/eval-results';
-import { experimentById, setExperimentScore, type Experiment } from '../../services/experiments';
-import { splitItems, suiteSettings, type EvalItem } from '../../services/suites/suite-items';
+import type { Checkpoint } from '../../services/checkpoints';
+import { evalResultIdOf, type EvalResult } from '../../services/eval-results';
+import type { Experiment } from '../../services/experiments';
+import { recordScore, scoringInputs, type ScoringInputs } from '../../services/scoring-records';
+import { splitItems, type EvalItem } from '../../services/suites/suite-items';
 import type { SuiteSettings } from '../../core/eval-suite/suite-schema';
 import type { CampaignSpec } from '../../core/spec';
 import { trainerSetupOf } from '../training/trainer-isolation';
@@ -40,20 +41,21 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   if (input.split === 'test' && input.purpose !== 'report')
     throw new UsageError(`the sealed test split is scored for reports only, not for "${input.purpose}"`);
   const id = evalResultIdOf(input.checkpointId, input.suiteId, input.split);
-  const done = await evalResultById(db, id);
+  // The result already recorded, the checkpoint, its experiment and the suite's settings: one statement.
+  const read = await scoringInputs(db, { resultId: id, checkpointId: input.checkpointId, suiteId: input.suiteId });
+  const { done, settings } = read;
   // A cached result is answered unless its loss was scored in another dtype than the scorer's now: compared with a
   // score taken now, it would mix two dtypes in one comparison, so it is scored again and replaced.
-  if (done && !(await staleLoss(deps, done)))
+  if (done && !staleLoss(done, read.ckpt))
     return { checkpointId: input.checkpointId, split: input.split, itemCount: done.itemCount, metrics: done.metrics };
 
-  const { ckpt, exp, spec } = await checkpointToScore(deps, input.checkpointId);
+  const { ckpt, exp, spec } = await checkpointToScore(deps, input.checkpointId, read);
   const items = await itemsToScore(deps, input);
   // A suite without probes has nothing for the hacking guard to score, one without a test split nothing to report:
   // an empty result, not an error.
   if (items.length === 0 && (input.split === 'probe' || input.split === 'test'))
     return { checkpointId: input.checkpointId, split: input.split, itemCount: 0, metrics: {} };
   if (items.length === 0) throw new NotFoundError(`eval suite "${input.suiteId}" has no ${input.split} items`);
-  const settings = await suiteSettings(db, input.suiteId);
 
   const graded = items.filter((i) => i.grader !== 'bits_per_byte');
   const { perItem, scored, errors, canaryHits, heldoutCanaryHits, outputs } =
@@ -63,7 +65,8 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
   // pass_rate, accuracy, exact_match, grader.<kind>, category.<name>, bits_per_byte and the counts beside them.
   const metrics = computeMetrics(scored, bitsPerByte);
 
-  await (done ? replaceEvalResult : recordEvalResult)(db, {
+  // The result and the experiment's rank score: one statement.
+  const result = {
     id,
     checkpointId: input.checkpointId,
     experimentId: ckpt.experimentId,
@@ -81,8 +84,8 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
       ...(input.split === 'public' ? { outputs } : {}),
       ...(loss ? { lossDtype: loss.dtype } : {}),
     },
-  });
-  await rankExperiment(deps, input, ckpt.experimentId, metrics[spec.selection.metric]);
+  };
+  await recordScore(db, result, { replace: done !== undefined, rank: rankOf(input, metrics[spec.selection.metric]) });
   return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
 }
 
@@ -92,12 +95,10 @@ interface Scored {
   spec: CampaignSpec;
 }
 
-/** The checkpoint, verified against its manifest, with its experiment and the campaign version that experiment pins. */
-async function checkpointToScore(deps: ActivityDeps, checkpointId: string): Promise<Scored> {
-  const ckpt = await checkpointById(deps.db, checkpointId);
+/** The checkpoint (as read), verified against its manifest, with its experiment and the campaign version that experiment pins. */
+async function checkpointToScore(deps: ActivityDeps, checkpointId: string, { ckpt, exp }: ScoringInputs): Promise<Scored> {
   if (!ckpt) throw new NotFoundError(`checkpoint "${checkpointId}" does not exist`);
   verifyCheckpoint(ckpt.path, ckpt.sha256, checkpointId, checkpointRoot(ckpt));
-  const exp = await experimentById(deps.db, ckpt.experimentId);
   if (!exp) throw new NotFoundError(`experiment "${ckpt.experimentId}" of checkpoint "${checkpointId}" does not exist`);
   const spec = await campaignOfRow(deps, exp);
   return { ckpt, exp, spec };
@@ -205,10 +206,9 @@ async function scoreLoss(
   return { bitsPerByte: scores.bitsPerByte, dtype: scores.dtype };
 }
 
-/** Whether a cached result's loss scores were taken in another dtype than its format's scorer uses now. */
-async function staleLoss(deps: ActivityDeps, done: EvalResult): Promise<boolean> {
+/** Whether a cached result's loss scores were taken in another dtype than its checkpoint's format's scorer uses now. */
+function staleLoss(done: EvalResult, ckpt: Checkpoint | undefined): boolean {
   if (done.metrics.bits_per_byte === undefined) return false;
-  const ckpt = await checkpointById(deps.db, done.checkpointId);
   const why = ckpt && staleLossDtype(ckpt.format, done);
   if (why) Context.current().log.info(`scoring ${done.id} again: ${why}`);
   return Boolean(why);
@@ -217,17 +217,10 @@ async function staleLoss(deps: ActivityDeps, done: EvalResult): Promise<boolean>
 /**
  * An experiment's public score is the one its search ranked it by (purpose "select"); a public score taken for the
  * gate or a critique is recorded in its result but leaves it alone (a seed rerun, scored on public as the gate's
- * reference model, stays without one: no search ever ranks it).
+ * reference model, stays without one: no search ever ranks it). Undefined: the experiment's scores stay as they are.
  */
-async function rankExperiment(
-  deps: ActivityDeps,
-  input: ScoreCheckpointInput,
-  experimentId: string,
-  score: number | undefined,
-): Promise<void> {
+function rankOf(input: ScoreCheckpointInput, score: number | undefined): { publicScore: number } | { heldoutScore: number } | undefined {
   const ranks = input.split === 'heldout' || (input.split === 'public' && input.purpose === 'select');
-  if (score !== undefined && ranks) {
-    const column = input.split === 'public' ? { publicScore: score } : { heldoutScore: score };
-    await setExperimentScore(deps.db, experimentId, column);
-  }
+  if (score === undefined || !ranks) return undefined;
+  return input.split === 'public' ? { publicScore: score } : { heldoutScore: score };
 }

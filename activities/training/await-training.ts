@@ -25,7 +25,15 @@ import { recordCheckpoints } from '../../services/checkpoints';
 import { recordTrainingCost } from '../../services/cost-ledger';
 import { markExperimentCancelled } from '../../services/experiments';
 import { peerCurves, storeMetricPoints } from '../../services/metric-points';
-import { decideRun, markRunCancelled, recordRunEnd, runCostBasis, runStart, type RunCostBasis } from '../../services/training-runs';
+import {
+  decideRun,
+  markRunCancelled,
+  recordRunEnd,
+  runCostBasis,
+  runStart,
+  type RunCostBasis,
+  type RunStart,
+} from '../../services/training-runs';
 import { readMetrics } from './metrics-stream';
 import type { AwaitTrainingInput, RunVerdict, TrainingOutcome } from '../../contracts/training';
 
@@ -59,7 +67,8 @@ const FLUSH_MS = 1000;
  */
 export const QUIET_HEARTBEAT_MS = 1000;
 
-export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInput): Promise<TrainingOutcome> {
+/** `known`: the run's start and stored verdict when the caller has just read or written them (runTraining). */
+export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInput, known?: RunStart): Promise<TrainingOutcome> {
   const ctx = Context.current();
   const began = Date.now();
   const beat = (details: Progress) => {
@@ -71,7 +80,7 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
   const prior = ctx.info.heartbeatDetails as Progress | undefined;
   const offset = prior?.jobRef === input.handle.ref ? prior.metricsOffset : 0;
   const metricsFile = path.join(input.handle.runDir, METRICS_FILE);
-  const run = await runStart(deps.db, input.runId);
+  const run = known ?? (await runStart(deps.db, input.runId));
   const startedAt = run?.startedAt?.getTime() ?? deps.clock.now();
   // An earlier attempt decided to stop the job: finish carrying it out and report that decision, not the kill's trace.
   if (run?.verdict) return stopFor(deps, backend, input, run.verdict, offset);

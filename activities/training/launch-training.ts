@@ -8,14 +8,11 @@ import { makeLaunchDir } from '../../backends/run-dir-files';
 import { TRAIN_EXAMPLES_FILE, TRAIN_PAIRS_FILE } from '../../core/dataset/example-line';
 import { TRAIN_TEXT_FILE } from '../../core/contract-files';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
-import { slotWait } from '../../services/capacity';
-import { checkBudget } from '../../services/cost-ledger';
-import { datasetVersionById } from '../../services/datasets/dataset-versions';
-import { experimentById, markExperimentRunning } from '../../services/experiments';
-import { recordLaunch } from '../../services/training-runs';
+import { refuseOverBudget } from '../../services/cost-ledger';
+import { launchInputs } from '../../services/launch-inputs';
+import { recordLaunch, type RunStart } from '../../services/training-runs';
 import { campaignOfRow } from '../campaign-of';
 import { withDefaults, type ActivityDeps } from '../deps';
-import { warmStartOfLoop } from '../inner/warm-start';
 import { runDirOf } from '../../services/paths';
 import { runIdOf } from '../../contracts/run-id';
 import { ISOLATION_FILE, trainCommand } from './train-command';
@@ -24,16 +21,23 @@ import type { LaunchTrainingInput, LaunchTrainingResult } from '../../contracts/
 export { runIdOf } from '../../contracts/run-id';
 
 export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingInput): Promise<LaunchTrainingResult> {
+  const { runId, handle } = await launchRun(deps, input);
+  return { runId, handle };
+}
+
+/** The launch, with the run's start and stored verdict as its record returned them (runTraining follows the job from them). */
+export async function launchRun(deps: ActivityDeps, input: LaunchTrainingInput): Promise<LaunchTrainingResult & { run: RunStart }> {
   const { db } = deps;
-  const exp = await experimentById(db, input.experimentId);
-  if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
+  // The experiment, its dataset version, its loop's warm start and its campaign's spend: one statement.
+  const read = await launchInputs(db, input.experimentId);
+  if (!read) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
+  const { exp, version, warmStart } = read;
   const spec = await campaignOfRow(deps, exp);
   const runId = runIdOf(input.experimentId, input.attempt);
   const runDir = runDirOf(deps.home, runId);
   // The cap is checked before every launch. A retry of a launch that got as far as run.json may have started the
   // job already: it is not refused, or the job would run on with nobody following it.
-  if (!fs.existsSync(path.join(runDir, RUN_JSON))) await checkBudget(db, exp.campaignId, spec);
-  const version = await datasetVersionById(db, exp.datasetVersionId);
+  if (!fs.existsSync(path.join(runDir, RUN_JSON))) refuseOverBudget(exp.campaignId, read.spent, spec);
   if (!version) throw new NotFoundError(`dataset version "${exp.datasetVersionId}" does not exist`);
 
   fs.mkdirSync(runDir, { recursive: true });
@@ -52,7 +56,7 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
         : {}),
       ...(fs.existsSync(path.join(version.path, TRAIN_PAIRS_FILE)) ? { pairsFile: path.join(version.path, TRAIN_PAIRS_FILE) } : {}),
     },
-    baseCheckpoint: (await warmStartOfLoop(db, exp.innerLoopId))?.path ?? null,
+    baseCheckpoint: warmStart ? baseCheckpointPath(warmStart) : null,
     checkpointEvery: 0,
   };
   writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));
@@ -70,17 +74,15 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
     timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds,
     limits: resolveLimits(spec.trainer.limits),
   });
-  await recordLaunch(db, {
-    id: runId,
-    experimentId: exp.id,
-    attempt: input.attempt,
-    backend: backend.kind,
-    handle,
-    runDir,
-    capacityWaitSeconds: (await slotWait(db, runId)) ?? null,
-  });
-  await markExperimentRunning(db, exp.id);
-  return { runId, handle };
+  // The run's row (with its slot's wait) and the experiment's start: one statement.
+  const run = await recordLaunch(db, { id: runId, experimentId: exp.id, attempt: input.attempt, backend: backend.kind, handle, runDir });
+  return { runId, handle, run };
+}
+
+/** The warm start's file; its checkpoint must exist (as warmStartOfLoop requires). */
+function baseCheckpointPath(warmStart: { checkpointId: string; path: string | undefined }): string {
+  if (warmStart.path === undefined) throw new NotFoundError(`warm-start checkpoint "${warmStart.checkpointId}" does not exist`);
+  return warmStart.path;
 }
 
 /** Written once (run.json, isolation.json): a retried launch must not change what a running trainer reads. */

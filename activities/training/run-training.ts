@@ -7,30 +7,36 @@
 import { withAutoHeartbeat } from '../auto-heartbeat';
 import { acquireCapacity } from '../capacity/acquire-capacity';
 import { releaseSlot } from '../../services/capacity';
-import { launchedHandle } from '../../services/training-runs';
+import { launchedRun } from '../../services/training-runs';
 import type { ActivityDeps } from '../deps';
 import { runIdOf } from '../../contracts/run-id';
 import type { RunTrainingInput, TrainingOutcome } from '../../contracts/training';
 import { awaitTraining } from './await-training';
-import { launchTraining } from './launch-training';
+import { launchRun } from './launch-training';
 
 export async function runTraining(deps: ActivityDeps, input: RunTrainingInput): Promise<TrainingOutcome> {
   const key = { experimentId: input.experimentId, attempt: input.attempt };
   const runId = runIdOf(input.experimentId, input.attempt);
-  let handle = await launchedHandle(deps.db, runId);
-  if (!handle) {
+  let launched = await launchedRun(deps.db, runId);
+  if (!launched) {
     await acquireCapacity(deps, key);
     // The launch may take seconds on a cluster (sbatch, a Kubernetes Job): it heartbeats, as it did on its own.
-    ({ handle } = await withAutoHeartbeat((i: typeof key) => launchTraining(deps, i))(key));
+    const { handle, run } = await withAutoHeartbeat((i: typeof key) => launchRun(deps, i))(key);
+    launched = { handle, ...run };
   }
-  const outcome = await awaitTraining(deps, {
-    runId,
-    experimentId: input.experimentId,
-    innerLoopId: input.innerLoopId,
-    handle,
-    pruning: input.pruning,
-    timeoutSeconds: input.timeoutSeconds,
-  });
+  // The run's start and verdict as just read or written: awaitTraining does not read them again.
+  const outcome = await awaitTraining(
+    deps,
+    {
+      runId,
+      experimentId: input.experimentId,
+      innerLoopId: input.innerLoopId,
+      handle: launched.handle,
+      pruning: input.pruning,
+      timeoutSeconds: input.timeoutSeconds,
+    },
+    launched,
+  );
   // Only after an outcome: a worker shutting down mid-wait leaves the job running, and its slot with it.
   await releaseSlot(deps.db, runId);
   return outcome;

@@ -1,11 +1,10 @@
 // What scoring a checkpoint reads of a suite: its items of a public split (public, probe: held-out items come only
-// through the logged read, heldout-items.ts) and its settings (rubrics, canaries); what the outer loop reads to judge
-// checkpoints: the items' ids, graders and categories of any split, never held-out text, and the public items a
-// teacher critiques.
+// through the logged read, heldout-items.ts; its settings come with the checkpoint, services/scoring-records.ts);
+// what the outer loop reads to judge checkpoints: the items' ids, graders and categories of any split, never
+// held-out text, and the public items a teacher critiques.
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { EvalSplit } from '../../contracts/eval';
-import type { SuiteSettings } from '../../core/eval-suite/suite-schema';
-import { evalItems, evalSuites } from '../../db/schema';
+import { evalItems } from '../../db/schema';
 import type { Queryable } from '../queryable';
 
 export type EvalItem = typeof evalItems.$inferSelect;
@@ -16,12 +15,6 @@ export async function splitItems(q: Queryable, suiteId: string, split: 'public' 
     .select()
     .from(evalItems)
     .where(and(eq(evalItems.suiteId, suiteId), eq(evalItems.split, split)));
-}
-
-/** The suite's settings; empty for an unknown suite. */
-export async function suiteSettings(q: Queryable, suiteId: string): Promise<SuiteSettings> {
-  const [suite] = await q.select({ settings: evalSuites.settings }).from(evalSuites).where(eq(evalSuites.id, suiteId));
-  return suite?.settings ?? {};
 }
 
 /**

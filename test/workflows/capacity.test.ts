@@ -9,14 +9,14 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { eq, like, sql } from 'drizzle-orm';
 import { acquireCapacity, capacityTiming } from '../../activities/capacity/acquire-capacity';
 import type { CapacityGrant } from '../../contracts/training';
-import { heldSlots } from '../../services/capacity';
+import { heldSlots, tryAcquireSlot } from '../../services/capacity';
 import { releaseCapacity } from '../../activities/capacity/release-capacity';
 import { campaignSpend, checkBudget } from '../../services/cost-ledger';
 import type { ActivityDeps } from '../../activities/deps';
 import { formatResult } from '../../cli/print-result';
 import { groupMembers } from '../../backends/local/process-liveness';
 import { parseSpec } from '../../tasks/task-spec';
-import type { DbHandle } from '../../db/client';
+import { openDb, type DbHandle } from '../../db/client';
 import { capacity, capacitySlots, costLedger, experiments, metricPoints, trainingRuns } from '../../db/schema';
 import type { InnerLoopResult } from '../../contracts/inner-loop';
 import { cliEnv } from '../helpers/cli';
@@ -235,6 +235,40 @@ describe('acquireCapacity as an activity', () => {
       await releaseCapacity(deps(), { experimentId: b.exp(0), attempt: 1 });
     } finally {
       await db.db.delete(capacity).where(eq(capacity.backend, 'slurm'));
+    }
+  });
+
+  test('grants made at once never pass a limit: 12 tries together, two campaigns of limit 3 under a cluster limit of 5', async () => {
+    // A backend kind of its own (slots are rows; nothing is launched), and a pool of its own: each try on a connection.
+    const backend = 'concurrent-grants';
+    const a = await campaignWith(3, 6);
+    const b = await campaignWith(3, 6);
+    await db.db.insert(capacity).values({ backend, maxJobs: 5 });
+    const pool = openDb(harness.dbUrl, { max: 12 });
+    try {
+      const tries = [a, b].flatMap((c) =>
+        [0, 1, 2, 3, 4, 5].map((i) =>
+          tryAcquireSlot(pool.db, {
+            runId: `${c.exp(i)}/r1`,
+            experimentId: c.exp(i),
+            campaignId: c.id,
+            backend,
+            campaignLimit: 3,
+            waitedSeconds: 0,
+          }),
+        ),
+      );
+      const answers = await Promise.all(tries);
+      // Serialised by the grant's lock, whatever their order: 3 + 2 (or 2 + 3) granted, the other 7 refused.
+      expect(answers.filter((x) => x.granted)).toHaveLength(5);
+      expect(await heldSlots(db.db, { backend })).toBe(5);
+      expect(await heldSlots(db.db, { campaignId: a.id })).toBeLessThanOrEqual(3);
+      expect(await heldSlots(db.db, { campaignId: b.id })).toBeLessThanOrEqual(3);
+      for (const x of answers) if (!x.granted) expect(x.campaignHeld >= 3 || x.backendHeld >= 5).toBe(true);
+    } finally {
+      await pool.close();
+      await db.db.delete(capacitySlots).where(eq(capacitySlots.backend, backend));
+      await db.db.delete(capacity).where(eq(capacity.backend, backend));
     }
   });
 
