@@ -17,6 +17,7 @@ import { Rng } from '../../core/stream-rng';
 import type { Db } from '../../db/client';
 import { registerDataset } from '../../services/datasets/register-dataset';
 import { registerEvalSuite } from '../../services/suites/register-suite';
+import { exactItem } from './exact-items';
 
 export interface RecipeTaskProblem {
   prompt: string;
@@ -56,18 +57,9 @@ export async function registerRecipeTask(
     train.map((p) => JSON.stringify({ prompt: p.prompt, completion: `${p.answer}\n`, category: p.category })).join('\n') + '\n',
   );
   await registerDataset(db, name, dataset, { home });
-  const item = (split: 'public' | 'heldout', k: number, p: RecipeTaskProblem) => ({
-    id: `${split}-${k}`,
-    split,
-    prompt: p.prompt,
-    reference: p.answer,
-    category: p.category,
-    grader: { kind: 'exact_match' },
-    maxBytes: 1,
-  });
   await registerEvalSuite(db, {
     name,
-    items: [...publicItems.map((p, k) => item('public', k, p)), ...heldoutItems.map((p, k) => item('heldout', k, p))],
+    items: [...publicItems.map((p, k) => exactItem('public', k, p, 1)), ...heldoutItems.map((p, k) => exactItem('heldout', k, p, 1))],
   });
   return { task: { kind: 'custom', dataset: name, suite: name }, heldoutPrompts: heldoutItems.map((p) => p.prompt) };
 }

@@ -17,6 +17,7 @@ import { freshDatabase, scratchDir, temporalClient } from '../helpers/env';
 import { fileLeaks, historyLeaks, leaksIn } from '../helpers/leak-scan';
 import { uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { exactItem } from '../helpers/exact-items';
 
 const name = uniqueName('own-task');
 const datasetName = `last-${name}`;
@@ -75,25 +76,16 @@ function writeTaskFiles(): { dataset: string; suite: string } {
       )
       .join('\n') + '\n',
   );
-  const item = (split: 'public' | 'heldout', k: number, p: (typeof train)[number]) => ({
-    id: `${split}-${k}`,
-    split,
-    prompt: p.prompt,
-    reference: p.answer,
-    category: p.category,
-    grader: { kind: 'exact_match' },
-    maxBytes: p.answer.length,
-  });
   const suite = path.join(files, 'suite.yaml');
   fs.writeFileSync(
     suite,
     YAML.stringify({
       name: suiteName,
       items: [
-        ...publicItems.map((p, k) => item('public', k, p)),
-        ...heldoutItems.map((p, k) => item('heldout', k, p)),
+        ...publicItems.map((p, k) => exactItem('public', k, p)),
+        ...heldoutItems.map((p, k) => exactItem('heldout', k, p)),
         // A perturbed twin of a public item: the same shape, other letters.
-        { ...item('public', 0, problem('last-short')), id: 'twin-0', split: 'probe', probe: { kind: 'perturbed', of: 'public-0' } },
+        { ...exactItem('public', 0, problem('last-short')), id: 'twin-0', split: 'probe', probe: { kind: 'perturbed', of: 'public-0' } },
       ],
     }),
   );

@@ -27,6 +27,7 @@ import { makeTinyHfModel } from '../helpers/tiny-hf-model';
 import { uniqueName } from '../helpers/specs';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { launchDirOf } from '../../backends/run-dir-files';
+import { exactItem } from '../helpers/exact-items';
 
 requires('hf');
 
@@ -68,15 +69,6 @@ function writeTaskFiles(): { dataset: string; suite: string } {
     dataset,
     train.map((p) => JSON.stringify({ prompt: p.prompt, completion: `${p.answer}\n`, category: p.category })).join('\n') + '\n',
   );
-  const graded = (split: 'public' | 'heldout', k: number, p: (typeof train)[number]) => ({
-    id: `${split}-${k}`,
-    split,
-    prompt: p.prompt,
-    reference: p.answer,
-    category: p.category,
-    grader: { kind: 'exact_match' },
-    maxBytes: p.answer.length,
-  });
   const loss = (split: 'public' | 'heldout', k: number, p: (typeof train)[number]) => ({
     id: `${split}-loss-${k}`,
     split,
@@ -91,8 +83,8 @@ function writeTaskFiles(): { dataset: string; suite: string } {
     YAML.stringify({
       name: suiteName,
       items: [
-        ...publicItems.map((p, k) => graded('public', k, p)),
-        ...heldoutItems.map((p, k) => graded('heldout', k, p)),
+        ...publicItems.map((p, k) => exactItem('public', k, p)),
+        ...heldoutItems.map((p, k) => exactItem('heldout', k, p)),
         ...publicLoss.map((p, k) => loss('public', k, p)),
         ...heldoutLoss.map((p, k) => loss('heldout', k, p)),
       ],
