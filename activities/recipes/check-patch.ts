@@ -1,14 +1,15 @@
 // Every check a recipe patch passes before anything runs it, in order, each refusal one line naming its rule: the
 // size cap, a readable diff, no binary, only `trainer.recipe.mutable` files (no creation, deletion or rename
 // elsewhere), no mode change, not a duplicate (normalised hash) nor a near-duplicate (changed-line similarity) of a
-// patch tried before, applies cleanly to the base commit, and its Python compiles (inside the trainers' sandbox).
+// patch tried before, applies cleanly to the base commit, changes (as git's tree diff of the result says) only
+// `mutable` regular files, and its Python compiles (inside the trainers' sandbox).
 // An accepted patch is a commit on the base (services/recipes/apply-patch.ts): the same diff on the same base is the
 // same commit, so a retried check is idempotent.
 import path from 'node:path';
 import { NEAR_DUPLICATE_SIMILARITY, patchHash, patchSimilarity } from '../../core/patch-novelty';
 import { diffSummary, parseUnifiedDiff, touchedPaths } from '../../core/unified-diff';
 import { applyPatch } from '../../services/recipes/apply-patch';
-import { recipeFiles, recipeModes } from '../../services/recipes/recipe-files';
+import { changedFiles, recipeFiles } from '../../services/recipes/recipe-files';
 import { hasCommit, recipeRepoOf } from '../../services/recipes/recipe-repo';
 import { pyCompile } from './py-compile';
 
@@ -67,12 +68,17 @@ export async function checkPatch(input: CheckPatchInput): Promise<CheckPatchResu
   const applied = applyPatch(repo, input.baseCommit, input.diff, `patch ${normalizedHash.slice(0, 12)}`);
   if (!applied.ok) return refuse(`apply: the patch does not apply to ${input.baseCommit.slice(0, 12)}: ${applied.reason}`);
 
-  // A symlink's text is its target: a patch may not point a mutable symlink elsewhere.
-  const modes = recipeModes(input.home, input.campaign, applied.commit, touchedPaths(files));
-  const link = Object.keys(modes).find((p) => modes[p] !== '100644' && modes[p] !== '100755');
-  if (link) return refuse(`mode: ${link} is mode ${modes[link]} after the patch; a patch may only change regular files`);
+  // What git changed, not what the headers said: a section this reader skips (a `diff --git` line it cannot split,
+  // as with a space in a name) must not change a file unseen. A symlink's text is its target: no patch may make one.
+  const changed = changedFiles(input.home, input.campaign, input.baseCommit, applied.commit);
+  const unseen = changed.find((c) => !mutable.has(c.path));
+  if (unseen) return refuse(`mutable: applied, the patch changes ${unseen.path}, which is not in trainer.recipe.mutable`);
+  const link = changed.find((c) => c.mode !== '000000' && c.mode !== '100644' && c.mode !== '100755');
+  if (link) return refuse(`mode: ${link.path} is mode ${link.mode} after the patch; a patch may only change regular files`);
+  const remoded = changed.find((c) => (c.status === 'A' ? c.mode !== '100644' : c.status !== 'D' && c.mode !== c.oldMode));
+  if (remoded) return refuse(`mode: the patch sets mode ${remoded.mode} on ${remoded.path}; a patch may not change file modes`);
 
-  const python = files.map((f) => f.newPath).filter((p): p is string => p !== null && p.endsWith('.py'));
+  const python = changed.filter((c) => c.mode !== '000000' && c.path.endsWith('.py')).map((c) => c.path);
   const problem = await pyCompile(recipeFiles(input.home, input.campaign, applied.commit, python), {
     home: input.home,
     unsandboxed: input.unsandboxed,

@@ -185,6 +185,10 @@ test('each rule refuses its patch with one line naming it', async () => {
   expect(await reasons(retarget, { baseCommit: withLink, mutable: ['train.py', 'link.py'] })).toBe(
     'mode: link.py is mode 120000 after the patch; a patch may only change regular files',
   );
+  // A section the diff reader cannot split (a space in a name) that git applies all the same (an empty file made
+  // outside `mutable`): judged by what git changed, not by the headers read.
+  const unsplit = `${good}diff --git a/sitecustomize py b/sitecustomize py\nnew file mode 100644\nindex 0000000..e69de29\n`;
+  expect(await reasons(unsplit)).toBe('mutable: applied, the patch changes sitecustomize py, which is not in trainer.recipe.mutable');
   // A patch whose code would read outside at compile time: py_compile does not run it; nothing of FLYWHEEL_HOME shows.
   expect(await reasons(diffOf('train.py', TRAIN_PY, TRAIN_PY + 'open("/etc/shadow").read()\n'))).toBe('ok');
 });
