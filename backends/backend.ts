@@ -54,4 +54,10 @@ export interface TrainingBackend {
   cancel(handle: JobHandle): Promise<void>;
   /** The last lines the trainer wrote to stderr. */
   stderrTail(handle: JobHandle, lines?: number): Promise<string>;
+  /**
+   * Calls `changed` when the job may have ended, so a follower checks its status at once rather than at its next poll;
+   * returns the function that stops watching. Optional, and never the only way an end is seen: a backend without it
+   * (or whose watch fails) is only polled.
+   */
+  watchEnd?(handle: JobHandle, changed: () => void): () => void;
 }

@@ -95,13 +95,24 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
     unjudged: [],
     lastFlush: 0,
     partialTail: 0,
+    woken: false,
   };
 
-  for (;;) {
-    const status = await backend.status(input.handle);
-    const outcome = (await readNewMetrics(f, status)) ?? (await judgeNewPoints(f)) ?? (await endOrTimeOut(f, status, startedAt));
-    if (outcome) return outcome;
-    await waitOrCancel(f, ctx, startedAt);
+  // The backend's end watch, where it has one, wakes the wait below as the job ends; the poll stays.
+  const unwatch = backend.watchEnd?.(input.handle, () => {
+    f.woken = true;
+    f.wake?.();
+  });
+  try {
+    for (;;) {
+      f.woken = false;
+      const status = await backend.status(input.handle);
+      const outcome = (await readNewMetrics(f, status)) ?? (await judgeNewPoints(f)) ?? (await endOrTimeOut(f, status, startedAt));
+      if (outcome) return outcome;
+      await waitOrCancel(f, ctx, startedAt);
+    }
+  } finally {
+    unwatch?.();
   }
 }
 
@@ -123,6 +134,10 @@ interface Follower {
   lastFlush: number;
   /** Bytes after the last newline at the last flush: after the trainer's exit, a truncated line. */
   partialTail: number;
+  /** The end watch called since the last status check: check again without waiting. */
+  woken: boolean;
+  /** Ends the current wait early (set while waiting). */
+  wake?: () => void;
 }
 
 /** Reads and stores the metric lines written since the last flush, queues the pruned metric's points, and heartbeats. */
@@ -210,7 +225,11 @@ async function waitOrCancel(f: Follower, ctx: Context, startedAt: number): Promi
   const { deps, input } = f;
   try {
     f.beat({ jobRef: input.handle.ref, metricsOffset: f.offset });
-    await ctx.sleep(pollDelayMs(deps.clock.now() - startedAt));
+    if (f.woken) return;
+    const nap = ctx.sleep(pollDelayMs(deps.clock.now() - startedAt));
+    // A nap the watch cut short still rejects on a later cancel: nobody awaits it then.
+    nap.catch(() => undefined);
+    await Promise.race([nap, new Promise<void>((resolve) => (f.wake = resolve))]);
   } catch (e) {
     if (!(e instanceof CancelledFailure)) throw e;
     // Only a real cancel request stops the job; a worker shutting down leaves it for the next attempt to reattach.

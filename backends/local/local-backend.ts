@@ -24,6 +24,7 @@ import {
 } from '../../core/contract-files';
 import { mib, type LimitBreach, type ResourceLimits } from '../../core/resource-limits';
 import type { JobHandle, JobStatus, LaunchRequest, TrainingBackend } from '../backend';
+import { watchForFile } from './end-watch';
 import { groupMembers, isAlive } from './process-liveness';
 import { launchDirOf, makeLaunchDir, readTrimmed, tailFile, trainerSecondsIn, writeAtomic } from '../run-dir-files';
 import { isLauncherOf, logBreach, runProcesses, RunWatcher, stillRunning, type Proc } from './run-usage';
@@ -161,6 +162,11 @@ export class LocalBackend implements TrainingBackend {
     this.forget(dir);
     // A cancelled group dies with its launcher, before it can record an exit code.
     return cancelled ? { state: 'failed', reason: 'cancelled' } : { state: 'lost' };
+  }
+
+  /** The launcher's exit code, written in the launch directory, is the end (backends/local/end-watch.ts). */
+  watchEnd(handle: JobHandle, changed: () => void): () => void {
+    return watchForFile(launchDirOf(handle.runDir), EXIT_CODE_FILE, changed);
   }
 
   async cancel(handle: JobHandle): Promise<void> {
