@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { JobHandle, JobStatus, TrainingBackend } from '../../backends';
 import { METRICS_FILE } from '../../core/contract-files';
 import { runIdOf } from '../../contracts/run-id';
+import type { AwaitTrainingInput } from '../../contracts/training';
 import type { Db } from '../../db/client';
 import { experiments, trainingRuns } from '../../db/schema';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
@@ -17,6 +18,23 @@ export interface FakeRun {
   runDir: string;
   handle: JobHandle;
   innerLoopId: string;
+}
+
+/** awaitTraining's input for a run: no pruning and a 600 s limit unless `over` says otherwise. */
+export function awaitInputOf(
+  run: Pick<FakeRun, 'runId' | 'experimentId' | 'innerLoopId' | 'handle'>,
+  over: Partial<AwaitTrainingInput> = {},
+): AwaitTrainingInput {
+  const { runId, experimentId, innerLoopId, handle } = run;
+  return {
+    runId,
+    experimentId,
+    innerLoopId,
+    handle,
+    pruning: { rule: 'none', warmupSteps: 0, minCompleted: 1, metric: 'loss' },
+    timeoutSeconds: 600,
+    ...over,
+  };
 }
 
 export async function insertFakeRun(db: Db, home: string, name: string, metrics: string, jobRef = 'job-1'): Promise<FakeRun> {

@@ -16,14 +16,14 @@ import type { ActivityDeps } from '../../activities/deps';
 import type { JobHandle, LaunchRequest } from '../../backends';
 import { LocalBackend } from '../../backends/local/local-backend';
 import { groupMembers } from '../../backends/local/process-liveness';
-import type { AwaitTrainingInput, TrainingOutcome } from '../../contracts/training';
+import type { TrainingOutcome } from '../../contracts/training';
 import { runIdOf } from '../../contracts/run-id';
 import { parseSpec } from '../../tasks/task-spec';
 import type { DbHandle } from '../../db/client';
 import { checkpoints, metricPoints, trainingRuns } from '../../db/schema';
 import { registerCampaignVersion } from '../../services/campaigns/campaign-versions';
 import { freshDatabase, scratchDir } from '../helpers/env';
-import { insertRunRows } from '../helpers/fake-run';
+import { awaitInputOf, insertRunRows } from '../helpers/fake-run';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 
 const SECRET = 'postgres://flywheel:hunter2-redteam@127.0.0.1:54329/flywheel';
@@ -116,14 +116,7 @@ async function attack(
   }
   const stalls = stallMeter();
   const began = Date.now();
-  const input: AwaitTrainingInput = {
-    runId,
-    experimentId,
-    innerLoopId,
-    handle,
-    pruning: { rule: 'none', warmupSteps: 0, minCompleted: 1, metric: 'loss' },
-    timeoutSeconds: 30,
-  };
+  const input = awaitInputOf({ runId, experimentId, innerLoopId, handle }, { timeoutSeconds: 30 });
   const deps: ActivityDeps = { db: h.db, home, backendFor: () => backend };
   let outcome: TrainingOutcome;
   let stallMs: number;

@@ -5,10 +5,10 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { awaitTraining } from '../../activities/training/await-training';
 import type { ActivityDeps } from '../../activities/deps';
 import type { JobStatus, TrainingBackend } from '../../backends';
-import type { AwaitTrainingInput, TrainingOutcome } from '../../contracts/training';
+import type { TrainingOutcome } from '../../contracts/training';
 import type { DbHandle } from '../../db/client';
 import { freshDatabase, scratchDir } from '../helpers/env';
-import { fakeBackend, insertFakeRun } from '../helpers/fake-run';
+import { awaitInputOf, fakeBackend, insertFakeRun } from '../helpers/fake-run';
 import { uniqueName } from '../helpers/specs';
 
 let h: DbHandle;
@@ -23,7 +23,8 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 test("with the poll's timer frozen, the backend's end watch alone brings the follower to the job's end, and is stopped after", async () => {
   const name = uniqueName('watch');
-  const { experimentId, runId, handle, innerLoopId } = await insertFakeRun(h.db, home, name, '{"step":1,"loss":5}\n', `job-${name}`);
+  const run = await insertFakeRun(h.db, home, name, '{"step":1,"loss":5}\n', `job-${name}`);
+  const { handle } = run;
   let ended = false;
   let checks = 0;
   let changed: (() => void) | undefined;
@@ -38,14 +39,7 @@ test("with the poll's timer frozen, the backend's end watch alone brings the fol
     },
   };
   const deps: ActivityDeps = { db: h.db, home, backendFor: () => backend };
-  const input: AwaitTrainingInput = {
-    runId,
-    experimentId,
-    innerLoopId,
-    handle,
-    pruning: { rule: 'none', warmupSteps: 0, minCompleted: 1, metric: 'loss' },
-    timeoutSeconds: 600,
-  };
+  const input = awaitInputOf(run);
   // The poll's sleep is a timer: frozen, it never ends, so only the watch can move the follower on.
   jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'Date', 'hrtime', 'performance'] });
   try {

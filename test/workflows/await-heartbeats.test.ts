@@ -4,10 +4,10 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { awaitTraining, QUIET_HEARTBEAT_MS } from '../../activities/training/await-training';
 import type { ActivityDeps } from '../../activities/deps';
-import type { AwaitTrainingInput, TrainingOutcome } from '../../contracts/training';
+import type { TrainingOutcome } from '../../contracts/training';
 import type { DbHandle } from '../../db/client';
 import { freshDatabase, scratchDir } from '../helpers/env';
-import { fakeBackend, insertFakeRun } from '../helpers/fake-run';
+import { awaitInputOf, fakeBackend, insertFakeRun } from '../helpers/fake-run';
 import { uniqueName } from '../helpers/specs';
 
 const METRICS = '{"step":1,"loss":5}\n';
@@ -22,21 +22,15 @@ afterAll(() => h?.close());
 /** awaitTraining on a fake job that runs `runMs` and then fails (no checkpoint to record); the heartbeats it sent. */
 async function beatsFor(runMs: number): Promise<unknown[]> {
   const name = uniqueName('beats');
-  const { experimentId, runId, handle, innerLoopId } = await insertFakeRun(h.db, home, name, METRICS, `job-${name}`);
+  const run = await insertFakeRun(h.db, home, name, METRICS, `job-${name}`);
+  const { handle } = run;
   const ends = Date.now() + runMs;
   const backend = fakeBackend(handle, () => (Date.now() < ends ? { state: 'running' } : { state: 'failed', exitCode: 1 }));
   const deps: ActivityDeps = { db: h.db, home, backendFor: () => backend };
   const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 10_000 });
   const beats: unknown[] = [];
   env.on('heartbeat', (d: unknown) => beats.push(d));
-  const input: AwaitTrainingInput = {
-    runId,
-    experimentId,
-    innerLoopId,
-    handle,
-    pruning: { rule: 'none', warmupSteps: 0, minCompleted: 1, metric: 'loss' },
-    timeoutSeconds: 600,
-  };
+  const input = awaitInputOf(run);
   const outcome = (await env.run(awaitTraining, deps, input)) as TrainingOutcome;
   expect(outcome.status).toBe('failed');
   return beats;

@@ -8,11 +8,10 @@ import { eq } from 'drizzle-orm';
 import { awaitTraining } from '../../activities/training/await-training';
 import { decideRun } from '../../services/training-runs';
 import type { ActivityDeps } from '../../activities/deps';
-import type { AwaitTrainingInput } from '../../contracts/training';
 import type { DbHandle } from '../../db/client';
 import { trainingRuns } from '../../db/schema';
 import { freshDatabase, scratchDir } from '../helpers/env';
-import { fakeBackend, insertFakeRun } from '../helpers/fake-run';
+import { awaitInputOf, fakeBackend, insertFakeRun } from '../helpers/fake-run';
 import { uniqueName } from '../helpers/specs';
 
 let h: DbHandle;
@@ -27,7 +26,8 @@ test('a reattaching awaitTraining past the pruned point reports the stored prune
   const name = uniqueName('verdict');
   const metrics =
     ['{"step":1,"name":"loss","value":5}', '{"step":2,"name":"loss","value":5}', '{"step":3,"name":"loss","value":5}'].join('\n') + '\n';
-  const { experimentId, runId, handle, innerLoopId } = await insertFakeRun(h.db, home, name, metrics);
+  const fake = await insertFakeRun(h.db, home, name, metrics);
+  const { runId, handle } = fake;
   // The first attempt judged step 3, stored its verdict, and killed the job; its completion never reached Temporal.
   await decideRun(h.db, runId, {
     status: 'pruned',
@@ -38,14 +38,7 @@ test('a reattaching awaitTraining past the pruned point reports the stored prune
   // What the local backend reports for a job Flywheel killed: ended, by a cancel.
   const backend = fakeBackend(handle, () => ({ state: 'failed', reason: 'cancelled' }));
   const deps: ActivityDeps = { db: h.db, home, backendFor: () => backend };
-  const input: AwaitTrainingInput = {
-    runId,
-    experimentId,
-    innerLoopId,
-    handle,
-    pruning: { rule: 'median', warmupSteps: 1, minCompleted: 1, metric: 'loss' },
-    timeoutSeconds: 600,
-  };
+  const input = awaitInputOf(fake, { pruning: { rule: 'median', warmupSteps: 1, minCompleted: 1, metric: 'loss' } });
   // The retry's heartbeat details: the last one that reached Temporal, already past every metric line.
   const env = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: { jobRef: 'job-1', metricsOffset: Buffer.byteLength(metrics) } });
   const outcome = await env.run(awaitTraining, deps, input);
