@@ -43,13 +43,13 @@ test("with the poll's timer frozen, the backend's end watch alone brings the fol
   // The poll's sleep is a timer: frozen, it never ends, so only the watch can move the follower on.
   jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'Date', 'hrtime', 'performance'] });
   try {
-    const run = new MockActivityEnvironment().run(awaitTraining, deps, input) as Promise<TrainingOutcome>;
+    const following = new MockActivityEnvironment().run(awaitTraining, deps, input) as Promise<TrainingOutcome>;
     while (checks < 1) await turn();
     for (let i = 0; i < 20; i++) await turn();
     expect(checks).toBe(1); // asleep on the frozen poll
     ended = true;
     changed?.(); // without a watch, nothing wakes the follower: the test times out
-    const outcome = await run;
+    const outcome = await following;
     expect(outcome.status).toBe('failed');
     expect(checks).toBe(2);
     expect(changed).toBeUndefined();
