@@ -85,6 +85,9 @@ test('a killed helper is replaced, and no run gets a second process', async () =
   const first = server.pid!;
   process.kill(first, 'SIGKILL');
   await gone(first);
+  // Dead is not yet noticed: until Node reaps the helper ('close'), a launch still goes to it and fails retryably (as
+  // with a request in flight, below). The replacement is what this part checks, so wait for the notice.
+  await eventually('the helper noticed gone', async () => (server.pid === undefined ? true : undefined), 10_000);
   // Its launcher runs on, and launching the same run again finds it.
   expect(await backend.status(ha)).toEqual({ state: 'running' });
   expect((await launch(backend, a)).ref).toBe(ha.ref);
