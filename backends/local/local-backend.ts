@@ -159,6 +159,10 @@ export class LocalBackend implements TrainingBackend {
     }
     // Re-read: the launcher may have written its exit code between the two checks.
     if (readTrimmed(path.join(dir, EXIT_CODE_FILE)) !== undefined) return this.status(handle);
+    // The launcher died without recording an end (it was killed): nothing can record one now. What is left of the run
+    // (its group: the trainer, the log caps) is stopped first, so a run is lost only once nothing of it writes, and
+    // a follower that reads its metrics to the end reads them all.
+    await this.killRemains(dir, pgid);
     this.forget(dir);
     // A cancelled group dies with its launcher, before it can record an exit code.
     return cancelled ? { state: 'failed', reason: 'cancelled' } : { state: 'lost' };
@@ -200,16 +204,20 @@ export class LocalBackend implements TrainingBackend {
 
   /** Makes sure nothing of a run ended by a limit still runs, and reports it so. */
   private async endedByLimit(dir: string, pgid: number, breach: LimitBreach): Promise<JobStatus> {
-    const procs = processesOf(dir, pgid);
-    if (procs.length > 0) {
-      signalGroup(pgid, 'SIGKILL');
-      signalEach(procs, 'SIGKILL');
-      const deadline = Date.now() + this.killGraceMs;
-      while (procs.some(stillRunning) && Date.now() < deadline) await sleep(20);
-    }
+    await this.killRemains(dir, pgid);
     this.forget(dir);
     const exit = Number(readTrimmed(path.join(dir, EXIT_CODE_FILE)));
     return { state: 'failed', reason: 'limit', limit: breach, ...(Number.isInteger(exit) ? { exitCode: exit } : {}) };
+  }
+
+  /** SIGKILLs whatever of the run still runs, with no grace, and waits (up to the kill grace) for it to go. */
+  private async killRemains(dir: string, pgid: number): Promise<void> {
+    const procs = processesOf(dir, pgid);
+    if (procs.length === 0) return;
+    signalGroup(pgid, 'SIGKILL');
+    signalEach(procs, 'SIGKILL');
+    const deadline = Date.now() + this.killGraceMs;
+    while (procs.some(stillRunning) && Date.now() < deadline) await sleep(20);
   }
 
   private limitsOf(dir: string): ResourceLimits | undefined {

@@ -1,8 +1,9 @@
-// The local backend (detached process groups on the worker's host) against the shared backend conformance suite, and
-// its end watch (backends/local/end-watch.ts).
+// The local backend (detached process groups on the worker's host) against the shared backend conformance suite, its
+// end watch (backends/local/end-watch.ts), and a job whose launcher died under it.
 import { LocalBackend } from '../../backends/local/local-backend';
 import type { JobStatus } from '../../backends';
-import { backendConformance, fixtureRun } from './conformance';
+import { eventually } from '../helpers/loop-harness';
+import { backendConformance, fixtureRun, processesOf, steps } from './conformance';
 
 backendConformance({
   kind: 'local',
@@ -31,3 +32,26 @@ test("watchEnd calls back as the launcher records the job's exit, and at once fo
   expect((await endedBy()).state).toBe('succeeded');
   expect((await endedBy()).state).toBe('succeeded');
 }, 15_000);
+
+test('a job whose launcher was killed is lost only once nothing of it runs: its trainer writes no line after', async () => {
+  const b = new LocalBackend({ killGraceMs: 1_000 });
+  const req = fixtureRun('local', 'orphan', { steps: 600, sleepMs: 60_000 });
+  const h = await b.launch(req);
+  await eventually('the trainer to write', async () => (steps(req.runDir).length > 0 ? true : undefined), 30_000);
+  // The launcher alone (the fault suite's trainer kill may pick it: its argv names the trainer's): no exit code comes.
+  process.kill(Number(h.ref), 'SIGKILL');
+  const s = await eventually(
+    'the job to end',
+    async () => {
+      const now = await b.status(h);
+      return now.state === 'running' ? undefined : now;
+    },
+    30_000,
+  );
+  expect(s.state).toBe('lost');
+  // What the follower reads to the end once the job has ended is the whole file: the trainer is gone, not orphaned.
+  expect(processesOf(req.runDir)).toEqual([]);
+  const written = steps(req.runDir).length;
+  await new Promise((r) => setTimeout(r, 500));
+  expect(steps(req.runDir)).toHaveLength(written);
+}, 60_000);

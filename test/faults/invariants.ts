@@ -56,7 +56,7 @@ export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: stri
     const missing = [...want].filter((k) => !stored.has(k));
     const extra = have.filter((k) => !want.has(k));
     if (missing.length)
-      v.push(`run ${r.id}: ${missing.length} metric points in metrics.jsonl missing from PostgreSQL (first ${missing[0]})`);
+      v.push(`run ${r.id} (${r.status}): ${missing.length} metric points in metrics.jsonl missing from PostgreSQL (first ${missing[0]})`);
     if (extra.length) v.push(`run ${r.id}: ${extra.length} metric points not in metrics.jsonl (first ${extra[0]})`);
   }
   // One public eval result per succeeded experiment, none for others.
