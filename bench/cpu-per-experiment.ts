@@ -19,9 +19,8 @@ import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { countsPer, readRequestCounts, totalOf } from './lib/temporal-metrics';
 import { parseTemporalSettings, SETTINGS_USAGE, stackOptionsOf, type TemporalSettings } from './lib/temporal-settings';
 import { loadAverage } from './lib/load-average';
+import { TICK_MS, ticksOf } from './lib/process-cpu';
 import { runBench } from './lib/run-bench';
-
-const TICK_MS = 1000 / 100; // USER_HZ
 
 /** Every statement any pg client of this process sends, counted while `counting` (a bench's own instrument). */
 let statements = 0;
@@ -31,13 +30,6 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   if (counting) statements++;
   return query.apply(this, args);
 } as typeof pg.Client.prototype.query;
-
-/** utime + stime of a process, in ticks. */
-function ticksOf(pid: number | 'self'): number {
-  const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
-}
 
 function pids(args: string[]): number[] {
   try {

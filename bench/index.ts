@@ -13,6 +13,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'dispatch-latency.ts',
     measures: "activity and workflow-task dispatch on the dev server with Flywheel's dynamic configuration beside the server's defaults",
   },
+  'experiment-shape': {
+    file: 'experiment-shape.ts',
+    measures: "Temporal's cost of a child workflow per experiment beside the same calls as coroutines of one workflow, bare",
+  },
   'durable-throughput': {
     file: 'durable-throughput.ts',
     measures: 'durable no-op experiments/s at parallelism 1 and 8 beside Optuna on the same PostgreSQL',

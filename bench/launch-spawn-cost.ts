@@ -13,6 +13,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LocalBackend } from '../backends/local/local-backend';
 import { SpawnServer, type SpawnRequest } from '../backends/local/spawn-server';
 import { loadAverage } from './lib/load-average';
+import { ticksOf } from './lib/process-cpu';
 import { runBench } from './lib/run-bench';
 
 /** The way before the helper: the worker forks itself for each launcher. */
@@ -30,12 +31,6 @@ function ballast(mb: number): unknown[] {
   for (let i = 0; i < mb / 2; i++) keep.push(Buffer.alloc(1 << 20, i));
   for (let i = 0; i < mb / 2; i++) keep.push(Array.from({ length: 1 << 13 }, (_, j) => ({ j, s: `x${j}` })));
   return keep;
-}
-
-function ticksOf(pid: number): number {
-  const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
 }
 
 async function round(way: string, backend: LocalBackend, n: number, dir: string, helper?: SpawnServer): Promise<string> {
