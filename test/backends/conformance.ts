@@ -70,6 +70,18 @@ export function fixtureRun(kind: string, label: string, params: Record<string, n
   return { runId, runDir, argv: [process.execPath, FIXTURE_TRAINER, 'train', '--run-dir', runDir], limits: resolveLimits(undefined) };
 }
 
+/** The job's first status that is not `running`, polled until `timeoutMs`. */
+export function jobEnded(b: TrainingBackend, h: JobHandle, timeoutMs: number): Promise<JobStatus> {
+  return eventually(
+    `job ${h.ref} to finish`,
+    async () => {
+      const s = await b.status(h);
+      return s.state === 'running' ? undefined : s;
+    },
+    timeoutMs,
+  );
+}
+
 export function backendConformance(a: ConformanceAdapter): void {
   const launch = async (b: TrainingBackend, req: LaunchRequest) => {
     const h = await b.launch(req);
@@ -77,14 +89,7 @@ export function backendConformance(a: ConformanceAdapter): void {
     return h;
   };
   const finished = (b: TrainingBackend, h: JobHandle, timeoutMs = a.finishTimeoutMs ?? 60_000): Promise<JobStatus> =>
-    eventually(
-      `job ${h.ref} to finish`,
-      async () => {
-        const s = await b.status(h);
-        return s.state === 'running' ? undefined : s;
-      },
-      timeoutMs,
-    );
+    jobEnded(b, h, timeoutMs);
 
   describe(`${a.kind} backend conformance`, () => {
     test('launching twice, and twice at once from two instances, starts one job', async () => {

@@ -3,7 +3,7 @@
 import { LocalBackend } from '../../backends/local/local-backend';
 import type { JobStatus } from '../../backends';
 import { eventually } from '../helpers/loop-harness';
-import { backendConformance, fixtureRun, processesOf, steps } from './conformance';
+import { backendConformance, fixtureRun, jobEnded, processesOf, steps } from './conformance';
 
 backendConformance({
   kind: 'local',
@@ -40,15 +40,7 @@ test('a job whose launcher was killed is lost only once nothing of it runs: its 
   await eventually('the trainer to write', async () => (steps(req.runDir).length > 0 ? true : undefined), 30_000);
   // The launcher alone (the fault suite's trainer kill may pick it: its argv names the trainer's): no exit code comes.
   process.kill(Number(h.ref), 'SIGKILL');
-  const s = await eventually(
-    'the job to end',
-    async () => {
-      const now = await b.status(h);
-      return now.state === 'running' ? undefined : now;
-    },
-    30_000,
-  );
-  expect(s.state).toBe('lost');
+  expect((await jobEnded(b, h, 30_000)).state).toBe('lost');
   // What the follower reads to the end once the job has ended is the whole file: the trainer is gone, not orphaned.
   expect(processesOf(req.runDir)).toEqual([]);
   const written = steps(req.runDir).length;
