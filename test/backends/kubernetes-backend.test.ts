@@ -20,7 +20,7 @@ import { eventually, loopHarness, type LoopHarness } from '../helpers/loop-harne
 import { freePort } from '../helpers/ports';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
 import { launchDirOf } from '../../backends/run-dir-files';
-import { backendConformance, launchLines, processesOf, steps } from './conformance';
+import { backendConformance, jobEnded, launchLines, processesOf, steps } from './conformance';
 
 const FIXTURE_TRAINER = path.join(__dirname, '..', 'fixtures', 'fixture-trainer.js');
 const NS = 'fw-test';
@@ -46,14 +46,7 @@ function backend(opts: KubernetesBackendOptions = {}): KubernetesBackend {
 }
 
 function finished(b: KubernetesBackend, h: JobHandle, timeoutMs = 60_000): Promise<JobStatus> {
-  return eventually(
-    `job ${h.ref} to finish`,
-    async () => {
-      const s = await b.status(h);
-      return s.state === 'running' ? undefined : s;
-    },
-    timeoutMs,
-  );
+  return jobEnded(b, h, timeoutMs);
 }
 
 const createsOf = (name: string) => fake.createRequests.filter((j) => j.metadata?.name === name).length;

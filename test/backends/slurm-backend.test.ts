@@ -10,7 +10,7 @@ import { controllerUp, jobsNamed, showJob } from '../../backends/slurm/slurm-com
 import { eventually } from '../helpers/loop-harness';
 import { requires } from '../helpers/requires';
 import { launchDirOf } from '../../backends/run-dir-files';
-import { backendConformance, fixtureRun, launchLines, steps } from './conformance';
+import { backendConformance, fixtureRun, jobEnded, launchLines, steps } from './conformance';
 
 requires('slurm');
 
@@ -45,14 +45,7 @@ async function launch(b: SlurmBackend, req: ReturnType<typeof fixtureRun>): Prom
 
 /** Polls status until the job is no longer running. */
 function finished(b: SlurmBackend, h: JobHandle, timeoutMs = 60_000): Promise<JobStatus> {
-  return eventually(
-    `job ${h.ref} to finish`,
-    async () => {
-      const s = await b.status(h);
-      return s.state === 'running' ? undefined : s;
-    },
-    timeoutMs,
-  );
+  return jobEnded(b, h, timeoutMs);
 }
 
 /** Jobs in the queue (pending, running, completing) under this name: squeue's default states. */
