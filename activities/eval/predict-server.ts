@@ -34,9 +34,9 @@ export class PredictServer {
   private exit: string | undefined;
   private waiting: { id: string; resolve: (r: PredictReply) => void; reject: (e: Error) => void } | undefined;
 
-  constructor(setup: TrainerSetup) {
+  constructor(setup: TrainerSetup, scratchRoot: string = predictScratchRoot()) {
     this.inbox = fs.mkdtempSync(path.join(predictInboxRoot(setup.home), 's-'));
-    this.scratch = fs.mkdtempSync(path.join(predictScratchRoot(), 's-'));
+    this.scratch = fs.mkdtempSync(path.join(scratchRoot, 's-'));
     let argv: string[];
     try {
       argv = isolatedEntry(setup, 'predict', ['--serve'], { cwd: this.scratch, data: [this.inbox], readWrite: [this.scratch] }).argv;

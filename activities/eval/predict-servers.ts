@@ -13,6 +13,8 @@ export interface PredictServersOptions {
   idleMs?: number;
   /** Requests one server answers before it is replaced (a leak in a trainer's predict stays bounded). @default 1000 */
   maxRequests?: number;
+  /** Where each server's scratch folder is made (its cwd, bound read-write). @default predictScratchRoot() */
+  scratchRoot?: string;
 }
 
 interface Group {
@@ -28,6 +30,7 @@ export class PredictServers {
   private readonly perCampaign: number;
   private readonly idleMs: number;
   private readonly maxRequests: number;
+  private readonly scratchRoot: string | undefined;
   private readonly groups = new Map<string, Group>();
   /** Servers started since this pool was made: what a test or a bench reads to see reuse. */
   started = 0;
@@ -38,6 +41,7 @@ export class PredictServers {
     this.perCampaign = opts.perCampaign ?? 2;
     this.idleMs = opts.idleMs ?? 60_000;
     this.maxRequests = opts.maxRequests ?? 1000;
+    this.scratchRoot = opts.scratchRoot;
   }
 
   /** `prompts` answered from `checkpoint` by a warm server of `campaignId`'s trainer (`setup`). */
@@ -123,7 +127,7 @@ export class PredictServers {
 
   private start(g: Group): PredictServer {
     this.started++;
-    return new PredictServer(g.setup);
+    return new PredictServer(g.setup, this.scratchRoot);
   }
 
   private take(g: Group, s: PredictServer): PredictServer {

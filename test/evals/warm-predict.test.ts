@@ -12,7 +12,6 @@ import { PredictionsMismatchError } from '../../core/errors';
 import type { PredictPrompt } from '../../core/job-contract';
 import { parseSpec } from '../../tasks/task-spec';
 import { experiments } from '../../db/schema';
-import { predictScratchRoot } from '../../services/paths';
 import { scratchDir } from '../helpers/env';
 import { loopHarness, type LoopHarness } from '../helpers/loop-harness';
 import { fixtureSpec, uniqueName } from '../helpers/specs';
@@ -34,18 +33,23 @@ function setupFor(warmPredict: boolean) {
   return trainerSetupOf(parseSpec({ ...base, trainer: { ...base.trainer, warmPredict } }), home);
 }
 
-const newScratch = (before: Set<string>) => fs.readdirSync(predictScratchRoot()).filter((d) => !before.has(d));
+// The pool's own scratch root: the machine-wide one (predictScratchRoot) also holds the folders of predicts that other
+// test files run at the same time, and a test that counted those failed in CI.
+let scratchRoot: string;
+const newScratch = (before: Set<string>) => fs.readdirSync(scratchRoot).filter((d) => !before.has(d));
 
 beforeAll(() => {
   home = scratchDir('warm-predict');
+  scratchRoot = scratchDir('warm-predict-scratch');
 });
+afterAll(() => fs.rmSync(scratchRoot, { recursive: true, force: true }));
 
 describe('the warm predict servers', () => {
   let pool: PredictServers;
   let scratchBefore: Set<string>;
   beforeEach(() => {
-    scratchBefore = new Set(fs.readdirSync(predictScratchRoot()));
-    pool = new PredictServers({ idleMs: 300 });
+    scratchBefore = new Set(fs.readdirSync(scratchRoot));
+    pool = new PredictServers({ idleMs: 300, scratchRoot });
   });
   afterEach(() => pool.close());
 

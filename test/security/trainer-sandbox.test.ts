@@ -269,7 +269,20 @@ describe('a trainer in the sandbox', () => {
       return heldoutWindows.some((w) => text.includes(w));
     });
     expect(holding).toEqual([]);
-    expect(fs.readdirSync(predictScratchRoot()).filter((d) => !scratchBefore.has(d))).toEqual([]);
+    // The scratch root is the machine's: other test files' predicts come and go in it while this one runs, so the
+    // check is on what matters, a folder left holding this campaign's held-out or probe text (a held-out predict's
+    // prompts.jsonl is such text).
+    const scratch = predictScratchRoot();
+    const left = fs.readdirSync(scratch).filter((d) => !scratchBefore.has(d));
+    const leftHolding = left.filter((d) => {
+      try {
+        return filesUnder(path.join(scratch, d)).some((f) => heldoutWindows.some((w) => fs.readFileSync(f, 'latin1').includes(w)));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false; // another file's folder, removed as we read
+        throw e;
+      }
+    });
+    expect(leftHolding).toEqual([]);
   });
 
   test("the environment allow-list holds even unsandboxed: no secret in the trainer's own environment", () => {
