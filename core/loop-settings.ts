@@ -14,6 +14,8 @@ export interface LoopSettings {
   trainingTimeoutSeconds: number;
   selection: { metric: string; mode: 'min' | 'max' };
   pruning: { rule: string; warmupSteps: number; minCompleted: number; metric: string; options?: Record<string, unknown> };
+  /** `inline`: experiments run as coroutines of the loop's workflow (workflows/inner-loop-start.ts runChild). Absent: children. */
+  experimentWorkflows?: 'inline';
 }
 
 export function loopSettings(spec: CampaignSpec): LoopSettings {
@@ -30,6 +32,8 @@ export function loopSettings(spec: CampaignSpec): LoopSettings {
     trainingTimeoutSeconds: il.trainingTimeoutSeconds,
     selection: { metric: spec.selection.metric, mode: spec.selection.mode },
     pruning: { ...il.pruning },
+    // Only when asked: settings recorded in histories before it have no such field, and stay equal to today's.
+    ...(il.experimentWorkflows === 'inline' ? { experimentWorkflows: 'inline' as const } : {}),
   };
 }
 

@@ -329,6 +329,12 @@ const innerLoopSchema = z.strictObject({
   maxTrainingAttempts: z.number().int().min(1).default(2),
   /** Wall-clock limit for one training run, in seconds. @default 600 */
   trainingTimeoutSeconds: z.number().int().min(1).default(600),
+  /**
+   * How the loop runs each experiment: `child`, a workflow of its own (its own history, page and id in the Temporal
+   * UI); `inline`, a coroutine of the loop's workflow (the same activities with the same ids and checks, about a
+   * quarter of Temporal's CPU per experiment: docs/scale.md, "Experiments inline"). Absent: `child`.
+   */
+  experimentWorkflows: z.enum(['child', 'inline']).optional(),
 });
 
 const selectionSchema = z.strictObject({

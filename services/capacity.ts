@@ -5,7 +5,7 @@
 import { and, count, eq, lt, sql } from 'drizzle-orm';
 import { Client } from 'pg';
 import type { Db } from '../db/client';
-import { capacitySlots } from '../db/schema';
+import { capacitySlots, experiments } from '../db/schema';
 import type { Queryable } from './queryable';
 
 /** The channel a release (or a reap) notifies; the payload is the backend kind. */
@@ -68,15 +68,19 @@ export async function releaseSlot(q: Queryable, runId: string): Promise<boolean>
   return notified.length > 0;
 }
 
-/** Slots held by runs that have not launched or not ended, older than `olderThanSeconds`: candidates for a liveness check. */
+/**
+ * Slots held by runs that have not launched or not ended, older than `olderThanSeconds`: candidates for a liveness
+ * check, with the inner loop of each one's experiment (an experiment run inline has no workflow of its own).
+ */
 export async function suspectSlots(
   q: Queryable,
   backend: string,
   olderThanSeconds: number,
-): Promise<{ runId: string; experimentId: string }[]> {
+): Promise<{ runId: string; experimentId: string; innerLoopId: string | null }[]> {
   return q
-    .select({ runId: capacitySlots.runId, experimentId: capacitySlots.experimentId })
+    .select({ runId: capacitySlots.runId, experimentId: capacitySlots.experimentId, innerLoopId: experiments.innerLoopId })
     .from(capacitySlots)
+    .leftJoin(experiments, eq(experiments.id, capacitySlots.experimentId))
     .where(
       and(
         eq(capacitySlots.backend, backend),

@@ -91,12 +91,23 @@ export async function baselineRun(loop: InnerLoopRuntime): Promise<void> {
 /** An experiment refused by the campaign's cost cap. */
 export const budgetStopped = (r: ExperimentResult): boolean => r.budgetExceeded === true;
 
-/** Runs one experiment as a child (skipPublic: the baseline, trained but never scored on public). */
+/**
+ * Experiments as coroutines of the loop's workflow, when the spec asks (innerLoop.experimentWorkflows: inline): the
+ * same `experiment` function with the same input, its activities scheduled by the loop itself, without the child's
+ * start, its own workflow tasks and its result's round trip (docs/scale.md, "Experiments inline"). The activities'
+ * idempotency is keyed by the experiment and attempt, not by the workflow, so a retried or replayed one behaves as in
+ * a child. Continue-as-new happens only between batches, when no experiment runs.
+ */
+export const INLINE_EXPERIMENTS_PATCH = 'experiments-inline';
+
+/** Runs one experiment as a child, or inline (skipPublic: the baseline, trained but never scored on public). */
 export function runChild(loop: RunningInnerLoop, experimentId: string, skipPublic = false): Promise<ExperimentResult> {
+  const input = childInput(loop, experimentId, skipPublic);
+  if (loop.state.settings.experimentWorkflows === 'inline' && patched(INLINE_EXPERIMENTS_PATCH)) return experiment(input);
   return executeChild(experiment, {
     workflowId: experimentId,
     taskQueue: queueOf('orchestration'),
-    args: [childInput(loop, experimentId, skipPublic)],
+    args: [input],
     // Cancelling the loop must reach the trainer, so children are cancelled, not abandoned or terminated.
     parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
   });

@@ -90,6 +90,20 @@ async function cancelRequested(deps: ActivityDeps): Promise<boolean> {
 async function reapGoneHolders(deps: ActivityDeps, backend: string): Promise<void> {
   if (!deps.isWorkflowRunning) return;
   for (const s of await suspectSlots(deps.db, backend, capacityTiming.staleAfterSeconds)) {
-    if (!(await deps.isWorkflowRunning(s.experimentId))) await releaseSlot(deps.db, s.runId);
+    if (!(await holderRunning(deps, s))) await releaseSlot(deps.db, s.runId);
   }
+}
+
+/**
+ * Whether the workflow that holds a slot still runs: the experiment's own workflow, or its inner loop's when the
+ * experiment has none (it ran inline, innerLoop.experimentWorkflows). A child that ended is gone whatever its loop
+ * does. Without `workflowStatus` (which tells an ended child from none) the loop's liveness keeps the slot too: a
+ * slot freed late costs a wait, one freed under a running trainer would over-grant.
+ */
+async function holderRunning(deps: ActivityDeps, s: { experimentId: string; innerLoopId: string | null }): Promise<boolean> {
+  const running = deps.isWorkflowRunning!;
+  if (!deps.workflowStatus) return (await running(s.experimentId)) || (s.innerLoopId !== null && (await running(s.innerLoopId)));
+  const status = await deps.workflowStatus(s.experimentId);
+  if (status !== 'NOT_FOUND' || s.innerLoopId === null) return status === 'RUNNING';
+  return (await deps.workflowStatus(s.innerLoopId)) === 'RUNNING';
 }

@@ -19,6 +19,8 @@ export interface CampaignOptions {
   seed: number;
   /** Experiments per inner loop. */
   experiments: number;
+  /** innerLoop.experimentWorkflows: experiments as coroutines of the loop's workflow. @default children */
+  inline?: boolean;
 }
 
 export interface StartedCampaign {
@@ -38,7 +40,8 @@ export const OUTER_ITERATIONS = 2;
 export const DEFAULT_EXPERIMENTS: Record<LoopKind, number> = { inner: 6, outer: 4 };
 
 export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db, o: CampaignOptions): Promise<StartedCampaign> {
-  const campaignId = `faults-${o.loop}-${o.backend}-s${o.seed}`;
+  const campaignId = `faults-${o.loop}-${o.backend}${o.inline ? '-inline' : ''}-s${o.seed}`;
+  const shape = o.inline ? { experimentWorkflows: 'inline' as const } : {};
   const backend = o.backend === 'slurm' ? { backend: { kind: 'slurm' } } : {};
   const specFile = path.join(home, 'spec.json');
   if (o.loop === 'inner') {
@@ -50,7 +53,15 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
     const spec = fixtureSpec(
       campaignId,
       { steps: 12, sleepMs: 6000 },
-      { budget: { experiments: n, parallelism: 2 }, batchSize: 2, maxTrainingAttempts: 3, seed: o.seed, startupTrials: n, pruning },
+      {
+        budget: { experiments: n, parallelism: 2 },
+        batchSize: 2,
+        maxTrainingAttempts: 3,
+        seed: o.seed,
+        startupTrials: n,
+        pruning,
+        ...shape,
+      },
     );
     // A real choice for the sampler: the seed decides the proposals, the offset their scores.
     spec.searchSpace = { ...spec.searchSpace, offset: { type: 'categorical', choices: [0, 0.5, 1, 1.5] } } as typeof spec.searchSpace;
@@ -72,6 +83,7 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
         seed: o.seed,
         maxTrainingAttempts: 3,
         pruning,
+        ...shape,
       },
       // Every iteration trains, so both are compared with the fault-free run.
       outerLoop: { minNewFeedback: 0, innerBudget: { experiments: o.experiments } },

@@ -29,6 +29,8 @@ export interface FaultRunOptions {
   feedbackEvents?: number;
   /** Experiments per inner loop. @default DEFAULT_EXPERIMENTS[loop] (6 inner, 4 outer) */
   experiments?: number;
+  /** Experiments as coroutines of their loop's workflow (innerLoop.experimentWorkflows: inline). @default false */
+  inline?: boolean;
   log?: (line: string) => void;
 }
 
@@ -98,6 +100,7 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
       backend,
       seed: opts.seed,
       experiments: opts.experiments ?? DEFAULT_EXPERIMENTS[loop],
+      inline: opts.inline,
     });
     const t0 = Date.now();
     let done = false;

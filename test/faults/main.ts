@@ -1,8 +1,10 @@
-// `npm run test:faults [-- --runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b]`:
+// `npm run test:faults [-- --runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b]
+// [--inline]`:
 // each run plays the campaign twice for its seed, without faults and under a seeded schedule (worker and trainer
 // SIGKILLs, Temporal killed and restarted on its SQLite file, Temporal killed the same way the moment a prune is in
 // flight, PostgreSQL killed and restarted on its data folder, the network to PostgreSQL cut, concurrent feedback
-// writes), checks the invariants, and prints the figures. `--kinds` draws from those kinds only (default: all).
+// writes), checks the invariants, and prints the figures. `--kinds` draws from those kinds only (default: all);
+// `--inline` runs the experiments as coroutines of their loop's workflow (innerLoop.experimentWorkflows: inline).
 // Exit 1 on any violation; replay one run with its printed seed (and the same --loop, --backend, --faults, --kinds).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +27,7 @@ async function main(): Promise<void> {
   const loop = arg('loop', 'outer') as LoopKind;
   const backend = arg('backend', 'local') as BackendKind;
   const kinds = arg('kinds', FAULT_KINDS.join(',')).split(',') as FaultKind[];
+  const inline = process.argv.includes('--inline');
   const badKind = kinds.find((k) => !(FAULT_KINDS as readonly string[]).includes(k));
   if (
     !['inner', 'outer'].includes(loop) ||
@@ -36,10 +39,10 @@ async function main(): Promise<void> {
   ) {
     const which = badKind !== undefined ? `unknown fault kind '${badKind}' (kinds: ${FAULT_KINDS.join(', ')})\n` : '';
     throw new Error(
-      `${which}usage: npm run test:faults -- [--runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b]`,
+      `${which}usage: npm run test:faults -- [--runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b] [--inline]`,
     );
   }
-  const only = kinds.length < FAULT_KINDS.length ? ` --kinds ${kinds.join(',')}` : '';
+  const only = `${kinds.length < FAULT_KINDS.length ? ` --kinds ${kinds.join(',')}` : ''}${inline ? ' --inline' : ''}`;
   const reports: FaultRunReport[] = [];
   for (let i = 0; i < runs; i++) {
     const seed = first + i;
@@ -49,7 +52,7 @@ async function main(): Promise<void> {
       fs.chmodSync(dir, 0o755); // the embedded PostgreSQL runs as `postgres` when we are root
       return dir;
     };
-    const clean = await runFaultCampaign({ seed, schedule: [], home: home('clean'), loop, backend });
+    const clean = await runFaultCampaign({ seed, schedule: [], home: home('clean'), loop, backend, inline });
     // Faults land while the loop runs: within the first 80% of the fault-free run's time.
     const schedule = faultSchedule(seed, {
       count: faults,
@@ -59,7 +62,16 @@ async function main(): Promise<void> {
     });
     console.log(`  fault-free run: ${(clean.durationMs / 1000).toFixed(1)} s`);
     console.log(`  schedule: ${schedule.map((f) => `${f.kind}@${(f.atMs / 1000).toFixed(1)}s`).join(' ')}`);
-    const r = await runFaultCampaign({ seed, schedule, home: home('faults'), loop, backend, feedbackEvents: 300, log: console.log });
+    const r = await runFaultCampaign({
+      seed,
+      schedule,
+      home: home('faults'),
+      loop,
+      backend,
+      inline,
+      feedbackEvents: 300,
+      log: console.log,
+    });
     r.violations.push(...unexplainedDifferences(r.facts, clean.facts), ...clean.violations.map((v) => `(fault-free run) ${v}`));
     reports.push(r);
   }

@@ -1,8 +1,9 @@
 // The short, seeded versions of the fault suite (the long one: `npm run test:faults`). The outer loop (two
 // iterations, the inner loops on the built-in trainer) without faults and under a schedule that SIGKILLs a trainer
 // and a worker, kills PostgreSQL (restarted on its data folder), cuts the network to it and kills Temporal
-// (restarted on its SQLite file), with concurrent feedback writes; and the inner loop on the real Slurm backend under
-// trainer, worker and network faults. Every invariant holds and the final state matches the fault-free run's, or a
+// (restarted on its SQLite file), with concurrent feedback writes; the inner loop with its experiments inline
+// (coroutines of the loop's workflow) under trainer, worker and Temporal faults; and the inner loop on the real Slurm
+// backend under trainer, worker and network faults. Every invariant holds and the final state matches the fault-free run's, or a
 // recorded retry explains the difference.
 import { scratchDir } from '../helpers/env';
 import { testIf } from '../helpers/requires';
@@ -18,8 +19,8 @@ runAlone();
 
 const SEED = Number(process.env.FLYWHEEL_FAULT_SEED ?? 4242);
 
-async function faultedMatchesClean(loop: LoopKind, backend: BackendKind, kinds: FaultKind[]): Promise<void> {
-  const clean = await runFaultCampaign({ seed: SEED, schedule: [], home: scratchDir(`faults-${loop}-clean`), loop, backend });
+async function faultedMatchesClean(loop: LoopKind, backend: BackendKind, kinds: FaultKind[], inline = false): Promise<void> {
+  const clean = await runFaultCampaign({ seed: SEED, schedule: [], home: scratchDir(`faults-${loop}-clean`), loop, backend, inline });
   expect(clean.violations).toEqual([]);
   // Seeded moments within the first 70% of the fault-free run; each kind once, in the order given (the trainer
   // first, so that one is still running when it lands).
@@ -28,11 +29,20 @@ async function faultedMatchesClean(loop: LoopKind, backend: BackendKind, kinds: 
     ...f,
     kind: kinds[i],
   }));
-  const faulted = await runFaultCampaign({ seed: SEED, schedule, home: scratchDir(`faults-${loop}`), loop, backend, feedbackEvents: 60 });
+  const faulted = await runFaultCampaign({
+    seed: SEED,
+    schedule,
+    home: scratchDir(`faults-${loop}`),
+    loop,
+    backend,
+    inline,
+    feedbackEvents: 60,
+  });
   console.log(
-    [`seed ${SEED}, ${loop} loop on ${backend}; fault-free ${(clean.durationMs / 1000).toFixed(1)} s`, ...faultFigures([faulted])].join(
-      '\n',
-    ),
+    [
+      `seed ${SEED}, ${loop} loop${inline ? ' (experiments inline)' : ''} on ${backend}; fault-free ${(clean.durationMs / 1000).toFixed(1)} s`,
+      ...faultFigures([faulted]),
+    ].join('\n'),
   );
   expect(
     faulted.faults
@@ -45,6 +55,12 @@ async function faultedMatchesClean(loop: LoopKind, backend: BackendKind, kinds: 
 
 it(`outer loop: every invariant holds under trainer, worker, PostgreSQL, network and Temporal faults (seed ${SEED})`, async () => {
   await faultedMatchesClean('outer', 'local', ['trainer', 'worker', 'postgres', 'network', 'temporal']);
+}, 900_000);
+
+// Experiments as coroutines of the loop's workflow: a killed worker or Temporal replays the loop with its running
+// experiments inside it, and a killed trainer is retried by the loop itself; nothing launched twice or lost.
+it(`inner loop, experiments inline: every invariant holds under trainer, worker and Temporal faults (seed ${SEED})`, async () => {
+  await faultedMatchesClean('inner', 'local', ['trainer', 'worker', 'temporal'], true);
 }, 900_000);
 
 testIf('slurm')(

@@ -468,3 +468,61 @@ test("a slot held by a terminated experiment (no release, no end recorded) is re
     await workers.stop();
   }
 }, 120_000);
+
+test('a slot held by an inline experiment stays while its loop runs, and is reaped once the loop is terminated', async () => {
+  const saved = { ...capacityTiming };
+  Object.assign(capacityTiming, { staleAfterSeconds: 1, livenessEveryMs: 0 });
+  const workers = await harness.workers('t-reap-inline');
+  const id = uniqueName('reap-inline');
+  // As above, the two loops' baselines compete for the campaign's one slot; here neither has an experiment workflow,
+  // so the holder's liveness is its loop's (acquire-capacity.ts holderRunning).
+  const base = fixtureSpec(id, { offset: 0 }, { experimentWorkflows: 'inline' });
+  const spec = {
+    ...base,
+    trainer: { ...base.trainer, fixed: { steps: 20, sleepMs: 60_000 } },
+    backend: { kind: 'local', maxConcurrent: 1 },
+  };
+  const [wf, wf2] = [`${id}/inner/1`, `${id}/inner/2`];
+  const bothRuns = async () => [...(await runsOfLoop(wf)), ...(await runsOfLoop(wf2))];
+  let holderPgid: number | undefined;
+  try {
+    const handles = [
+      await workers.startLoop(id, spec),
+      await harness.client.workflow.start('innerLoop', {
+        taskQueue: `${workers.prefix}-orchestration`,
+        workflowId: wf2,
+        args: [{ campaignVersionId: await harness.version(spec) }],
+      }),
+    ];
+    const [holder] = await eventually('one run holding the slot', async () => {
+      const runs = await bothRuns();
+      return runs.length === 1 && runs[0].handle && (await heldSlots(db.db, { campaignId: id })) === 1 ? runs : undefined;
+    });
+    holderPgid = Number(holder.handle!.ref);
+    // The waiter checks the holder's liveness on every re-check (2 s apart): with the experiment's workflow absent, a
+    // reaper that asked only for it freed the slot of a running trainer and launched the second run beside it.
+    await new Promise((r) => setTimeout(r, 6_000));
+    expect((await bothRuns()).map((r) => r.id)).toEqual([holder.id]);
+    const holderLoop = holder.experimentId.startsWith(`${wf}/`) ? wf : wf2;
+    await harness.client.workflow.getHandle(holderLoop).terminate('test: a holder whose loop is gone');
+    const second = await eventually('the waiting experiment to launch', async () =>
+      (await bothRuns()).find((r) => r.experimentId !== holder.experimentId),
+    );
+    expect(second.experimentId.startsWith(`${holderLoop}/`)).toBe(false);
+    for (const h of handles) {
+      await h.cancel().catch(() => undefined);
+      await h.result().catch(() => undefined);
+    }
+    await eventually('every slot released', async () => ((await heldSlots(db.db, { campaignId: id })) === 0 ? true : undefined));
+  } finally {
+    if (holderPgid) {
+      try {
+        process.kill(-holderPgid, 'SIGKILL');
+      } catch {
+        // already gone: its activity saw the termination and stopped it
+      }
+    }
+    Object.assign(capacityTiming, saved);
+    await workers.stop();
+  }
+}, 120_000);
