@@ -6,8 +6,10 @@
 // the machine's CPU per experiment bounds throughput: 2,000 ms / (ms per experiment) experiments a second. Also per
 // experiment: the requests the workers and the client sent Temporal's frontend (rpc/exp) and the persistence operations
 // the server ran (persist/exp), from its /metrics counters, with the largest of each listed under the table.
-// Run: node bin/run-ts.js bench/cpu-per-experiment.ts [N] [PARALLEL] [PREDICT] [REPEATS] [SETTINGS...]   (defaults 200,
-// 8, both, 1, the stack's own; DATABASE_URL: use that server). PREDICT: both, warm or one-shot. For an A/B of Temporal's
+// Run: node bin/run-ts.js bench/cpu-per-experiment.ts [--inline] [N] [PARALLEL] [PREDICT] [REPEATS] [SETTINGS...]
+// (defaults 200, 8, both, 1, the stack's own; DATABASE_URL: use that server). PREDICT: both, warm or one-shot. --inline:
+// each case also with the experiments as coroutines of the loop's workflow (innerLoop.experimentWorkflows), the two
+// shapes interleaved. For an A/B of Temporal's
 // settings, each SETTINGS (bench/lib/temporal-settings.ts: JSON of server, serverEnv, orchestrationWorker; {} for the
 // defaults) gets a stack of its own, all started first, and each repeat runs every case on each in turn (interleaved).
 import { execFileSync } from 'node:child_process';
@@ -77,11 +79,17 @@ function sample(temporalPid: number): Sample {
   };
 }
 
-async function runLoop(stack: BenchStack, name: string, n: number, parallel: number, warm: boolean): Promise<void> {
+async function runLoop(stack: BenchStack, name: string, n: number, parallel: number, warm: boolean, inline = false): Promise<void> {
   const base = fixtureSpec(
     name,
     { steps: 1, sleepMs: 0 },
-    { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), proposer: 'random', plateau: { patience: 1e6 } },
+    {
+      budget: { experiments: n, parallelism: parallel },
+      batchSize: Math.max(parallel, 4),
+      proposer: 'random',
+      plateau: { patience: 1e6 },
+      ...(inline ? { experimentWorkflows: 'inline' } : {}),
+    },
   );
   const spec = { ...base, trainer: { ...base.trainer, warmPredict: warm }, backend: { kind: 'local', maxConcurrent: parallel } };
   const { versionId } = await registerCampaignVersion(stack.db.db, spec);
@@ -115,16 +123,18 @@ async function startVariants(texts: string[], settings: TemporalSettings[], para
 }
 
 async function main(): Promise<void> {
-  const n = Number(process.argv[2] ?? 200);
-  const parallel = Number(process.argv[3] ?? 8);
-  const predict = process.argv[4] ?? 'both';
+  const shapes = process.argv.includes('--inline') ? [false, true] : [false];
+  const argv = process.argv.filter((a) => a !== '--inline');
+  const n = Number(argv[2] ?? 200);
+  const parallel = Number(argv[3] ?? 8);
+  const predict = argv[4] ?? 'both';
   const modes = Object.hasOwn(PREDICT_MODES, predict) ? PREDICT_MODES[predict] : undefined;
-  const repeats = Number(process.argv[5] ?? 1);
-  const texts = process.argv.slice(6);
+  const repeats = Number(argv[5] ?? 1);
+  const texts = argv.slice(6);
   const settings = (texts.length ? texts : ['{}']).map(parseTemporalSettings);
   if (![n, parallel, repeats].every((x) => Number.isInteger(x) && x > 0) || !modes || settings.some((s) => !s)) {
     console.error(
-      `usage: bench/cpu-per-experiment.ts [N] [PARALLEL] [both|warm|one-shot] [REPEATS] [SETTINGS...]: positive integers; ${SETTINGS_USAGE}`,
+      `usage: bench/cpu-per-experiment.ts [--inline] [N] [PARALLEL] [both|warm|one-shot] [REPEATS] [SETTINGS...]: positive integers; ${SETTINGS_USAGE}`,
     );
     process.exit(2);
   }
@@ -135,37 +145,38 @@ async function main(): Promise<void> {
       `CPU per experiment (ms), ${n} no-op experiments ${parallel} at a time, PostgreSQL ${process.env.DATABASE_URL ? 'from DATABASE_URL' : 'embedded'}`,
     );
     if (texts.length) console.log(`settings, interleaved ${repeats} times: ${variants.map((v, i) => `[${i}] ${v.label}`).join('  ')}`);
-    console.log('predict  set  exp/s  machine  this_process  temporal  postgres  the_rest  sql/exp  rpc/exp  persist/exp  load');
+    console.log('predict  shape   set  exp/s  machine  this_process  temporal  postgres  the_rest  sql/exp  rpc/exp  persist/exp  load');
     const largest: string[] = [];
     for (let rep = 0; rep < repeats; rep++)
       for (const warm of modes)
-        for (const [i, v] of variants.entries()) {
-          const requestsBefore = await readRequestCounts(v.stack.temporalMetricsUrl);
-          const a = sample(v.temporalPid);
-          statements = 0;
-          counting = true;
-          const t0 = performance.now();
-          await runLoop(v.stack, `cpu-${warm ? 'warm' : 'oneshot'}-${rep}`, n, parallel, warm);
-          const seconds = (performance.now() - t0) / 1000;
-          counting = false;
-          const b = sample(v.temporalPid);
-          const requests = countsPer(requestsBefore, await readRequestCounts(v.stack.temporalMetricsUrl), n);
-          const per = (k: keyof Sample) => ((b[k] - a[k]) * TICK_MS) / n;
-          const rest = per('machine') - per('self') - per('temporal') - per('postgres');
-          console.log(
-            `${(warm ? 'warm' : 'one-shot').padEnd(8)} ${String(i).padStart(3)} ${(n / seconds).toFixed(2).padStart(6)} ${per('machine').toFixed(0).padStart(8)} ` +
-              `${per('self').toFixed(0).padStart(13)} ${per('temporal').toFixed(0).padStart(9)} ${per('postgres').toFixed(0).padStart(9)} ` +
-              `${rest.toFixed(0).padStart(9)} ${(statements / n).toFixed(1).padStart(8)} ${totalOf(requests, 'service_requests').toFixed(1).padStart(8)} ` +
-              `${totalOf(requests, 'persistence_requests').toFixed(1).padStart(12)}  ${loadAverage()}`,
-          );
-          if (rep === 0)
-            largest.push(
-              `${warm ? 'warm' : 'one-shot'} [${i}]: ${requests
-                .slice(0, 10)
-                .map(([k, c]) => `${k.split(':')[1]} ${c.toFixed(2)}`)
-                .join(', ')}`,
+        for (const inline of shapes)
+          for (const [i, v] of variants.entries()) {
+            const requestsBefore = await readRequestCounts(v.stack.temporalMetricsUrl);
+            const a = sample(v.temporalPid);
+            statements = 0;
+            counting = true;
+            const t0 = performance.now();
+            await runLoop(v.stack, `cpu-${warm ? 'warm' : 'oneshot'}${inline ? '-inline' : ''}-${rep}`, n, parallel, warm, inline);
+            const seconds = (performance.now() - t0) / 1000;
+            counting = false;
+            const b = sample(v.temporalPid);
+            const requests = countsPer(requestsBefore, await readRequestCounts(v.stack.temporalMetricsUrl), n);
+            const per = (k: keyof Sample) => ((b[k] - a[k]) * TICK_MS) / n;
+            const rest = per('machine') - per('self') - per('temporal') - per('postgres');
+            console.log(
+              `${(warm ? 'warm' : 'one-shot').padEnd(8)} ${(inline ? 'inline' : 'child').padEnd(6)} ${String(i).padStart(3)} ${(n / seconds).toFixed(2).padStart(6)} ${per('machine').toFixed(0).padStart(8)} ` +
+                `${per('self').toFixed(0).padStart(13)} ${per('temporal').toFixed(0).padStart(9)} ${per('postgres').toFixed(0).padStart(9)} ` +
+                `${rest.toFixed(0).padStart(9)} ${(statements / n).toFixed(1).padStart(8)} ${totalOf(requests, 'service_requests').toFixed(1).padStart(8)} ` +
+                `${totalOf(requests, 'persistence_requests').toFixed(1).padStart(12)}  ${loadAverage()}`,
             );
-        }
+            if (rep === 0)
+              largest.push(
+                `${warm ? 'warm' : 'one-shot'} ${inline ? 'inline' : 'child'} [${i}]: ${requests
+                  .slice(0, 10)
+                  .map(([k, c]) => `${k.split(':')[1]} ${c.toFixed(2)}`)
+                  .join(', ')}`,
+              );
+          }
     console.log(`\nper experiment, the largest request counts (frontend requests and persistence operations):\n${largest.join('\n')}`);
     console.log(`the dev server's peak resident memory (MiB): ${variants.map((v, i) => `[${i}] ${peakRssMiB(v.temporalPid)}`).join('  ')}`);
     console.log('\nthis_process: the workers, the workflows and the client (every variant); the_rest: the trainer and predict processes');

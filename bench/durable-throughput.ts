@@ -60,6 +60,7 @@ async function flywheelRate(
   n: number,
   parallel: number,
   warm: boolean,
+  inline = false,
 ): Promise<{ loop: number; steady: number }> {
   const base = fixtureSpec(
     name,
@@ -69,6 +70,7 @@ async function flywheelRate(
       batchSize: Math.max(parallel, 4),
       proposer: 'random',
       plateau: { patience: 1_000_000 },
+      ...(inline ? { experimentWorkflows: 'inline' } : {}),
     },
   );
   const spec = { ...base, trainer: { ...base.trainer, warmPredict: warm }, backend: { kind: 'local', maxConcurrent: parallel } };
@@ -109,22 +111,30 @@ async function main(): Promise<void> {
     );
     await flywheelRate(stack, 'tp-warmup', 4, 2, true);
     console.log(
-      '\nparallel  predict   flywheel_loop/s  flywheel_steady/s  optuna/s  optuna+node/s  steady/optuna  steady/optuna+node  load',
+      '\nparallel  predict   shape   flywheel_loop/s  flywheel_steady/s  optuna/s  optuna+node/s  steady/optuna  steady/optuna+node  load',
     );
+    // Experiments as child workflows (the default) with each predict, and inline (innerLoop.experimentWorkflows) warm.
+    const cases = [
+      [false, false],
+      [true, false],
+      [true, true],
+    ] as const;
     for (const parallel of [1, 8]) {
       const bare = optunaRate(py, storage, `tp-${parallel}-bare`, n, parallel, false);
       const spawn = optunaRate(py, storage, `tp-${parallel}-node`, n, parallel, true);
-      for (const warm of [false, true]) {
-        const fw = await flywheelRate(stack, `tp-${parallel}-${warm ? 'warm' : 'oneshot'}`, n, parallel, warm);
+      for (const [warm, inline] of cases) {
+        const name = `tp-${parallel}-${warm ? 'warm' : 'oneshot'}${inline ? '-inline' : ''}`;
+        const fw = await flywheelRate(stack, name, n, parallel, warm, inline);
         console.log(
-          `${String(parallel).padStart(8)}  ${(warm ? 'warm' : 'one-shot').padEnd(8)} ${fw.loop.toFixed(2).padStart(15)} ${fw.steady.toFixed(2).padStart(18)} ` +
+          `${String(parallel).padStart(8)}  ${(warm ? 'warm' : 'one-shot').padEnd(8)}  ${(inline ? 'inline' : 'child').padEnd(6)} ${fw.loop.toFixed(2).padStart(15)} ${fw.steady.toFixed(2).padStart(18)} ` +
             `${bare.toFixed(1).padStart(9)} ${spawn.toFixed(1).padStart(14)} ${(fw.steady / bare).toFixed(3).padStart(14)} ${(fw.steady / spawn).toFixed(3).padStart(19)}  ${loadAverage()}`,
         );
       }
     }
     console.log('\nflywheel_loop: the inner loop start to result (set-up, baseline and held-out scoring of the winner included)');
     console.log('each Flywheel experiment also has its public split answered (one-shot: a predict process of its own; warm: a request to');
-    console.log("the campaign's predict server) and graded; an Optuna trial does neither");
+    console.log("the campaign's predict server) and graded; an Optuna trial does neither; shape: each experiment a child workflow,");
+    console.log("or a coroutine of the loop's workflow (innerLoop.experimentWorkflows: inline)");
   } finally {
     await dropDatabase(stack.adminUrl, optunaName);
     await stack.stop();
