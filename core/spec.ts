@@ -9,7 +9,7 @@ import { samplerNames, samplerProblems } from './sampler/registry';
 import { InvalidSpecError, formatIssues } from './spec-errors';
 import { declaredEnvironmentProblems } from './trainer-environment';
 import { resourceLimitsSchema } from './resource-limits';
-import { MAX_PARALLELISM } from './temporal-limits';
+import { HISTORY_COUNT_LIMIT, MAX_PARALLELISM, maxInlineBatch } from './temporal-limits';
 
 /** A float knob; `log: true` samples on a log scale. */
 const floatParam = z.strictObject({
@@ -617,6 +617,15 @@ export function parseSpecWith(schema: CampaignSpecSchema, raw: unknown, where?: 
   const spec = result.data;
   if (spec.innerLoop.budget.parallelism > spec.innerLoop.budget.experiments) {
     throw new InvalidSpecError(['innerLoop.budget.parallelism: must not exceed innerLoop.budget.experiments'], where);
+  }
+  const inlineBatch = maxInlineBatch(spec.innerLoop.maxTrainingAttempts);
+  if (spec.innerLoop.experimentWorkflows === 'inline' && spec.innerLoop.batchSize > inlineBatch) {
+    throw new InvalidSpecError(
+      [
+        `innerLoop.batchSize: must be at most ${inlineBatch} with experimentWorkflows inline and maxTrainingAttempts ${spec.innerLoop.maxTrainingAttempts} (a batch's experiments write to the loop's one history, which Temporal ends at ${HISTORY_COUNT_LIMIT.toLocaleString('en')} events)`,
+      ],
+      where,
+    );
   }
   const slurm = spec.backend.slurm;
   if (

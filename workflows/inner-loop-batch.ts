@@ -8,13 +8,11 @@
 import { condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { improves } from '../core/loop-settings';
 import type { Proposal } from '../contracts/inner-activities';
+import { LOOP_HISTORY_EVENTS_LIMIT } from '../core/temporal-limits';
 import { LEADERBOARD_CAP, type InnerLoopResult, type LeaderEntry } from '../contracts/inner-loop';
 import { BestScore } from '../contracts/search-attributes';
 import type { RunningInnerLoop } from './inner-loop-runtime';
 import { budgetStopped, runChild } from './inner-loop-start';
-
-/** Continue as new past this many history events, even before the server suggests it. */
-const HISTORY_EVENTS_LIMIT = 8000;
 
 const ENDS: Record<InnerLoopResult['stoppedBy'], (loop: RunningInnerLoop) => boolean> = {
   // A researcher's queued patch is a new idea to try: the loop runs it before it gives up on a plateau.
@@ -92,7 +90,7 @@ export function historyIsLong(loop: RunningInnerLoop): boolean {
   const info = workflowInfo();
   return (
     s.launched < s.settings.experiments &&
-    (info.continueAsNewSuggested || info.historyLength > (loop.input.historyEventsLimit ?? HISTORY_EVENTS_LIMIT))
+    (info.continueAsNewSuggested || info.historyLength > (loop.input.historyEventsLimit ?? LOOP_HISTORY_EVENTS_LIMIT))
   );
 }
 

@@ -81,6 +81,16 @@ it("refuses a parallelism past Temporal's pending-children limit in one line, ex
   });
 });
 
+it("refuses a batch of inline experiments past what the loop's one history holds, in one line, exit code 2", () => {
+  const inline = (batch: number) => `${good}innerLoop:\n  experimentWorkflows: inline\n  batchSize: ${batch}\n`;
+  const r = validate('inline-wide.yaml', inline(1319));
+  expect(r.code).toBe(2);
+  expect(r.stdout.trim().split('\n')).toEqual([
+    "innerLoop.batchSize: must be at most 1318 with experimentWorkflows inline and maxTrainingAttempts 2 (a batch's experiments write to the loop's one history, which Temporal ends at 51,200 events)",
+  ]);
+  expect(validate('inline-ok.yaml', inline(1318))).toMatchObject({ code: 0, stdout: 'ok\n' });
+});
+
 it('reports unparsable YAML, a missing file and a missing argument in one line, exit code 2', () => {
   const broken = validate('broken.yaml', 'name: demo\nsearchSpace: [\n');
   expect(broken.code).toBe(2);
