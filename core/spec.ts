@@ -331,8 +331,9 @@ const innerLoopSchema = z.strictObject({
   trainingTimeoutSeconds: z.number().int().min(1).default(600),
   /**
    * How the loop runs each experiment: `child`, a workflow of its own (its own history, page and id in the Temporal
-   * UI); `inline`, a coroutine of the loop's workflow (the same activities with the same ids and checks, about a
-   * quarter of Temporal's CPU per experiment: docs/scale.md, "Experiments inline"). Absent: `child`.
+   * UI); `inline`, a coroutine of the loop's workflow (the same activities and checks, without a page of its own;
+   * about 0.7 of the machine's CPU per experiment and 0.44 of Temporal's: docs/scale.md, "Experiments inline").
+   * Absent: `child`.
    */
   experimentWorkflows: z.enum(['child', 'inline']).optional(),
 });
