@@ -16,9 +16,10 @@ export const HISTORY_COUNT_LIMIT = 51_200;
 export const LOOP_HISTORY_EVENTS_LIMIT = 8000;
 
 /**
- * The most history events one inline experiment (innerLoop.experimentWorkflows) adds to its loop's history: per
- * training attempt its activity's three and a workflow task's three; public scoring's six; the bookkeeping marker, a
- * patch marker and an approval update's two, with a little to spare. About 20 in a recorded loop with two attempts
+ * The history events one inline experiment (innerLoop.experimentWorkflows) adds to its loop's history, counted high:
+ * per training attempt its activity's three and a workflow task's three; public scoring's six; the bookkeeping
+ * marker, a patch marker and an approval update's two, with a little to spare. Only a workflow task that fails or
+ * times out (a worker killed mid-task) adds more, for which maxInlineBatch keeps a fifth of the limit spare. About 20 in a recorded loop with two attempts
  * allowed (test/histories/inner-loop-inline.json: 171 events, 7 experiments and the loop's own).
  */
 export function inlineExperimentEvents(maxTrainingAttempts: number): number {
