@@ -6,8 +6,10 @@
 // but for two sleeps as long as the case's median trainer and scoring times: what Temporal costs with no Flywheel work.
 // PARALLEL defaults to CAPACITY (`backend.maxConcurrent`, its default unless given), so nothing waits for a slot;
 // above it, experiments queue for a slot and the wait columns show for how long. Target: orchestration median < 150 ms, < 2% of a 10 s run.
-// Run: node bin/run-ts.js bench/orchestration-overhead.ts [N] [PARALLEL] [CAPACITY] [SETTINGS]   (defaults 50, CAPACITY,
-// and backend.maxConcurrent's default; SETTINGS: Temporal's settings for an A/B, as bench/lib/temporal-settings.ts reads them)
+// --inline: each case again with the experiments inline (innerLoop.experimentWorkflows), each timed on its own events
+// in the loop's history (bench/lib/inline-events.ts) and set beside the same child-shaped peer.
+// Run: node bin/run-ts.js bench/orchestration-overhead.ts [--inline] [N] [PARALLEL] [CAPACITY] [SETTINGS]   (defaults 50,
+// CAPACITY, and backend.maxConcurrent's default; SETTINGS: Temporal's settings for an A/B, as bench/lib/temporal-settings.ts reads them)
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +21,7 @@ import { experiments, trainingRuns } from '../db/schema';
 import { fixtureSpec } from '../test/helpers/specs';
 import { quantile, startBenchStack, type BenchStack } from './lib/bench-stack';
 import { activitySpans, timelineOf, type ActivitySpan, type SetApart } from './lib/history-timeline';
+import { inlineExperimentEvents } from './lib/inline-events';
 import type { RoundTripCall, roundTrips } from './lib/round-trip-workflow';
 import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { launchDirOf } from '../backends/run-dir-files';
@@ -128,12 +131,25 @@ function experimentApart(
   };
 }
 
-async function runCase(stack: BenchStack, name: string, sleepMs: number, n: number, parallel: number, capacity: number): Promise<Split[]> {
+async function runCase(
+  stack: BenchStack,
+  name: string,
+  sleepMs: number,
+  n: number,
+  parallel: number,
+  capacity: number,
+  inline = false,
+): Promise<Split[]> {
   const wf = `${name}/inner/1`;
   const base = fixtureSpec(
     name,
     { steps: 1, sleepMs },
-    { budget: { experiments: n, parallelism: parallel }, batchSize: Math.max(parallel, 4), plateau: { patience: 1000 } },
+    {
+      budget: { experiments: n, parallelism: parallel },
+      batchSize: Math.max(parallel, 4),
+      plateau: { patience: 1000 },
+      ...(inline ? { experimentWorkflows: 'inline' } : {}),
+    },
   );
   // The fixture trainer speaks `predict --serve`, as the built-in and hf trainers do by default.
   const spec = { ...base, trainer: { ...base.trainer, warmPredict: true }, backend: { kind: 'local', maxConcurrent: capacity } };
@@ -156,10 +172,14 @@ async function runCase(stack: BenchStack, name: string, sleepMs: number, n: numb
     ).map((r) => [r.experimentId, r]),
   );
   const histories: Array<{ id: string; events: Event[]; holds: Array<[number, number]>; runDir: string | undefined }> = [];
+  const inlineEvents = inline ? await loopInlineEvents(stack, wf) : undefined;
   for (const r of rows) {
     // A failed experiment (it skips scoring) would not be comparable; with the fixture trainer none should fail.
     if (r.status !== 'succeeded') throw new Error(`experiment ${r.id} ${r.status}: ${r.error ?? ''}`);
-    const events = (await stack.client.workflow.getHandle(r.id).fetchHistory()).events ?? [];
+    const events = inlineEvents
+      ? (inlineEvents.get(r.id) ?? [])
+      : ((await stack.client.workflow.getHandle(r.id).fetchHistory()).events ?? []);
+    if (events.length === 0) throw new Error(`experiment ${r.id}: no events of its own in ${wf}'s history`);
     const runDir = runs.get(r.id)?.runDir;
     histories.push({ id: r.id, events, holds: holdsOf(activitySpans(events), runDir), runDir });
   }
@@ -173,6 +193,14 @@ async function runCase(stack: BenchStack, name: string, sleepMs: number, n: numb
       ),
     ),
   );
+}
+
+/** The loop's inline experiments' own events (bench/lib/inline-events.ts), from a loop that did not continue as new. */
+async function loopInlineEvents(stack: BenchStack, wf: string): Promise<Map<string, Event[]>> {
+  const events = (await stack.client.workflow.getHandle(wf).fetchHistory()).events ?? [];
+  if (events.some((e) => e.workflowExecutionContinuedAsNewEventAttributes))
+    throw new Error(`${wf} continued as new: run fewer experiments per case`);
+  return inlineExperimentEvents(events);
 }
 
 interface Peer {
@@ -265,13 +293,17 @@ function kinds(parts: Record<string, number>): Record<string, number> {
 }
 
 async function main(): Promise<void> {
-  const n = Number(process.argv[2] ?? 50);
+  const inline = process.argv.includes('--inline');
+  const argv = process.argv.filter((a) => a !== '--inline');
+  const n = Number(argv[2] ?? 50);
   // The capacity the spec allows: backend.maxConcurrent's default unless CAPACITY is given.
-  const capacity = Number(process.argv[4] ?? parseSpec(fixtureSpec('capacity-probe', { steps: 1 })).backend.maxConcurrent);
-  const parallel = Number(process.argv[3] ?? capacity);
-  const settings = parseTemporalSettings(process.argv[5]);
+  const capacity = Number(argv[4] ?? parseSpec(fixtureSpec('capacity-probe', { steps: 1 })).backend.maxConcurrent);
+  const parallel = Number(argv[3] ?? capacity);
+  const settings = parseTemporalSettings(argv[5]);
   if (![n, capacity, parallel].every((x) => Number.isInteger(x) && x > 0) || !settings) {
-    console.error(`usage: bench/orchestration-overhead.ts [N] [PARALLEL] [CAPACITY] [SETTINGS]: positive integers; ${SETTINGS_USAGE}`);
+    console.error(
+      `usage: bench/orchestration-overhead.ts [--inline] [N] [PARALLEL] [CAPACITY] [SETTINGS]: positive integers; ${SETTINGS_USAGE}`,
+    );
     process.exit(2);
   }
   const stack = await startBenchStack(undefined, stackOptionsOf(settings));
@@ -279,7 +311,11 @@ async function main(): Promise<void> {
   try {
     const over = parallel > capacity ? `over-subscribed: ${parallel} in flight for ${capacity} slots` : 'nothing waits for a slot';
     console.log(`orchestration overhead: ${n} experiments per case, ${parallel} at a time, backend.maxConcurrent ${capacity} (${over})`);
-    if (process.argv[5]) console.log(`Temporal settings: ${process.argv[5]}`);
+    if (argv[5]) console.log(`Temporal settings: ${argv[5]}`);
+    if (inline)
+      console.log(
+        "--inline: each case also with its experiments inline (coroutines of the loop's workflow, timed from the first runTraining's scheduling to the closing finishExperiment); the peer is the same child-shaped one",
+      );
     console.log(`2-core machine; one unreported loop of ${parallel} experiments and ${parallel} peer workflows first; ms per experiment`);
     console.log('orchestration = wall - trainer - public scoring - slot wait; overhead/10s = (orchestration + scoring) / a 10 s run\n');
     const warm = await runCase(stack, 'bench-warmup', 0, parallel, parallel, capacity);
@@ -300,6 +336,7 @@ async function main(): Promise<void> {
     ] as const) {
       const splits = await runCase(stack, `bench-${sleepMs}`, sleepMs, n, parallel, capacity);
       console.log(row(label, splits));
+      if (inline) console.log(row('  inline', await runCase(stack, `bench-${sleepMs}-inline`, sleepMs, n, parallel, capacity, true)));
       const mirror = await peer.run(
         `${sleepMs}`,
         Math.round(med(splits.map((s) => s.trainer))),
