@@ -44,7 +44,9 @@ const FILE_SECRET = secret('stackfile');
 
 let harness: LoopHarness;
 let neighbour: ChildProcess | undefined;
-let scratchBefore: Set<string>;
+/** Every folder this file's own code made with fs.mkdtempSync (its workers run in this process): the scratch its predicts made. */
+const made: string[] = [];
+let mkdtemp: jest.SpyInstance | undefined;
 let world: string;
 /** Distinctive windows of held-out and probe text: in no training text and no public item. */
 let heldoutWindows: string[];
@@ -166,8 +168,14 @@ function leaks(text: string): string[] {
 describe('a trainer in the sandbox', () => {
   beforeAll(async () => {
     world = fs.mkdtempSync(path.join('/tmp', 'sandbox-world-'));
-    // Scratch folders left by earlier runs that were killed (their predict never reached its cleanup) are not ours.
-    scratchBefore = new Set(fs.readdirSync(predictScratchRoot()));
+    // The predict scratch root is the machine's: earlier killed runs and other test files' predicts (jest runs two files
+    // at once) leave and make folders in it. Ours are the ones this process makes, recorded as they are made.
+    const real = fs.mkdtempSync.bind(fs) as (...args: unknown[]) => string;
+    mkdtemp = jest.spyOn(fs, 'mkdtempSync').mockImplementation(((...args: unknown[]) => {
+      const dir = real(...args);
+      made.push(dir);
+      return dir;
+    }) as unknown as typeof fs.mkdtempSync);
     const scratch = process.env.FLYWHEEL_TEST_SCRATCH;
     process.env.FLYWHEEL_TEST_SCRATCH = world;
     harness = await loopHarness('sandbox-home');
@@ -188,6 +196,7 @@ describe('a trainer in the sandbox', () => {
   }, 300_000);
 
   afterAll(async () => {
+    mkdtemp?.mockRestore();
     neighbour?.kill('SIGKILL');
     for (const [k, v] of Object.entries(previous)) {
       if (v === undefined) delete process.env[k];
@@ -269,20 +278,10 @@ describe('a trainer in the sandbox', () => {
       return heldoutWindows.some((w) => text.includes(w));
     });
     expect(holding).toEqual([]);
-    // The scratch root is the machine's: other test files' predicts come and go in it while this one runs, so the
-    // check is on what matters, a folder left holding this campaign's held-out or probe text (a held-out predict's
-    // prompts.jsonl is such text).
-    const scratch = predictScratchRoot();
-    const left = fs.readdirSync(scratch).filter((d) => !scratchBefore.has(d));
-    const leftHolding = left.filter((d) => {
-      try {
-        return filesUnder(path.join(scratch, d)).some((f) => heldoutWindows.some((w) => fs.readFileSync(f, 'latin1').includes(w)));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false; // another file's folder, removed as we read
-        throw e;
-      }
-    });
-    expect(leftHolding).toEqual([]);
+    // Every scratch folder this file's predicts made is gone (a held-out predict's holds its prompts).
+    const scratch = predictScratchRoot() + path.sep;
+    expect(made.filter((d) => d.startsWith(scratch)).length).toBeGreaterThan(0);
+    expect(made.filter((d) => d.startsWith(scratch) && fs.existsSync(d))).toEqual([]);
   });
 
   test("the environment allow-list holds even unsandboxed: no secret in the trainer's own environment", () => {
