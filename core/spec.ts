@@ -619,8 +619,8 @@ export function parseSpecWith(schema: CampaignSpecSchema, raw: unknown, where?: 
   if (spec.innerLoop.budget.parallelism > spec.innerLoop.budget.experiments) {
     throw new InvalidSpecError(['innerLoop.budget.parallelism: must not exceed innerLoop.budget.experiments'], where);
   }
-  const inlineBatch = maxInlineBatch(spec.innerLoop.maxTrainingAttempts);
-  if (spec.innerLoop.experimentWorkflows === 'inline' && spec.innerLoop.batchSize > inlineBatch) {
+  const inlineBatch = spec.innerLoop.experimentWorkflows === 'inline' ? maxInlineBatch(spec.innerLoop.maxTrainingAttempts) : Infinity;
+  if (spec.innerLoop.batchSize > inlineBatch) {
     throw new InvalidSpecError(
       [
         `innerLoop.batchSize: must be at most ${inlineBatch} with experimentWorkflows inline and maxTrainingAttempts ${spec.innerLoop.maxTrainingAttempts} (a batch's experiments write to the loop's one history, which Temporal ends at ${HISTORY_COUNT_LIMIT.toLocaleString('en')} events)`,

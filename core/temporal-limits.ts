@@ -19,8 +19,8 @@ export const LOOP_HISTORY_EVENTS_LIMIT = 8000;
  * The history events one inline experiment (innerLoop.experimentWorkflows) adds to its loop's history, counted high:
  * per training attempt its activity's three and a workflow task's three; public scoring's six; the bookkeeping
  * marker, a patch marker and an approval update's two, with a little to spare. Only a workflow task that fails or
- * times out (a worker killed mid-task) adds more, for which maxInlineBatch keeps a fifth of the limit spare. About 20 in a recorded loop with two attempts
- * allowed (test/histories/inner-loop-inline.json: 171 events, 7 experiments and the loop's own).
+ * times out (a worker killed mid-task) adds more, for which maxInlineBatch keeps a fifth of the limit spare. The recorded loop with two attempts allowed
+ * (test/histories/inner-loop-inline.json) has 171 events in all for 7 experiments and the loop's own steps.
  */
 export function inlineExperimentEvents(maxTrainingAttempts: number): number {
   return 6 * maxTrainingAttempts + 13;

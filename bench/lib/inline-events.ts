@@ -2,7 +2,8 @@
 // bench can time it as it times a child's history: from its first runTraining's scheduling to the local
 // finishExperiment that closes it (the marker's completion time). runTraining is told apart by the experimentId in its
 // input, its public scoreCheckpoint by the checkpoint its runTraining returned, and the closing marker is the first
-// finishExperiment that completes after that scoring (experiments closed in one workflow task share its time).
+// finishExperiment that completes after that scoring. Exact one experiment at a time; with several in flight, another
+// experiment's closing marker can come first, so an experiment's time is then a lower bound.
 import type { temporal } from '@temporalio/proto';
 import { ms } from './history-timeline';
 
@@ -13,7 +14,7 @@ const json = (p: temporal.api.common.v1.IPayloads | null | undefined): Record<st
 
 /** Each inline experiment's events, in history order, ending with a copy of its closing marker. */
 export function inlineExperimentEvents(loop: Event[]): Map<string, Event[]> {
-  const scheduled = new Map<number, { owner?: string; checkpoint?: string; type: string }>();
+  const scheduled = new Map<number, { owner?: string; type: string }>();
   const ownerOfCheckpoint = new Map<string, string>();
   const mine = new Map<string, Event[]>();
   const closing: Array<{ atMs: number; event: Event }> = [];

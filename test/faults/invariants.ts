@@ -137,7 +137,8 @@ async function experimentLaunches(client: Client, experimentId: string, inline: 
 
 /**
  * The launches an inner loop's workflow scheduled for its inline experiments (innerLoop.experimentWorkflows), by the
- * experiment id in each activity's input, over every run of its continue-as-new chain; read once.
+ * experiment id in each activity's input, over every run of its continue-as-new chain (followed back from the latest
+ * run through each start's `continuedExecutionRunId`: histories, not the visibility store, which may lag); read once.
  */
 class LoopLaunches {
   private counts: Promise<Map<string, number>> | undefined;
@@ -152,14 +153,16 @@ class LoopLaunches {
 
   private async read(): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
-    for await (const run of this.client.workflow.list({ query: `WorkflowId = '${this.innerLoopId}'` })) {
-      const history = await this.client.workflow.getHandle(this.innerLoopId, run.runId).fetchHistory();
-      for (const ev of (history.events ?? []).filter(isLaunch)) {
+    let runId: string | undefined; // the latest run first
+    do {
+      const events: HistoryEvent[] = (await this.client.workflow.getHandle(this.innerLoopId, runId).fetchHistory()).events ?? [];
+      for (const ev of events.filter(isLaunch)) {
         const [payload] = ev.activityTaskScheduledEventAttributes?.input?.payloads ?? [];
         const input = JSON.parse(Buffer.from(payload?.data ?? []).toString('utf8') || '{}') as { experimentId?: string };
         if (input.experimentId) counts.set(input.experimentId, (counts.get(input.experimentId) ?? 0) + 1);
       }
-    }
+      runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    } while (runId);
     return counts;
   }
 }
