@@ -1,6 +1,7 @@
 // The one interface every training backend implements (local process today; Slurm, Ray, Kubernetes beside it).
 import type { JobHandle } from '../contracts/job-handle';
 import type { LimitBreach, ResourceLimits } from '../core/resource-limits';
+import type { ServeRequest } from './local/train-servers';
 
 export type { JobHandle };
 // A launch is idempotent per run id: asking twice returns the same job, never a second one.
@@ -44,6 +45,11 @@ export interface LaunchRequest {
    * @default none watched
    */
   limits?: ResourceLimits;
+  /**
+   * Run it on a warm trainer (`trainer.warmTrain`: backends/local/train-servers.ts) instead of `argv`: the local
+   * backend only, which refuses nothing here (the spec's validation does). @default a process of its own
+   */
+  serve?: ServeRequest;
 }
 
 export interface TrainingBackend {
@@ -54,6 +60,12 @@ export interface TrainingBackend {
   cancel(handle: JobHandle): Promise<void>;
   /** The last lines the trainer wrote to stderr. */
   stderrTail(handle: JobHandle, lines?: number): Promise<string>;
+  /**
+   * Where the running job writes its run directory's files when that is not `handle.runDir` (a run a warm trainer
+   * serves writes in its server's folder until it ends, then its outputs are copied into the run directory at the same
+   * byte offsets). @default handle.runDir
+   */
+  liveRunDir?(handle: JobHandle): string;
   /**
    * Calls `changed` when the job may have ended, so a follower checks its status at once rather than at its next poll;
    * returns the function that stops watching. Optional, and never the only way an end is seen: a backend without it

@@ -47,6 +47,8 @@ export const EXIT_CODE_FILE = 'exit_code';
 /** The trainer's captured output (capped at `trainer.limits.logMb` when limits are given). */
 export const STDOUT_LOG = 'stdout.log';
 export const STDERR_LOG = 'stderr.log';
+/** A run a warm trainer served (`trainer.warmTrain`): its server's folder and the run's own folder in it (ServedRecord). */
+export const SERVED_FILE = 'served.json';
 /** Written by cancel(), so a run killed on purpose reads as cancelled rather than lost. */
 export const CANCELLED_FILE = 'cancelled';
 /** The limits the run was launched with (LaunchRequest.limits), for whichever worker watches it. */

@@ -126,6 +126,27 @@ export interface PredictReply {
   error?: string;
 }
 
+/**
+ * One line on a warm `train --serve`'s stdin (a trainer whose spec sets `trainer.warmTrain`): do what `train --run-dir
+ * <runDir>` does, then answer with one TrainReply line on stdout. `runDir` is a fresh folder holding run.json, the
+ * only folder of this run the server may write; it is copied out when the reply arrives, so a write after the reply
+ * reaches nothing. Requests come one at a time; stdin's end means exit. In serve mode stdout is the protocol: a line
+ * that is not the reply to the request in flight goes to the run's stdout log, and logging belongs on stderr. A
+ * server that dies mid-run fails that run with its exit status.
+ */
+export interface TrainRequest {
+  /** Echoed in the reply. */
+  id: string;
+  runDir: string;
+}
+
+/** The answer to one TrainRequest: `ok` (exit 0), or the one-line reason the run failed (the server keeps serving). */
+export interface TrainReply {
+  id: string;
+  ok: boolean;
+  error?: string;
+}
+
 // The contract's file names live with every other in core/contract-files.ts.
 export { MANIFEST_FILE, METRICS_FILE, RUN_JSON } from './contract-files';
 

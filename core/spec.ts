@@ -87,6 +87,16 @@ const trainerSchema = z.strictObject({
    */
   warmPredict: z.boolean().optional(),
   /**
+   * Whether `train` speaks the warm protocol (`train --serve`, core/job-contract.ts `TrainRequest`): the training
+   * worker then keeps sandboxed trainer processes per campaign, trainer, dataset and warm start, and sends each a run
+   * at a time instead of starting a process per run (docs/scale.md "Warm trainers"). A run's outputs are copied out of
+   * the server's folder when it ends; a cancel, a prune, a limit or a time-out kills the server. A trainer that keeps
+   * state between runs makes a result depend on what ran before it in that process: the gate's seed reruns always
+   * start a fresh one. Only on the local backend, and not with `trainer.recipe` (a kept commit's confirmation reruns
+   * must start fresh). The built-in trainer speaks it. @default false
+   */
+  warmTrain: z.boolean().optional(),
+  /**
    * What `train` and `predict` may use (core/resource-limits.ts): resident memory, processes and threads, open files,
    * bytes and files left in the run directory, log bytes, predict's wall time. A run past one ends with the limit
    * named as its reason. @default memoryMb 8192, processes 512, openFiles 4096, diskMb 20480, files 100000, logMb 64,
@@ -628,6 +638,8 @@ export function parseSpecWith(schema: CampaignSpecSchema, raw: unknown, where?: 
       where,
     );
   }
+  const warmTrain = warmTrainProblems(spec);
+  if (warmTrain.length > 0) throw new InvalidSpecError(warmTrain, where);
   const slurm = spec.backend.slurm;
   if (
     spec.backend.kind === 'slurm' &&
@@ -655,6 +667,18 @@ export function parseSpecWith(schema: CampaignSpecSchema, raw: unknown, where?: 
   const { min, max } = spec.outerLoop.lossWeights;
   if (min > max) throw new InvalidSpecError([`outerLoop.lossWeights.min: must not exceed outerLoop.lossWeights.max (${max})`], where);
   return spec;
+}
+
+/** Where `trainer.warmTrain` cannot hold: a served run is the local backend's, and a recipe's reruns start fresh. */
+function warmTrainProblems(spec: CampaignSpec): string[] {
+  if (!spec.trainer.warmTrain) return [];
+  if (spec.backend.kind !== 'local')
+    return [`trainer.warmTrain: only the local backend keeps warm trainers (backend.kind is ${spec.backend.kind})`];
+  if (spec.trainer.command === 'hf')
+    return ['trainer.warmTrain: the hf trainer does not speak `train --serve` (the built-in trainer and a command of your own may)'];
+  if (spec.trainer.recipe)
+    return ['trainer.warmTrain: not with trainer.recipe (a kept commit is confirmed by reruns that must start from a fresh process)'];
+  return [];
 }
 
 /** GPUs one training job of this campaign holds (see `budget.gpusPerJob`). */

@@ -30,3 +30,10 @@ export function predictInboxRoot(home: string): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
 }
+
+/**
+ * Warm trainers' folders (backends/local/train-server.ts): each server's own, bound read-write into its sandbox, where
+ * its runs write until their outputs are copied into their run directories. Under FLYWHEEL_HOME, on the runs'
+ * filesystem, so the copy may be a reflink.
+ */
+export const warmTrainRoot = (home: string) => path.join(home, 'warm-train');

@@ -143,7 +143,9 @@ interface Follower {
 /** Reads and stores the metric lines written since the last flush, queues the pruned metric's points, and heartbeats. */
 async function flush(f: Follower): Promise<void> {
   const { input } = f;
-  const chunk = readMetrics(f.metricsFile, f.offset);
+  // A served run's lines are in its server's folder until it ends (backends/local/train-server.ts), at the same offsets.
+  const file = f.backend.liveRunDir ? path.join(f.backend.liveRunDir(input.handle), METRICS_FILE) : f.metricsFile;
+  const chunk = readMetrics(file, f.offset);
   f.partialTail = chunk.partialBytes;
   await storeMetricPoints(f.deps.db, input.runId, chunk.points);
   for (const p of chunk.points) {

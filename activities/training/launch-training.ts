@@ -16,6 +16,7 @@ import { withDefaults, type ActivityDeps } from '../deps';
 import { runDirOf } from '../../services/paths';
 import { runIdOf } from '../../contracts/run-id';
 import { ISOLATION_FILE, trainCommand } from './train-command';
+import { serveRequestOf } from './warm-train';
 import type { LaunchTrainingInput, LaunchTrainingResult } from '../../contracts/training';
 
 export { runIdOf } from '../../contracts/run-id';
@@ -62,18 +63,18 @@ export async function launchRun(deps: ActivityDeps, input: LaunchTrainingInput):
   writeOnce(path.join(runDir, RUN_JSON), JSON.stringify(runJson, null, 2));
 
   const backend = withDefaults(deps).backendFor(spec.backend.kind, spec.backend);
-  // A patch experiment runs its own recipe commit; any other, the version's pinned one (when the spec has a recipe).
-  const { argv, env, isolation } = trainCommand(spec, deps.home, runJson, runDir, exp.recipeCommit);
-  writeOnce(path.join(makeLaunchDir(runDir), ISOLATION_FILE), JSON.stringify(isolation) + '\n');
-  const handle = await backend.launch({
-    runId,
-    runDir,
-    argv,
-    env,
-    campaignId: exp.campaignId,
-    timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds,
-    limits: resolveLimits(spec.trainer.limits),
-  });
+  const common = { runId, runDir, campaignId: exp.campaignId, timeLimitSeconds: spec.innerLoop.trainingTimeoutSeconds };
+  const limits = resolveLimits(spec.trainer.limits);
+  // On a warm trainer (trainer.warmTrain), which records its own isolation when it takes the run; else a process of its own.
+  const serve = serveRequestOf(spec, deps.home, exp, runJson);
+  let handle;
+  if (serve) handle = await backend.launch({ ...common, argv: [], limits, serve });
+  else {
+    // A patch experiment runs its own recipe commit; any other, the version's pinned one (when the spec has a recipe).
+    const { argv, env, isolation } = trainCommand(spec, deps.home, runJson, runDir, exp.recipeCommit);
+    writeOnce(path.join(makeLaunchDir(runDir), ISOLATION_FILE), JSON.stringify(isolation) + '\n');
+    handle = await backend.launch({ ...common, argv, env, limits });
+  }
   // The run's row (with its slot's wait) and the experiment's start: one statement.
   const run = await recordLaunch(db, { id: runId, experimentId: exp.id, attempt: input.attempt, backend: backend.kind, handle, runDir });
   return { runId, handle, run };

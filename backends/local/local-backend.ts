@@ -29,6 +29,8 @@ import { groupMembers, isAlive } from './process-liveness';
 import { launchDirOf, makeLaunchDir, readTrimmed, tailFile, trainerSecondsIn, writeAtomic } from '../run-dir-files';
 import { isLauncherOf, logBreach, runProcesses, RunWatcher, stillRunning, type Proc } from './run-usage';
 import { sharedSpawnServer, SpawnServerExitedError, type SpawnServer } from './spawn-server';
+import { isServerOf, readServed } from './served-record';
+import { sharedTrainServers, type TrainServers } from './train-servers';
 import { FlywheelError } from '../../core/errors';
 
 /**
@@ -60,6 +62,10 @@ export interface LocalBackendOptions {
   killGraceMs?: number;
   /** What starts the launchers. @default this process's spawn helper */
   spawner?: Pick<SpawnServer, 'spawn'>;
+  /** Where a served run (LaunchRequest.serve) runs. @default this process's warm trainers */
+  servers?: Pick<TrainServers, 'serve'>;
+  /** How long a served run's end may take to be recorded once its server is gone (its owner writes it). @default 1000 */
+  servedEndWaitMs?: number;
 }
 
 /**
@@ -73,6 +79,8 @@ export class LocalBackend implements TrainingBackend {
   private readonly pidWaitMs: number;
   private readonly killGraceMs: number;
   private readonly spawner: Pick<SpawnServer, 'spawn'>;
+  private readonly servers: Pick<TrainServers, 'serve'>;
+  private readonly servedEndWaitMs: number;
   private readonly watcher = new RunWatcher();
   /** Each watched run's limits, read once from its launch directory (null: launched without). */
   private readonly limits = new Map<string, ResourceLimits | null>();
@@ -81,6 +89,8 @@ export class LocalBackend implements TrainingBackend {
     this.pidWaitMs = opts.pidWaitMs ?? 10_000;
     this.killGraceMs = opts.killGraceMs ?? 5_000;
     this.spawner = opts.spawner ?? sharedSpawnServer();
+    this.servers = opts.servers ?? sharedTrainServers();
+    this.servedEndWaitMs = opts.servedEndWaitMs ?? 1000;
   }
 
   async launch(req: LaunchRequest): Promise<JobHandle> {
@@ -104,6 +114,7 @@ export class LocalBackend implements TrainingBackend {
     fs.writeSync(fd, `${process.pid}\n`);
     fs.closeSync(fd);
     if (req.limits) writeAtomic(path.join(dir, LIMITS_FILE), JSON.stringify(req.limits) + '\n');
+    if (req.serve) return this.launchServed(req, req.serve, dir, lock);
     const keep = req.limits ? mib(req.limits.logMb) + 1 : 0;
     let helperGone: SpawnServerExitedError | undefined;
     try {
@@ -134,6 +145,19 @@ export class LocalBackend implements TrainingBackend {
     return this.handle(req, pid);
   }
 
+  /** On a warm trainer: the pool records the launch (pid and all) before it returns, and the run's end when it comes. */
+  private launchServed(req: LaunchRequest, serve: NonNullable<LaunchRequest['serve']>, dir: string, lock: string): JobHandle {
+    let pid: number;
+    try {
+      pid = this.servers.serve(serve, req.runDir, dir, req.limits);
+    } catch (e) {
+      // Nothing was sent to a server: the lock goes with the attempt.
+      fs.rmSync(lock, { force: true });
+      throw e;
+    }
+    return this.handle(req, pid);
+  }
+
   async status(handle: JobHandle): Promise<JobStatus> {
     const dir = launchDirOf(handle.runDir);
     const pgid = Number(handle.ref);
@@ -152,12 +176,17 @@ export class LocalBackend implements TrainingBackend {
       if (exitCode === 0) return { state: 'succeeded', exitCode, trainerSeconds };
       return { state: 'failed', exitCode, trainerSeconds, ...(cancelled ? { reason: 'cancelled' as const } : {}) };
     }
-    if (isAlive(pgid)) {
+    const served = readServed(dir);
+    // A served run's pid is its server's: alive only while it is that server (the pid is not another's since).
+    if (isAlive(pgid) && (!served || isServerOf(pgid, served))) {
       const limits = cancelled ? undefined : this.limitsOf(dir);
-      const breach = limits ? this.watcher.check(dir, handle.runDir, pgid, limits) : undefined;
+      // A served run writes in its server's folder until it ends: that is the folder to watch.
+      const breach = limits ? this.watcher.check(dir, served?.runDir ?? handle.runDir, pgid, limits) : undefined;
       return breach ? this.stopForLimit(dir, pgid, breach) : { state: 'running' };
     }
-    // Re-read: the launcher may have written its exit code between the two checks.
+    // Re-read: the launcher may have written its exit code between the two checks. A served run's end is written by
+    // the worker that holds its server, just after the server's exit: a moment for it, when that worker is this one.
+    if (served) await waitForFile(path.join(dir, EXIT_CODE_FILE), this.servedEndWaitMs);
     if (readTrimmed(path.join(dir, EXIT_CODE_FILE)) !== undefined) return this.status(handle);
     // The launcher died without recording an end (it was killed): nothing can record one now. What is left of the run
     // (its group: the trainer, the log caps) is stopped first, so a run is lost only once nothing of it writes, and
@@ -168,6 +197,13 @@ export class LocalBackend implements TrainingBackend {
     return cancelled ? { state: 'failed', reason: 'cancelled' } : { state: 'lost' };
   }
 
+  /** A served run writes in its server's folder until its end is recorded (its outputs are copied out first). */
+  liveRunDir(handle: JobHandle): string {
+    const dir = launchDirOf(handle.runDir);
+    const served = readServed(dir);
+    return served && readTrimmed(path.join(dir, EXIT_CODE_FILE)) === undefined ? served.runDir : handle.runDir;
+  }
+
   /** The launcher's exit code, written in the launch directory, is the end (backends/local/end-watch.ts). */
   watchEnd(handle: JobHandle, changed: () => void): () => void {
     return watchForFile(launchDirOf(handle.runDir), EXIT_CODE_FILE, changed);
@@ -176,6 +212,8 @@ export class LocalBackend implements TrainingBackend {
   async cancel(handle: JobHandle): Promise<void> {
     const pgid = Number(handle.ref);
     const dir = launchDirOf(handle.runDir);
+    // A served run that has ended has nothing left to stop: its server serves another run now.
+    if (this.servedAndEnded(dir)) return this.forget(dir);
     // Listed before the group is signalled: a trainer that left the group (setsid) is found as the launcher's descendant.
     const procs = processesOf(dir, pgid);
     if (groupMembers(pgid).length > 0) fs.writeFileSync(path.join(dir, CANCELLED_FILE), `${new Date().toISOString()}\n`);
@@ -186,6 +224,8 @@ export class LocalBackend implements TrainingBackend {
     signalGroup(pgid, 'SIGKILL');
     signalEach(procs, 'SIGKILL');
     while (groupMembers(pgid).length > 0) await sleep(20);
+    // A served run's end (its outputs copied out) is written by its server's owner as the server exits.
+    if (readServed(dir)) await waitForFile(path.join(dir, EXIT_CODE_FILE), this.servedEndWaitMs);
     this.forget(dir);
   }
 
@@ -212,12 +252,18 @@ export class LocalBackend implements TrainingBackend {
 
   /** SIGKILLs whatever of the run still runs, with no grace, and waits (up to the kill grace) for it to go. */
   private async killRemains(dir: string, pgid: number): Promise<void> {
+    if (this.servedAndEnded(dir)) return;
     const procs = processesOf(dir, pgid);
     if (procs.length === 0) return;
     signalGroup(pgid, 'SIGKILL');
     signalEach(procs, 'SIGKILL');
     const deadline = Date.now() + this.killGraceMs;
     while (procs.some(stillRunning) && Date.now() < deadline) await sleep(20);
+  }
+
+  /** Whether the run was served and its end is recorded: then its server is no longer its own. */
+  private servedAndEnded(dir: string): boolean {
+    return readServed(dir) !== undefined && readTrimmed(path.join(dir, EXIT_CODE_FILE)) !== undefined;
   }
 
   private limitsOf(dir: string): ResourceLimits | undefined {
@@ -272,6 +318,11 @@ function readPid(dir: string): number | undefined {
   const s = readTrimmed(path.join(dir, JOB_PID_FILE));
   const n = Number(s);
   return s !== undefined && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+async function waitForFile(file: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!fs.existsSync(file) && Date.now() < deadline) await sleep(20);
 }
 
 async function waitForPid(dir: string, ms: number): Promise<number | undefined> {

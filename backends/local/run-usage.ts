@@ -8,6 +8,7 @@ import path from 'node:path';
 import { mib, type LimitBreach, type ResourceLimits } from '../../core/resource-limits';
 import { formatBytes } from '../../core/format-bytes';
 import { readTrimmed } from '../run-dir-files';
+import { isServerOf, readServed } from './served-record';
 
 /** A run is first looked at once it is this old: most no-op runs are over before. */
 export const FIRST_LOOK_MS = 1000;
@@ -102,8 +103,13 @@ export function stillRunning(p: Proc): boolean {
   }
 }
 
-/** Whether `pid` is the local launcher of the run whose launch directory is `launchDir` (its argv names it). */
+/**
+ * Whether `pid` is the local launcher of the run whose launch directory is `launchDir` (its argv names it), or, for a
+ * run a warm trainer serves, that server (served-record.ts).
+ */
 export function isLauncherOf(pid: number, launchDir: string): boolean {
+  const served = readServed(launchDir);
+  if (served) return isServerOf(pid, served);
   try {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`\0flywheel-launch\0${launchDir}\0`);
   } catch {
@@ -155,6 +161,15 @@ export function folderUsage(dir: string, maxFiles: number, maxBytes: number): { 
     }
   }
   return { files, bytes };
+}
+
+/** The run directory's disk or file limit, if `dir` is past one. */
+export function folderBreach(dir: string, limits: ResourceLimits): LimitBreach | undefined {
+  const used = folderUsage(dir, limits.files, mib(limits.diskMb));
+  if (used.files > limits.files) return { limit: 'files', detail: `more than ${limits.files} files and folders in the run directory` };
+  if (used.bytes > mib(limits.diskMb))
+    return { limit: 'disk', detail: `more than ${formatBytes(mib(limits.diskMb))} in the run directory` };
+  return undefined;
 }
 
 /** The bytes each captured log holds (0 when missing). */
@@ -216,11 +231,9 @@ export class RunWatcher {
 
     if (now >= w.nextWalk) {
       const began = Date.now();
-      const used = folderUsage(runDir, limits.files, mib(limits.diskMb));
+      const breach = folderBreach(runDir, limits);
       w.nextWalk = now + Math.max(LOOK_EVERY_MS, (Date.now() - began) / WALK_DUTY);
-      if (used.files > limits.files) return { limit: 'files', detail: `more than ${limits.files} files and folders in the run directory` };
-      if (used.bytes > mib(limits.diskMb))
-        return { limit: 'disk', detail: `more than ${formatBytes(mib(limits.diskMb))} in the run directory` };
+      if (breach) return breach;
     }
     return undefined;
   }

@@ -91,6 +91,23 @@ it("refuses a batch of inline experiments past what the loop's one history holds
   expect(validate('inline-ok.yaml', inline(1318))).toMatchObject({ code: 0, stdout: 'ok\n' });
 });
 
+it('refuses warm trainers where a run cannot be served, in one line each, exit code 2', () => {
+  const warm = (extra: string) => `${good}trainer:\n  warmTrain: true\n${extra}`;
+  const refused = [
+    [warm('backend:\n  kind: slurm\n'), 'trainer.warmTrain: only the local backend keeps warm trainers (backend.kind is slurm)'],
+    [
+      warm('  command: hf\n'),
+      'trainer.warmTrain: the hf trainer does not speak `train --serve` (the built-in trainer and a command of your own may)',
+    ],
+  ];
+  for (const [i, [spec, line]] of refused.entries()) {
+    const r = validate(`warm-${i}.yaml`, spec);
+    expect(r.code).toBe(2);
+    expect(r.stdout.trim().split('\n')).toEqual([line]);
+  }
+  expect(validate('warm-ok.yaml', warm(''))).toMatchObject({ code: 0, stdout: 'ok\n' });
+});
+
 it('reports unparsable YAML, a missing file and a missing argument in one line, exit code 2', () => {
   const broken = validate('broken.yaml', 'name: demo\nsearchSpace: [\n');
   expect(broken.code).toBe(2);

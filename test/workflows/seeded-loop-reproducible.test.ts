@@ -1,8 +1,10 @@
-// Same seed, same figures: two campaigns with one spec run their inner loops at the same time on the same workers
-// (so their parallel runs finish in different orders), with the median pruner on, the first with an experiment
-// workflow per experiment and the second with its experiments inline (coroutines of the loop's workflow,
-// innerLoop.experimentWorkflows). Every experiment gets the same params, the same status, the same public score and
-// the same pruning verdict (step and median), launched once; only the first has experiment workflows.
+// Same seed, same figures: three campaigns with one spec run their inner loops at the same time on the same workers
+// (so their parallel runs finish in different orders), with the median pruner on: the first with an experiment
+// workflow per experiment, the second with its experiments inline (coroutines of the loop's workflow,
+// innerLoop.experimentWorkflows), the third with its runs served by warm trainers (trainer.warmTrain: the built-in
+// trainer's `train --serve`, several runs per process, pruned ones killing theirs). Every experiment gets the same
+// params, the same status, the same public score and the same pruning verdict (step and median), launched once; only
+// the first and third have experiment workflows, and the third's runs share processes.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { asc, eq, like } from 'drizzle-orm';
 import { experiments, trainingRuns } from '../../db/schema';
@@ -13,26 +15,30 @@ import { fastBuiltinSpec, uniqueName } from '../helpers/specs';
 let harness: LoopHarness;
 afterAll(() => harness?.close());
 
-test('two seeded inner loops, one with experiment workflows and one inline, give identical proposals, statuses, scores and pruning verdicts', async () => {
+test('three seeded inner loops (experiment workflows, inline, warm trainers) give identical proposals, statuses, scores and pruning verdicts', async () => {
   harness = await loopHarness('seeded-repro');
   const workers = await harness.workers('t-repro');
-  const spec = (name: string, experimentWorkflows: 'child' | 'inline') =>
+  const spec = (name: string, shape: 'child' | 'inline' | 'warm') =>
     fastBuiltinSpec(name, {
+      ...(shape === 'warm' ? { trainer: { command: 'builtin', fixed: { logEvery: 20 }, warmTrain: true } } : {}),
       innerLoop: {
         budget: { experiments: 6, parallelism: 2 },
         batchSize: 2,
         startupTrials: 2,
         seed: 5,
         pruning: { rule: 'median', warmupSteps: 40, minCompleted: 2 },
-        experimentWorkflows,
+        experimentWorkflows: shape === 'inline' ? 'inline' : 'child',
       },
     });
-  const [a, b] = [uniqueName('repro-a'), uniqueName('repro-b')];
+  const [a, b, w] = [uniqueName('repro-a'), uniqueName('repro-b'), uniqueName('repro-w')];
   const results = await Promise.all(
-    [
-      [a, 'child'],
-      [b, 'inline'],
-    ].map(async ([c, shape]) => (await workers.startLoop(c, spec(c, shape as 'child' | 'inline'))).result()),
+    (
+      [
+        [a, 'child'],
+        [b, 'inline'],
+        [w, 'warm'],
+      ] as const
+    ).map(async ([c, shape]) => (await workers.startLoop(c, spec(c, shape))).result()),
   );
   const rows = async (c: string) =>
     (await harness.db.db.select().from(experiments).where(eq(experiments.campaignId, c)).orderBy(asc(experiments.index))).map((r) => ({
@@ -43,21 +49,30 @@ test('two seeded inner loops, one with experiment workflows and one inline, give
       publicScore: r.publicScore,
       error: r.error,
     }));
-  const [ra, rb] = [await rows(a), await rows(b)];
+  const [ra, rb, rw] = [await rows(a), await rows(b), await rows(w)];
   expect(ra).toHaveLength(7); // six experiments and the untrained baseline
+  expect(ra.some((r) => r.status === 'pruned')).toBe(true);
   expect(rb).toEqual(ra);
-  expect(results[1].heldout).toEqual(results[0].heldout);
-  expect(results[1].best?.params).toEqual(results[0].best?.params);
+  expect(rw).toEqual(ra);
+  for (const r of results.slice(1)) {
+    expect(r.heldout).toEqual(results[0].heldout);
+    expect(r.best?.params).toEqual(results[0].best?.params);
+  }
 
-  // Each training run launched once in both; the experiments of `b` have no workflow of their own.
-  for (const c of [a, b]) {
+  // Each training run launched once in all three; the experiments of `b` have no workflow of their own.
+  const pids = new Map<string, Set<string>>();
+  for (const c of [a, b, w]) {
     const runs = await harness.db.db
       .select()
       .from(trainingRuns)
       .where(like(trainingRuns.experimentId, `${c}/%`));
     expect(runs.length).toBeGreaterThanOrEqual(7);
     expect(runs.every((r) => r.launches === 1)).toBe(true);
+    pids.set(c, new Set(runs.map((r) => r.handle!.ref)));
   }
+  // `w`'s runs were served: fewer processes than runs (a one-shot run's pid is its own launcher's).
+  expect(pids.get(a)!.size).toBeGreaterThanOrEqual(7);
+  expect(pids.get(w)!.size).toBeLessThan(7);
   const [ea, eb] = [`${a}/inner/1/e0`, `${b}/inner/1/e0`];
   expect((await harness.client.workflow.getHandle(ea).describe()).status.name).toBe('COMPLETED');
   await expect(harness.client.workflow.getHandle(eb).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);

@@ -1,6 +1,7 @@
 // The built-in trainer program (training-job contract, see core/job-contract.ts):
 //   node bin/run-ts.js trainers/charlm/main.ts train --run-dir DIR
 //   node bin/run-ts.js trainers/charlm/main.ts predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl
+//   node bin/run-ts.js trainers/charlm/main.ts train --serve       (the warm training protocol: serve-train.ts)
 //   node bin/run-ts.js trainers/charlm/main.ts predict --serve     (the warm protocol: serve-predict.ts)
 //   node bin/run-ts.js trainers/charlm/main.ts describe            (its knobs, one JSON line: core/job-contract.ts)
 // No SIGTERM handler on purpose: the default action ends the process at once, even inside the synchronous
@@ -12,11 +13,12 @@ import { InvalidTrainParamsError, TrainingDivergedError, TrainingInputError } fr
 import { DEFAULT_TRAIN_PARAMS } from './train-params';
 import { predictCommand } from './predict-command';
 import { servePredict } from './serve-predict';
+import { serveTrain } from './serve-train';
 import { TrainerError } from './run-files';
 import { trainCommand } from './train-command';
 
 const USAGE =
-  'usage: main.ts train --run-dir DIR | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl | predict --serve | describe';
+  'usage: main.ts train --run-dir DIR | train --serve | predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl | predict --serve | describe';
 
 function run(argv: string[]): void {
   const [command, ...rest] = argv;
@@ -33,6 +35,10 @@ function run(argv: string[]): void {
   });
   if (command === 'describe' && rest.length === 0) return describe();
   if (command === 'train' && values['run-dir']) return trainCommand(values['run-dir']);
+  if (command === 'train' && values.serve && rest.length === 1) {
+    serveTrain().catch((err: Error) => fail(err));
+    return;
+  }
   if (command === 'predict' && values.serve && !values.checkpoint && !values.prompts && !values.out) {
     servePredict().catch((err: Error) => fail(err));
     return;
