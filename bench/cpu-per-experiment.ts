@@ -6,23 +6,23 @@
 // the machine's CPU per experiment bounds throughput: 2,000 ms / (ms per experiment) experiments a second. Also per
 // experiment: the requests the workers and the client sent Temporal's frontend (rpc/exp) and the persistence operations
 // the server ran (persist/exp), from its /metrics counters, with the largest of each listed under the table.
-// Run: node bin/run-ts.js bench/cpu-per-experiment.ts [--inline] [N] [PARALLEL] [PREDICT] [REPEATS] [SETTINGS...]
+// Run: node bin/run-ts.js bench/cpu-per-experiment.ts [--inline] [--warm-train] [N] [PARALLEL] [PREDICT] [REPEATS] [SETTINGS...]
 // (defaults 200, 8, both, 1, the stack's own; DATABASE_URL: use that server). PREDICT: both, warm or one-shot. --inline:
-// each case also with the experiments as coroutines of the loop's workflow (innerLoop.experimentWorkflows), the two
-// shapes interleaved. For an A/B of Temporal's
+// each case also with the experiments as coroutines of the loop's workflow (innerLoop.experimentWorkflows);
+// --warm-train: each case also inline with warm trainers (trainer.warmTrain: the fixture's `train --serve`, shape
+// `warm`); the shapes interleaved. For an A/B of Temporal's
 // settings, each SETTINGS (bench/lib/temporal-settings.ts: JSON of server, serverEnv, orchestrationWorker; {} for the
 // defaults) gets a stack of its own, all started first, and each repeat runs every case on each in turn (interleaved).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import pg from 'pg';
-import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
-import { fixtureSpec } from '../test/helpers/specs';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { countsPer, readRequestCounts, totalOf } from './lib/temporal-metrics';
 import { parseTemporalSettings, SETTINGS_USAGE, stackOptionsOf, type TemporalSettings } from './lib/temporal-settings';
 import { loadAverage } from './lib/load-average';
 import { TICK_MS, ticksOf } from './lib/process-cpu';
 import { runBench } from './lib/run-bench';
+import { runNoopLoop, SHAPE_FLAGS, shapesOf } from './lib/noop-campaign';
 
 /** Every statement any pg client of this process sends, counted while `counting` (a bench's own instrument). */
 let statements = 0;
@@ -79,27 +79,6 @@ function sample(temporalPid: number): Sample {
   };
 }
 
-async function runLoop(stack: BenchStack, name: string, n: number, parallel: number, warm: boolean, inline = false): Promise<void> {
-  const base = fixtureSpec(
-    name,
-    { steps: 1, sleepMs: 0 },
-    {
-      budget: { experiments: n, parallelism: parallel },
-      batchSize: Math.max(parallel, 4),
-      proposer: 'random',
-      plateau: { patience: 1e6 },
-      ...(inline ? { experimentWorkflows: 'inline' } : {}),
-    },
-  );
-  const spec = { ...base, trainer: { ...base.trainer, warmPredict: warm }, backend: { kind: 'local', maxConcurrent: parallel } };
-  const { versionId } = await registerCampaignVersion(stack.db.db, spec);
-  await stack.client.workflow.execute('innerLoop', {
-    taskQueue: `${stack.prefix}-orchestration`,
-    workflowId: `${name}/inner/1`,
-    args: [{ campaignVersionId: versionId }],
-  });
-}
-
 const PREDICT_MODES: Record<string, boolean[]> = { both: [false, true], warm: [true], 'one-shot': [false] };
 
 interface Variant {
@@ -116,15 +95,20 @@ async function startVariants(texts: string[], settings: TemporalSettings[], para
     stacks.push(stack);
     const [temporalPid] = pids(['-f', `temporal server start-dev .*${stack.temporalAddress.split(':').pop()}`]);
     if (!temporalPid) throw new Error('cannot find the dev server process');
-    await runLoop(stack, 'cpu-warmup', 8, Math.min(parallel, 4), true);
+    await runNoopLoop(stack, 'cpu-warmup', {
+      n: 8,
+      parallel: Math.min(parallel, 4),
+      warmPredict: true,
+      shape: 'child',
+      proposer: 'random',
+    });
     variants.push({ label: texts[i] ?? '{}', stack, temporalPid });
   }
   return variants;
 }
 
 async function main(): Promise<void> {
-  const shapes = process.argv.includes('--inline') ? [false, true] : [false];
-  const argv = process.argv.filter((a) => a !== '--inline');
+  const { shapes, rest: argv } = shapesOf(process.argv);
   const n = Number(argv[2] ?? 200);
   const parallel = Number(argv[3] ?? 8);
   const predict = argv[4] ?? 'both';
@@ -134,7 +118,7 @@ async function main(): Promise<void> {
   const settings = (texts.length ? texts : ['{}']).map(parseTemporalSettings);
   if (![n, parallel, repeats].every((x) => Number.isInteger(x) && x > 0) || !modes || settings.some((s) => !s)) {
     console.error(
-      `usage: bench/cpu-per-experiment.ts [--inline] [N] [PARALLEL] [both|warm|one-shot] [REPEATS] [SETTINGS...]: positive integers; ${SETTINGS_USAGE}`,
+      `usage: bench/cpu-per-experiment.ts ${SHAPE_FLAGS} [N] [PARALLEL] [both|warm|one-shot] [REPEATS] [SETTINGS...]: positive integers; ${SETTINGS_USAGE}`,
     );
     process.exit(2);
   }
@@ -149,14 +133,20 @@ async function main(): Promise<void> {
     const largest: string[] = [];
     for (let rep = 0; rep < repeats; rep++)
       for (const warm of modes)
-        for (const inline of shapes)
+        for (const shape of shapes)
           for (const [i, v] of variants.entries()) {
             const requestsBefore = await readRequestCounts(v.stack.temporalMetricsUrl);
             const a = sample(v.temporalPid);
             statements = 0;
             counting = true;
             const t0 = performance.now();
-            await runLoop(v.stack, `cpu-${warm ? 'warm' : 'oneshot'}${inline ? '-inline' : ''}-${rep}`, n, parallel, warm, inline);
+            await runNoopLoop(v.stack, `cpu-${warm ? 'warm' : 'oneshot'}-${shape}-${rep}`, {
+              n,
+              parallel,
+              warmPredict: warm,
+              shape,
+              proposer: 'random',
+            });
             const seconds = (performance.now() - t0) / 1000;
             counting = false;
             const b = sample(v.temporalPid);
@@ -164,14 +154,14 @@ async function main(): Promise<void> {
             const per = (k: keyof Sample) => ((b[k] - a[k]) * TICK_MS) / n;
             const rest = per('machine') - per('self') - per('temporal') - per('postgres');
             console.log(
-              `${(warm ? 'warm' : 'one-shot').padEnd(8)} ${(inline ? 'inline' : 'child').padEnd(6)} ${String(i).padStart(3)} ${(n / seconds).toFixed(2).padStart(6)} ${per('machine').toFixed(0).padStart(8)} ` +
+              `${(warm ? 'warm' : 'one-shot').padEnd(8)} ${shape.padEnd(6)} ${String(i).padStart(3)} ${(n / seconds).toFixed(2).padStart(6)} ${per('machine').toFixed(0).padStart(8)} ` +
                 `${per('self').toFixed(0).padStart(13)} ${per('temporal').toFixed(0).padStart(9)} ${per('postgres').toFixed(0).padStart(9)} ` +
                 `${rest.toFixed(0).padStart(9)} ${(statements / n).toFixed(1).padStart(8)} ${totalOf(requests, 'service_requests').toFixed(1).padStart(8)} ` +
                 `${totalOf(requests, 'persistence_requests').toFixed(1).padStart(12)}  ${loadAverage()}`,
             );
             if (rep === 0)
               largest.push(
-                `${warm ? 'warm' : 'one-shot'} ${inline ? 'inline' : 'child'} [${i}]: ${requests
+                `${warm ? 'warm' : 'one-shot'} ${shape} [${i}]: ${requests
                   .slice(0, 10)
                   .map(([k, c]) => `${k.split(':')[1]} ${c.toFixed(2)}`)
                   .join(', ')}`,

@@ -13,11 +13,10 @@ import path from 'node:path';
 import { like } from 'drizzle-orm';
 import { experiments } from '../db/schema';
 import { ensureDatabase } from '../db/embedded-server';
-import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
-import { fixtureSpec } from '../test/helpers/specs';
 import { dropDatabase, startBenchStack, type BenchStack } from './lib/bench-stack';
 import { loadAverage } from './lib/load-average';
 import { runBench } from './lib/run-bench';
+import { runNoopLoop, type ExperimentShape } from './lib/noop-campaign';
 
 const VENV = path.join(os.tmpdir(), 'flywheel-bench-optuna-venv');
 const PEER = path.join(__dirname, 'lib', 'optuna-peer.py');
@@ -60,28 +59,10 @@ async function flywheelRate(
   n: number,
   parallel: number,
   warm: boolean,
-  inline = false,
+  shape: ExperimentShape = 'child',
 ): Promise<{ loop: number; steady: number }> {
-  const base = fixtureSpec(
-    name,
-    { steps: 1, sleepMs: 0 },
-    {
-      budget: { experiments: n, parallelism: parallel },
-      batchSize: Math.max(parallel, 4),
-      proposer: 'random',
-      plateau: { patience: 1_000_000 },
-      ...(inline ? { experimentWorkflows: 'inline' } : {}),
-    },
-  );
-  const spec = { ...base, trainer: { ...base.trainer, warmPredict: warm }, backend: { kind: 'local', maxConcurrent: parallel } };
-  const { versionId } = await registerCampaignVersion(stack.db.db, spec);
-  const wf = `${name}/inner/1`;
   const t0 = performance.now();
-  await stack.client.workflow.execute('innerLoop', {
-    taskQueue: `${stack.prefix}-orchestration`,
-    workflowId: wf,
-    args: [{ campaignVersionId: versionId }],
-  });
+  const wf = await runNoopLoop(stack, name, { n, parallel, warmPredict: warm, shape, proposer: 'random' });
   const loopSeconds = (performance.now() - t0) / 1000;
   // Steady rate: experiments finished per second between the first finish and the last (no set-up, no winner scoring).
   const rows = await stack.db.db
@@ -113,20 +94,22 @@ async function main(): Promise<void> {
     console.log(
       '\nparallel  predict   shape   flywheel_loop/s  flywheel_steady/s  optuna/s  optuna+node/s  steady/optuna  steady/optuna+node  load',
     );
-    // Experiments as child workflows (the default) with each predict, and inline (innerLoop.experimentWorkflows) warm.
+    // Experiments as child workflows (the default) with each predict; inline (innerLoop.experimentWorkflows) and inline
+    // with warm trainers (trainer.warmTrain), both with the warm predict.
     const cases = [
-      [false, false],
-      [true, false],
-      [true, true],
+      [false, 'child'],
+      [true, 'child'],
+      [true, 'inline'],
+      [true, 'warm'],
     ] as const;
     for (const parallel of [1, 8]) {
       const bare = optunaRate(py, storage, `tp-${parallel}-bare`, n, parallel, false);
       const spawn = optunaRate(py, storage, `tp-${parallel}-node`, n, parallel, true);
-      for (const [warm, inline] of cases) {
-        const name = `tp-${parallel}-${warm ? 'warm' : 'oneshot'}${inline ? '-inline' : ''}`;
-        const fw = await flywheelRate(stack, name, n, parallel, warm, inline);
+      for (const [warm, shape] of cases) {
+        const name = `tp-${parallel}-${warm ? 'warm' : 'oneshot'}-${shape}`;
+        const fw = await flywheelRate(stack, name, n, parallel, warm, shape);
         console.log(
-          `${String(parallel).padStart(8)}  ${(warm ? 'warm' : 'one-shot').padEnd(8)}  ${(inline ? 'inline' : 'child').padEnd(6)} ${fw.loop.toFixed(2).padStart(15)} ${fw.steady.toFixed(2).padStart(18)} ` +
+          `${String(parallel).padStart(8)}  ${(warm ? 'warm' : 'one-shot').padEnd(8)}  ${shape.padEnd(6)} ${fw.loop.toFixed(2).padStart(15)} ${fw.steady.toFixed(2).padStart(18)} ` +
             `${bare.toFixed(1).padStart(9)} ${spawn.toFixed(1).padStart(14)} ${(fw.steady / bare).toFixed(3).padStart(14)} ${(fw.steady / spawn).toFixed(3).padStart(19)}  ${loadAverage()}`,
         );
       }
@@ -134,7 +117,8 @@ async function main(): Promise<void> {
     console.log('\nflywheel_loop: the inner loop start to result (set-up, baseline and held-out scoring of the winner included)');
     console.log('each Flywheel experiment also has its public split answered (one-shot: a predict process of its own; warm: a request to');
     console.log("the campaign's predict server) and graded; an Optuna trial does neither; shape: each experiment a child workflow,");
-    console.log("or a coroutine of the loop's workflow (innerLoop.experimentWorkflows: inline)");
+    console.log("or a coroutine of the loop's workflow (innerLoop.experimentWorkflows: inline), or inline with its runs served by");
+    console.log('warm trainers (trainer.warmTrain: a sandboxed `train --serve` process serving many runs)');
   } finally {
     await dropDatabase(stack.adminUrl, optunaName);
     await stack.stop();

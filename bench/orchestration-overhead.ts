@@ -7,8 +7,9 @@
 // PARALLEL defaults to CAPACITY (`backend.maxConcurrent`, its default unless given), so nothing waits for a slot;
 // above it, experiments queue for a slot and the wait columns show for how long. Target: orchestration median < 150 ms, < 2% of a 10 s run.
 // --inline: each case again with the experiments inline (innerLoop.experimentWorkflows), each timed on its own events
-// in the loop's history (bench/lib/inline-events.ts) and set beside the same child-shaped peer.
-// Run: node bin/run-ts.js bench/orchestration-overhead.ts [--inline] [N] [PARALLEL] [CAPACITY] [SETTINGS]   (defaults 50,
+// in the loop's history (bench/lib/inline-events.ts) and set beside the same child-shaped peer; --warm-train: again
+// inline with warm trainers (trainer.warmTrain).
+// Run: node bin/run-ts.js bench/orchestration-overhead.ts [--inline] [--warm-train] [N] [PARALLEL] [CAPACITY] [SETTINGS]   (defaults 50,
 // CAPACITY, and backend.maxConcurrent's default; SETTINGS: Temporal's settings for an A/B, as bench/lib/temporal-settings.ts reads them)
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,9 +24,9 @@ import { quantile, startBenchStack, type BenchStack } from './lib/bench-stack';
 import { activitySpans, timelineOf, type ActivitySpan, type SetApart } from './lib/history-timeline';
 import { inlineExperimentEvents } from './lib/inline-events';
 import type { RoundTripCall, roundTrips } from './lib/round-trip-workflow';
-import { registerCampaignVersion } from '../services/campaigns/campaign-versions';
 import { launchDirOf } from '../backends/run-dir-files';
 import { runBench } from './lib/run-bench';
+import { runNoopLoop, SHAPE_FLAGS, shapesOf, type ExperimentShape } from './lib/noop-campaign';
 import { parseTemporalSettings, SETTINGS_USAGE, stackOptionsOf } from './lib/temporal-settings';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -138,27 +139,11 @@ async function runCase(
   n: number,
   parallel: number,
   capacity: number,
-  inline = false,
+  shape: ExperimentShape = 'child',
 ): Promise<Split[]> {
-  const wf = `${name}/inner/1`;
-  const base = fixtureSpec(
-    name,
-    { steps: 1, sleepMs },
-    {
-      budget: { experiments: n, parallelism: parallel },
-      batchSize: Math.max(parallel, 4),
-      plateau: { patience: 1000 },
-      ...(inline ? { experimentWorkflows: 'inline' } : {}),
-    },
-  );
+  const inline = shape !== 'child';
   // The fixture trainer speaks `predict --serve`, as the built-in and hf trainers do by default.
-  const spec = { ...base, trainer: { ...base.trainer, warmPredict: true }, backend: { kind: 'local', maxConcurrent: capacity } };
-  const { versionId } = await registerCampaignVersion(stack.db.db, spec);
-  await stack.client.workflow.execute('innerLoop', {
-    taskQueue: `${stack.prefix}-orchestration`,
-    workflowId: wf,
-    args: [{ campaignVersionId: versionId }],
-  });
+  const wf = await runNoopLoop(stack, name, { n, parallel, capacity, warmPredict: true, shape, sleepMs });
   const rows = await stack.db.db
     .select()
     .from(experiments)
@@ -293,8 +278,7 @@ function kinds(parts: Record<string, number>): Record<string, number> {
 }
 
 async function main(): Promise<void> {
-  const inline = process.argv.includes('--inline');
-  const argv = process.argv.filter((a) => a !== '--inline');
+  const { shapes, rest: argv } = shapesOf(process.argv);
   const n = Number(argv[2] ?? 50);
   // The capacity the spec allows: backend.maxConcurrent's default unless CAPACITY is given.
   const capacity = Number(argv[4] ?? parseSpec(fixtureSpec('capacity-probe', { steps: 1 })).backend.maxConcurrent);
@@ -302,7 +286,7 @@ async function main(): Promise<void> {
   const settings = parseTemporalSettings(argv[5]);
   if (![n, capacity, parallel].every((x) => Number.isInteger(x) && x > 0) || !settings) {
     console.error(
-      `usage: bench/orchestration-overhead.ts [--inline] [N] [PARALLEL] [CAPACITY] [SETTINGS]: positive integers; ${SETTINGS_USAGE}`,
+      `usage: bench/orchestration-overhead.ts ${SHAPE_FLAGS} [N] [PARALLEL] [CAPACITY] [SETTINGS]: positive integers; ${SETTINGS_USAGE}`,
     );
     process.exit(2);
   }
@@ -312,9 +296,9 @@ async function main(): Promise<void> {
     const over = parallel > capacity ? `over-subscribed: ${parallel} in flight for ${capacity} slots` : 'nothing waits for a slot';
     console.log(`orchestration overhead: ${n} experiments per case, ${parallel} at a time, backend.maxConcurrent ${capacity} (${over})`);
     if (argv[5]) console.log(`Temporal settings: ${argv[5]}`);
-    if (inline)
+    if (shapes.length > 1)
       console.log(
-        "--inline: each case also with its experiments inline (coroutines of the loop's workflow, timed from the first runTraining's scheduling to the closing finishExperiment); the peer is the same child-shaped one",
+        "--inline (and --warm-train, inline with warm trainers): each case also with its experiments inline (coroutines of the loop's workflow, timed from the first runTraining's scheduling to the closing finishExperiment); the peer is the same child-shaped one",
       );
     console.log(`2-core machine; one unreported loop of ${parallel} experiments and ${parallel} peer workflows first; ms per experiment`);
     console.log('orchestration = wall - trainer - public scoring - slot wait; overhead/10s = (orchestration + scoring) / a 10 s run\n');
@@ -336,7 +320,8 @@ async function main(): Promise<void> {
     ] as const) {
       const splits = await runCase(stack, `bench-${sleepMs}`, sleepMs, n, parallel, capacity);
       console.log(row(label, splits));
-      if (inline) console.log(row('  inline', await runCase(stack, `bench-${sleepMs}-inline`, sleepMs, n, parallel, capacity, true)));
+      for (const shape of shapes.slice(1))
+        console.log(row(`  ${shape}`, await runCase(stack, `bench-${sleepMs}-${shape}`, sleepMs, n, parallel, capacity, shape)));
       const mirror = await peer.run(
         `${sleepMs}`,
         Math.round(med(splits.map((s) => s.trainer))),

@@ -129,8 +129,8 @@ export interface PredictReply {
 /**
  * One line on a warm `train --serve`'s stdin (a trainer whose spec sets `trainer.warmTrain`): do what `train --run-dir
  * <runDir>` does, then answer with one TrainReply line on stdout. `runDir` is a fresh folder holding run.json, the
- * only folder of this run the server may write; it is copied out when the reply arrives, so a write after the reply
- * reaches nothing. Requests come one at a time; stdin's end means exit. In serve mode stdout is the protocol: a line
+ * only folder of this run the server may write; it is copied out when the reply arrives (and then removed), so a write
+ * after the copy reaches nothing recorded. Requests come one at a time; stdin's end means exit. In serve mode stdout is the protocol: a line
  * that is not the reply to the request in flight goes to the run's stdout log, and logging belongs on stderr. A
  * server that dies mid-run fails that run with its exit status.
  */

@@ -30,6 +30,7 @@ import { launchDirOf, makeLaunchDir, readTrimmed, tailFile, trainerSecondsIn, wr
 import { isLauncherOf, logBreach, runProcesses, RunWatcher, stillRunning, type Proc } from './run-usage';
 import { sharedSpawnServer, SpawnServerExitedError, type SpawnServer } from './spawn-server';
 import { isServerOf, readServed } from './served-record';
+import { salvageServedRun } from './served-outputs';
 import { sharedTrainServers, type TrainServers } from './train-servers';
 import { FlywheelError } from '../../core/errors';
 
@@ -192,16 +193,21 @@ export class LocalBackend implements TrainingBackend {
     // (its group: the trainer, the log caps) is stopped first, so a run is lost only once nothing of it writes, and
     // a follower that reads its metrics to the end reads them all.
     await this.killRemains(dir, pgid);
+    // A served run's server died with its worker: what it wrote goes where any run's outputs are.
+    if (served) await salvageServedRun(served.runDir, handle.runDir, this.limitsOf(dir));
     this.forget(dir);
     // A cancelled group dies with its launcher, before it can record an exit code.
     return cancelled ? { state: 'failed', reason: 'cancelled' } : { state: 'lost' };
   }
 
-  /** A served run writes in its server's folder until its end is recorded (its outputs are copied out first). */
+  /** A served run writes in its server's folder until its outputs are copied out (at its end, or when found lost). */
   liveRunDir(handle: JobHandle): string {
     const dir = launchDirOf(handle.runDir);
     const served = readServed(dir);
-    return served && readTrimmed(path.join(dir, EXIT_CODE_FILE)) === undefined ? served.runDir : handle.runDir;
+    // Its folder is removed once copied out (at its end, or when found lost): from then on, the run directory.
+    return served && readTrimmed(path.join(dir, EXIT_CODE_FILE)) === undefined && fs.existsSync(served.runDir)
+      ? served.runDir
+      : handle.runDir;
   }
 
   /** The launcher's exit code, written in the launch directory, is the end (backends/local/end-watch.ts). */

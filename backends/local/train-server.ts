@@ -4,7 +4,7 @@
 // and the worker records the run's launch directory exactly as the local launcher would (launches.log, job.pid: the
 // server's pid, started_at; then the capped logs, trainer_exit, ended_at and exit_code last), so status(), watchEnd,
 // cancel() and a reattaching worker read the same files. When the run ends its outputs are copied into its real run
-// directory, fresh files the server never held open, so nothing it writes after its reply reaches a recorded run;
+// directory, new files the server never held open, so nothing it writes after the copy reaches a recorded run;
 // its folder is then removed. A server that dies mid-run fails that run with its exit status; a cancel, a prune or a
 // limit kills the server (local-backend.ts), and the pool (train-servers.ts) starts a fresh one for the next run.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -27,7 +27,7 @@ import {
 import type { TrainReply, TrainRequest } from '../../core/job-contract';
 import { mib, type ResourceLimits } from '../../core/resource-limits';
 import { writeAtomic } from '../run-dir-files';
-import { folderBreach } from './run-usage';
+import { copyServedOutputs } from './served-outputs';
 import { writeServed } from './served-record';
 
 /** The longest stdout line a server may write before it is killed (a reply is a few dozen bytes). */
@@ -132,8 +132,7 @@ export class TrainServer {
       end = (code, error) => {
         if (this.current?.id !== id) return;
         this.current = undefined;
-        this.finish(run, code, error);
-        resolve();
+        void this.finish(run, code, error).then(resolve);
       };
     });
     const run: Served = { id, runDir, launchDir, servedDir, limits, logs, ended, end };
@@ -159,13 +158,13 @@ export class TrainServer {
   }
 
   /** The run's end, in the launcher's order: outputs in place, then its exit status, its end time and exit_code last. */
-  private finish(run: Served, code: number, error: string | undefined): void {
+  private async finish(run: Served, code: number, error: string | undefined): Promise<void> {
     if (error) run.logs.stderr.write(Buffer.from(`flywheel: the warm trainer failed this run: ${error.split('\n')[0]}\n`), () => {});
     run.logs.stdout.close();
     run.logs.stderr.close();
     try {
       // Past a disk or file limit nothing is copied, and the server that wrote it serves no more.
-      if (!copyOut(run)) this.kill();
+      if (!(await copyOut(run))) this.kill();
     } catch (e) {
       // Outputs that cannot be copied (a FIFO, a socket, a full disk) fail the run; the server's state is suspect.
       if (code === 0) code = 1;
@@ -194,26 +193,11 @@ export class TrainServer {
   }
 }
 
-/**
- * Copies the run's outputs (everything but run.json, which Flywheel wrote) from the server's folder into its run
- * directory as new files: links are copied as links, never followed; a FIFO or a socket fails the copy. A folder past
- * the run's disk or file limit is not copied at all: the limit is recorded as the run's end, as the watcher would.
- */
-function copyOut(run: Served): boolean {
-  const breach = run.limits && folderBreach(run.servedDir, run.limits);
-  if (breach) {
-    writeAtomic(path.join(run.launchDir, LIMIT_FILE), JSON.stringify(breach) + '\n');
-    return false;
-  }
-  const skip = path.join(run.servedDir, RUN_JSON);
-  fs.cpSync(run.servedDir, run.runDir, {
-    recursive: true,
-    force: true,
-    verbatimSymlinks: true,
-    mode: fs.constants.COPYFILE_FICLONE,
-    filter: (src) => src !== skip,
-  });
-  return true;
+/** The run's outputs into its run directory (served-outputs.ts); a breach of its disk or file limit, recorded, stops it. */
+async function copyOut(run: Served): Promise<boolean> {
+  const breach = await copyServedOutputs(run.servedDir, run.runDir, run.limits);
+  if (breach) writeAtomic(path.join(run.launchDir, LIMIT_FILE), JSON.stringify(breach) + '\n');
+  return breach === undefined;
 }
 
 function parseReply(line: string, id: string): TrainReply | undefined {

@@ -3,7 +3,8 @@
 // `train --serve` in the sandbox, FLYWHEEL_HOME hidden but for its dataset and its own folder). What a one-shot run
 // promises must hold for a served one: one launch per run however often it is asked, each run's outputs in its own
 // run directory, a crash or a cancel ending that run with its reason and no process of it left; and what serving
-// adds must not open a way round: nothing the server writes after its reply reaches a recorded run.
+// adds must not open a way round: once a run's outputs are copied out (at its reply), nothing its server writes
+// reaches them.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -147,7 +148,7 @@ test("cancel kills the run's server; a cancel that comes after a run's end leave
   expect(steps(busy.runDir)).toHaveLength(40);
 }, 60_000);
 
-test("what a server writes after its reply never reaches the run's recorded outputs (they are copies)", async () => {
+test("what a server writes once a run's outputs are copied out never reaches them (they are new files)", async () => {
   const b = backend();
   const r = servedRun('warm-late', { steps: 4, writeAfterReply: true });
   const h = await b.launch(r);
@@ -157,7 +158,7 @@ test("what a server writes after its reply never reaches the run's recorded outp
   expect(checkpointIntact(r.runDir)).toBe(true);
 }, 30_000);
 
-test('a run whose worker dies is lost, and nothing of its server is left (it dies with its worker)', async () => {
+test('a run whose worker dies is lost, its outputs so far in its run directory, and nothing of its server is left', async () => {
   const r = servedRun('warm-orphan', { steps: 600, sleepMs: 600_000 });
   const run = JSON.parse(fs.readFileSync(path.join(r.runDir, 'run.json'), 'utf8')) as RunJson;
   const specInput = { ...base, trainer: { ...base.trainer, warmTrain: true } };
@@ -185,6 +186,11 @@ test('a run whose worker dies is lost, and nothing of its server is left (it die
   worker.kill('SIGKILL');
   expect(await jobEnded(b, h, 30_000)).toMatchObject({ state: 'lost' });
   expect(isAlive(Number(h.ref))).toBe(false);
+  // What it wrote (and the follower may have stored) is in its run directory, as a lost one-shot run's is; its folder
+  // in the server's is gone.
+  expect(steps(r.runDir).length).toBeGreaterThan(0);
+  expect(fs.existsSync(readServed(launchDirOf(r.runDir))!.runDir)).toBe(false);
+  expect(b.liveRunDir(h)).toBe(r.runDir);
   // A later launch of the run finds its record and starts nothing (the workflow's next attempt is a new run).
   expect((await b.launch(r)).ref).toBe(h.ref);
   expect(launchLines(r.runDir)).toHaveLength(1);

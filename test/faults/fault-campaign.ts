@@ -21,6 +21,8 @@ export interface CampaignOptions {
   experiments: number;
   /** innerLoop.experimentWorkflows: experiments as coroutines of the loop's workflow. @default children */
   inline?: boolean;
+  /** trainer.warmTrain: runs served by warm trainers (a killed worker loses its runs; the gate's reruns stay one-shot). @default false */
+  warmTrain?: boolean;
 }
 
 export interface StartedCampaign {
@@ -40,7 +42,8 @@ export const OUTER_ITERATIONS = 2;
 export const DEFAULT_EXPERIMENTS: Record<LoopKind, number> = { inner: 6, outer: 4 };
 
 export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db, o: CampaignOptions): Promise<StartedCampaign> {
-  const campaignId = `faults-${o.loop}-${o.backend}${o.inline ? '-inline' : ''}-s${o.seed}`;
+  const campaignId = `faults-${o.loop}-${o.backend}${o.inline ? '-inline' : ''}${o.warmTrain ? '-warm' : ''}-s${o.seed}`;
+  const warm = o.warmTrain ? { warmTrain: true } : {};
   const shape = o.inline ? { experimentWorkflows: 'inline' as const } : {};
   const backend = o.backend === 'slurm' ? { backend: { kind: 'slurm' } } : {};
   const specFile = path.join(home, 'spec.json');
@@ -66,7 +69,7 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
     // A real choice for the sampler: the seed decides the proposals, the offset their scores.
     spec.searchSpace = { ...spec.searchSpace, offset: { type: 'categorical', choices: [0, 0.5, 1, 1.5] } } as typeof spec.searchSpace;
     // Public splits through the eval worker's warm predict server, which a worker fault kills with its worker.
-    spec.trainer = { ...spec.trainer, warmPredict: true };
+    spec.trainer = { ...spec.trainer, warmPredict: true, ...warm };
     fs.writeFileSync(specFile, JSON.stringify({ ...spec, ...backend }));
     const r = await runCli(env, ['run', specFile, '--id', workflowId, '--detach'], 120_000);
     if (r.status !== 0) throw new Error(`flywheel run failed: ${r.stderr.trim()}`);
@@ -90,6 +93,7 @@ export async function startCampaign(env: NodeJS.ProcessEnv, home: string, db: Db
     }),
     ...backend,
   } as CampaignSpecInput;
+  spec.trainer = { ...spec.trainer, ...warm };
   // Runs long enough (several seconds each) for a fault to find a trainer at work.
   spec.searchSpace = { ...spec.searchSpace, steps: { type: 'int', low: 1200, high: 2000 } };
   fs.writeFileSync(specFile, JSON.stringify(spec));

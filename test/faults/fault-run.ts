@@ -14,6 +14,7 @@ import { startFaultPostgres } from './fault-postgres';
 import { writeFeedback } from './feedback-hammer';
 import { seededRandom, type FaultKind, type ScheduledFault } from './fault-schedule';
 import { activeSlurmJobs, trainerPids } from './leftovers';
+import { ExperimentHistories } from './experiment-histories';
 import { awaitTrainingAttempts, describeHit, PRUNE_WAIT_MS, pruneHit, waitForPrune, type PruneHit } from './prune-window';
 import { checkRun, type RunFacts } from './run-checks';
 
@@ -31,6 +32,8 @@ export interface FaultRunOptions {
   experiments?: number;
   /** Experiments as coroutines of their loop's workflow (innerLoop.experimentWorkflows: inline). @default false */
   inline?: boolean;
+  /** Runs served by warm trainers (trainer.warmTrain). @default false */
+  warmTrain?: boolean;
   log?: (line: string) => void;
 }
 
@@ -101,6 +104,7 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
       seed: opts.seed,
       experiments: opts.experiments ?? DEFAULT_EXPERIMENTS[loop],
       inline: opts.inline,
+      warmTrain: opts.warmTrain,
     });
     const t0 = Date.now();
     let done = false;
@@ -158,7 +162,8 @@ export async function runFaultCampaign(opts: FaultRunOptions): Promise<FaultRunR
     }
     await finished;
     const durationMs = Date.now() - t0;
-    for (const f of faults) if (f.prune) f.prune.awaitAttempts = await awaitTrainingAttempts(client, f.prune.runId);
+    const histories = new ExperimentHistories(client);
+    for (const f of faults) if (f.prune) f.prune.awaitAttempts = await awaitTrainingAttempts(histories, f.prune.runId);
     const fb = await hammer;
     const checked = await checkRun(pool, client, run, backend, opts.home, { campaignId: feedbackCampaign, ...fb });
     violations.push(...checked.violations);

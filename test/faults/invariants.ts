@@ -1,11 +1,11 @@
 // The invariants of an inner loop, read from PostgreSQL, the run directories and the workflow histories: nothing
 // lost, nothing duplicated. Each violation is one line naming the row or file.
 import path from 'node:path';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { readMetrics } from '../../activities/training/metrics-stream';
 import { METRICS_FILE } from '../../core/job-contract';
+import { ExperimentHistories, type HistoryEvent } from './experiment-histories';
 
 export interface ExperimentFacts {
   /** `${loop}:${index}`: the loop's place in the run (0 for an inner-loop run; the outer iteration − 1) and the experiment's. */
@@ -32,12 +32,12 @@ export async function checkInnerLoop(pg: Pool, client: Client, innerLoopId: stri
       [innerLoopId],
     )
   ).rows;
-  const inline = new LoopLaunches(client, innerLoopId);
+  const histories = new ExperimentHistories(client);
   for (const e of exps) {
     if (!['succeeded', 'failed', 'pruned', 'timed_out'].includes(e.status))
       v.push(`experiment ${e.id}: status ${e.status} after the loop ended`);
     // One training job per attempt the history records: the experiment's own, or its loop's when it ran inline.
-    const launches = await experimentLaunches(client, e.id, inline);
+    const launches = (await histories.of(e.id)).filter(isLaunch).length;
     const mine = runs.filter((r) => r.experiment_id === e.id);
     if (mine.length !== launches) v.push(`experiment ${e.id}: ${mine.length} training_runs rows, history schedules ${launches} launches`);
     const attempts = mine.map((r) => r.attempt).sort((a, b) => a - b);
@@ -117,52 +117,6 @@ export async function checkFeedback(pg: Pool, campaignId: string, accepted: Set<
   for (const id of stored) if (!sent.has(id)) v.push(`feedback ${id}: stored but never sent`);
 }
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
 /** One launch per launchTraining (before FEWER_ROUND_TRIPS) or runTraining (after) a history schedules. */
 const isLaunch = (ev: HistoryEvent) =>
   ['launchTraining', 'runTraining'].includes(ev.activityTaskScheduledEventAttributes?.activityType?.name ?? '');
-
-/** The launches an experiment's workflow scheduled; for one run inline (no workflow of its own), its loop's for it. */
-async function experimentLaunches(client: Client, experimentId: string, inline: LoopLaunches): Promise<number> {
-  try {
-    return ((await client.workflow.getHandle(experimentId).fetchHistory()).events ?? []).filter(isLaunch).length;
-  } catch (e) {
-    // fetchHistory says so as the service's NOT_FOUND (gRPC code 5), describe() as WorkflowNotFoundError.
-    const notFound = e instanceof WorkflowNotFoundError || /^5 NOT_FOUND/.test((e as Error).message);
-    if (!notFound) throw e;
-    return (await inline.byExperiment()).get(experimentId) ?? 0;
-  }
-}
-
-/**
- * The launches an inner loop's workflow scheduled for its inline experiments (innerLoop.experimentWorkflows), by the
- * experiment id in each activity's input, over every run of its continue-as-new chain (followed back from the latest
- * run through each start's `continuedExecutionRunId`: histories, not the visibility store, which may lag); read once.
- */
-class LoopLaunches {
-  private counts: Promise<Map<string, number>> | undefined;
-  constructor(
-    private readonly client: Client,
-    private readonly innerLoopId: string,
-  ) {}
-
-  byExperiment(): Promise<Map<string, number>> {
-    return (this.counts ??= this.read());
-  }
-
-  private async read(): Promise<Map<string, number>> {
-    const counts = new Map<string, number>();
-    let runId: string | undefined; // the latest run first
-    do {
-      const events: HistoryEvent[] = (await this.client.workflow.getHandle(this.innerLoopId, runId).fetchHistory()).events ?? [];
-      for (const ev of events.filter(isLaunch)) {
-        const [payload] = ev.activityTaskScheduledEventAttributes?.input?.payloads ?? [];
-        const input = JSON.parse(Buffer.from(payload?.data ?? []).toString('utf8') || '{}') as { experimentId?: string };
-        if (input.experimentId) counts.set(input.experimentId, (counts.get(input.experimentId) ?? 0) + 1);
-      }
-      runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-    } while (runId);
-    return counts;
-  }
-}

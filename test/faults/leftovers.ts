@@ -5,10 +5,13 @@ import { jobNameOf } from '../../backends/slurm/slurm-backend';
 import { jobsInStates, jobsNamed } from '../../backends/slurm/slurm-commands';
 import { processesMentioning } from '../stack/up-process';
 
-/** Trainer processes (`… train --run-dir HOME/…`, any trainer, local or under slurmstepd) of the run in `home`. */
+/**
+ * Trainer processes (`… train --run-dir HOME/…`, any trainer, local or under slurmstepd; a warm trainer's sandbox,
+ * `… train --serve`, whose argv binds its folder under HOME) of the run in `home`.
+ */
 export function trainerPids(home: string): number[] {
   return processesMentioning(home)
-    .filter((line) => line.includes(' train --run-dir '))
+    .filter((line) => line.includes(' train --run-dir ') || line.includes(' train --serve'))
     .map((line) => Number(line.split(':')[0]));
 }
 

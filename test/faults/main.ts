@@ -1,10 +1,11 @@
 // `npm run test:faults [-- --runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b]
-// [--inline]`:
+// [--inline] [--warm-train]`:
 // each run plays the campaign twice for its seed, without faults and under a seeded schedule (worker and trainer
 // SIGKILLs, Temporal killed and restarted on its SQLite file, Temporal killed the same way the moment a prune is in
 // flight, PostgreSQL killed and restarted on its data folder, the network to PostgreSQL cut, concurrent feedback
 // writes), checks the invariants, and prints the figures. `--kinds` draws from those kinds only (default: all);
-// `--inline` runs the experiments as coroutines of their loop's workflow (innerLoop.experimentWorkflows: inline).
+// `--inline` runs the experiments as coroutines of their loop's workflow (innerLoop.experimentWorkflows: inline);
+// `--warm-train` serves the runs from warm trainers (trainer.warmTrain; a trainer kill may hit a server between runs).
 // Exit 1 on any violation; replay one run with its printed seed (and the same --loop, --backend, --faults, --kinds).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
   const backend = arg('backend', 'local') as BackendKind;
   const kinds = arg('kinds', FAULT_KINDS.join(',')).split(',') as FaultKind[];
   const inline = process.argv.includes('--inline');
+  const warmTrain = process.argv.includes('--warm-train');
   const badKind = kinds.find((k) => !(FAULT_KINDS as readonly string[]).includes(k));
   if (
     !['inner', 'outer'].includes(loop) ||
@@ -39,10 +41,10 @@ async function main(): Promise<void> {
   ) {
     const which = badKind !== undefined ? `unknown fault kind '${badKind}' (kinds: ${FAULT_KINDS.join(', ')})\n` : '';
     throw new Error(
-      `${which}usage: npm run test:faults -- [--runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b] [--inline]`,
+      `${which}usage: npm run test:faults -- [--runs N] [--seed S] [--faults K] [--loop inner|outer] [--backend local|slurm] [--kinds a,b] [--inline] [--warm-train]`,
     );
   }
-  const only = `${kinds.length < FAULT_KINDS.length ? ` --kinds ${kinds.join(',')}` : ''}${inline ? ' --inline' : ''}`;
+  const only = `${kinds.length < FAULT_KINDS.length ? ` --kinds ${kinds.join(',')}` : ''}${inline ? ' --inline' : ''}${warmTrain ? ' --warm-train' : ''}`;
   const reports: FaultRunReport[] = [];
   for (let i = 0; i < runs; i++) {
     const seed = first + i;
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
       fs.chmodSync(dir, 0o755); // the embedded PostgreSQL runs as `postgres` when we are root
       return dir;
     };
-    const clean = await runFaultCampaign({ seed, schedule: [], home: home('clean'), loop, backend, inline });
+    const clean = await runFaultCampaign({ seed, schedule: [], home: home('clean'), loop, backend, inline, warmTrain });
     // Faults land while the loop runs: within the first 80% of the fault-free run's time.
     const schedule = faultSchedule(seed, {
       count: faults,
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
       loop,
       backend,
       inline,
+      warmTrain,
       feedbackEvents: 300,
       log: console.log,
     });

@@ -2,8 +2,8 @@
 // is not yet recorded, the window in which awaitTraining is killing the trainer and a lost completion makes the
 // activity run again. The harness polls for one, kills Temporal at once, and says afterwards whether it hit.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
+import type { ExperimentHistories } from './experiment-histories';
 
 /** How long the fault waits, from its moment, for a prune to begin. */
 export const PRUNE_WAIT_MS = 60_000;
@@ -54,10 +54,11 @@ export function describeHit(h: PruneHit): string {
  * awaitTraining attempts for run `${experimentId}/rN`: the Nth awaitTraining the experiment scheduled, and the attempt
  * its started event records (Temporal writes that event once, with the last attempt, when the activity closes).
  */
-export async function awaitTrainingAttempts(client: Client, runId: string): Promise<number | undefined> {
+export async function awaitTrainingAttempts(histories: ExperimentHistories, runId: string): Promise<number | undefined> {
   const m = /^(.*)\/r(\d+)$/.exec(runId);
   if (!m) return undefined;
-  const events = (await client.workflow.getHandle(m[1]).fetchHistory()).events ?? [];
+  // The experiment's own history, or its events in its loop's when it ran inline.
+  const events = await histories.of(m[1]);
   // awaitTraining before FEWER_ROUND_TRIPS, runTraining after: the activity that follows the run to its end.
   const follows = (e: (typeof events)[number]) =>
     ['awaitTraining', 'runTraining'].includes(e.activityTaskScheduledEventAttributes?.activityType?.name ?? '');

@@ -2,8 +2,8 @@
 // iterations, the inner loops on the built-in trainer) without faults and under a schedule that SIGKILLs a trainer
 // and a worker, kills PostgreSQL (restarted on its data folder), cuts the network to it and kills Temporal
 // (restarted on its SQLite file), with concurrent feedback writes; the inner loop with its experiments inline
-// (coroutines of the loop's workflow) under trainer, worker and Temporal faults; and the inner loop on the real Slurm
-// backend under trainer, worker and network faults. Every invariant holds and the final state matches the fault-free run's, or a
+// (coroutines of the loop's workflow) under trainer, worker and Temporal faults, and again with its runs served by warm
+// trainers (trainer.warmTrain); and the inner loop on the real Slurm backend under trainer, worker and network faults. Every invariant holds and the final state matches the fault-free run's, or a
 // recorded retry explains the difference.
 import { scratchDir } from '../helpers/env';
 import { testIf } from '../helpers/requires';
@@ -19,8 +19,14 @@ runAlone();
 
 const SEED = Number(process.env.FLYWHEEL_FAULT_SEED ?? 4242);
 
-async function faultedMatchesClean(loop: LoopKind, backend: BackendKind, kinds: FaultKind[], inline = false): Promise<void> {
-  const clean = await runFaultCampaign({ seed: SEED, schedule: [], home: scratchDir(`faults-${loop}-clean`), loop, backend, inline });
+/** How the inner loops run: experiments inline (innerLoop.experimentWorkflows), runs on warm trainers (trainer.warmTrain). */
+interface Shape {
+  inline?: boolean;
+  warmTrain?: boolean;
+}
+
+async function faultedMatchesClean(loop: LoopKind, backend: BackendKind, kinds: FaultKind[], shape: Shape = {}): Promise<void> {
+  const clean = await runFaultCampaign({ seed: SEED, schedule: [], home: scratchDir(`faults-${loop}-clean`), loop, backend, ...shape });
   expect(clean.violations).toEqual([]);
   // Seeded moments within the first 70% of the fault-free run; each kind once, in the order given (the trainer
   // first, so that one is still running when it lands).
@@ -35,12 +41,12 @@ async function faultedMatchesClean(loop: LoopKind, backend: BackendKind, kinds: 
     home: scratchDir(`faults-${loop}`),
     loop,
     backend,
-    inline,
+    ...shape,
     feedbackEvents: 60,
   });
   console.log(
     [
-      `seed ${SEED}, ${loop} loop${inline ? ' (experiments inline)' : ''} on ${backend}; fault-free ${(clean.durationMs / 1000).toFixed(1)} s`,
+      `seed ${SEED}, ${loop} loop${shape.inline ? ' (experiments inline)' : ''}${shape.warmTrain ? ' (warm trainers)' : ''} on ${backend}; fault-free ${(clean.durationMs / 1000).toFixed(1)} s`,
       ...faultFigures([faulted]),
     ].join('\n'),
   );
@@ -60,7 +66,13 @@ it(`outer loop: every invariant holds under trainer, worker, PostgreSQL, network
 // Experiments as coroutines of the loop's workflow: a killed worker or Temporal replays the loop with its running
 // experiments inside it, and a killed trainer is retried by the loop itself; nothing launched twice or lost.
 it(`inner loop, experiments inline: every invariant holds under trainer, worker and Temporal faults (seed ${SEED})`, async () => {
-  await faultedMatchesClean('inner', 'local', ['trainer', 'worker', 'temporal'], true);
+  await faultedMatchesClean('inner', 'local', ['trainer', 'worker', 'temporal'], { inline: true });
+}, 900_000);
+
+// Runs served by warm trainers: a killed trainer (a server) fails the run it served, a killed worker takes its servers
+// with it and its runs are lost (their outputs so far copied out) and retried; nothing launched twice or lost.
+it(`inner loop, warm trainers: every invariant holds under trainer, worker and Temporal faults (seed ${SEED})`, async () => {
+  await faultedMatchesClean('inner', 'local', ['trainer', 'worker', 'temporal'], { inline: true, warmTrain: true });
 }, 900_000);
 
 testIf('slurm')(

@@ -1,5 +1,6 @@
 """The training-job contract's command line, shared by the PyTorch and Hugging Face trainers: `train --run-dir DIR`,
-`predict --checkpoint X --prompts IN.jsonl --out OUT.jsonl`, `predict --serve` (serve_predict.py), or `describe` (the
+`predict --checkpoint X --prompts IN.jsonl --out OUT.jsonl`, `predict --serve` and the PyTorch trainer's `train
+--serve` (serve_predict.py), or `describe` (the
 knobs, as one JSON line). Anything else is a TrainerError naming the usage."""
 import argparse
 import json
@@ -7,11 +8,11 @@ import json
 from run_config import TrainerError
 
 
-def parse_entry(argv, checkpoint='FILE'):
-    """('train', args), ('predict', args) or ('serve', args); `checkpoint` is how the usage line names predict's
-    checkpoint."""
-    usage = (f'usage: main.py train --run-dir DIR | predict --checkpoint {checkpoint} --prompts IN.jsonl --out OUT.jsonl'
-             ' | predict --serve | describe')
+def parse_entry(argv, checkpoint='FILE', serve_train=False):
+    """('train', args), ('predict', args), ('serve', args) or, where `serve_train`, ('serve-train', args) for `train
+    --serve`; `checkpoint` is how the usage line names predict's checkpoint."""
+    usage = (f'usage: main.py train --run-dir DIR{" | train --serve" if serve_train else ""} | predict --checkpoint '
+             f'{checkpoint} --prompts IN.jsonl --out OUT.jsonl | predict --serve | describe')
     if argv == ['describe']:
         return 'describe', None
 
@@ -27,6 +28,8 @@ def parse_entry(argv, checkpoint='FILE'):
     a = parser.parse_args(argv)
     if a.command == 'train' and a.run_dir and not (a.checkpoint or a.prompts or a.out or a.serve):
         return 'train', a
+    if serve_train and a.command == 'train' and a.serve and not (a.checkpoint or a.prompts or a.out or a.run_dir):
+        return 'serve-train', a
     if a.command == 'predict' and a.serve and not (a.checkpoint or a.prompts or a.out or a.run_dir):
         return 'serve', a
     if a.command == 'predict' and a.checkpoint and a.prompts and a.out and not a.run_dir:

@@ -1,6 +1,7 @@
 """The reference PyTorch trainer (training-job contract, see core/job-contract.ts):
     python3 trainers/torch/main.py train --run-dir DIR          (or under torchrun)
     python3 trainers/torch/main.py predict --checkpoint FILE --prompts IN.jsonl --out OUT.jsonl
+    python3 trainers/torch/main.py train --serve            (the warm training protocol: serve_predict.py)
     python3 trainers/torch/main.py predict --serve          (the warm protocol: serve_predict.py)
     python3 trainers/torch/main.py describe                 (its knobs, one JSON line)
 No SIGTERM handler on purpose: the default action ends the process at once, and every file it writes is a
@@ -15,7 +16,7 @@ from run_config import TrainerError  # noqa: E402
 
 
 def main(argv):
-    command, a = parse_entry(argv)
+    command, a = parse_entry(argv, serve_train=True)
     if command == 'describe':
         from entry_args import describe
         from run_config import KNOBS
@@ -23,6 +24,10 @@ def main(argv):
     if command == 'train':
         from train import train
         return train(a.run_dir)
+    if command == 'serve-train':
+        from train import train
+        from serve_predict import serve_train
+        return serve_train(train)
     from predict import predict
     if command == 'serve':
         from serve_predict import serve

@@ -1,9 +1,10 @@
-"""`predict --serve`, the training-job contract's warm protocol (core/job-contract.ts PredictRequest), for the PyTorch
-and Hugging Face trainers: one JSON request a line on stdin, `{"id", "checkpoint", "prompts", "out"}`, answered as
-`predict --checkpoint … --prompts … --out …` answers it, then one reply line, `{"id", "ok": true}` or `{"id", "ok":
-false, "error": "<one line>"}`, until stdin ends. Imports (torch, transformers) are paid once, not per checkpoint.
-Replies go to the process's own stdout; everything else printed (by us or a library) goes to stderr, so no stray
-line reaches the channel."""
+"""The training-job contract's warm protocols for the PyTorch and Hugging Face trainers: one JSON request a line on
+stdin, answered by one reply line, `{"id", "ok": true}` or `{"id", "ok": false, "error": "<one line>"}`, until stdin
+ends. `predict --serve` (core/job-contract.ts PredictRequest, `{"id", "checkpoint", "prompts", "out"}`) answers as
+`predict --checkpoint … --prompts … --out …` does; `train --serve` (TrainRequest, `{"id", "runDir"}`, the PyTorch
+trainer only) trains as `train --run-dir …` does, each run seeding its own generators from its run.json. Imports
+(torch, transformers) are paid once, not per request. Replies go to the process's own stdout; everything else printed
+(by us or a library) goes to stderr, so no stray line reaches the channel."""
 import json
 import os
 import sys
@@ -12,6 +13,16 @@ from run_config import TrainerError
 
 
 def serve(predict):
+    """`predict --serve`."""
+    serve_requests(lambda req: predict(req['checkpoint'], req['prompts'], req['out']))
+
+
+def serve_train(train):
+    """`train --serve`."""
+    serve_requests(lambda req: train(req['runDir']))
+
+
+def serve_requests(handle):
     channel = os.fdopen(os.dup(1), 'w')
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -20,7 +31,7 @@ def serve(predict):
             continue
         req = json.loads(line)
         try:
-            predict(req['checkpoint'], req['prompts'], req['out'])
+            handle(req)
             reply = {'id': req['id'], 'ok': True}
         except TrainerError as e:
             reply = {'id': req['id'], 'ok': False, 'error': str(e)}
