@@ -21,6 +21,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'durable-throughput.ts',
     measures: 'durable no-op experiments/s at parallelism 1 and 8 beside Optuna on the same PostgreSQL',
   },
+  'warm-train': {
+    file: 'warm-train.ts',
+    measures: 'wall and machine CPU per run through the local backend, one-shot beside a warm `train --serve`, per trainer',
+  },
   'cpu-per-experiment': {
     file: 'cpu-per-experiment.ts',
     measures: "an experiment's CPU by process (workers, Temporal, PostgreSQL, the rest) and its SQL statements, one-shot and warm predict",
