@@ -1,7 +1,8 @@
 // A trainer that cannot start is found before anything is written: the inner loop's first step (checkTrainer, on the
 // training worker) refuses a trainer whose program does not exist, with zero rows and no run directory, and the
 // loop fails with that one-line reason, which `flywheel run`, `flywheel status`, the dashboard and the workflow's
-// failure (what the Temporal UI shows) all carry. A loop that fails later (its baseline) shows its reason as well.
+// failure (what the Temporal UI shows) all carry. A loop that fails later (its baseline) shows its reason as well. A
+// warm-trainer campaign's trainer must also speak `train --serve`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
@@ -93,6 +94,28 @@ test('a trainer whose program does not exist is refused on the training worker b
   // The workflow's failure, one line: what the Temporal UI shows for the execution.
   const failed = events!.find((e) => e.workflowExecutionFailedEventAttributes)!.workflowExecutionFailedEventAttributes!;
   expect(failed.failure?.message).toMatch(REASON);
+});
+
+test('a warm-trainer campaign whose trainer does not speak `train --serve` is refused before anything is written', async () => {
+  const before = await rowCounts();
+  const name = uniqueName('no-serve');
+  const spec = fixtureSpec(name, { steps: 5 });
+  // A trainer that trains one-shot but refuses `train --serve`, with a line on stderr, as an older trainer would.
+  const script = "if (process.argv.includes('--serve')) { console.error('train: unknown option --serve'); process.exit(2); }";
+  const h = await workers.startLoop(name, {
+    ...spec,
+    trainer: { ...spec.trainer, command: [process.execPath, '-e', script], warmTrain: true },
+  });
+  const err = await h.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
+  expect(cause.type).toBe('TrainerCannotStart');
+  expect(cause.message).toMatch(
+    /^trainer\.warmTrain: the trainer does not serve runs on the training worker \(.+\): `train --serve` exited with code 2: train: unknown option --serve$/,
+  );
+  expect(await rowCounts()).toEqual(registered(before));
 });
 
 test('`flywheel run` of such a spec exits 1 with the reason; `status` and the dashboard show it', async () => {
