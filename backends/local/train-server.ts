@@ -81,7 +81,8 @@ export class TrainServer {
     this.child = spawn(cmd, args, { cwd: this.dir, env: started.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.child.stdin!.on('error', () => {});
     this.child.on('error', (err) => this.ended(`could not start: ${err.message}`, 127));
-    this.child.on('exit', (code, signal) =>
+    // 'close', not 'exit': a reply written just before the process ended is read first, and ends its run as a reply.
+    this.child.on('close', (code, signal) =>
       this.ended(signal ? `killed by ${signal}` : `exited with code ${code}`, signal ? (SIGNAL_CODES[signal] ?? 128) : (code ?? 1)),
     );
     readline.createInterface({ input: this.child.stdout! }).on('line', (line) => this.onLine(line));
@@ -132,7 +133,10 @@ export class TrainServer {
       end = (code, error) => {
         if (this.current?.id !== id) return;
         this.current = undefined;
-        void this.finish(run, code, error).then(resolve);
+        // A run whose end cannot be recorded leaves its server suspect: it serves no more.
+        void this.finish(run, code, error)
+          .catch(() => this.kill())
+          .finally(resolve);
       };
     });
     const run: Served = { id, runDir, launchDir, servedDir, limits, logs, ended, end };
