@@ -108,8 +108,8 @@ export class TrainServer {
   }
 
   /**
-   * Starts the run whose run.json is in `runDir`, recording its launch in `launchDir`; resolves when the launch is
-   * recorded. `ended` resolves once the run's end is recorded and the server is free again.
+   * Starts the run whose run.json is in `runDir`, its launch recorded in `launchDir` before this returns. `ended`
+   * resolves once the run's end is recorded and the server is free again.
    */
   start(runDir: string, launchDir: string, limits: ResourceLimits | undefined): { ended: Promise<void> } {
     if (this.current) throw new Error('train server: one run at a time');

@@ -36,8 +36,8 @@ export class TrainServers {
   }
 
   /**
-   * Starts the run on an idle server of its key, or on a new one; resolves with the server's pid once the launch is
-   * recorded in `launchDir`. The server goes back to the pool when the run's end is recorded.
+   * Starts the run on an idle server of its key, or on a new one, and returns the server's pid, the launch recorded in
+   * `launchDir`. The server goes back to the pool when the run's end is recorded.
    */
   serve(req: ServeRequest, runDir: string, launchDir: string, limits: ResourceLimits | undefined): number {
     const server = this.take(req);
