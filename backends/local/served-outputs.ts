@@ -8,14 +8,16 @@ import type { LimitBreach, ResourceLimits } from '../../core/resource-limits';
 import { folderBreach } from './run-usage';
 
 /**
- * Copies everything but run.json (Flywheel's) from `servedDir` into `runDir`: links as links, never followed; a FIFO
- * or a socket fails the copy. A folder past the run's disk or file limit is not copied at all: the breach is returned.
+ * Copies everything but run.json (Flywheel's) from `servedDir` into `runDir`: links as links, never followed; a FIFO,
+ * a socket, or `servedDir` itself replaced by a link fails the copy. A folder past the run's disk or file limit is not copied at all: the breach is returned.
  */
 export async function copyServedOutputs(
   servedDir: string,
   runDir: string,
   limits: ResourceLimits | undefined,
 ): Promise<LimitBreach | undefined> {
+  // The server may have put a link where its run's folder was: never walked, never copied from.
+  if (!fs.lstatSync(servedDir).isDirectory()) throw new Error(`${servedDir} is no longer a folder`);
   const breach = limits && folderBreach(servedDir, limits);
   if (breach) return breach;
   const skip = path.join(servedDir, RUN_JSON);

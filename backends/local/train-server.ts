@@ -65,7 +65,10 @@ export class TrainServer {
   private exit: string | undefined;
   private current: Served | undefined;
 
-  constructor(command: ServerCommand, root: string) {
+  constructor(
+    command: ServerCommand,
+    private readonly root: string,
+  ) {
     fs.mkdirSync(root, { recursive: true });
     this.dir = fs.mkdtempSync(path.join(root, 's-'));
     let started: ReturnType<ServerCommand>;
@@ -116,11 +119,21 @@ export class TrainServer {
     if (!this.alive) throw new Error(`train server ${this.exit ?? 'did not start'}`);
     const id = `r${++this.served}`;
     const servedDir = path.join(this.dir, String(this.served));
-    fs.mkdirSync(servedDir);
-    // The sandbox may run as a uid of its own (the worker is root): the run's folder is its, as the server's is.
-    const owner = fs.statSync(this.dir);
-    fs.chownSync(servedDir, owner.uid, owner.gid);
-    fs.copyFileSync(path.join(runDir, RUN_JSON), path.join(servedDir, RUN_JSON));
+    // The server may write anything in its folder, a link where the worker is about to make the run's folder
+    // included: the folder is made and filled beside the servers' folders, where no sandbox reaches, and moved in
+    // whole. A rename never follows a link at its destination (it fails on one), so nothing is written or chowned
+    // through the server's links.
+    const staged = fs.mkdtempSync(path.join(this.root, '.run-'));
+    try {
+      // The sandbox may run as a uid of its own (the worker is root): the run's folder is its, as the server's is.
+      const owner = fs.statSync(this.dir);
+      fs.chownSync(staged, owner.uid, owner.gid);
+      fs.copyFileSync(path.join(runDir, RUN_JSON), path.join(staged, RUN_JSON));
+      fs.renameSync(staged, servedDir);
+    } catch (e) {
+      fs.rmSync(staged, { recursive: true, force: true });
+      throw e;
+    }
     writeServed(launchDir, { serverDir: this.dir, runDir: servedDir });
     writeAtomic(path.join(launchDir, ISOLATION_FILE), this.isolation);
     const keep = limits ? mib(limits.logMb) + 1 : Infinity;

@@ -195,3 +195,42 @@ test('a run whose worker dies is lost, its outputs so far in its run directory, 
   expect((await b.launch(r)).ref).toBe(h.ref);
   expect(launchLines(r.runDir)).toHaveLength(1);
 }, 60_000);
+
+test("a server that swaps its next run's folder for a link, the moment it appears, gets nothing written or chowned through it", async () => {
+  // The server's own folder is its to write: a trainer that watches it can replace the folder the worker makes for
+  // its next run with a link to any host path, between the worker's making it and filling it. Played here as the
+  // race won at once: the folder is swapped as soon as the worker's call that makes it (or moves it in) returns or
+  // before it runs. Nothing of the worker's may land in, or change the owner of, the link's target.
+  const b = backend();
+  const target = scratchDir('warm-swap-target');
+  const owner = fs.statSync(target);
+  const perRun = /\/warm-train\/s-[^/]+\/\d+$/;
+  const realMkdir = fs.mkdirSync;
+  const realRename = fs.renameSync;
+  const swap = (p: string) => {
+    if (fs.existsSync(p)) realRename.call(fs, p, `${p}.moved`);
+    fs.symlinkSync(target, p);
+  };
+  const mkdir = jest.spyOn(fs, 'mkdirSync').mockImplementation(((p: fs.PathLike, o?: fs.MakeDirectoryOptions) => {
+    const out = realMkdir.call(fs, p, o);
+    if (perRun.test(String(p))) swap(String(p));
+    return out;
+  }) as typeof fs.mkdirSync);
+  const rename = jest.spyOn(fs, 'renameSync').mockImplementation((from: fs.PathLike, to: fs.PathLike) => {
+    if (perRun.test(String(to))) swap(String(to));
+    return realRename.call(fs, from, to);
+  });
+  try {
+    const r = servedRun('warm-swap', { steps: 2 });
+    const launched = await b.launch(r).then(
+      (h) => jobEnded(b, h, 30_000),
+      (e: Error) => e,
+    );
+    expect(launched).toBeDefined();
+  } finally {
+    mkdir.mockRestore();
+    rename.mockRestore();
+  }
+  expect(fs.readdirSync(target)).toEqual([]);
+  expect(fs.statSync(target)).toMatchObject({ uid: owner.uid, gid: owner.gid });
+}, 30_000);
