@@ -6,17 +6,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import type { PredictPrompt, PredictReply, PredictRequest } from '../../core/job-contract';
 import { predictInboxRoot, predictScratchRoot } from '../../services/paths';
 import { isolatedEntry, type TrainerSetup } from '../training/trainer-isolation';
 import { linkCheckpoint } from './link-checkpoint';
 import { readPredictions, stderrTail, writePrompts } from './run-predict';
+import { MAX_STDOUT_LINE, parseServeReply, readServeLines } from '../../backends/serve-replies';
 
 /** The stderr kept for a failure's message. */
 const STDERR_TAIL = 8 << 10;
-/** The longest stdout line a server may write (a reply is a few hundred bytes; a stray print may be long). */
-const MAX_STDOUT_LINE = 1024 * 1024;
 
 export interface ServeOptions {
   /** @default 300000, as a one-shot predict */
@@ -51,18 +49,17 @@ export class PredictServer {
     this.child.stdin!.on('error', () => {});
     this.child.on('error', (err) => this.ended(`could not start: ${err.message}`));
     this.child.on('exit', (code, signal) => this.ended(signal ? `killed by ${signal}` : `exited with code ${code}`));
-    readline.createInterface({ input: this.child.stdout! }).on('line', (line) => this.onLine(line));
     // Its predictions come back as a file (read confined: run-predict.ts readPredictions); stdout carries one-line
     // replies, and a line that never ends would grow in the worker's memory without end: past the cap, the server dies.
-    let unended = 0;
-    this.child.stdout!.on('data', (c: Buffer) => {
-      const nl = c.lastIndexOf(0x0a);
-      unended = nl < 0 ? unended + c.length : c.length - nl - 1;
-      if (unended > MAX_STDOUT_LINE && this.exit === undefined) {
+    readServeLines(
+      this.child.stdout!,
+      (line) => this.onLine(line),
+      () => {
+        if (this.exit !== undefined) return;
         this.child.kill('SIGKILL');
         this.ended(`wrote a stdout line of more than ${MAX_STDOUT_LINE} bytes`);
-      }
-    });
+      },
+    );
     // An idle server never holds its worker's process open; a request in flight does, through its time limit.
     this.child.unref();
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as unknown as { unref?: () => void })?.unref?.();
@@ -139,15 +136,8 @@ export class PredictServer {
   }
 
   private onLine(line: string): void {
-    if (!this.waiting || !line.startsWith('{')) return;
-    let reply: Partial<PredictReply>;
-    try {
-      reply = JSON.parse(line) as Partial<PredictReply>;
-    } catch {
-      return; // a stray print, not a reply
-    }
-    if (reply?.id !== this.waiting.id || typeof reply.ok !== 'boolean') return;
-    this.waiting.resolve({ id: reply.id, ok: reply.ok, ...(typeof reply.error === 'string' ? { error: reply.error } : {}) });
+    const reply = this.waiting && parseServeReply(line, this.waiting.id);
+    if (reply) this.waiting!.resolve(reply);
   }
 
   private ended(how: string): void {

@@ -10,7 +10,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import {
   ENDED_AT_FILE,
   EXIT_CODE_FILE,
@@ -24,14 +23,13 @@ import {
   STDOUT_LOG,
   TRAINER_EXIT_FILE,
 } from '../../core/contract-files';
-import type { TrainReply, TrainRequest } from '../../core/job-contract';
+import type { TrainRequest } from '../../core/job-contract';
+import { parseServeReply, readServeLines } from '../serve-replies';
 import { mib, type ResourceLimits } from '../../core/resource-limits';
 import { writeAtomic } from '../run-dir-files';
 import { copyServedOutputs } from './served-outputs';
 import { writeServed } from './served-record';
 
-/** The longest stdout line a server may write before it is killed (a reply is a few dozen bytes). */
-const MAX_STDOUT_LINE = 1024 * 1024;
 /** What a killed server's run exits with: 128 + the signal, as the launcher's shell reports it. */
 const SIGNAL_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGTERM: 143, SIGKILL: 137, SIGINT: 130, SIGPIPE: 141 };
 
@@ -88,13 +86,11 @@ export class TrainServer {
     this.child.on('close', (code, signal) =>
       this.ended(signal ? `killed by ${signal}` : `exited with code ${code}`, signal ? (SIGNAL_CODES[signal] ?? 128) : (code ?? 1)),
     );
-    readline.createInterface({ input: this.child.stdout! }).on('line', (line) => this.onLine(line));
-    let unended = 0;
-    this.child.stdout!.on('data', (c: Buffer) => {
-      const nl = c.lastIndexOf(0x0a);
-      unended = nl < 0 ? unended + c.length : c.length - nl - 1;
-      if (unended > MAX_STDOUT_LINE) this.kill();
-    });
+    readServeLines(
+      this.child.stdout!,
+      (line) => this.onLine(line),
+      () => this.kill(),
+    );
     this.child.stderr!.on('data', (c: Buffer) => this.current?.logs.stderr.write(c, () => this.kill()));
     // An idle server never holds its worker's process open.
     this.child.unref();
@@ -169,7 +165,7 @@ export class TrainServer {
   private onLine(line: string): void {
     const run = this.current;
     if (!run) return;
-    const reply = parseReply(line, run.id);
+    const reply = parseServeReply(line, run.id);
     if (!reply) return run.logs.stdout.write(Buffer.from(line + '\n'), () => this.kill());
     run.end(reply.ok ? 0 : 1, reply.ok ? undefined : (reply.error ?? 'no reason given'));
   }
@@ -215,18 +211,6 @@ async function copyOut(run: Served): Promise<boolean> {
   const breach = await copyServedOutputs(run.servedDir, run.runDir, run.limits);
   if (breach) writeAtomic(path.join(run.launchDir, LIMIT_FILE), JSON.stringify(breach) + '\n');
   return breach === undefined;
-}
-
-function parseReply(line: string, id: string): TrainReply | undefined {
-  if (!line.startsWith('{')) return undefined;
-  let reply: Partial<TrainReply>;
-  try {
-    reply = JSON.parse(line) as Partial<TrainReply>;
-  } catch {
-    return undefined;
-  }
-  if (reply?.id !== id || typeof reply.ok !== 'boolean') return undefined;
-  return { id, ok: reply.ok, ...(typeof reply.error === 'string' ? { error: reply.error } : {}) };
 }
 
 /** Seconds since the epoch, as the launcher's `date +%s.%N` writes them. */
