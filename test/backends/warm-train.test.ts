@@ -153,7 +153,7 @@ test("what a server writes once a run's outputs are copied out never reaches the
   const r = servedRun('warm-late', { steps: 4, writeAfterReply: true });
   const h = await b.launch(r);
   expect(await jobEnded(b, h, 30_000)).toMatchObject({ state: 'succeeded' });
-  // The fixture writes through the checkpoint it kept open 100 ms after its reply.
+  // The fixture writes through the checkpoint it kept open once its run's folder is gone (within 5 ms of that).
   await new Promise((res) => setTimeout(res, 600));
   expect(checkpointIntact(r.runDir)).toBe(true);
 }, 30_000);
