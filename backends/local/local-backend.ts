@@ -29,7 +29,7 @@ import { groupMembers, isAlive } from './process-liveness';
 import { launchDirOf, makeLaunchDir, readTrimmed, tailFile, trainerSecondsIn, writeAtomic } from '../run-dir-files';
 import { isLauncherOf, logBreach, runProcesses, RunWatcher, stillRunning, type Proc } from './run-usage';
 import { sharedSpawnServer, SpawnServerExitedError, type SpawnServer } from './spawn-server';
-import { isServerOf, readServed } from './served-record';
+import { isServerOf, readServed, type ServedRecord } from './served-record';
 import { salvageServedRun } from './served-outputs';
 import { sharedTrainServers, type TrainServers } from './train-servers';
 import { FlywheelError } from '../../core/errors';
@@ -85,6 +85,8 @@ export class LocalBackend implements TrainingBackend {
   private readonly watcher = new RunWatcher();
   /** Each watched run's limits, read once from its launch directory (null: launched without). */
   private readonly limits = new Map<string, ResourceLimits | null>();
+  /** Each watched run's served.json (null: a process of its own). */
+  private readonly served = new Map<string, ServedRecord | null>();
 
   constructor(opts: LocalBackendOptions = {}) {
     this.pidWaitMs = opts.pidWaitMs ?? 10_000;
@@ -177,7 +179,7 @@ export class LocalBackend implements TrainingBackend {
       if (exitCode === 0) return { state: 'succeeded', exitCode, trainerSeconds };
       return { state: 'failed', exitCode, trainerSeconds, ...(cancelled ? { reason: 'cancelled' as const } : {}) };
     }
-    const served = readServed(dir);
+    const served = this.servedOf(dir);
     // A served run's pid is its server's: alive only while it is that server (the pid is not another's since).
     if (isAlive(pgid) && (!served || isServerOf(pgid, served))) {
       const limits = cancelled ? undefined : this.limitsOf(dir);
@@ -203,7 +205,7 @@ export class LocalBackend implements TrainingBackend {
   /** A served run writes in its server's folder until its outputs are copied out (at its end, or when found lost). */
   liveRunDir(handle: JobHandle): string {
     const dir = launchDirOf(handle.runDir);
-    const served = readServed(dir);
+    const served = this.servedOf(dir);
     // Its folder is removed once copied out (at its end, or when found lost): from then on, the run directory.
     return served && readTrimmed(path.join(dir, EXIT_CODE_FILE)) === undefined && fs.existsSync(served.runDir)
       ? served.runDir
@@ -231,7 +233,7 @@ export class LocalBackend implements TrainingBackend {
     signalEach(procs, 'SIGKILL');
     while (groupMembers(pgid).length > 0) await sleep(20);
     // A served run's end (its outputs copied out) is written by its server's owner as the server exits.
-    if (readServed(dir)) await waitForFile(path.join(dir, EXIT_CODE_FILE), this.servedEndWaitMs);
+    if (this.servedOf(dir)) await waitForFile(path.join(dir, EXIT_CODE_FILE), this.servedEndWaitMs);
     this.forget(dir);
   }
 
@@ -269,7 +271,7 @@ export class LocalBackend implements TrainingBackend {
 
   /** Whether the run was served and its end is recorded: then its server is no longer its own. */
   private servedAndEnded(dir: string): boolean {
-    return readServed(dir) !== undefined && readTrimmed(path.join(dir, EXIT_CODE_FILE)) !== undefined;
+    return this.servedOf(dir) !== undefined && readTrimmed(path.join(dir, EXIT_CODE_FILE)) !== undefined;
   }
 
   private limitsOf(dir: string): ResourceLimits | undefined {
@@ -285,7 +287,15 @@ export class LocalBackend implements TrainingBackend {
   /** Drops what this instance keeps about a run that has ended. */
   private forget(dir: string): void {
     this.limits.delete(dir);
+    this.served.delete(dir);
     this.watcher.forget(dir);
+  }
+
+  /** The run's served.json, read once (written before its pid, never changed): status is polled every 25 ms to 1 s. */
+  private servedOf(dir: string): ServedRecord | undefined {
+    let r = this.served.get(dir);
+    if (r === undefined) this.served.set(dir, (r = readServed(dir) ?? null));
+    return r ?? undefined;
   }
 
   private handle(req: LaunchRequest, pid: number): JobHandle {
