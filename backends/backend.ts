@@ -68,8 +68,9 @@ export interface TrainingBackend {
   liveRunDir?(handle: JobHandle): string;
   /**
    * Calls `changed` when the job may have ended, so a follower checks its status at once rather than at its next poll;
-   * returns the function that stops watching. Optional, and never the only way an end is seen: a backend without it
-   * (or whose watch fails) is only polled.
+   * returns the function that stops watching, or undefined when no watch could be made. Optional, and never the only
+   * way an end is seen: a follower polls every job, slowly while a watch stands (awaitTraining's pollDelayMs), at
+   * its fast rate where there is none.
    */
-  watchEnd?(handle: JobHandle, changed: () => void): () => void;
+  watchEnd?(handle: JobHandle, changed: () => void): (() => void) | undefined;
 }

@@ -44,17 +44,24 @@ interface Progress {
 
 /** How often the job's state is checked at first: the floor of the orchestration overhead of a short run. */
 const POLL_MS = 25;
+/**
+ * How often at first while the backend's end watch stands: the watch wakes the follower at the end, so the poll only
+ * backs it up (a launcher killed before it could record an end, a watch that missed one), and everything else a check
+ * looks for is on a 1 s beat anyway (the metric flush, the resource watcher's look). A no-op run was checked about
+ * ten times at 25 ms; the checks were a tenth of a warm-trained experiment's worker CPU (docs/scale.md).
+ */
+const WATCHED_POLL_MS = 250;
 /** The slowest the check gets: a long run's end is noticed within a second. */
 const MAX_POLL_MS = 1000;
 
 /**
- * The wait before the next check of a job that has run `elapsedMs`: 25 ms at first, then a fiftieth of its age (up to
- * 1 s), so noticing the end adds at most 2% to a run (1% on average: the overhead bench's budget for a 10 s run), and
- * 200 long runs followed by one worker cost 200 checks a second, not 8,000 (bench/scale.ts found the fixed 25 ms
- * starving a 2-core worker at 200 jobs).
+ * The wait before the next check of a job that has run `elapsedMs`: 25 ms at first (250 ms while an end watch stands:
+ * `watched`), then a fiftieth of its age (up to 1 s), so noticing the end adds at most 2% to a run (1% on average: the
+ * overhead bench's budget for a 10 s run), and 200 long runs followed by one worker cost 200 checks a second, not
+ * 8,000 (bench/scale.ts found the fixed 25 ms starving a 2-core worker at 200 jobs).
  */
-export function pollDelayMs(elapsedMs: number): number {
-  return Math.min(MAX_POLL_MS, Math.max(POLL_MS, Math.floor(elapsedMs / 50)));
+export function pollDelayMs(elapsedMs: number, watched = false): number {
+  return Math.min(MAX_POLL_MS, Math.max(watched ? WATCHED_POLL_MS : POLL_MS, Math.floor(elapsedMs / 50)));
 }
 /** How often new metric lines are read and stored while the job runs. */
 const FLUSH_MS = 1000;
@@ -96,13 +103,15 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
     lastFlush: 0,
     partialTail: 0,
     woken: false,
+    watched: false,
   };
 
-  // The backend's end watch, where it has one, wakes the wait below as the job ends; the poll stays.
+  // The backend's end watch, where it has one, wakes the wait below as the job ends; the poll stays, slower.
   const unwatch = backend.watchEnd?.(input.handle, () => {
     f.woken = true;
     f.wake?.();
   });
+  f.watched = unwatch !== undefined;
   try {
     for (;;) {
       f.woken = false;
@@ -136,6 +145,8 @@ interface Follower {
   partialTail: number;
   /** The end watch called since the last status check: check again without waiting. */
   woken: boolean;
+  /** The backend's end watch stands: the poll only backs it up (pollDelayMs). */
+  watched: boolean;
   /** Ends the current wait early (set while waiting). */
   wake?: () => void;
 }
@@ -228,7 +239,7 @@ async function waitOrCancel(f: Follower, ctx: Context, startedAt: number): Promi
   try {
     f.beat({ jobRef: input.handle.ref, metricsOffset: f.offset });
     if (f.woken) return;
-    const nap = ctx.sleep(pollDelayMs(deps.clock.now() - startedAt));
+    const nap = ctx.sleep(pollDelayMs(deps.clock.now() - startedAt, f.watched));
     // A nap the watch cut short still rejects on a later cancel: nobody awaits it then.
     nap.catch(() => undefined);
     await Promise.race([nap, new Promise<void>((resolve) => (f.wake = resolve))]);

@@ -213,7 +213,7 @@ export class LocalBackend implements TrainingBackend {
   }
 
   /** The launcher's exit code, written in the launch directory, is the end (backends/local/end-watch.ts). */
-  watchEnd(handle: JobHandle, changed: () => void): () => void {
+  watchEnd(handle: JobHandle, changed: () => void): (() => void) | undefined {
     return watchForFile(launchDirOf(handle.runDir), EXIT_CODE_FILE, changed);
   }
 

@@ -24,7 +24,7 @@ test("watchEnd calls back as the launcher records the job's exit, and at once fo
       const stop = b.watchEnd(h, () => {
         void b.status(h).then((s) => {
           if (s.state === 'running') return;
-          stop();
+          stop?.();
           resolve(s);
         });
       });

@@ -64,6 +64,31 @@ test("with the poll's timer frozen, the backend's end watch alone brings the fol
   }
 }, 15_000);
 
+test('while the end watch stands the poll only backs it up (250 ms at first); where none could be made it checks every 25 ms', async () => {
+  for (const watching of [true, false]) {
+    const name = uniqueName(watching ? 'slow-poll' : 'fast-poll');
+    const run = await insertFakeRun(h.db, home, name, '{"step":1,"loss":5}\n', `job-${name}`);
+    let checks = 0;
+    const backend: TrainingBackend = {
+      // The job ends at the third check: two naps between.
+      ...fakeBackend(run.handle, (): JobStatus => (++checks >= 3 ? { state: 'failed', exitCode: 1 } : { state: 'running' })),
+      // A watch that never calls (the end is seen by the poll), or none: the backend could not make one.
+      watchEnd: () => (watching ? () => undefined : undefined),
+    };
+    const deps: ActivityDeps = { db: h.db, home, backendFor: () => backend };
+    // The follower's naps are timers of the poll's delay; other timers (the pool's idle ones) are longer.
+    const timeout = jest.spyOn(global, 'setTimeout');
+    try {
+      const outcome = (await new MockActivityEnvironment().run(awaitTraining, deps, awaitInputOf(run))) as TrainingOutcome;
+      expect(outcome.status).toBe('failed');
+      const naps = timeout.mock.calls.map(([, ms]) => ms).filter((ms) => ms === 25 || ms === 250);
+      expect(naps).toEqual(watching ? [250, 250] : [25, 25]);
+    } finally {
+      timeout.mockRestore();
+    }
+  }
+}, 15_000);
+
 test("a running job's metrics are read where the backend says it writes them (a served run's server folder), then from its run directory at the same offsets", async () => {
   const name = uniqueName('live');
   const lines = '{"step":1,"loss":5}\n{"step":2,"loss":4}\n';
