@@ -11,6 +11,20 @@ export interface ScoreCheckpointInput {
   purpose: string;
 }
 
+/**
+ * The error types with which scoring says the trainer's output broke its contract (its predictions, its checkpoint):
+ * a verdict on the experiment ("scoring the public split: ..."), not a failure of the loop.
+ */
+export const CONTRACT_ERROR_TYPES: readonly string[] = [
+  'PredictionsMismatchError',
+  'ChecksumMismatchError',
+  'ContractViolationError',
+  'CheckpointFormatError',
+];
+
+/** How an experiment's error reads when scoring its public split found its output broken. */
+export const publicScoringBroke = (message: string): string => `scoring the public split: ${message}`;
+
 export interface ScoreResult {
   checkpointId: string;
   split: EvalSplit;

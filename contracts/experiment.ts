@@ -12,6 +12,8 @@ export interface ExperimentInput {
   pruning: { rule: string; warmupSteps: number; minCompleted: number; metric: string; options?: Record<string, unknown> };
   /** The baseline (untrained model) is never pruned and is scored on held-out only by the loop. */
   skipPublic?: boolean;
+  /** A warm-trained campaign's (LoopSettings.scoreWithTraining): the training attempt's runTraining scores the public split. */
+  scoreWithTraining?: boolean;
 }
 
 export interface ExperimentResult {

@@ -29,6 +29,12 @@ export interface RunTrainingInput {
   innerLoopId: string;
   pruning: AwaitTrainingInput['pruning'];
   timeoutSeconds: number;
+  /**
+   * Since SCORED_WITH_TRAINING (workflows/experiment.ts), for a warm-trained campaign: the suite whose public split
+   * scores the run's checkpoint when it succeeds, in this activity (the outcome carries the metrics) instead of a
+   * scoreCheckpoint activity of its own.
+   */
+  scorePublic?: { suiteId: string };
 }
 
 /** A small summary for the workflow history; the metrics themselves are in PostgreSQL. */
@@ -39,6 +45,10 @@ export interface TrainingOutcome {
   exitCode?: number;
   lastStep?: number;
   error?: string;
+  /** The checkpoint's public metrics, when runTraining scored it (RunTrainingInput.scorePublic). */
+  publicMetrics?: Record<string, number>;
+  /** Why scoring the public split found the trainer's output broken (a contract error), when runTraining scored it. */
+  scoringBroke?: string;
 }
 
 export interface AcquireCapacityInput {

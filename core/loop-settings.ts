@@ -16,6 +16,12 @@ export interface LoopSettings {
   pruning: { rule: string; warmupSteps: number; minCompleted: number; metric: string; options?: Record<string, unknown> };
   /** `inline`: experiments run as coroutines of the loop's workflow (workflows/inner-loop-start.ts runChild). Absent: children. */
   experimentWorkflows?: 'inline';
+  /**
+   * `true` for a warm-trained campaign (trainer.warmTrain, the local backend): an experiment's public split is scored
+   * by the runTraining activity that trained it (workflows/experiment.ts SCORED_WITH_TRAINING). Absent: by its own
+   * scoreCheckpoint on the eval queue.
+   */
+  scoreWithTraining?: true;
 }
 
 export function loopSettings(spec: CampaignSpec): LoopSettings {
@@ -34,6 +40,7 @@ export function loopSettings(spec: CampaignSpec): LoopSettings {
     pruning: { ...il.pruning },
     // Only when asked: settings recorded in histories before it have no such field, and stay equal to today's.
     ...(il.experimentWorkflows === 'inline' ? { experimentWorkflows: 'inline' as const } : {}),
+    ...(spec.trainer.warmTrain ? { scoreWithTraining: true as const } : {}),
   };
 }
 

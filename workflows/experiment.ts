@@ -4,7 +4,9 @@
 // launch until its end (acquireCapacity waits inside one activity), and a launch the cost cap refuses ends the
 // experiment as failed with `budgetExceeded`, which stops the inner loop. Since FEWER_ROUND_TRIPS, one runTraining
 // activity does an attempt's acquire, launch, await and release (the release again here only when it ends without an
-// outcome), and finishExperiment is a local activity: 3 workflow tasks per experiment instead of 7.
+// outcome), and finishExperiment is a local activity: 3 workflow tasks per experiment instead of 7. Since
+// SCORED_WITH_TRAINING, a warm-trained campaign's experiment (input.scoreWithTraining) has its public split scored by
+// the runTraining that trained it, not by a scoreCheckpoint activity of its own: one activity per experiment.
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -26,21 +28,31 @@ import {
 } from './activity-options';
 import { queueOf } from './queues';
 import type { ExperimentInput, ExperimentResult } from '../contracts/experiment';
+import { CONTRACT_ERROR_TYPES, publicScoringBroke } from '../contracts/eval';
 
 /** The patch id of the one-activity training attempt and the local finishExperiment (see the header). */
 export const FEWER_ROUND_TRIPS = 'experiment-fewer-round-trips';
 
+/** The patch id of the public split scored by the training attempt's own runTraining (see the header). */
+export const SCORED_WITH_TRAINING = 'experiment-scored-with-training';
+
 export async function experiment(input: ExperimentInput): Promise<ExperimentResult> {
   const fewer = patched(FEWER_ROUND_TRIPS);
+  // Asked only where the loop's settings say so, so a history recorded without it replays without the marker.
+  const fused = fewer && input.scoreWithTraining === true && !input.skipPublic && patched(SCORED_WITH_TRAINING);
   const acts = experimentActivities(input, fewer);
   const { experimentId } = input;
-  const { outcome, attempts, budgetStop } = await train(acts, input, fewer);
+  const { outcome, attempts, budgetStop } = await train(acts, input, fewer, fused);
   if (budgetStop !== undefined)
     return endUnscored(acts, { experimentId, status: 'failed', attempts, error: budgetStop, budgetExceeded: true });
   if (!outcome || outcome.status !== 'succeeded')
     return endUnscored(acts, { experimentId, status: outcome?.status ?? 'failed', attempts, error: outcome?.error });
   const checkpointId = outcome.checkpointId!;
-  const scored = input.skipPublic ? {} : await scorePublic(acts, input, checkpointId);
+  const scored = input.skipPublic
+    ? {}
+    : fused
+      ? { metrics: outcome.publicMetrics, broken: outcome.scoringBroke }
+      : await scorePublic(acts, input, checkpointId);
   if (scored.broken !== undefined) return endUnscored(acts, { experimentId, status: 'failed', attempts, error: scored.broken });
   await acts.orch.finishExperiment({ experimentId, status: 'succeeded', checkpointId });
   return { experimentId, status: 'succeeded', checkpointId, attempts, publicMetrics: scored.metrics };
@@ -66,6 +78,7 @@ async function train(
   acts: Activities,
   input: ExperimentInput,
   fewer: boolean,
+  fused: boolean,
 ): Promise<{ outcome?: TrainingOutcome; attempts: number; budgetStop?: string }> {
   let outcome: TrainingOutcome | undefined;
   let budgetStop: string | undefined;
@@ -77,7 +90,7 @@ async function train(
     let released = false;
     try {
       if (fewer) {
-        outcome = await runAttempt(acts, input, attempt);
+        outcome = await runAttempt(acts, input, attempt, fused);
         released = true;
       } else {
         await acts.acquireCapacity(key);
@@ -97,14 +110,15 @@ async function train(
   return { outcome, attempts: attempt, budgetStop };
 }
 
-/** One attempt in one activity: acquire, launch, await and release (FEWER_ROUND_TRIPS). */
-function runAttempt(acts: Activities, input: ExperimentInput, attempt: number): Promise<TrainingOutcome> {
+/** One attempt in one activity: acquire, launch, await and release (FEWER_ROUND_TRIPS); and score (`fused`). */
+function runAttempt(acts: Activities, input: ExperimentInput, attempt: number, fused: boolean): Promise<TrainingOutcome> {
   return acts.runTraining({
     experimentId: input.experimentId,
     attempt,
     innerLoopId: input.innerLoopId,
     pruning: input.pruning,
     timeoutSeconds: input.trainingTimeoutSeconds,
+    ...(fused ? { scorePublic: { suiteId: input.suiteId } } : {}),
   });
 }
 
@@ -145,9 +159,8 @@ async function endUnscored(acts: Activities, r: ExperimentResult): Promise<Exper
 
 /** What scoring found wrong with the trainer's output, when `e` is one of the contract errors; else undefined. */
 function brokenContract(e: unknown): string | undefined {
-  const contract = ['PredictionsMismatchError', 'ChecksumMismatchError', 'ContractViolationError', 'CheckpointFormatError'];
-  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && contract.includes(e.cause.type ?? ''))
-    return `scoring the public split: ${e.cause.message}`;
+  if (e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && CONTRACT_ERROR_TYPES.includes(e.cause.type ?? ''))
+    return publicScoringBroke(e.cause.message);
   return undefined;
 }
 

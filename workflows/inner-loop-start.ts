@@ -123,5 +123,6 @@ function childInput(loop: RunningInnerLoop, experimentId: string, skipPublic: bo
     trainingTimeoutSeconds: settings.trainingTimeoutSeconds,
     pruning: skipPublic ? { ...settings.pruning, rule: 'none' } : settings.pruning,
     skipPublic,
+    ...(settings.scoreWithTraining ? { scoreWithTraining: true } : {}),
   };
 }

@@ -118,6 +118,12 @@ const trainerCases: [string, Record<string, boolean>, RegExp][] = [
     { wrongPredictions: true },
     /^scoring the public split: \S+predictions\.jsonl:1: "[^"]+-other" is not one of the prompts given$/,
   ],
+  // Scored by the runTraining that trained it (SCORED_WITH_TRAINING), not by a scoreCheckpoint of its own: the same verdict.
+  [
+    'a predictions file for the wrong items, on a warm trainer',
+    { wrongPredictions: true },
+    /^scoring the public split: \S+predictions\.jsonl:1: "[^"]+-other" is not one of the prompts given$/,
+  ],
 ];
 
 describe('trainer outputs that break the contract', () => {
@@ -128,7 +134,9 @@ describe('trainer outputs that break the contract', () => {
       await Promise.all(
         trainerCases.map(async ([what, params]) => {
           const id = uniqueName('bad-trainer');
-          const handle = await workers.startLoop(id, fixtureSpec(id, { steps: 6, ...params }));
+          const spec = fixtureSpec(id, { steps: 6, ...params });
+          const warm = what.endsWith('on a warm trainer') ? { trainer: { ...spec.trainer, warmTrain: true } } : {};
+          const handle = await workers.startLoop(id, { ...spec, ...warm });
           await handle.result().catch(() => undefined);
           outcomes.set(what, { wf: handle.workflowId });
         }),

@@ -4,7 +4,8 @@
 // innerLoop.experimentWorkflows), the third with its runs served by warm trainers (trainer.warmTrain: the built-in
 // trainer's `train --serve`, several runs per process, pruned ones killing theirs). Every experiment gets the same
 // params, the same status, the same public score and the same pruning verdict (step and median), launched once; only
-// the first and third have experiment workflows, and the third's runs share processes.
+// the first and third have experiment workflows, and the third's runs share processes. The third's public splits are
+// scored by the runTraining that trained them (SCORED_WITH_TRAINING): its experiments schedule no scoreCheckpoint.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { asc, eq, like } from 'drizzle-orm';
 import { experiments, trainingRuns } from '../../db/schema';
@@ -73,6 +74,15 @@ test('three seeded inner loops (experiment workflows, inline, warm trainers) giv
   // `w`'s runs were served: fewer processes than runs (a one-shot run's pid is its own launcher's).
   expect(pids.get(a)!.size).toBeGreaterThanOrEqual(7);
   expect(pids.get(w)!.size).toBeLessThan(7);
+  // A trained experiment's activities: `a`'s train, then score; `w`'s score where they train, with the same public scores.
+  const activities = async (id: string) =>
+    (await harness.client.workflow.getHandle(id).fetchHistory()).events!.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name] : [],
+    );
+  const trained = ra.find((r) => r.status === 'succeeded' && r.proposer !== 'baseline')!.index;
+  expect(await activities(`${a}/inner/1/e${trained}`)).toEqual(['runTraining', 'scoreCheckpoint']);
+  expect(await activities(`${w}/inner/1/e${trained}`)).toEqual(['runTraining']);
+  expect(saveHistory('experiment-scored-with-training', `${w}/inner/1/e${trained}`)).toBeGreaterThan(0);
   const [ea, eb] = [`${a}/inner/1/e0`, `${b}/inner/1/e0`];
   expect((await harness.client.workflow.getHandle(ea).describe()).status.name).toBe('COMPLETED');
   await expect(harness.client.workflow.getHandle(eb).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
