@@ -301,7 +301,13 @@ async function main(): Promise<void> {
         "--inline (and --warm-train, inline with warm trainers): each case also with its experiments inline (coroutines of the loop's workflow, timed from the first runTraining's scheduling to the closing finishExperiment); the peer is the same child-shaped one",
       );
     console.log(`2-core machine; one unreported loop of ${parallel} experiments and ${parallel} peer workflows first; ms per experiment`);
-    console.log('orchestration = wall - trainer - public scoring - slot wait; overhead/10s = (orchestration + scoring) / a 10 s run\n');
+    console.log('orchestration = wall - trainer - public scoring - slot wait; overhead/10s = (orchestration + scoring) / a 10 s run');
+    // Since SCORED_WITH_TRAINING a warm-trained experiment's scoring is inside its runTraining: no span to set apart.
+    if (shapes.includes('warm'))
+      console.log(
+        "warm: its public scoring runs inside runTraining (no scoreCheckpoint of its own), so its orch_* columns include the scoring: compare its wall-trainer with the others' and the peer's",
+      );
+    console.log('');
     const warm = await runCase(stack, 'bench-warmup', 0, parallel, parallel, capacity);
     peer = await startPeer(stack, warm[0]);
     await peer.run('warmup', 0, 0, parallel, parallel);
