@@ -3,7 +3,8 @@
 // compared in the same run). Per experiment: CPU of this process (every worker, the workflows, the client), of the
 // Temporal dev server, of PostgreSQL's processes, of the whole machine (the rest is chiefly the sandboxed trainer and
 // predict processes, which bubblewrap reaps outside this process's accounts), and the SQL statements sent. On 2 cores
-// the machine's CPU per experiment bounds throughput: 2,000 ms / (ms per experiment) experiments a second. Also per
+// the machine's CPU per experiment bounds throughput: 2,000 ms / (ms per experiment) experiments a second. A fixed piece
+// of CPU work is timed before and after (bench/lib/machine-yardstick.ts): the ms figures hold for a machine that fast. Also per
 // experiment: the requests the workers and the client sent Temporal's frontend (rpc/exp) and the persistence operations
 // the server ran (persist/exp), from its /metrics counters, with the largest of each listed under the table.
 // Run: node bin/run-ts.js bench/cpu-per-experiment.ts [--inline] [--warm-train] [N] [PARALLEL] [PREDICT] [REPEATS] [SETTINGS...]
@@ -22,6 +23,7 @@ import { parseTemporalSettings, SETTINGS_USAGE, stackOptionsOf, type TemporalSet
 import { loadAverage } from './lib/load-average';
 import { TICK_MS, ticksOf } from './lib/process-cpu';
 import { runBench } from './lib/run-bench';
+import { yardstickLine } from './lib/machine-yardstick';
 import { runNoopLoop, SHAPE_FLAGS, shapesOf } from './lib/noop-campaign';
 
 /** Every statement any pg client of this process sends, counted while `counting` (a bench's own instrument). */
@@ -129,6 +131,7 @@ async function main(): Promise<void> {
       `CPU per experiment (ms), ${n} no-op experiments ${parallel} at a time, PostgreSQL ${process.env.DATABASE_URL ? 'from DATABASE_URL' : 'embedded'}`,
     );
     if (texts.length) console.log(`settings, interleaved ${repeats} times: ${variants.map((v, i) => `[${i}] ${v.label}`).join('  ')}`);
+    console.log(yardstickLine('before'));
     console.log('predict  shape   set  exp/s  machine  this_process  temporal  postgres  the_rest  sql/exp  rpc/exp  persist/exp  load');
     const largest: string[] = [];
     for (let rep = 0; rep < repeats; rep++)
@@ -169,6 +172,7 @@ async function main(): Promise<void> {
           }
     console.log(`\nper experiment, the largest request counts (frontend requests and persistence operations):\n${largest.join('\n')}`);
     console.log(`the dev server's peak resident memory (MiB): ${variants.map((v, i) => `[${i}] ${peakRssMiB(v.temporalPid)}`).join('  ')}`);
+    console.log(yardstickLine('after'));
     console.log('\nthis_process: the workers, the workflows and the client (every variant); the_rest: the trainer and predict processes');
     console.log(
       '(bubblewrap, node), their launchers, the kernel, and anything else running on the machine; exp/s includes the loop start and end',
