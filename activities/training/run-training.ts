@@ -5,7 +5,8 @@
 // no-op the second time. A try that ends without an outcome (a cancel, a crash, a refused launch) keeps its slot: the
 // workflow releases it, as it did before. Since SCORED_WITH_TRAINING (a warm-trained campaign), a run that succeeds
 // has its checkpoint scored on the public split here, after its slot is released, by the same scoreCheckpoint the eval
-// queue runs: one activity per attempt where there were two. A retry scores again from the result already recorded.
+// queue runs: one activity per attempt where there were two. A retry finds its run ended (nothing is launched twice)
+// and answers from the score already recorded, or scores where none was.
 import { withAutoHeartbeat } from '../auto-heartbeat';
 import { scoreCheckpoint } from '../eval/score-checkpoint';
 import { CONTRACT_ERROR_TYPES, publicScoringBroke } from '../../contracts/eval';
