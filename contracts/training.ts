@@ -49,6 +49,11 @@ export interface TrainingOutcome {
   publicMetrics?: Record<string, number>;
   /** Why scoring the public split found the trainer's output broken (a contract error), when runTraining scored it. */
   scoringBroke?: string;
+  /**
+   * The experiment's success (status, best checkpoint, end time) was recorded with its public score, in one statement,
+   * by the runTraining that scored it: its workflow records no end of its own (ENDED_WITH_SCORE).
+   */
+  experimentEnded?: boolean;
 }
 
 export interface AcquireCapacityInput {

@@ -7,6 +7,8 @@ import { gpuHourPrice, gpusPerJob, type CampaignSpec } from '../core/spec';
 import { costLedger } from '../db/schema';
 import type { Queryable } from './queryable';
 
+export type NewLedgerRow = typeof costLedger.$inferInsert;
+
 /** The campaign's spend so far in USD: the sum of its ledger. */
 export async function campaignSpend(q: Queryable, campaignId: string): Promise<number> {
   const [row] = await q
@@ -47,23 +49,25 @@ export interface TrainingCost {
  * awaitTraining writes nothing new (the id is the run's); a CPU-only job is a $0 row with its CPU-seconds.
  */
 export async function recordTrainingCost(q: Queryable, spec: CampaignSpec, cost: TrainingCost): Promise<void> {
+  await q.insert(costLedger).values(trainingCostRow(spec, cost)).onConflictDoNothing();
+}
+
+/** The run's `${runId}/gpu` row as recordTrainingCost writes it (recordRunEnd writes it with the run's end). */
+export function trainingCostRow(spec: CampaignSpec, cost: TrainingCost): NewLedgerRow {
   const gpuSeconds = cost.seconds * gpusPerJob(spec);
   const price = gpuHourPrice(spec);
-  await q
-    .insert(costLedger)
-    .values({
-      id: `${cost.runId}/gpu`,
-      campaignId: cost.campaignId,
-      kind: 'gpu',
-      backend: cost.backend,
-      gpuType: spec.budget.gpuType,
-      quantity: gpuSeconds,
-      unitPriceUsd: price,
-      amountUsd: (gpuSeconds / 3600) * price,
-      cpuSeconds: cost.cpus === undefined ? null : cost.seconds * cost.cpus,
-      sourceId: cost.runId,
-    })
-    .onConflictDoNothing();
+  return {
+    id: `${cost.runId}/gpu`,
+    campaignId: cost.campaignId,
+    kind: 'gpu',
+    backend: cost.backend,
+    gpuType: spec.budget.gpuType,
+    quantity: gpuSeconds,
+    unitPriceUsd: price,
+    amountUsd: (gpuSeconds / 3600) * price,
+    cpuSeconds: cost.cpus === undefined ? null : cost.seconds * cost.cpus,
+    sourceId: cost.runId,
+  };
 }
 
 export interface TokenCost {

@@ -37,22 +37,30 @@ export async function scoringInputs(
 /**
  * Records the result (the first write wins; `replace`: in place of the one under its id, for a result scored again
  * because the cached one cannot be compared with scores taken now) and, with `rank`, the experiment's public
- * (selection) or held-out (gate) score, in one statement.
+ * (selection) or held-out (gate) score, in one statement; with `succeeded`, the experiment's success too (its best
+ * checkpoint, the scored one; its first end time kept), as finishExperiment records it.
  */
 export async function recordScore(
   q: Queryable,
   result: NewEvalResult,
-  opts: { replace: boolean; rank?: { publicScore: number } | { heldoutScore: number } },
+  opts: { replace: boolean; rank?: { publicScore: number } | { heldoutScore: number }; succeeded?: boolean },
 ): Promise<void> {
+  const ended = opts.succeeded
+    ? {
+        status: 'succeeded',
+        bestCheckpointId: result.checkpointId,
+        error: null,
+        finishedAt: sql`coalesce(${experiments.finishedAt}, now())`,
+      }
+    : {};
+  const set = { ...opts.rank, ...ended };
   const ranked =
-    opts.rank &&
-    q
-      .$with('ranked')
-      .as(q.update(experiments).set(opts.rank).where(eq(experiments.id, result.experimentId)).returning({ id: experiments.id }));
+    Object.keys(set).length > 0 &&
+    q.$with('ranked').as(q.update(experiments).set(set).where(eq(experiments.id, result.experimentId)).returning({ id: experiments.id }));
   const insert = q
     .with(...(ranked ? [ranked] : []))
     .insert(evalResults)
     .values(result);
-  const { id: _id, ...set } = result;
-  await (opts.replace ? insert.onConflictDoUpdate({ target: evalResults.id, set }) : insert.onConflictDoNothing());
+  const { id: _id, ...replaced } = result;
+  await (opts.replace ? insert.onConflictDoUpdate({ target: evalResults.id, set: replaced }) : insert.onConflictDoNothing());
 }

@@ -7,7 +7,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { JobHandle } from '../contracts/job-handle';
 import type { RunVerdict } from '../contracts/training';
-import { capacitySlots, experiments, trainingRuns } from '../db/schema';
+import { capacitySlots, checkpoints, costLedger, experiments, trainingRuns } from '../db/schema';
+import { CAPACITY_CHANNEL } from './capacity';
+import type { NewCheckpoint } from './checkpoints';
+import type { NewLedgerRow } from './cost-ledger';
 import type { Queryable } from './queryable';
 
 /** A launched run, as launchTraining records it. */
@@ -50,15 +53,6 @@ export async function recordLaunch(q: Queryable, run: LaunchedRun): Promise<RunS
   return row;
 }
 
-/** The run an earlier try launched (its job handle, start and stored verdict), else undefined. */
-export async function launchedRun(q: Queryable, runId: string): Promise<(RunStart & { handle: JobHandle }) | undefined> {
-  const [run] = await q
-    .select({ handle: trainingRuns.handle, startedAt: trainingRuns.startedAt, verdict: trainingRuns.verdict })
-    .from(trainingRuns)
-    .where(eq(trainingRuns.id, runId));
-  return run?.handle ? { handle: run.handle, startedAt: run.startedAt, verdict: run.verdict } : undefined;
-}
-
 /** When the run was launched, and the verdict an earlier attempt stored; undefined when there is no such run. */
 export async function runStart(q: Queryable, runId: string): Promise<RunStart | undefined> {
   const [run] = await q
@@ -93,15 +87,48 @@ export interface RunEnd {
   endedAt: Date;
 }
 
-/** Records how the run ended; with it, in the same statement, what pricing it needs (undefined when there is no such run). */
-export async function recordRunEnd(q: Queryable, runId: string, end: RunEnd): Promise<RunCostBasis | undefined> {
+/** What a run's end writes besides the run's row, in the same statement (runTraining: one round trip, where there were four). */
+export interface RunEndWrites {
+  /** A succeeded run's checkpoints (one recorded already, by an earlier try, is left as it is). */
+  checkpoints?: NewCheckpoint[];
+  /** The run's ledger row, when its caller priced it (trainingCostRow; written once: its id is the run's). */
+  cost?: NewLedgerRow;
+  /** Frees the run's capacity slot and wakes the waiters, as releaseSlot does. */
+  releaseSlot?: boolean;
+}
+
+/**
+ * Records how the run ended, and `writes` with it; returns what pricing it needs. Undefined when there is no such run:
+ * then nothing is written but a slot asked to be freed, whose waiters are not woken (they find it at their next
+ * re-check); runTraining never asks without the run's row, which its launch wrote.
+ */
+export async function recordRunEnd(q: Queryable, runId: string, end: RunEnd, writes: RunEndWrites = {}): Promise<RunCostBasis | undefined> {
+  const { checkpoints: rows = [], cost, releaseSlot: release } = writes;
+  const ctes = [
+    ...(rows.length > 0
+      ? [q.$with('recorded_checkpoints').as(q.insert(checkpoints).values(rows).onConflictDoNothing().returning({ id: checkpoints.id }))]
+      : []),
+    ...(cost
+      ? [q.$with('recorded_cost').as(q.insert(costLedger).values(cost).onConflictDoNothing().returning({ id: costLedger.id }))]
+      : []),
+  ];
+  // Data-modifying CTEs run whether or not the statement reads them; the NOTIFY is a call, so it is read in RETURNING.
+  const gone = q
+    .$with('gone')
+    .as(q.delete(capacitySlots).where(eq(capacitySlots.runId, runId)).returning({ backend: capacitySlots.backend }));
   const [row] = await q
+    .with(...ctes, ...(release ? [gone] : []))
     .update(trainingRuns)
     .set(end)
     .from(experiments)
     .where(and(eq(trainingRuns.id, runId), eq(experiments.id, trainingRuns.experimentId)))
-    .returning(costBasisColumns);
-  return row;
+    .returning({
+      ...costBasisColumns,
+      ...(release ? { notified: sql<number>`(SELECT count(pg_notify(${CAPACITY_CHANNEL}, "backend")) FROM "gone")` } : {}),
+    });
+  if (!row) return undefined;
+  const { id, campaignId, campaignVersionId, startedAt, endedAt } = row;
+  return { id, campaignId, campaignVersionId, startedAt, endedAt };
 }
 
 /** Its workflow cancelled the run: the job was stopped at `at`. */

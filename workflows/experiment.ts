@@ -6,7 +6,9 @@
 // activity does an attempt's acquire, launch, await and release (the release again here only when it ends without an
 // outcome), and finishExperiment is a local activity: 3 workflow tasks per experiment instead of 7. Since
 // SCORED_WITH_TRAINING, a warm-trained campaign's experiment (input.scoreWithTraining) has its public split scored by
-// the runTraining that trained it, not by a scoreCheckpoint activity of its own: one activity per experiment.
+// the runTraining that trained it, not by a scoreCheckpoint activity of its own: one activity per experiment. Since
+// ENDED_WITH_SCORE, that runTraining also records the experiment's success with its score (outcome.experimentEnded),
+// and the workflow's own finishExperiment is left out: no local activity after it.
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -36,6 +38,9 @@ export const FEWER_ROUND_TRIPS = 'experiment-fewer-round-trips';
 /** The patch id of the public split scored by the training attempt's own runTraining (see the header). */
 export const SCORED_WITH_TRAINING = 'experiment-scored-with-training';
 
+/** The patch id of the experiment's success recorded by the runTraining that scored it (see the header). */
+export const ENDED_WITH_SCORE = 'experiment-ended-with-score';
+
 export async function experiment(input: ExperimentInput): Promise<ExperimentResult> {
   const fewer = patched(FEWER_ROUND_TRIPS);
   // Asked only where the loop's settings say so, so a history recorded without it replays without the marker.
@@ -54,7 +59,9 @@ export async function experiment(input: ExperimentInput): Promise<ExperimentResu
       ? { metrics: outcome.publicMetrics, broken: outcome.scoringBroke }
       : await scorePublic(acts, input, checkpointId);
   if (scored.broken !== undefined) return endUnscored(acts, { experimentId, status: 'failed', attempts, error: scored.broken });
-  await acts.orch.finishExperiment({ experimentId, status: 'succeeded', checkpointId });
+  // Asked only when the outcome says so, so a history recorded before (no experimentEnded in it) replays without it.
+  const endedWithScore = fused && outcome.experimentEnded === true && patched(ENDED_WITH_SCORE);
+  if (!endedWithScore) await acts.orch.finishExperiment({ experimentId, status: 'succeeded', checkpointId });
   return { experimentId, status: 'succeeded', checkpointId, attempts, publicMetrics: scored.metrics };
 }
 

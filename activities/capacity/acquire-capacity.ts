@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { NotFoundError } from '../../core/errors';
 import { listenForReleases, releaseSlot, suspectSlots, tryAcquireSlot, type SlotRequest } from '../../services/capacity';
-import { experimentRef } from '../../services/experiments';
+import { experimentRef, type ExperimentRef } from '../../services/experiments';
 import { campaignOfRow } from '../campaign-of';
 import { withDefaults, type ActivityDeps } from '../deps';
 import { runIdOf } from '../../contracts/run-id';
@@ -23,10 +23,22 @@ export const capacityTiming = {
 };
 
 export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacityInput): Promise<CapacityGrant> {
+  const exp = await experimentRef(deps.db, input.experimentId);
+  if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
+  return (await acquireSlotOf(deps, input, exp)).grant;
+}
+
+/**
+ * The slot of `exp`'s run (the experiment as its caller read it: runTraining reads it with the launch's inputs), and
+ * whether it was granted at the first try: a caller that read anything before may trust it only then.
+ */
+export async function acquireSlotOf(
+  deps: ActivityDeps,
+  input: AcquireCapacityInput,
+  exp: ExperimentRef,
+): Promise<{ grant: CapacityGrant; firstTry: boolean }> {
   const ctx = Context.current();
   const { db, clock } = withDefaults(deps);
-  const exp = await experimentRef(db, input.experimentId);
-  if (!exp) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
   const spec = await campaignOfRow(deps, exp);
   const runId = runIdOf(input.experimentId, input.attempt);
   const since = ctx.info.scheduledTimestampMs;
@@ -40,7 +52,7 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
   });
 
   let answer = await tryAcquireSlot(db, request());
-  if (answer.granted) return { runId, waitedSeconds: answer.waitedSeconds };
+  if (answer.granted) return { grant: { runId, waitedSeconds: answer.waitedSeconds }, firstTry: true };
 
   // LISTEN before the next try, so a release between that try and the wait cannot be missed.
   let wake: () => void = () => undefined;
@@ -60,7 +72,7 @@ export async function acquireCapacity(deps: ActivityDeps, input: AcquireCapacity
           ctx.heartbeat({ waiting: answer });
           await ctx.cancelled;
         }
-        return { runId, waitedSeconds: answer.waitedSeconds };
+        return { grant: { runId, waitedSeconds: answer.waitedSeconds }, firstTry: false };
       }
       ctx.heartbeat({ waiting: answer });
       if (clock.now() - livenessAt >= capacityTiming.livenessEveryMs) {

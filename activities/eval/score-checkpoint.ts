@@ -35,7 +35,16 @@ export { OUTPUT_BUDGET } from '../../core/eval-suite/predict-budget';
  */
 const GRADE_CONCURRENCY = 2;
 
-export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpointInput): Promise<ScoreResult> {
+/**
+ * `endsExperiment` (runTraining, for a warm-trained experiment's public split): the experiment's success is recorded
+ * with its score, in the same statement, and the result says so (`experimentEnded`); a result answered from one
+ * recorded already says nothing of the kind, and its workflow records the end itself.
+ */
+export async function scoreCheckpoint(
+  deps: ActivityDeps,
+  input: ScoreCheckpointInput,
+  endsExperiment = false,
+): Promise<ScoreResult & { experimentEnded?: true }> {
   const { db } = deps;
   // Refused before the cache answers too: a test score asked for anything but a report would feed a decision.
   if (input.split === 'test' && input.purpose !== 'report')
@@ -85,8 +94,15 @@ export async function scoreCheckpoint(deps: ActivityDeps, input: ScoreCheckpoint
       ...(loss ? { lossDtype: loss.dtype } : {}),
     },
   };
-  await recordScore(db, result, { replace: done !== undefined, rank: rankOf(input, metrics[spec.selection.metric]) });
-  return { checkpointId: input.checkpointId, split: input.split, itemCount: items.length, metrics };
+  const succeeded = endsExperiment && input.split === 'public';
+  await recordScore(db, result, { replace: done !== undefined, rank: rankOf(input, metrics[spec.selection.metric]), succeeded });
+  return {
+    checkpointId: input.checkpointId,
+    split: input.split,
+    itemCount: items.length,
+    metrics,
+    ...(succeeded ? { experimentEnded: true as const } : {}),
+  };
 }
 
 interface Scored {

@@ -21,8 +21,8 @@ import { createPruner, type PeerCurve } from '../../core/pruning';
 import { campaignOfRow } from '../campaign-of';
 import { withDefaults, type ActivityDeps, type ActivityDepsWithDefaults } from '../deps';
 import { freezeCheckpoint, readManifest, verifyCheckpoint } from '../../services/checkpoint-manifest';
-import { recordCheckpoints } from '../../services/checkpoints';
-import { recordTrainingCost } from '../../services/cost-ledger';
+import type { NewCheckpoint } from '../../services/checkpoints';
+import { recordTrainingCost, trainingCostRow, type TrainingCost } from '../../services/cost-ledger';
 import { markExperimentCancelled } from '../../services/experiments';
 import { peerCurves, storeMetricPoints } from '../../services/metric-points';
 import {
@@ -36,6 +36,7 @@ import {
 } from '../../services/training-runs';
 import { readMetrics } from './metrics-stream';
 import type { AwaitTrainingInput, RunVerdict, TrainingOutcome } from '../../contracts/training';
+import type { CampaignSpec } from '../../core/spec';
 
 interface Progress {
   jobRef: string;
@@ -75,8 +76,21 @@ const FLUSH_MS = 1000;
  */
 export const QUIET_HEARTBEAT_MS = 1000;
 
-/** `known`: the run's start and stored verdict when the caller has just read or written them (runTraining). */
-export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInput, known?: RunStart): Promise<TrainingOutcome> {
+/**
+ * What runTraining knows of the run it follows, from its own reads: the run's start and stored verdict, and its
+ * campaign (so the end is priced here and its ledger row written with it). The run's end then also frees its capacity
+ * slot, in the same statement as the rest of the end (its checkpoints, its row, its ledger row).
+ */
+export interface KnownRun extends RunStart {
+  campaign: { id: string; spec: CampaignSpec };
+}
+
+/** A followed run's input, with what its caller knows (`known`: runTraining's). */
+type Followed = AwaitTrainingInput & { known?: KnownRun };
+
+/** `known`: what runTraining has just read or written of the run (none: read here, and the slot is the workflow's). */
+export async function awaitTraining(given: ActivityDeps, awaited: AwaitTrainingInput, known?: KnownRun): Promise<TrainingOutcome> {
+  const input: Followed = known ? { ...awaited, known } : awaited;
   const ctx = Context.current();
   const began = Date.now();
   const beat = (details: Progress) => {
@@ -130,7 +144,7 @@ export async function awaitTraining(given: ActivityDeps, input: AwaitTrainingInp
 interface Follower {
   deps: ActivityDepsWithDefaults;
   backend: TrainingBackend;
-  input: AwaitTrainingInput;
+  input: Followed;
   metricsFile: string;
   /** Heartbeats, except in the attempt's first second (QUIET_HEARTBEAT_MS). */
   beat: (details: Progress) => void;
@@ -266,7 +280,7 @@ async function waitOrCancel(f: Follower, ctx: Context, startedAt: number): Promi
 async function stopFor(
   deps: ActivityDepsWithDefaults,
   backend: TrainingBackend,
-  input: AwaitTrainingInput,
+  input: Followed,
   verdict: RunVerdict,
   offset: number,
 ): Promise<TrainingOutcome> {
@@ -297,7 +311,7 @@ async function stopFor(
 async function brokeContract(
   deps: ActivityDepsWithDefaults,
   backend: TrainingBackend,
-  input: AwaitTrainingInput,
+  input: Followed,
   e: ContractViolationError,
   status: JobStatus,
 ): Promise<TrainingOutcome> {
@@ -311,7 +325,7 @@ async function brokeContract(
 async function finish(
   deps: ActivityDepsWithDefaults,
   backend: TrainingBackend,
-  input: AwaitTrainingInput,
+  input: Followed,
   status: JobStatus,
   truncated?: string,
 ): Promise<TrainingOutcome> {
@@ -349,7 +363,6 @@ async function finish(
     sha256: c.sha256,
     format: c.format,
   }));
-  await recordCheckpoints(deps.db, rows);
   const final = rows[rows.length - 1];
   return record(
     deps,
@@ -357,6 +370,7 @@ async function finish(
     { runId: input.runId, status: 'succeeded', exitCode: 0, checkpointId: final.id, lastStep: final.step },
     stderrTail,
     status.trainerSeconds,
+    rows,
   );
 }
 
@@ -376,24 +390,49 @@ function unsuccessfulEnd(input: AwaitTrainingInput, status: JobStatus): { status
   return { status: 'failed', error };
 }
 
+/** Records the run's end (its checkpoints, `rows`, with it); priced and its slot freed in the same statement when runTraining follows it. */
 async function record(
   deps: ActivityDepsWithDefaults,
-  input: AwaitTrainingInput,
+  input: Followed,
   outcome: TrainingOutcome,
   stderrTail?: string,
   trainerSeconds?: number,
+  rows: NewCheckpoint[] = [],
 ): Promise<TrainingOutcome> {
   const launches = countLaunches(input.handle.runDir);
-  const basis = await recordRunEnd(deps.db, input.runId, {
-    status: outcome.status,
-    exitCode: outcome.exitCode ?? null,
-    stderrTail: stderrTail ?? null,
-    trainerSeconds: trainerSeconds ?? null,
-    launches,
-    endedAt: new Date(deps.clock.now()),
-  });
-  await recordRunCost(deps, input, trainerSeconds, basis);
+  const endedAt = new Date(deps.clock.now());
+  const { known } = input;
+  const cost = known && trainingCostRow(known.campaign.spec, costOf(input, known.campaign, known.startedAt, endedAt, trainerSeconds));
+  const basis = await recordRunEnd(
+    deps.db,
+    input.runId,
+    {
+      status: outcome.status,
+      exitCode: outcome.exitCode ?? null,
+      stderrTail: stderrTail ?? null,
+      trainerSeconds: trainerSeconds ?? null,
+      launches,
+      endedAt,
+    },
+    { checkpoints: rows, cost, releaseSlot: known !== undefined },
+  );
+  if (!cost) await recordRunCost(deps, input, trainerSeconds, basis);
   return outcome;
+}
+
+/** What the run cost: the trainer's own seconds, or the run's launch-to-end span when it has none; Slurm's CPUs. */
+function costOf(
+  input: AwaitTrainingInput,
+  campaign: { id: string; spec: CampaignSpec },
+  startedAt: Date,
+  endedAt: Date,
+  trainerSeconds: number | undefined,
+): TrainingCost {
+  const { spec } = campaign;
+  const seconds = trainerSeconds ?? Math.max(0, (endedAt.getTime() - startedAt.getTime()) / 1000);
+  const slurm = spec.backend.kind === 'slurm' ? spec.backend.slurm : undefined;
+  const cpus = slurm ? slurm.nodes * slurm.cpusPerTask : undefined;
+  return { runId: input.runId, campaignId: campaign.id, backend: input.handle.backend, seconds, cpus };
 }
 
 /**
@@ -409,10 +448,8 @@ async function recordRunCost(
   const row = basis ?? (await runCostBasis(deps.db, input.runId));
   if (!row) return;
   const spec = await campaignOfRow(deps, row);
-  const seconds = trainerSeconds ?? Math.max(0, ((row.endedAt ?? new Date(deps.clock.now())).getTime() - row.startedAt.getTime()) / 1000);
-  const slurm = spec.backend.kind === 'slurm' ? spec.backend.slurm : undefined;
-  const cpus = slurm ? slurm.nodes * slurm.cpusPerTask : undefined;
-  await recordTrainingCost(deps.db, spec, { runId: input.runId, campaignId: row.campaignId, backend: input.handle.backend, seconds, cpus });
+  const cost = costOf(input, { id: row.campaignId, spec }, row.startedAt, row.endedAt ?? new Date(deps.clock.now()), trainerSeconds);
+  await recordTrainingCost(deps.db, spec, cost);
 }
 
 /** Launches the backend recorded in the run's launch directory (never the run directory: the trainer writes there). */

@@ -9,7 +9,7 @@ import { TRAIN_EXAMPLES_FILE, TRAIN_PAIRS_FILE } from '../../core/dataset/exampl
 import { TRAIN_TEXT_FILE } from '../../core/contract-files';
 import { RUN_JSON, type RunJson } from '../../core/job-contract';
 import { refuseOverBudget } from '../../services/cost-ledger';
-import { launchInputs } from '../../services/launch-inputs';
+import { launchInputs, type LaunchInputs } from '../../services/launch-inputs';
 import { recordLaunch, type RunStart } from '../../services/training-runs';
 import { campaignOfRow } from '../campaign-of';
 import { withDefaults, type ActivityDeps } from '../deps';
@@ -26,11 +26,18 @@ export async function launchTraining(deps: ActivityDeps, input: LaunchTrainingIn
   return { runId, handle };
 }
 
-/** The launch, with the run's start and stored verdict as its record returned them (runTraining follows the job from them). */
-export async function launchRun(deps: ActivityDeps, input: LaunchTrainingInput): Promise<LaunchTrainingResult & { run: RunStart }> {
+/**
+ * The launch, with the run's start and stored verdict as its record returned them (runTraining follows the job from
+ * them). `inputs`: what launchInputs returned just now (runTraining's read, trusted only when its slot came at once).
+ */
+export async function launchRun(
+  deps: ActivityDeps,
+  input: LaunchTrainingInput,
+  inputs?: LaunchInputs,
+): Promise<LaunchTrainingResult & { run: RunStart }> {
   const { db } = deps;
   // The experiment, its dataset version, its loop's warm start and its campaign's spend: one statement.
-  const read = await launchInputs(db, input.experimentId);
+  const read = inputs ?? (await launchInputs(db, input.experimentId));
   if (!read) throw new NotFoundError(`experiment "${input.experimentId}" does not exist`);
   const { exp, version, warmStart } = read;
   const spec = await campaignOfRow(deps, exp);

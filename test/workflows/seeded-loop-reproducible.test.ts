@@ -5,7 +5,8 @@
 // trainer's `train --serve`, several runs per process, pruned ones killing theirs). Every experiment gets the same
 // params, the same status, the same public score and the same pruning verdict (step and median), launched once; only
 // the first and third have experiment workflows, and the third's runs share processes. The third's public splits are
-// scored by the runTraining that trained them (SCORED_WITH_TRAINING): its experiments schedule no scoreCheckpoint.
+// scored by the runTraining that trained them (SCORED_WITH_TRAINING): its experiments schedule no scoreCheckpoint, and
+// a succeeded one's end is recorded with its score there (ENDED_WITH_SCORE): no local finishExperiment either.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { asc, eq, like } from 'drizzle-orm';
 import { experiments, trainingRuns } from '../../db/schema';
@@ -77,12 +78,16 @@ test('three seeded inner loops (experiment workflows, inline, warm trainers) giv
   // A trained experiment's activities: `a`'s train, then score; `w`'s score where they train, with the same public scores.
   const activities = async (id: string) =>
     (await harness.client.workflow.getHandle(id).fetchHistory()).events!.flatMap((e) =>
-      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name] : [],
+      e.activityTaskScheduledEventAttributes
+        ? [e.activityTaskScheduledEventAttributes.activityType!.name]
+        : e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+          ? ['(local)']
+          : [],
     );
   const trained = ra.find((r) => r.status === 'succeeded' && r.proposer !== 'baseline')!.index;
-  expect(await activities(`${a}/inner/1/e${trained}`)).toEqual(['runTraining', 'scoreCheckpoint']);
+  expect(await activities(`${a}/inner/1/e${trained}`)).toEqual(['runTraining', 'scoreCheckpoint', '(local)']);
   expect(await activities(`${w}/inner/1/e${trained}`)).toEqual(['runTraining']);
-  expect(saveHistory('experiment-scored-with-training', `${w}/inner/1/e${trained}`)).toBeGreaterThan(0);
+  expect(saveHistory('experiment-ended-with-score', `${w}/inner/1/e${trained}`)).toBeGreaterThan(0);
   const [ea, eb] = [`${a}/inner/1/e0`, `${b}/inner/1/e0`];
   expect((await harness.client.workflow.getHandle(ea).describe()).status.name).toBe('COMPLETED');
   await expect(harness.client.workflow.getHandle(eb).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
