@@ -298,7 +298,7 @@ async function main(): Promise<void> {
     if (argv[5]) console.log(`Temporal settings: ${argv[5]}`);
     if (shapes.length > 1)
       console.log(
-        "--inline (and --warm-train, inline with warm trainers): each case also with its experiments inline (coroutines of the loop's workflow, timed from the first runTraining's scheduling to the closing finishExperiment); the peer is the same child-shaped one",
+        "--inline (and --warm-train, inline with warm trainers): each case also with its experiments inline (coroutines of the loop's workflow, timed from the first runTraining's scheduling to the closing finishExperiment, or for a warm one whose runTraining recorded its end, to the workflow task that took it in); the peer is the same child-shaped one",
       );
     console.log(`2-core machine; one unreported loop of ${parallel} experiments and ${parallel} peer workflows first; ms per experiment`);
     console.log('orchestration = wall - trainer - public scoring - slot wait; overhead/10s = (orchestration + scoring) / a 10 s run');

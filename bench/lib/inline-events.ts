@@ -3,7 +3,9 @@
 // finishExperiment that closes it (the marker's completion time). runTraining is told apart by the experimentId in its
 // input, its public scoreCheckpoint by the checkpoint its runTraining returned, and the closing marker is the first
 // finishExperiment that completes after that scoring. Exact one experiment at a time; with several in flight, another
-// experiment's closing marker can come first, so an experiment's time is then a lower bound.
+// experiment's closing marker can come first, so an experiment's time is then a lower bound. An experiment whose
+// runTraining recorded its end (outcome.experimentEnded, ENDED_WITH_SCORE) has no finishExperiment: it closes with the
+// workflow task that took that result in (the next one completed after it).
 import type { temporal } from '@temporalio/proto';
 import { ms } from './history-timeline';
 
@@ -18,6 +20,9 @@ export function inlineExperimentEvents(loop: Event[]): Map<string, Event[]> {
   const ownerOfCheckpoint = new Map<string, string>();
   const mine = new Map<string, Event[]>();
   const closing: Array<{ atMs: number; event: Event }> = [];
+  /** Experiments whose runTraining recorded their end, waiting for the workflow task that takes the result in. */
+  const endedInActivity: string[] = [];
+  const closed = new Set<string>();
   const add = (owner: string | undefined, e: Event) => owner && (mine.get(owner) ?? mine.set(owner, []).get(owner)!).push(e);
   for (const e of loop) {
     const sc = e.activityTaskScheduledEventAttributes;
@@ -44,7 +49,19 @@ export function inlineExperimentEvents(loop: Event[]): Map<string, Event[]> {
         ? json(e.activityTaskCompletedEventAttributes.result).checkpointId
         : undefined;
       if (s?.type === 'runTraining' && s.owner && typeof checkpointId === 'string') ownerOfCheckpoint.set(checkpointId, s.owner);
+      if (
+        s?.type === 'runTraining' &&
+        s.owner &&
+        e.activityTaskCompletedEventAttributes &&
+        json(e.activityTaskCompletedEventAttributes.result).experimentEnded === true
+      )
+        endedInActivity.push(s.owner);
     }
+    if (e.workflowTaskCompletedEventAttributes)
+      for (const owner of endedInActivity.splice(0)) {
+        add(owner, e);
+        closed.add(owner);
+      }
     const marker = e.markerRecordedEventAttributes;
     if (marker?.markerName === 'core_local_activity') {
       const data = json(marker.details?.data) as { activity_type?: string; complete_time?: { seconds: number; nanos?: number } };
@@ -52,7 +69,8 @@ export function inlineExperimentEvents(loop: Event[]): Map<string, Event[]> {
         closing.push({ atMs: data.complete_time.seconds * 1000 + (data.complete_time.nanos ?? 0) / 1e6, event: e });
     }
   }
-  for (const events of mine.values()) {
+  for (const [owner, events] of mine) {
+    if (closed.has(owner)) continue;
     const last = ms(events[events.length - 1]);
     const close = closing.find((c) => c.atMs >= last);
     if (!close) continue;
