@@ -21,7 +21,7 @@ import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { countsPer, readRequestCounts, totalOf } from './lib/temporal-metrics';
 import { parseTemporalSettings, SETTINGS_USAGE, stackOptionsOf, type TemporalSettings } from './lib/temporal-settings';
 import { loadAverage } from './lib/load-average';
-import { TICK_MS, ticksOf } from './lib/process-cpu';
+import { machineTicks, TICK_MS, ticksOf } from './lib/process-cpu';
 import { runBench } from './lib/run-bench';
 import { yardstickLine } from './lib/machine-yardstick';
 import { runNoopLoop, SHAPE_FLAGS, shapesOf } from './lib/noop-campaign';
@@ -57,12 +57,6 @@ function sumTicks(list: number[]): number {
 function peakRssMiB(pid: number): number {
   const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Math.round(Number(kb ?? 0) / 1024);
-}
-
-/** Busy ticks of the whole machine (user, nice, system, irq, softirq, steal). */
-function machineTicks(): number {
-  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  return f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
 }
 
 interface Sample {

@@ -25,6 +25,10 @@ const BENCHES: Record<string, { file: string; measures: string }> = {
     file: 'warm-train.ts',
     measures: 'wall and machine CPU per run through the local backend, one-shot beside a warm `train --serve`, per trainer',
   },
+  'file-op-cost': {
+    file: 'file-op-cost.ts',
+    measures: "CPU per file operation (a small file, a folder, a copy) on FLYWHEEL_HOME's filesystem beside a RAM-backed one",
+  },
   'cpu-per-experiment': {
     file: 'cpu-per-experiment.ts',
     measures: "an experiment's CPU by process (workers, Temporal, PostgreSQL, the rest) and its SQL statements, one-shot and warm predict",
