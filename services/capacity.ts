@@ -58,14 +58,24 @@ export async function tryAcquireSlot(q: Queryable, req: SlotRequest): Promise<Sl
  * Returns whether a slot was held.
  */
 export async function releaseSlot(q: Queryable, runId: string): Promise<boolean> {
-  const gone = q
-    .$with('gone')
-    .as(q.delete(capacitySlots).where(eq(capacitySlots.runId, runId)).returning({ backend: capacitySlots.backend }));
+  const { gone } = slotRelease(q, runId);
   const notified = await q
     .with(gone)
     .select({ backend: gone.backend, notify: sql`pg_notify(${CAPACITY_CHANNEL}, ${gone.backend})` })
     .from(gone);
   return notified.length > 0;
+}
+
+/**
+ * The release as a data-modifying WITH (`gone`: the slot deleted, its backend returned), for a statement that does
+ * more (recordRunEnd), with the expression that wakes the waiters once per slot deleted: the NOTIFY is a call, so the
+ * statement must read it (a WITH nobody reads still deletes, but calls nothing).
+ */
+export function slotRelease(q: Queryable, runId: string) {
+  const gone = q
+    .$with('gone')
+    .as(q.delete(capacitySlots).where(eq(capacitySlots.runId, runId)).returning({ backend: capacitySlots.backend }));
+  return { gone, notifyWaiters: sql<number>`(SELECT count(pg_notify(${CAPACITY_CHANNEL}, "backend")) FROM "gone")` };
 }
 
 /**

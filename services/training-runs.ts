@@ -8,7 +8,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { JobHandle } from '../contracts/job-handle';
 import type { RunVerdict } from '../contracts/training';
 import { capacitySlots, checkpoints, costLedger, experiments, trainingRuns } from '../db/schema';
-import { CAPACITY_CHANNEL } from './capacity';
+import { slotRelease } from './capacity';
 import type { NewCheckpoint } from './checkpoints';
 import type { NewLedgerRow } from './cost-ledger';
 import type { Queryable } from './queryable';
@@ -112,10 +112,8 @@ export async function recordRunEnd(q: Queryable, runId: string, end: RunEnd, wri
       ? [q.$with('recorded_cost').as(q.insert(costLedger).values(cost).onConflictDoNothing().returning({ id: costLedger.id }))]
       : []),
   ];
-  // Data-modifying CTEs run whether or not the statement reads them; the NOTIFY is a call, so it is read in RETURNING.
-  const gone = q
-    .$with('gone')
-    .as(q.delete(capacitySlots).where(eq(capacitySlots.runId, runId)).returning({ backend: capacitySlots.backend }));
+  // Data-modifying CTEs run whether or not the statement reads them; the release's NOTIFY is read in RETURNING.
+  const { gone, notifyWaiters } = slotRelease(q, runId);
   const [row] = await q
     .with(...ctes, ...(release ? [gone] : []))
     .update(trainingRuns)
@@ -124,7 +122,7 @@ export async function recordRunEnd(q: Queryable, runId: string, end: RunEnd, wri
     .where(and(eq(trainingRuns.id, runId), eq(experiments.id, trainingRuns.experimentId)))
     .returning({
       ...costBasisColumns,
-      ...(release ? { notified: sql<number>`(SELECT count(pg_notify(${CAPACITY_CHANNEL}, "backend")) FROM "gone")` } : {}),
+      ...(release ? { notified: notifyWaiters } : {}),
     });
   if (!row) return undefined;
   const { id, campaignId, campaignVersionId, startedAt, endedAt } = row;
