@@ -1,5 +1,5 @@
 // What one file operation costs in CPU on the filesystem that holds FLYWHEEL_HOME, beside a RAM-backed one (/dev/shm),
-// in one run: a served run's launch and end write about twenty small files, four folders and four copies in the worker
+// in one run: a served run's launch and end write about seventeen small files, four folders and four copies in the worker
 // (docs/scale.md "the filesystem"), so on a filesystem where each costs hundreds of microseconds they are a large share
 // of a no-op experiment's CPU. Per operation: the CPU of this process and the machine's busy CPU (the kernel's
 // writeback threads included), over COUNT operations in a fresh folder, the folder removed after each kind.
@@ -15,9 +15,18 @@ const OPS: Array<[string, (dir: string, i: number) => void]> = [
   ['small file, kept', (d, i) => fs.writeFileSync(path.join(d, `f${i}`), '123\n')],
   [
     'small file, renamed in',
-    (d, i) => (fs.writeFileSync(path.join(d, `t${i}`), '123\n'), fs.renameSync(path.join(d, `t${i}`), path.join(d, `f${i}`))),
+    (d, i) => {
+      fs.writeFileSync(path.join(d, `t${i}`), '123\n');
+      fs.renameSync(path.join(d, `t${i}`), path.join(d, `f${i}`));
+    },
   ],
-  ['small file, removed', (d, i) => (fs.writeFileSync(path.join(d, `f${i}`), '123\n'), fs.unlinkSync(path.join(d, `f${i}`)))],
+  [
+    'small file, removed',
+    (d, i) => {
+      fs.writeFileSync(path.join(d, `f${i}`), '123\n');
+      fs.unlinkSync(path.join(d, `f${i}`));
+    },
+  ],
   ['folder', (d, i) => fs.mkdirSync(path.join(d, `d${i}`))],
   ['copyFile (300 B)', (d, i) => fs.copyFileSync(path.join(d, 'source'), path.join(d, `c${i}`))],
 ];
